@@ -1,0 +1,73 @@
+"""Records, holdings and recall hits: the data the memory stores keep."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+Kind = Literal["event", "utterance", "claim", "observation", "inference", "plan", "reflection", "insight"]
+Via = Literal["witnessed", "told", "read", "inferred", "sediment", "authored"]
+Status = Literal["believed", "doubted", "disputed", "retracted"]
+HitVia = Literal["semantic", "affiliated"]
+
+KINDS: tuple[str, ...] = Kind.__args__  # type: ignore[attr-defined]
+VIAS: tuple[str, ...] = Via.__args__  # type: ignore[attr-defined]
+
+
+class Base(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """Policy every persisted struct shares: strict decode, keyword construction."""
+
+
+class Holding(Base, frozen=True):
+    """How and from whom one owner holds a record."""
+
+    via: Via
+    source: str | None = None
+    since_round: int = 0
+    confidence: float = 1.0
+    status: Status = "believed"
+    archived: bool = False
+    flags: tuple[str, ...] = ()
+
+
+class MergeLogEntry(Base, frozen=True):
+    """One merge into a record: who joined, what text was discarded and why; enough to undo it."""
+
+    owner: str
+    round: int
+    rule: str  # event_id | text | cosine | judge
+    discarded_text: str
+    kept_text: str
+    previous_text: str
+    previous_holding: Holding | None = None
+    added_edges: tuple[int, ...] = ()
+    score: float | None = None
+
+
+class Record(Base):
+    """One atomic statement held by a set of owners."""
+
+    id: int
+    text: str
+    kind: Kind = "event"
+    round: int = 0
+    place: str | None = None
+    event_id: str | None = None
+    deposit_id: str | None = None
+    namespace: str = "shared"
+    owners: dict[str, Holding] = msgspec.field(default_factory=dict)
+    based_on: list[int] = msgspec.field(default_factory=list)
+    validations: int = 0
+    merge_log: list[MergeLogEntry] = msgspec.field(default_factory=list)
+    access_count: int = 0
+    last_access_round: int = 0
+    sediment: bool = False
+
+
+class RecallHit(msgspec.Struct, frozen=True, kw_only=True):
+    """One recalled record with how it was reached and its score."""
+
+    record: Record
+    via: HitVia
+    score: float

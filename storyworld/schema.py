@@ -1,0 +1,96 @@
+"""World file schema: strict msgspec structs for the TOML tables of a world (DESIGN §4.1)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+AgentStatus = Literal["active", "archived"]
+EventKind = Literal["say", "act", "move", "observe", "narration"]
+
+
+class Base(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, omit_defaults=True):
+    """Policy for world tables: unknown keys are errors; defaults stay out of written files."""
+
+
+class WorldInfo(Base, frozen=True):
+    """The [world] table."""
+
+    id: str
+    title: str
+    source: str = ""
+    language: str = "en"
+    default_start: str = ""
+    description: str = ""
+
+
+class Place(Base, frozen=True):
+    """A [[place]]: somewhere agents can be."""
+
+    id: str
+    name: str
+    description: str = ""
+    exits: list[str] = msgspec.field(default_factory=list)
+
+
+class Agent(Base, frozen=True):
+    """An [[agent]]: a character, played by a person or a model."""
+
+    id: str
+    name: str
+    description: str = ""
+    home: str
+    goals: list[str] = msgspec.field(default_factory=list)
+    status: AgentStatus = "active"
+    playable: bool = True
+    aliases: list[str] = msgspec.field(default_factory=list)
+
+
+class WorldObject(Base, frozen=True):
+    """An [[object]]: a prop or a carrier of information (letter, seal, poison)."""
+
+    id: str
+    name: str
+    description: str = ""
+    holder: str | None = None
+    place: str | None = None
+    carries: str = ""
+
+
+class Event(Base, frozen=True):
+    """An [[event]] of the canon, in story order."""
+
+    id: str
+    round: int
+    place: str
+    actors: list[str] = msgspec.field(default_factory=list)
+    witnesses: list[str] | None = None  # None: the actors
+    kind: EventKind = "narration"
+    text: str
+    statements: list[str] = msgspec.field(default_factory=list)
+    flags: list[str] = msgspec.field(default_factory=list)
+
+    def witness_ids(self) -> list[str]:
+        """Witnesses, defaulting to the actors."""
+        return list(self.witnesses) if self.witnesses is not None else list(self.actors)
+
+
+class Start(Base, frozen=True):
+    """A [[start]] point: the round play begins at; canon before it is sediment."""
+
+    id: str
+    round: int
+    description: str = ""
+    positions: dict[str, str] = msgspec.field(default_factory=dict)  # agent -> place at start
+
+
+class WorldFile(Base):
+    """A whole world file."""
+
+    world: WorldInfo
+    place: list[Place] = msgspec.field(default_factory=list)
+    agent: list[Agent] = msgspec.field(default_factory=list)
+    object: list[WorldObject] = msgspec.field(default_factory=list)
+    event: list[Event] = msgspec.field(default_factory=list)
+    start: list[Start] = msgspec.field(default_factory=list)
