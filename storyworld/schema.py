@@ -11,10 +11,11 @@ EventKind = Literal["say", "act", "move", "observe", "narration"]
 
 
 class Base(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, omit_defaults=True):
+    # msgspec applies kw_only only to fields a class defines itself, so each table repeats it.
     """Policy for world tables: unknown keys are errors; defaults stay out of written files."""
 
 
-class WorldInfo(Base, frozen=True):
+class WorldInfo(Base, frozen=True, kw_only=True):
     """The [world] table."""
 
     id: str
@@ -25,7 +26,7 @@ class WorldInfo(Base, frozen=True):
     description: str = ""
 
 
-class Place(Base, frozen=True):
+class Place(Base, frozen=True, kw_only=True):
     """A [[place]]: somewhere agents can be."""
 
     id: str
@@ -34,7 +35,7 @@ class Place(Base, frozen=True):
     exits: list[str] = msgspec.field(default_factory=list)
 
 
-class Agent(Base, frozen=True):
+class Agent(Base, frozen=True, kw_only=True):
     """An [[agent]]: a character, played by a person or a model."""
 
     id: str
@@ -47,7 +48,7 @@ class Agent(Base, frozen=True):
     aliases: list[str] = msgspec.field(default_factory=list)
 
 
-class WorldObject(Base, frozen=True):
+class WorldObject(Base, frozen=True, kw_only=True):
     """An [[object]]: a prop or a carrier of information (letter, seal, poison)."""
 
     id: str
@@ -58,7 +59,7 @@ class WorldObject(Base, frozen=True):
     carries: str = ""
 
 
-class Event(Base, frozen=True):
+class Event(Base, frozen=True, kw_only=True):
     """An [[event]] of the canon, in story order."""
 
     id: str
@@ -76,7 +77,7 @@ class Event(Base, frozen=True):
         return list(self.witnesses) if self.witnesses is not None else list(self.actors)
 
 
-class Start(Base, frozen=True):
+class Start(Base, frozen=True, kw_only=True):
     """A [[start]] point: the round play begins at; canon before it is sediment."""
 
     id: str
@@ -85,7 +86,7 @@ class Start(Base, frozen=True):
     positions: dict[str, str] = msgspec.field(default_factory=dict)  # agent -> place at start
 
 
-class WorldFile(Base):
+class WorldFile(Base, kw_only=True):
     """A whole world file."""
 
     world: WorldInfo
