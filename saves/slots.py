@@ -1,0 +1,244 @@
+"""Save slots: listings, rotating autosaves, the newest good autosave, and branching a save."""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from saves.errors import SaveError
+from saves.folder import (
+    _looks_like_save,
+    old_path,
+    read_manifest,
+    read_save,
+    recover,
+    remove_folder,
+    verify_save,
+    write_save,
+)
+from saves.manifest import MANIFEST_NAME, Manifest
+
+AUTOSAVE_PREFIX = "autosave-"
+AUTOSAVES_SUFFIX = ".autosaves"
+_AUTOSAVE_NAME = re.compile(r"autosave-(\d+)")
+
+
+class SaveInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """One save found on disk: its folder, manifest (None if unreadable), and problem if damaged."""
+
+    folder: Path
+    manifest: Manifest | None
+    problem: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when the save passed the checks it was listed with."""
+        return self.problem is None
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """The caller's metadata, empty when the manifest could not be read."""
+        return dict(self.manifest.meta) if self.manifest else {}
+
+    @property
+    def created(self) -> datetime | None:
+        """When the save was written, None when the manifest could not be read."""
+        return self.manifest.created if self.manifest else None
+
+    @property
+    def round(self) -> int | None:
+        """meta["round"] when present, else the number in an autosave's folder name."""
+        if self.manifest and self.manifest.round is not None:
+            return self.manifest.round
+        match = _AUTOSAVE_NAME.fullmatch(self.folder.name)
+        return int(match.group(1)) if match else None
+
+
+def _info(folder: Path, checksums: bool) -> SaveInfo:
+    """Check one save for a listing; a damaged save still gets its manifest when readable."""
+    try:
+        return SaveInfo(folder=folder, manifest=verify_save(folder, checksums=checksums))
+    except SaveError as exc:
+        manifest = None
+        try:
+            manifest = read_manifest(folder)
+        except SaveError:
+            pass  # the manifest itself is the damage; exc already says so
+        return SaveInfo(folder=folder, manifest=manifest, problem=str(exc))
+
+
+def _age_key(info: SaveInfo) -> tuple[float, int, str]:
+    """Newest first: creation time from the manifest, else folder mtime; then round, then name."""
+    if info.created is not None:
+        stamp = info.created.timestamp()
+    else:
+        try:
+            stamp = info.folder.stat().st_mtime
+        except OSError:
+            stamp = 0.0
+    return (stamp, info.round or 0, info.folder.name)
+
+
+def _visible_dirs(folder: Path) -> list[Path]:
+    """Sub-folders that are not our hidden temp, old or trash folders."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    return sorted(
+        Path(e.path) for e in entries if not e.name.startswith(".") and e.is_dir(follow_symlinks=False)
+    )
+
+
+def _recover_children(root: Path) -> None:
+    """Put back every save under `root` left half-swapped (`.X.old` present, `X` missing)."""
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(".") and name.endswith(".old") and len(name) > 5:
+            target = root / name[1:-4]
+            if not os.path.lexists(target):
+                try:
+                    recover(target)
+                except OSError:
+                    pass  # read-only medium: the listing simply misses it
+
+
+def _has_files(folder: Path) -> bool:
+    try:
+        return any(not e.name.startswith(".") for e in os.scandir(folder))
+    except OSError:
+        return False
+
+
+def list_saves(root: str | os.PathLike[str], *, checksums: bool = False) -> list[SaveInfo]:
+    """Saves under `root` (its sub-folders, and one level into slot folders), newest first.
+
+    A folder with manifest.json is a save; a folder without one but holding saves is a slot
+    whose saves are listed; any other non-empty folder is listed as damaged (no manifest).
+    Without `checksums`, files are checked by presence and size only (fast); with it, in full.
+    """
+    root_path = Path(root)
+    found: list[SaveInfo] = []
+    _recover_children(root_path)
+    for child in _visible_dirs(root_path):
+        if (child / MANIFEST_NAME).exists():
+            found.append(_info(child, checksums))
+            continue
+        _recover_children(child)
+        inner = [g for g in _visible_dirs(child) if (g / MANIFEST_NAME).exists()]
+        if inner:
+            found.extend(_info(g, checksums) for g in inner)
+        elif _has_files(child):
+            found.append(_info(child, checksums))
+    found.sort(key=_age_key, reverse=True)
+    return found
+
+
+def autosave_folder(save: str | os.PathLike[str]) -> Path:
+    """The slot holding the rotating autosaves that belong to the save folder `save`."""
+    path = Path(save)
+    return path.with_name(path.name + AUTOSAVES_SUFFIX)
+
+
+def _autosave_dirs(slot: Path) -> list[Path]:
+    _recover_children(slot)
+    return [d for d in _visible_dirs(slot) if _AUTOSAVE_NAME.fullmatch(d.name)]
+
+
+def autosave(
+    slot: str | os.PathLike[str],
+    files: dict[str, bytes],
+    meta: dict[str, Any],
+    *,
+    round: int | None = None,
+    keep: int = 5,
+) -> Path:
+    """Write `slot/autosave-NNNNNN` (N = `round`, else meta["round"], else the next number).
+
+    Keeps the `keep` newest autosaves in `slot` (by creation time; the one just written always
+    stays) and deletes the rest. Returns the folder written. Raises SaveError.
+    """
+    if keep < 1:
+        raise ValueError(f"keep must be at least 1, got {keep}")
+    slot_path = Path(slot)
+    number = round if round is not None else meta.get("round")
+    if number is None:
+        existing = [int(_AUTOSAVE_NAME.fullmatch(d.name).group(1)) for d in _autosave_dirs(slot_path)]
+        number = max(existing, default=0) + 1
+    if not isinstance(number, int) or isinstance(number, bool) or number < 0:
+        raise SaveError(slot_path, f"autosave round must be a non-negative integer, got {number!r}")
+    target = slot_path / f"{AUTOSAVE_PREFIX}{number:06d}"
+    # Autosave folders are ours by name, so a damaged one (no manifest) is replaced, not refused.
+    write_save(target, files, meta, force=True)
+    others = [_info(d, checksums=False) for d in _autosave_dirs(slot_path) if d != target]
+    others.sort(key=_age_key, reverse=True)
+    for stale in others[keep - 1 :]:
+        try:
+            remove_folder(stale.folder)
+        except OSError as exc:
+            raise SaveError(stale.folder, f"cannot delete an old autosave ({exc.strerror or exc})") from exc
+    return target
+
+
+def autosaves(slot_or_save: str | os.PathLike[str]) -> list[SaveInfo]:
+    """Autosaves in a slot, or in the companion slot of a save folder, newest first (size-checked)."""
+    base = Path(slot_or_save)
+    dirs = _autosave_dirs(base)
+    companion = autosave_folder(base)
+    if companion.is_dir():
+        dirs += _autosave_dirs(companion)
+    infos = [_info(d, checksums=False) for d in dirs]
+    infos.sort(key=_age_key, reverse=True)
+    return infos
+
+
+def latest_good_autosave(slot_or_save: str | os.PathLike[str]) -> Path | None:
+    """The newest autosave that passes read_save in full, or None.
+
+    Looks in `slot_or_save` itself (a slot of autosave-* folders) and in its companion slot
+    `<save>.autosaves` (see autosave_folder), so a damaged save folder finds its own autosaves.
+    """
+    for info in autosaves(slot_or_save):
+        if not info.ok:
+            continue
+        try:
+            read_save(info.folder)
+        except SaveError:
+            continue
+        return info.folder
+    return None
+
+
+def branch_save(
+    src: str | os.PathLike[str],
+    dest: str | os.PathLike[str],
+    *,
+    overwrite: bool = False,
+    meta: dict[str, Any] | None = None,
+) -> Manifest:
+    """Copy the save `src` into the new save folder `dest`, verified on both ends, atomically.
+
+    meta of the copy = src's meta + {"branched_from": str(src)} + `meta`. Refuses an existing
+    `dest` unless `overwrite` (and then only if `dest` is a save). Raises SaveError.
+    """
+    src_path, dest_path = Path(src), Path(dest)
+    if dest_path.resolve() == src_path.resolve() or src_path.resolve() in dest_path.resolve().parents:
+        raise SaveError(dest_path, f"cannot branch {src_path} into itself")
+    manifest, files = read_save(src_path)
+    exists = os.path.lexists(dest_path) or old_path(dest_path).is_dir()
+    if exists and not overwrite:
+        raise SaveError(dest_path, "already exists; choose another name or overwrite it")
+    if exists and dest_path.is_dir() and not _looks_like_save(dest_path):
+        raise SaveError(dest_path, "exists and is not a storyworld save; refusing to replace it")
+    new_meta = {**manifest.meta, "branched_from": str(src_path), **(meta or {})}
+    written = write_save(dest_path, files, new_meta)
+    read_save(dest_path)  # read back: a copy that cannot be loaded is not a branch
+    return written
