@@ -1,0 +1,69 @@
+"""The six actions an agent can take, as a frozen msgspec tagged union (DESIGN §4.2)."""
+
+from __future__ import annotations
+
+import msgspec
+
+
+class _Action(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, tag_field="action"):
+    """Common fields: who acts."""
+
+    actor: str
+
+
+class Say(_Action, tag="say"):
+    """Speak aloud; everyone present hears, `to` is the addressee (optional)."""
+
+    text: str
+    to: str | None = None
+
+
+class ReadThread(_Action, tag="read_thread"):
+    """Catch up on what was said here before the reader arrived."""
+
+
+class Observe(_Action, tag="observe"):
+    """Look around: who is here, what lies about."""
+
+
+class Move(_Action, tag="move"):
+    """Walk to a neighbouring place."""
+
+    to: str
+
+
+class ActOn(_Action, tag="act_on"):
+    """Do something to an object or agent: give, take, read, lie, or any narrative verb."""
+
+    target: str
+    verb: str
+    text: str = ""
+    to: str | None = None  # the recipient of `give` or the listener of `lie`
+
+
+class Wait(_Action, tag="wait"):
+    """Do nothing this round."""
+
+
+Action = Say | ReadThread | Observe | Move | ActOn | Wait
+ACTION_NAMES: tuple[str, ...] = ("say", "read_thread", "observe", "move", "act_on", "wait")
+CARRIER_VERBS: tuple[str, ...] = ("give", "take", "read")
+VERBS: tuple[str, ...] = ("give", "take", "read", "lie", "use", "show", "hide", "strike", "embrace")
+
+
+def describe(action: Action) -> str:
+    """A short human line for an action (for caches, logs and the transcript)."""
+    match action:
+        case Say(text=text, to=to):
+            return f"said{' to ' + to if to else ''}: {text}"
+        case ReadThread():
+            return "caught up on the talk here"
+        case Observe():
+            return "looked around"
+        case Move(to=to):
+            return f"went to {to}"
+        case ActOn(target=target, verb=verb, text=text):
+            return f"{verb} {target}{': ' + text if text else ''}"
+        case Wait():
+            return "waited"
+    return "did something"

@@ -1,0 +1,97 @@
+"""`storyworld run`: a headless simulation with a progress bar, saved every round."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+from pathlib import Path
+
+from storyworld.commands.common import add_model_options, load_lm, load_world_arg
+from storyworld.errors import UserError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add `run`."""
+    parser = subparsers.add_parser(
+        "run",
+        help="run a world headless",
+        description=(
+            "Run a world headless for N rounds from a start point. Every round is saved atomically into "
+            "--save DIR (with rotating autosaves beside it), so a killed run resumes with --resume DIR. "
+            "With --resume, --rounds is the total number of rounds since the start."
+        ),
+    )
+    parser.add_argument("world", help="a bundled world id (hamlet, three_kingdoms) or a path to a .toml")
+    parser.add_argument("--rounds", type=int, required=True, help="rounds to run")
+    parser.add_argument("--start", help="start point id (default: the world's default)")
+    parser.add_argument("--backend", default="consensus",
+                        choices=["consensus", "generative", "gmemory", "collaborative"], help="memory backend")
+    parser.add_argument("--cache", default="fifo", choices=["fifo", "relevance", "hybrid"],
+                        help="short-term cache eviction")
+    parser.add_argument("--no-merge", action="store_true", help="ablation: never merge records")
+    parser.add_argument("--awake", default="all", choices=["all", "near"], help="who decides each round")
+    parser.add_argument("--as", dest="player", help="treat this agent as the (absent) player: it waits")
+    parser.add_argument("--seed", type=int, default=0, help="seed for the kernel and the model")
+    parser.add_argument("--save", metavar="DIR", help="save folder, written after every round")
+    parser.add_argument("--resume", metavar="DIR", help="continue a run from its save folder")
+    parser.add_argument("--json", action="store_true", help="print the final store stats as JSON")
+    add_model_options(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the simulation, saving after every round."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from storyworld import session
+    from storyworld.minds import LLMMind
+    from storyworld.state import Settings
+
+    if args.rounds < 0:
+        raise UserError("--rounds must be 0 or more")
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    lm = load_lm(args, seed=args.seed)
+    mind = LLMMind(lm)
+    save_dir = Path(args.save) if args.save else (Path(args.resume) if args.resume else None)
+    with Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+        TextColumn("{task.fields[detail]}"), TimeElapsedColumn(), transient=False,
+    ) as bar:
+        if args.resume:
+            sim = session.load_simulation(Path(args.resume), mind)
+            done = sim.state.round - sim.state.start_round
+        else:
+            world = load_world_arg(args.world)
+            settings = Settings(seed=args.seed, backend=args.backend, cache_policy=args.cache, awake=args.awake,
+                                merge=not args.no_merge, player=args.player, model=lm.name)
+            task = bar.add_task("sediment", total=None, detail="")
+            sim = session.new_simulation(
+                world, args.start, settings, mind,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+            )
+            bar.update(task, completed=1, total=1, visible=False)
+            done = 0
+        total = max(args.rounds, done)
+        task = bar.add_task("rounds", total=total, completed=done, detail="")
+        while done < args.rounds:
+            def show(agent: str, index: int, count: int) -> None:
+                stats = lm.stats()
+                rate = stats.get("completion_tokens", 0) / max(stats.get("seconds", 0.0), 1e-9)
+                bar.update(task, detail=f"r{sim.state.round} {agent} deciding ({index + 1}/{count}), {rate:.0f} tok/s")
+
+            sim.step(progress=show)
+            done += 1
+            if save_dir is not None:
+                session.save_simulation(sim, save_dir)
+                session.autosave_simulation(sim, save_dir)
+            bar.update(task, completed=done)
+    stats = sim.store.stats()
+    if args.json:
+        print(json.dumps(stats, default=str))
+    else:
+        keys = ("records", "sediment", "sim", "shared", "linked", "max_owners", "leaks")
+        print("  ".join(f"{k}={stats.get(k)}" for k in keys))
+        print(f"fallbacks={sim.state.fallbacks} events={len(sim.state.events)}"
+              + (f" saved to {save_dir}" if save_dir else ""))
+    return 0

@@ -1,0 +1,254 @@
+"""The round barrier: resolve every chosen action in a seeded order into events and memory deposits."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from typing import Any
+
+import msgspec
+
+from storyworld.actions import ActOn, Action, Move, Observe, ReadThread, Say, Wait, describe
+from storyworld.state import SimEvent, ThreadLine, WorldState
+from storyworld.world import World
+
+
+class Deposit(msgspec.Struct, frozen=True, kw_only=True):
+    """One owner's deposit of one event's statements (mirrors memory.Deposit; converted at the store)."""
+
+    owner: str
+    statements: tuple[str, ...]
+    round: int
+    event_id: str | None
+    via: str
+    source: str | None = None
+    place: str | None = None
+    kind: str = "event"
+    based_on: tuple[int, ...] = ()
+
+
+class RoundOutcome(msgspec.Struct, frozen=True, kw_only=True):
+    """What one round produced: events in resolution order, deposits, and each actor's result line."""
+
+    round: int
+    events: tuple[SimEvent, ...]
+    deposits: tuple[Deposit, ...]
+    results: dict[str, str]
+    order: tuple[str, ...]
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=4).hexdigest()
+
+
+class _Resolver:
+    """Applies actions one at a time to the state, collecting events and deposits."""
+
+    def __init__(self, world: World, state: WorldState, based_on: dict[str, tuple[int, ...]]) -> None:
+        self.world = world
+        self.state = state
+        self.based_on = based_on
+        self.events: list[SimEvent] = []
+        self.deposits: list[Deposit] = []
+        self.results: dict[str, str] = {}
+
+    def name(self, agent_or_object: str) -> str:
+        if agent_or_object in self.world.agents:
+            return self.world.agents[agent_or_object].name
+        if agent_or_object in self.world.objects:
+            return self.world.objects[agent_or_object].name
+        if agent_or_object in self.world.places:
+            return self.world.places[agent_or_object].name
+        return agent_or_object
+
+    def present(self, place: str) -> tuple[str, ...]:
+        return tuple(a for a in self.state.present(place) if self.world.agents[a].status == "active")
+
+    def event(self, actor: str, kind: str, text: str, place: str, witnesses: tuple[str, ...], **extra: Any) -> SimEvent:
+        event = SimEvent(
+            id=f"r{self.state.round:04d}-{len(self.events):02d}",
+            round=self.state.round,
+            place=place,
+            actor=actor,
+            kind=kind,  # type: ignore[arg-type]
+            text=text,
+            witnesses=witnesses,
+            **extra,
+        )
+        self.events.append(event)
+        return event
+
+    def deposit_all(self, event: SimEvent, statements: tuple[str, ...], *, kind: str, event_id: str | None = None,
+                    via: str = "witnessed", source: str | None = None, owners: tuple[str, ...] | None = None,
+                    based_on: tuple[int, ...] = ()) -> None:
+        for owner in owners if owners is not None else event.witnesses:
+            self.deposits.append(Deposit(
+                owner=owner, statements=statements, round=event.round, event_id=event_id or event.id,
+                via=via, source=source, place=event.place, kind=kind, based_on=based_on,
+            ))
+
+    # --- one method per action -------------------------------------------------------------
+    def say(self, action: Say, *, lie: bool = False, fallback: bool = False) -> None:
+        place = self.state.positions[action.actor]
+        witnesses = self.present(place)
+        speaker = self.name(action.actor)
+        to = f" to {self.name(action.to)}" if action.to else ""
+        verb = "tells" if action.to else "says"
+        text = f'{speaker} {verb}{to} in {self.name(place)}: "{action.text}"' if action.to else (
+            f'{speaker} says in {self.name(place)}: "{action.text}"')
+        event = self.event(action.actor, "say", text, place, witnesses, target=action.to, claim=action.text,
+                           fallback=fallback)
+        heard_by = witnesses
+        self.state.threads.setdefault(place, []).append(
+            ThreadLine(round=event.round, speaker=action.actor, text=action.text, event_id=event.id, heard_by=heard_by)
+        )
+        self.state.threads[place] = self.state.threads[place][-40:]
+        self.deposit_all(event, (text,), kind="utterance")
+        # The claim: one record for every listener (same event id: no embedding), held as told by the speaker.
+        listeners = tuple(w for w in witnesses if w != action.actor)
+        claim_id = f"{event.id}/claim"
+        derived = self.based_on.get(action.actor, ())
+        self.deposit_all(event, (action.text,), kind="claim", event_id=claim_id, via="told",
+                         source=action.actor, owners=listeners, based_on=derived)
+        self.deposit_all(event, (action.text,), kind="claim", event_id=claim_id, via="inferred",
+                         owners=(action.actor,), based_on=derived)
+        if lie:
+            self.state.lies[claim_id] = action.actor
+        heard = len(listeners)
+        self.results[action.actor] = f"{heard} heard you" if heard else "nobody was there to hear"
+        for listener in listeners:
+            self.results.setdefault(listener, "")
+
+    def move(self, action: Move, *, fallback: bool = False) -> None:
+        origin = self.state.positions[action.actor]
+        if action.to not in self.world.places[origin].exits:
+            self.results[action.actor] = f"there is no way from here to {action.to}"
+            return
+        left_behind = self.present(origin)
+        self.state.positions[action.actor] = action.to
+        self.state.arrived[action.actor] = self.state.round
+        arrivals = self.present(action.to)
+        witnesses = tuple(sorted(set(left_behind) | set(arrivals)))
+        text = f"{self.name(action.actor)} went from {self.name(origin)} to {self.name(action.to)}."
+        event = self.event(action.actor, "move", text, action.to, witnesses, target=action.to, fallback=fallback)
+        self.deposit_all(event, (text,), kind="event")
+        others = [self.name(a) for a in arrivals if a != action.actor]
+        self.results[action.actor] = f"arrived; here: {', '.join(others) or 'nobody'}"
+
+    def observe(self, action: Observe, *, fallback: bool = False) -> None:
+        place = self.state.positions[action.actor]
+        present = self.present(place)
+        objects = sorted(o for o, p in self.state.object_places.items() if p == place)
+        names = ", ".join(self.name(a) for a in present)
+        text = f"In {self.name(place)} in round {self.state.round}: {names} present"
+        text += f"; {', '.join(self.name(o) for o in objects)} here." if objects else "."
+        # Everyone who looks around the same place in the same round sees the same scene: one event id.
+        shared_id = f"r{self.state.round:04d}-observe-{place}-{_digest(text)}"
+        event = self.event(action.actor, "observe", text, place, (action.actor,), fallback=fallback)
+        self.deposit_all(event, (text,), kind="observation", event_id=shared_id)
+        self.results[action.actor] = f"saw {names}" + (f" and {', '.join(self.name(o) for o in objects)}" if objects else "")
+
+    def read_thread(self, action: ReadThread, *, fallback: bool = False) -> None:
+        place = self.state.positions[action.actor]
+        missed = [t for t in self.state.threads.get(place, []) if action.actor not in t.heard_by][-6:]
+        text = f"{self.name(action.actor)} caught up on what was said in {self.name(place)}."
+        event = self.event(action.actor, "read", text, place, (action.actor,), fallback=fallback)
+        for line in missed:
+            said = f'{self.name(line.speaker)} said in {self.name(place)}: "{line.text}"'
+            self.deposits.append(Deposit(owner=action.actor, statements=(said,), round=event.round,
+                                         event_id=f"{line.event_id}/claim", via="read", source=line.speaker,
+                                         place=place, kind="claim"))
+        self.results[action.actor] = f"caught up on {len(missed)} lines" if missed else "nothing new was said here"
+
+    def act_on(self, action: ActOn, *, fallback: bool = False) -> None:
+        place = self.state.positions[action.actor]
+        witnesses = self.present(place)
+        actor, target = self.name(action.actor), self.name(action.target)
+        holders, places = self.state.object_holders, self.state.object_places
+        is_object = action.target in self.world.objects
+        verb = action.verb.strip().lower() or "use"
+        if verb == "lie":
+            listener = action.to or (action.target if action.target in self.world.agents else None)
+            self.say(Say(actor=action.actor, text=action.text or "...", to=listener), lie=True, fallback=fallback)
+            return
+        if verb == "take" and is_object:
+            if places.get(action.target) != place:
+                self.results[action.actor] = f"{target} is not here to take"
+                return
+            places[action.target], holders[action.target] = None, action.actor
+            text = f"{actor} took {target} in {self.name(place)}."
+        elif verb == "give" and is_object:
+            recipient = action.to if action.to in witnesses else None
+            if holders.get(action.target) != action.actor or recipient is None or recipient == action.actor:
+                self.results[action.actor] = f"cannot give {target}"
+                return
+            holders[action.target] = recipient
+            text = f"{actor} gave {target} to {self.name(recipient)}."
+        elif verb == "read" and is_object:
+            reachable = holders.get(action.target) == action.actor or places.get(action.target) == place
+            carried = self.world.objects[action.target].carries
+            if not reachable or not carried:
+                self.results[action.actor] = f"there is nothing to read in {target}"
+                return
+            text = f"{actor} read {target} in {self.name(place)}."
+            event = self.event(action.actor, "act", text, place, witnesses, target=action.target, fallback=fallback)
+            self.deposit_all(event, (text,), kind="event")
+            # Every reader of one carrier shares one record of its content.
+            self.deposit_all(event, (carried,), kind="claim", event_id=f"read:{action.target}", via="read",
+                             source=action.target, owners=(action.actor,))
+            self.results[action.actor] = f"it says: {carried}"
+            return
+        else:
+            detail = f": {action.text}" if action.text else "."
+            text = f"{actor} {verb} {target} in {self.name(place)}{detail}"
+        event = self.event(action.actor, "act", text, place, witnesses, target=action.target, fallback=fallback)
+        self.deposit_all(event, (text,), kind="event")
+        self.results[action.actor] = "done"
+
+    def apply(self, action: Action, fallback: bool) -> None:
+        match action:
+            case Say():
+                self.say(action, fallback=fallback)
+            case Move():
+                self.move(action, fallback=fallback)
+            case Observe():
+                self.observe(action, fallback=fallback)
+            case ReadThread():
+                self.read_thread(action, fallback=fallback)
+            case ActOn():
+                self.act_on(action, fallback=fallback)
+            case Wait():
+                self.results[action.actor] = "time passed"
+
+
+def resolve_round(
+    world: World,
+    state: WorldState,
+    actions: dict[str, Action],
+    rng: random.Random,
+    *,
+    based_on: dict[str, tuple[int, ...]] | None = None,
+    fallbacks: frozenset[str] = frozenset(),
+) -> RoundOutcome:
+    """Resolve every agent's action in a seeded order; mutates state (positions, objects, threads, log)."""
+    order = sorted(actions)
+    rng.shuffle(order)
+    resolver = _Resolver(world, state, based_on or {})
+    for actor in order:
+        if world.agents[actor].status != "active":
+            continue
+        resolver.apply(actions[actor], actor in fallbacks)
+        state.actions.append(actions[actor])
+    state.events.extend(resolver.events)
+    outcome = RoundOutcome(
+        round=state.round,
+        events=tuple(resolver.events),
+        deposits=tuple(resolver.deposits),
+        results={a: resolver.results.get(a, "") for a in order},
+        order=tuple(order),
+    )
+    state.round += 1
+    return outcome
+
+
+__all__ = ["Deposit", "RoundOutcome", "resolve_round", "describe"]

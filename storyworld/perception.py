@@ -1,0 +1,50 @@
+"""What an agent perceives at the start of a round."""
+
+from __future__ import annotations
+
+import msgspec
+
+from storyworld.state import ThreadLine, WorldState
+from storyworld.world import World
+
+
+class Perception(msgspec.Struct, frozen=True, kw_only=True):
+    """Place, company, exits, objects and recent talk as one agent sees them."""
+
+    agent: str
+    round: int
+    place: str
+    place_name: str
+    place_description: str
+    present: tuple[str, ...]  # other agents here
+    exits: tuple[str, ...]
+    objects_here: tuple[str, ...]
+    objects_held: tuple[str, ...]
+    recent_talk: tuple[ThreadLine, ...]
+
+    def summary(self, world: World) -> str:
+        """A compact text for prompts and recall queries."""
+        names = ", ".join(world.agents[a].name for a in self.present) or "nobody"
+        return f"{self.place_name}; with {names}"
+
+
+def perceive(world: World, state: WorldState, agent_id: str, *, talk_lines: int = 4) -> Perception:
+    """Build one agent's perception from the world and state."""
+    place = state.positions[agent_id]
+    place_def = world.places[place]
+    present = tuple(a for a in state.present(place) if a != agent_id and world.agents[a].status == "active")
+    here = tuple(sorted(o for o, p in state.object_places.items() if p == place))
+    held = tuple(sorted(o for o, h in state.object_holders.items() if h == agent_id))
+    talk = tuple(state.threads.get(place, [])[-talk_lines:])
+    return Perception(
+        agent=agent_id,
+        round=state.round,
+        place=place,
+        place_name=place_def.name,
+        place_description=place_def.description,
+        present=present,
+        exits=tuple(place_def.exits),
+        objects_here=here,
+        objects_held=held,
+        recent_talk=talk,
+    )

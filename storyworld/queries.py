@@ -1,0 +1,35 @@
+"""Read-only questions about a running simulation's memory: who knows what, and from whom."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def who_knows(sim: Any, query: str, k: int = 8) -> list[dict[str, Any]]:
+    """Records matching a query across every owner, best first, with each owner's provenance."""
+    best: dict[int, tuple[float, Any]] = {}
+    for agent in sorted(sim.world.agents):
+        for hit in sim.store.recall(agent, query, k=k):
+            if hit.via != "semantic":
+                continue
+            if hit.record.id not in best or best[hit.record.id][0] < hit.score:
+                best[hit.record.id] = (hit.score, hit.record)
+    ranked = sorted(best.values(), key=lambda pair: -pair[0])[:k]
+    rows = []
+    for score, record in ranked:
+        rows.append({
+            "id": record.id,
+            "text": record.text,
+            "kind": record.kind,
+            "round": record.round,
+            "score": round(float(score), 4),
+            "based_on": list(record.based_on),
+            "owners": {
+                owner: {
+                    "via": h.via, "source": h.source, "round": h.since_round,
+                    "confidence": round(h.confidence, 3), "status": h.status, "flags": list(h.flags),
+                }
+                for owner, h in sorted(record.owners.items())
+            },
+        })
+    return rows

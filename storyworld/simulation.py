@@ -1,0 +1,202 @@
+"""A running story: world + state + memory store + minds, stepped one round at a time."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from storyworld.actions import Action
+from storyworld.actions import describe
+from storyworld.kernel import RoundOutcome, resolve_round
+from storyworld.minds import Decision, DecisionContext, Mind, Recalled, provenance_tag
+from storyworld.perception import perceive
+from storyworld.shortterm import new_shortterm, remember_result
+from storyworld.state import CacheEntry, Settings, WorldState
+from storyworld.world import World
+
+log = logging.getLogger("storyworld.simulation")
+
+Progress = Callable[[str, int, int], None]  # (agent deciding, index, total)
+
+
+class Cancelled(Exception):
+    """The round was cancelled before it resolved; the state is unchanged."""
+
+
+class RoundTiming(msgspec.Struct, kw_only=True):
+    """Where one round's time went."""
+
+    decide_s: float = 0.0
+    recall_s: float = 0.0
+    remember_s: float = 0.0
+    decisions: int = 0
+    fallbacks: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+def derive_seed(*parts: object) -> int:
+    """A stable 31-bit seed from parts (never Python's hash())."""
+    text = "/".join(str(p) for p in parts).encode("utf-8")
+    return int.from_bytes(hashlib.blake2b(text, digest_size=4).digest(), "big") & 0x7FFFFFFF
+
+
+def initial_state(world: World, start_id: str | None) -> WorldState:
+    """World state at a start point: agents at their start positions or homes, objects where the file puts them."""
+    start = world.start(start_id)
+    positions = {a.id: start.positions.get(a.id, a.home) for a in world.file.agent}
+    return WorldState(
+        world_id=world.file.world.id,
+        world_digest=world.digest,
+        start_id=start.id,
+        round=start.round,
+        start_round=start.round,
+        positions=positions,
+        object_holders={o.id: o.holder for o in world.file.object},
+        object_places={o.id: o.place for o in world.file.object},
+        shortterm={a.id: new_shortterm(list(a.goals)) for a in world.file.agent},
+        arrived={a.id: start.round for a in world.file.agent},
+    )
+
+
+class Simulation:
+    """Steps a world round by round; the player's action, if any, comes from outside."""
+
+    def __init__(self, world: World, state: WorldState, store: Any, settings: Settings, mind: Mind | None) -> None:
+        self.world = world
+        self.state = state
+        self.store = store
+        self.settings = settings
+        self.mind = mind
+        self.rng = random.Random(settings.seed)
+        if state.rng_state:
+            self.rng.setstate((state.rng_state[0], tuple(state.rng_state[1:]), None))
+        self.last_timing = RoundTiming()
+
+    # --- scheduling --------------------------------------------------------------------------
+    def active_agents(self) -> list[str]:
+        """Agents who can act (not archived), in id order."""
+        return sorted(a.id for a in self.world.file.agent if a.status == "active")
+
+    def awake_agents(self) -> list[str]:
+        """Who decides this round: everyone, or (near) those around the player and a rotating few."""
+        active = self.active_agents()
+        if self.settings.awake == "all" or self.settings.player is None:
+            return active
+        here = self.state.positions[self.settings.player]
+        near = {here, *self.world.places[here].exits}
+        # far agents wake every fourth round, staggered by a stable digest so they do not all wake together
+        return [
+            a for a in active
+            if self.state.positions[a] in near or (derive_seed(a) + self.state.round) % 4 == 0
+        ]
+
+    # --- one round ---------------------------------------------------------------------------
+    def context_for(self, agent: str) -> tuple[DecisionContext, float]:
+        """Perception, short-term memory and tagged recall for one agent; returns the context and recall seconds."""
+        perception = perceive(self.world, self.state, agent)
+        stm = self.state.shortterm[agent]
+        goal = stm.goals[-1] if stm.goals else ""
+        query = f"{goal} {perception.summary(self.world)}".strip()
+        started = time.perf_counter()
+        hits = self.store.recall(agent, query, k=self.settings.recall_k)
+        recall_s = time.perf_counter() - started
+        recalled = tuple(
+            Recalled(record_id=h.record.id, text=h.record.text, tag=provenance_tag(self.world, h.record.owners[agent]))
+            for h in hits if agent in h.record.owners
+        )
+        seed = derive_seed(self.settings.seed, self.state.round, agent)
+        return DecisionContext(agent=agent, perception=perception, shortterm=stm, recalled=recalled, seed=seed), recall_s
+
+    def decide_all(
+        self, exclude: set[str], progress: Progress | None = None, cancelled: Callable[[], bool] | None = None
+    ) -> dict[str, Decision]:
+        """Every awake non-player agent decides against the same start-of-round state (the barrier)."""
+        deciders = [a for a in self.awake_agents() if a not in exclude]
+        decisions: dict[str, Decision] = {}
+        timing = self.last_timing = RoundTiming()
+        for index, agent in enumerate(deciders):
+            if cancelled is not None and cancelled():
+                raise Cancelled(f"round {self.state.round} cancelled while {agent} was deciding")
+            if progress is not None:
+                progress(agent, index, len(deciders))
+            context, recall_s = self.context_for(agent)
+            timing.recall_s += recall_s
+            if self.mind is None:
+                raise RuntimeError("no mind configured for agents")
+            started = time.perf_counter()
+            decision = self.mind.decide(self.world, context)
+            timing.decide_s += time.perf_counter() - started
+            timing.decisions += 1
+            timing.fallbacks += int(decision.fallback)
+            timing.prompt_tokens += decision.prompt_tokens
+            timing.completion_tokens += decision.completion_tokens
+            decisions[agent] = decision
+        return decisions
+
+    def step(
+        self,
+        player_action: Action | None = None,
+        progress: Progress | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> RoundOutcome:
+        """Run one round: decide, resolve at the barrier, deposit, update short-term memory."""
+        exclude = {player_action.actor} if player_action is not None else set()
+        if self.settings.player is not None:
+            exclude.add(self.settings.player)
+        decisions = self.decide_all(exclude, progress, cancelled)
+        actions: dict[str, Action] = {a: d.action for a, d in decisions.items()}
+        if player_action is not None:
+            actions[player_action.actor] = player_action
+        based_on = {a: d.based_on for a, d in decisions.items()}
+        fallbacks = frozenset(a for a, d in decisions.items() if d.fallback)
+        self.state.fallbacks += len(fallbacks)
+        outcome = resolve_round(self.world, self.state, actions, self.rng, based_on=based_on, fallbacks=fallbacks)
+        started = time.perf_counter()
+        self.deposit(outcome)
+        self.last_timing.remember_s = time.perf_counter() - started
+        for agent, result in outcome.results.items():
+            if agent in actions:
+                remember_result(
+                    self.state.shortterm[agent],
+                    CacheEntry(round=outcome.round, action=describe(actions[agent]), result=result),
+                    policy=self.settings.cache_policy,
+                    size=self.settings.cache_size,
+                )
+        if hasattr(self.store, "decay"):
+            self.store.decay(self.state.round)
+        version, internal, _ = self.rng.getstate()
+        self.state.rng_state = [version, *internal]
+        return outcome
+
+    def deposit(self, outcome: RoundOutcome) -> None:
+        """Write the round's deposits in one batch; statements of one event are affiliated."""
+        from memory import Deposit as MemoryDeposit
+
+        batch = [
+            MemoryDeposit(
+                owner=d.owner, statements=list(d.statements), round=d.round, event_id=d.event_id, via=d.via,
+                source=d.source, place=d.place, kind=d.kind, based_on=list(d.based_on),
+            )
+            for d in outcome.deposits
+        ]
+        if not batch:
+            return
+        id_lists = self.store.remember_many(batch)
+        affiliate = getattr(self.store, "affiliate", None)
+        if affiliate is None:
+            return
+        by_event: dict[str, set[int]] = {}
+        for deposit, ids in zip(outcome.deposits, id_lists):
+            root = (deposit.event_id or "").split("/")[0]
+            if root.startswith("r"):
+                by_event.setdefault(root, set()).update(ids)
+        for ids in by_event.values():
+            if len(ids) > 1:
+                affiliate(sorted(ids))

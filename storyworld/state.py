@@ -1,0 +1,93 @@
+"""World state that changes during play: positions, objects, talk, event log, short-term memory."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from storyworld.actions import Action
+
+EventKind = Literal["say", "act", "move", "observe", "read", "wait", "narration"]
+CachePolicy = Literal["fifo", "relevance", "hybrid"]
+AwakePolicy = Literal["all", "near"]
+
+
+class SimEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """One resolved happening in the simulation, as every witness saw it."""
+
+    id: str
+    round: int
+    place: str
+    actor: str
+    kind: EventKind
+    text: str
+    witnesses: tuple[str, ...] = ()
+    target: str | None = None
+    claim: str | None = None  # what was asserted, for say/lie
+    fallback: bool = False  # the actor's decision was a logged fallback
+
+
+class ThreadLine(msgspec.Struct, frozen=True, kw_only=True):
+    """One line of talk at a place, for read_thread."""
+
+    round: int
+    speaker: str
+    text: str
+    event_id: str
+    heard_by: tuple[str, ...] = ()
+
+
+class CacheEntry(msgspec.Struct, frozen=True, kw_only=True):
+    """One action–result pair in short-term memory."""
+
+    round: int
+    action: str
+    result: str
+
+
+class ShortTerm(msgspec.Struct, kw_only=True):
+    """An agent's short-term memory: goal stack, status register, action–result cache."""
+
+    goals: list[str] = msgspec.field(default_factory=list)
+    status: dict[str, str] = msgspec.field(default_factory=dict)
+    cache: list[CacheEntry] = msgspec.field(default_factory=list)
+
+
+class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Run settings that travel with a save."""
+
+    seed: int = 0
+    backend: str = "consensus"
+    cache_policy: CachePolicy = "fifo"
+    cache_size: int = 6
+    awake: AwakePolicy = "all"
+    merge: bool = True
+    recall_k: int = 4
+    player: str | None = None
+    model: str = ""
+
+
+class WorldState(msgspec.Struct, kw_only=True):
+    """Everything about the running world that is not the memory store."""
+
+    world_id: str
+    world_digest: str
+    start_id: str
+    round: int
+    start_round: int
+    positions: dict[str, str]
+    object_holders: dict[str, str | None]  # object -> agent holding it, or None
+    object_places: dict[str, str | None]  # object -> place it lies at, or None
+    threads: dict[str, list[ThreadLine]] = msgspec.field(default_factory=dict)
+    events: list[SimEvent] = msgspec.field(default_factory=list)
+    shortterm: dict[str, ShortTerm] = msgspec.field(default_factory=dict)
+    arrived: dict[str, int] = msgspec.field(default_factory=dict)  # agent -> round it reached its place
+    actions: list[Action] = msgspec.field(default_factory=list)  # every resolved action, for Table 5 counts
+    lies: dict[str, str] = msgspec.field(default_factory=dict)  # claim event id -> liar
+    rng_state: list[int] = msgspec.field(default_factory=list)
+    fallbacks: int = 0
+
+    def present(self, place: str) -> list[str]:
+        """Agents at a place, in id order."""
+        return sorted(a for a, p in self.positions.items() if p == place)
