@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import os
 import re
@@ -442,7 +443,11 @@ def _format_path(path: FieldPath) -> str:
 
 
 class _Problems:
-    """Errors and warnings found while checking one file, each formatted with file, line and field path."""
+    """Errors and warnings found while checking one file, each formatted with file, line and field path.
+
+    The form is `FILE: line N: table[i].field: message`; table indices count from 0 like the
+    arrays in the file, the line counts from 1 like editors do, and is left out where not known.
+    """
 
     def __init__(self, name: str, locator: _Locator):
         self.name = name
@@ -559,12 +564,18 @@ def _check_value(problems: _Problems, path: FieldPath, value: object, annotation
     return True
 
 
+@functools.cache
+def _fields(struct: type[msgspec.Struct]) -> dict[str, msgspec.structs.FieldInfo]:
+    """A struct's fields by their TOML key (resolved once per struct)."""
+    return {field.encode_name: field for field in msgspec.structs.fields(struct)}
+
+
 def _check_table(problems: _Problems, path: FieldPath, raw: object, struct: type[msgspec.Struct]) -> msgspec.Struct | None:
     """Check one table against its struct (unknown keys, missing and mistyped fields); the struct if it fits."""
     if not isinstance(raw, dict):
         problems.error(path, f"expected a table, got {_value_name(raw)}")
         return None
-    fields = {field.encode_name: field for field in msgspec.structs.fields(struct)}
+    fields = _fields(struct)
     ok = True
     for key, value in raw.items():
         field = fields.get(key)
