@@ -307,6 +307,8 @@ def _decode(raw: bytes, name: str) -> str | list[str]:
     """The file's text, or the error lines saying why it is not UTF-8 TOML text."""
     if not raw.strip():
         return [f"{name}: empty file (a world needs at least a [world] table)"]
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return [f"{name}: line 1: UTF-16 text; save the file as UTF-8"]
     if b"\x00" in raw:
         line = raw[: raw.index(b"\x00")].count(b"\n") + 1
         return [f"{name}: line {line}: binary file, not TOML text (NUL byte)"]
