@@ -353,10 +353,13 @@ class _Locator:
             if match:
                 dotted = ".".join(part.strip().strip("\"'") for part in match.group(2).split("."))
                 self.headers.append((index, match.group(1) == "[[", dotted))
+        self._positions: dict[tuple[str, bool], list[int]] = {}
+        for position, (_, is_array, name) in enumerate(self.headers):
+            self._positions.setdefault((name, is_array), []).append(position)
 
     def _table_span(self, table: str, item: int | None) -> tuple[int, int] | None:
         """Line range (start, end) of `[table]`, or of the item-th `[[table]]`."""
-        positions = [i for i, (_, is_array, name) in enumerate(self.headers) if name == table and is_array == (item is not None)]
+        positions = self._positions.get((table, item is not None), [])
         if item is not None:
             if item >= len(positions):
                 return None

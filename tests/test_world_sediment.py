@@ -130,3 +130,49 @@ def test_unwitnessed_events_are_counted_not_deposited(tmp_path: Path):
     path.write_text(text)
     report = sediment(load_world(path), FakeStore())
     assert report.events == 6 and report.unwitnessed == 1
+
+
+# ---------------------------------------------------------------- with the real consensus store
+
+
+@pytest.fixture(scope="module")
+def real_embedder():
+    """The bundled sentence embedder, loaded once for this file."""
+    pytest.importorskip("memory.consensus", reason="the consensus store is not written yet")
+    from memory.embedder import shared_embedder
+
+    return shared_embedder()
+
+
+@pytest.mark.real_embedder
+def test_real_store_one_record_per_statement_with_all_witnesses(tiny: World, real_embedder):
+    from memory import ConsensusStore
+
+    store = ConsensusStore.open(None, embedder=real_embedder)
+    report = sediment(tiny, store)
+    records = list(store.records())
+    assert report.records == len(records)
+    assert len(records) < report.statement_witness_sum  # never one row per witness
+    by_event: dict[str, list] = {}
+    for record in records:
+        by_event.setdefault(record.event_id, []).append(record)
+    assert set(by_event) == {"t01", "t02", "t03", "t04", "t05", "t06", "t07"}
+    for event_id, event_records in by_event.items():
+        event = tiny.events_by_id[event_id]
+        if event.statements:
+            assert len(event_records) == len(event.statements)
+        for record in event_records:
+            assert set(record.owners) == set(event.witness_ids())
+            assert {h.via for h in record.owners.values()} == {"sediment"}
+            assert {h.since_round for h in record.owners.values()} == {event.round}
+    # the wreck: two statements, three owners each (the archived keeper too), affiliated with each other
+    wreck = sorted(by_event["t03"], key=lambda r: r.id)
+    assert all(set(r.owners) == {"silas", "tobin", "elias"} for r in wreck)
+    assert wreck[1].id in store.neighbours(wreck[0].id)
+    # a speech is held from its speaker by the listeners, first-hand by the speaker
+    (news,) = by_event["t05"]
+    assert news.owners["tobin"].source == "ada" and news.owners["ada"].source is None
+    # an owner recalls what it witnessed, and never what it did not
+    hits = store.recall("maren", "who was hired as the new keeper", k=5)
+    assert all("maren" in hit.record.owners for hit in hits)
+    assert store.held_by("elias")  # archived agents keep their memories
