@@ -1,0 +1,1224 @@
+"""Deterministic play parser: acts, scenes, cast, entrances and exits, speeches -> a draft WorldFile.
+
+Two layouts are read: speeches as one paragraph (`HAMLET. To be...`, as in Project Gutenberg's
+Hamlet) and speeches as lines under a speaker heading on its own line (`HAMLET` or `Ham.`).
+Nothing here calls a model: the same text always gives the same world.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from typing import Literal
+
+import msgspec
+
+from storyworld.authoring.common import (
+    CancelToken,
+    ProgressCallback,
+    check_cancel,
+    event_ids,
+    fold,
+    report,
+    slugify,
+    trim_text,
+    unique_id,
+)
+from storyworld.schema import Agent, Event, Place, Start, WorldFile, WorldInfo
+
+Layout = Literal["paragraph", "heading"]
+
+SPEECHES_PER_ROUND = 6  # a round of story time per this many speeches within a scene
+
+ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
+ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
+    "1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6,
+    "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5, "6th": 6,
+}
+ORDINAL_WORDS = {1: "First", 2: "Second", 3: "Third", 4: "Fourth", 5: "Fifth", 6: "Sixth"}
+NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "some": 0, "certain": 0}
+# Titles that, at the head of a persona's description, give a speech-heading alias ("King" -> Claudius).
+TITLE_WORDS = {
+    "king", "queen", "prince", "princess", "duke", "duchess", "emperor", "empress", "earl",
+    "count", "countess", "baron", "lord", "lady", "captain", "bishop", "cardinal", "abbess",
+    "warden", "keeper", "mayor", "governor", "general", "father", "mother",
+}
+# Speech modifiers: inline directions that colour a speech instead of being stage business.
+MODIFIER_RE = re.compile(
+    r"^(aside|within|beneath|behind|sings?|singing|reads?|reading|to [a-z].*|cries under the stage|"
+    r"above|aloud|apart|whispers?)$",
+    re.I,
+)
+OFFSTAGE_MODIFIERS = {"within", "beneath", "cries under the stage", "above"}
+# First words of a bare direction that name a sound or sight, not something the last speaker does.
+NOISE_WORDS = {
+    "trumpets", "trumpet", "flourish", "march", "noise", "cannon", "ordnance", "cock", "peal",
+    "shot", "alarum", "alarums", "music", "thunder", "bell", "bells", "hautboys", "drums", "drum",
+    "sennet", "storm", "lightning", "a", "an", "the", "danish", "dead", "they", "enter", "all",
+}
+CORPSE_WORDS = ("corpse of", "body of", "bodies of", "coffin of")
+
+ACT_RE = re.compile(r"^ACT\s+(?P<num>[IVXLC]+|\d+)\s*\.?\s*$", re.I)
+SCENE_RE = re.compile(r"^SCENE\s+(?P<num>[IVXLC]+|\d+)\s*[.:]?\s*(?P<rest>.*)$", re.I)
+SETTING_RE = re.compile(r"^SCENE\s*[.:]\s*(?P<rest>.+)$", re.I)
+PERSONAE_RE = re.compile(r"^(dramatis person|persons represented|characters( in the play)?\s*$|the persons)", re.I)
+DIRECTION_START_RE = re.compile(r"^(\[|_|\(|Enter\b|Re-?enter\b|Exit\b|Exeunt\b|Manet\b|Manent\b)", re.I)
+CAPS_LABEL = r"(?:[1-6]\.?\s*)?[A-Z][A-Z’'\-]+(?:\s+(?:and\s+|&\s+)?[A-Z][A-Z’'\-]+)*"
+CAPS_SPEECH_RE = re.compile(rf"^(?P<label>{CAPS_LABEL})(?P<dot>\.)?\s+(?P<rest>\S.*)$", re.S)
+ABBREV_SPEECH_RE = re.compile(r"^(?P<label>(?:\d\.?\s*)?[A-Z][a-z]{1,12}(?:\s[A-Z][a-z]{1,12})?)\.\s+(?P<rest>\S.*)$", re.S)
+HEADING_LINE_RE = re.compile(
+    r"^(?P<label>(?:\d\.?\s*)?[A-Z][A-Za-z’'\-]*(?:\s+(?:and\s+|&\s+)?[A-Z][A-Za-z’'\-]*){0,3})(?P<dot>\.)?\s*$"
+)
+INLINE_RE = re.compile(r"\[_?\s*(.+?)\s*_?\]")
+WORD_RE = re.compile(r"[A-Za-z][A-Za-z’'\-]*")
+
+
+class Item(msgspec.Struct, frozen=True, kw_only=True):
+    """One unit of the play's body: an act or scene heading, a stage direction or a speech."""
+
+    kind: Literal["act", "scene", "direction", "speech"]
+    line: int
+    text: str = ""
+    label: str = ""
+    number: int = 0
+
+
+class Persona(msgspec.Struct, frozen=True, kw_only=True):
+    """An entry of the dramatis personae."""
+
+    name: str  # display form, e.g. "Claudius", "Clown"
+    description: str = ""
+    named: bool = True  # a proper name (CLAUDIUS), not a kind of person (A Gentleman)
+    count: int = 1  # "Two Clowns" -> 2
+    synonyms: list[str] = msgspec.field(default_factory=list)  # "Grave-diggers" for the clowns
+    titles: list[str] = msgspec.field(default_factory=list)  # "King" for Claudius
+
+
+class ScenePlan(msgspec.Struct, kw_only=True):
+    """What the parser learnt about one scene (for tests and the review screen)."""
+
+    act: int
+    number: int
+    heading: str
+    place: str  # place key until the world is built, then the place id
+    present: list[str] = msgspec.field(default_factory=list)  # agent keys, then ids, in order of arrival
+    speeches: int = 0
+    first_round: int = 0
+    dead: list[str] = msgspec.field(default_factory=list)  # who had died before the scene began
+
+
+class PlayParse(msgspec.Struct, kw_only=True):
+    """The parser's full result: the world plus the per-scene plan."""
+
+    world: WorldFile
+    scenes: list[ScenePlan]
+    layout: str
+    warnings: list[str] = msgspec.field(default_factory=list)
+
+
+class _Draft(msgspec.Struct, kw_only=True):
+    """An event before ids are assigned."""
+
+    round: int
+    place: str
+    kind: str
+    actors: list[str]
+    witnesses: list[str]
+    text: str
+    flags: list[str] = msgspec.field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------------------- text
+
+
+def roman_to_int(token: str) -> int:
+    """`IV` -> 4, `12` -> 12."""
+    if token.isdigit():
+        return int(token)
+    total, prev = 0, 0
+    for ch in reversed(token.lower()):
+        value = ROMAN.get(ch, 0)
+        total = total - value if value < prev else total + value
+        prev = max(prev, value)
+    return total
+
+
+def _paragraphs(lines: list[str]) -> list[tuple[int, list[str]]]:
+    """Blank-line separated paragraphs: (1-based first line, raw lines)."""
+    out: list[tuple[int, list[str]]] = []
+    current: list[str] = []
+    start = 0
+    for number, line in enumerate(lines, 1):
+        if line.strip():
+            if not current:
+                start = number
+            current.append(line.rstrip())
+        elif current:
+            out.append((start, current))
+            current = []
+    if current:
+        out.append((start, current))
+    return out
+
+
+def _join(raw: list[str]) -> str:
+    return re.sub(r"\s+", " ", " ".join(line.strip() for line in raw)).strip()
+
+
+def _unbracket(text: str) -> str:
+    """Strip the brackets and italics marks around a stage direction."""
+    text = text.strip()
+    text = re.sub(r"^\[\s*_?|_?\s*\]$", "", text)
+    text = re.sub(r"^\(|\)$", "", text)
+    return text.strip().strip("_").strip()
+
+
+def detect_layout(text: str) -> Layout:
+    """`paragraph` (SPEAKER. text) or `heading` (speaker on a line of its own, then the lines)."""
+    lines = text.splitlines()
+    paragraph = heading = 0
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped or ACT_RE.match(stripped) or SCENE_RE.match(stripped):
+            continue
+        previous_blank = i == 0 or not lines[i - 1].strip()
+        if previous_blank and CAPS_SPEECH_RE.match(stripped) and CAPS_SPEECH_RE.match(stripped).group("dot"):
+            paragraph += 1
+        following = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        match = HEADING_LINE_RE.match(stripped)
+        if match and following and not HEADING_LINE_RE.match(following):
+            label = match.group("label")
+            if label.isupper() or match.group("dot"):
+                heading += 1
+    return "paragraph" if paragraph >= heading else "heading"
+
+
+def looks_like_play(text: str) -> bool:
+    """Whether a text has the scene headings and speech headings of a play."""
+    scenes = sum(1 for line in text.splitlines() if SCENE_RE.match(line.strip()))
+    if scenes == 0:
+        return False
+    layout = detect_layout(text)
+    items = tokenize(text, layout)[2]
+    speeches = sum(1 for item in items if item.kind == "speech")
+    return speeches >= 5 * scenes or speeches >= 20
+
+
+def _front_matter(lines: list[str]) -> tuple[int, list[str], str]:
+    """(index of the first body line, personae lines, play-wide setting) from the text's head.
+
+    A table of contents ("ACT I Scene I. ... Scene II. ...") is skipped: the body starts at the
+    first heading on a line of its own after the dramatis personae, when there is one.
+    """
+    personae_at = next((i for i, line in enumerate(lines[:400]) if PERSONAE_RE.match(line.strip())), None)
+    personae: list[str] = []
+    setting = ""
+    in_personae = False
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        is_contents = len(re.findall(r"\bscene\b", stripped, re.I)) > 1
+        if (ACT_RE.match(stripped) or SCENE_RE.match(stripped)) and not is_contents:
+            if personae_at is None or index > personae_at:
+                return index, personae, setting
+        setting_match = SETTING_RE.match(stripped)
+        if setting_match:
+            setting = setting_match.group("rest").strip()
+            in_personae = False
+            continue
+        if PERSONAE_RE.match(stripped):
+            in_personae = True
+            continue
+        if in_personae:
+            personae.append(line.rstrip())
+    return len(lines), personae, setting
+
+
+def tokenize(text: str, layout: Layout | None = None) -> tuple[list[str], str, list[Item]]:
+    """(personae lines, setting, body items) of a play in either layout."""
+    lines = text.replace("\r\n", "\n").replace("\ufeff", "").split("\n")
+    layout = layout or detect_layout(text)
+    body_start, personae, setting = _front_matter(lines)
+    body = lines[body_start:]
+    items = _tokenize_paragraphs(body, body_start) if layout == "paragraph" else _tokenize_headings(body, body_start)
+    return personae, setting, items
+
+
+def _heading_item(stripped: str, line: int) -> Item | None:
+    act = ACT_RE.match(stripped)
+    if act:
+        return Item(kind="act", line=line, number=roman_to_int(act.group("num")))
+    scene = SCENE_RE.match(stripped)
+    if scene:
+        return Item(kind="scene", line=line, number=roman_to_int(scene.group("num")), text=scene.group("rest").strip())
+    return None
+
+
+def _tokenize_paragraphs(body: list[str], offset: int) -> list[Item]:
+    paragraphs = _paragraphs(body)
+    # Labels written without the dot ("BARNARDO It would...") count only when seen with one elsewhere.
+    dotted: Counter[str] = Counter()
+    abbreviations: Counter[str] = Counter()
+    for _, raw in paragraphs:
+        joined = _join(raw)
+        match = CAPS_SPEECH_RE.match(joined)
+        if match and match.group("dot"):
+            dotted[match.group("label")] += 1
+        abbrev = ABBREV_SPEECH_RE.match(joined)
+        if abbrev:
+            abbreviations[abbrev.group("label")] += 1
+    items: list[Item] = []
+    for start, raw in paragraphs:
+        line = start + offset
+        joined = _join(raw)
+        heading = _heading_item(joined, line)
+        if heading is not None:
+            items.append(heading)
+            continue
+        first = raw[0]
+        if first.startswith("   "):
+            items.append(Item(kind="speech", line=line, text=joined, label=""))  # continuation
+            continue
+        if joined.startswith("["):
+            close = joined.find("]")
+            if close != -1 and joined[close + 1 :].strip():
+                items.append(Item(kind="speech", line=line, text=joined, label=""))
+                continue
+        if first.startswith(" ") or DIRECTION_START_RE.match(joined):
+            items.append(Item(kind="direction", line=line, text=joined))
+            continue
+        match = CAPS_SPEECH_RE.match(joined)
+        if match and (match.group("dot") or dotted[match.group("label")] >= 1) and match.group("label") not in {"ACT", "SCENE"}:
+            items.append(Item(kind="speech", line=line, label=match.group("label"), text=match.group("rest")))
+            continue
+        abbrev = ABBREV_SPEECH_RE.match(joined)
+        if abbrev and abbreviations[abbrev.group("label")] >= 3:
+            items.append(Item(kind="speech", line=line, label=abbrev.group("label"), text=abbrev.group("rest")))
+            continue
+        items.append(Item(kind="speech", line=line, text=joined, label=""))
+    return items
+
+
+def _tokenize_headings(body: list[str], offset: int) -> list[Item]:
+    # A label heads a speech when it is in capitals, or when it recurs as a line of its own.
+    standalone: Counter[str] = Counter()
+    for line in body:
+        match = HEADING_LINE_RE.match(line.strip())
+        if match:
+            standalone[match.group("label")] += 1
+    items: list[Item] = []
+    label = ""
+    speech_lines: list[str] = []
+    speech_line = 0
+
+    def flush() -> None:
+        nonlocal speech_lines, label
+        if label and speech_lines:
+            items.append(Item(kind="speech", line=speech_line, label=label, text=" ".join(speech_lines)))
+        speech_lines = []
+
+    for index, raw in enumerate(body):
+        line = index + 1 + offset
+        stripped = raw.strip()
+        if not stripped:
+            continue
+        heading = _heading_item(stripped, line)
+        if heading is not None:
+            flush()
+            label = ""
+            items.append(heading)
+            continue
+        if DIRECTION_START_RE.match(stripped) and not (stripped.startswith("[") and not stripped.endswith(("]", "]."))):
+            flush()
+            items.append(Item(kind="direction", line=line, text=stripped))
+            continue
+        match = HEADING_LINE_RE.match(stripped)
+        if match:
+            candidate = match.group("label")
+            caps = candidate.replace(" and ", " ").replace(" & ", " ")
+            if (caps.isupper() and len(candidate) >= 2) or (match.group("dot") and standalone[candidate] >= 2):
+                flush()
+                label = candidate
+                speech_line = line
+                continue
+        if label:
+            speech_lines.append(stripped)
+    flush()
+    return items
+
+
+# ---------------------------------------------------------------------------------------- cast
+
+
+def _titlecase(text: str) -> str:
+    """`HAMLET` -> `Hamlet`, `FIRST CLOWN` -> `First Clown`, `ROSENCRANTZ and X` kept word by word."""
+    words = []
+    for word in text.split():
+        if word.lower() in {"and", "of", "the"} and words:
+            words.append(word.lower())
+        else:
+            words.append("-".join(part[:1].upper() + part[1:].lower() for part in word.split("-")))
+    return " ".join(words)
+
+
+def _singular(word: str) -> str:
+    """A naive singular for role nouns: `Clowns` -> `Clown`, `Ladies` -> `Lady`."""
+    lower = word.lower()
+    if lower.endswith("ies") and len(lower) > 4:
+        return word[:-3] + ("Y" if word.isupper() else "y")
+    if lower.endswith("ses") or lower.endswith("shes"):
+        return word[:-2]
+    if lower.endswith("s") and not lower.endswith("ss") and len(lower) > 3:
+        return word[:-1]
+    return word
+
+
+def _norm(text: str) -> str:
+    """Folded, punctuation-free form of a name or label for lookups."""
+    folded = fold(text).replace("-", "")
+    folded = re.sub(r"'s\b", "", folded)
+    return " ".join(re.sub(r"[^a-z0-9 ]+", " ", folded).split())
+
+
+def parse_personae(lines: list[str]) -> list[Persona]:
+    """Entries of a dramatis personae block, wrapped prose or one per line."""
+    lines = [line for line in lines if line.strip()]
+    if not lines:
+        return []
+    long_lines = sum(1 for line in lines if len(line.strip()) >= 60)
+    if long_lines * 2 >= len(lines):
+        pieces = re.split(r"(?<=\.)\s+(?=[A-Z])", _join(lines))
+    else:
+        pieces = [line.strip() for line in lines]
+    entries: list[str] = []
+    for piece in pieces:
+        entries.extend(_split_caps_entries(piece))
+    personae: list[Persona] = []
+    for entry in entries:
+        personae.extend(_persona_from_entry(entry))
+    # A title shared by two personae ("Prince" of Denmark and of Norway) is no alias.
+    title_counts = Counter(title.lower() for persona in personae for title in persona.titles)
+    names = {_norm(persona.name) for persona in personae}
+    cleaned = []
+    for persona in personae:
+        titles = [t for t in persona.titles if title_counts[t.lower()] == 1 and _norm(t) not in names]
+        cleaned.append(msgspec.structs.replace(persona, titles=titles))
+    return cleaned
+
+
+def _is_caps_word(word: str) -> bool:
+    letters = re.sub(r"[^A-Za-z]", "", word)
+    return len(letters) >= 2 and letters.isupper()
+
+
+def _split_caps_entries(piece: str) -> list[str]:
+    """Split `FRANCISCO, a Soldier OSRIC, Courtier.` before each run of capitalised words."""
+    words = piece.split()
+    out: list[list[str]] = [[]]
+    for i, word in enumerate(words):
+        starts_run = _is_caps_word(word) and (i == 0 or not _is_caps_word(words[i - 1]))
+        # "The GHOST of..." keeps its article with the name.
+        article_before = i > 0 and words[i - 1] in {"The", "A", "An"} and len(out[-1]) == 1
+        if starts_run and out[-1] and not article_before:
+            out.append([])
+        out[-1].append(word)
+    return [" ".join(group) for group in out if group]
+
+
+def _persona_from_entry(entry: str) -> list[Persona]:
+    entry = entry.strip().rstrip(".").strip()
+    if not entry:
+        return []
+    words = entry.split()
+    caps_start = next((i for i, w in enumerate(words) if _is_caps_word(w)), None)
+    if caps_start is not None and caps_start <= 1:
+        end = caps_start
+        while end < len(words) and _is_caps_word(words[end]):
+            end += 1
+        name = _titlecase(" ".join(words[caps_start:end]).rstrip(",").strip("’'"))
+        rest = " ".join(words[end:]).lstrip(",").strip()
+        if caps_start == 0 and " ".join(words[caps_start:end]).endswith(","):
+            description = rest
+        elif caps_start == 1 or (rest and not rest.startswith(("of ", "to "))):
+            description = " ".join([*words[:caps_start], name, rest]).strip() if caps_start else rest
+        else:
+            description = f"{name} {rest}".strip()
+        description = description[:1].upper() + description[1:]
+        return [Persona(name=name, description=description, named=True, titles=_titles_of(description))]
+    # Mixed-case entries: "Marta Voss, keeper of the lantern" or kinds of people ("Two Clowns, Grave-diggers").
+    head, _, description = entry.partition(",")
+    head_words = head.split()
+    if not head_words:
+        return []
+    parts = [p.strip() for p in re.split(r",|\band\b", entry) if p.strip()]
+    if len(parts) >= 3 and all(re.fullmatch(r"[A-Z][a-z]+s", p) for p in parts):
+        return [Persona(name=_singular(p), named=False, count=0) for p in parts]
+    count = 1
+    first = head_words[0].lower()
+    if first in {"a", "an", "the"}:
+        head_words = head_words[1:]
+    elif first in NUMBER_WORDS:
+        count = NUMBER_WORDS[first]
+        head_words = head_words[1:]
+    if not head_words:
+        return []
+    plural = head_words[-1].endswith("s") and len(head_words[-1]) > 3
+    if plural:
+        head_words = [*head_words[:-1], _singular(head_words[-1])]
+        count = count or 0
+    name = " ".join(head_words)
+    description = description.strip()
+    named = not plural and count == 1 and len(head_words) >= 1 and first not in {"a", "an", "the"} and all(
+        w[:1].isupper() for w in head_words
+    )
+    synonyms: list[str] = []
+    if (count >= 2 or plural) and description and re.fullmatch(r"[A-Za-z\-]+", description):
+        synonyms = [_singular(description)]
+    return [Persona(name=name, description=description, named=named, count=count if not plural else max(count, 0),
+                    synonyms=synonyms, titles=_titles_of(description) if named else [])]
+
+
+def _titles_of(description: str) -> list[str]:
+    """`King of Denmark, Hamlet's uncle` -> [`King`]; `Lord Chamberlain` -> [`Lord Chamberlain`]."""
+    first = description.split(",")[0].strip()
+    match = re.match(r"^(?:the\s+)?(?P<title>[A-Za-z]+)(?P<tail>.*)$", first, re.I)
+    if not match or match.group("title").lower() not in TITLE_WORDS:
+        return []
+    title = match.group("title")
+    tail = match.group("tail").strip()
+    if not tail or tail.lower().startswith("of "):
+        return [title[:1].upper() + title[1:].lower()]
+    if re.fullmatch(r"(?:[A-Z][a-z]+\s?){1,2}", tail):
+        return [f"{title[:1].upper()}{title[1:].lower()} {tail}"]
+    return []
+
+
+class Cast:
+    """Resolves speech headings and names in directions to agent keys (folded display names)."""
+
+    def __init__(self, personae: list[Persona]) -> None:
+        self.personae = personae
+        self.display: dict[str, str] = {}  # key -> display name
+        self.aliases: dict[str, set[str]] = defaultdict(set)  # key -> alias display forms
+        self.description: dict[str, str] = {}
+        self.named: dict[str, bool] = {}
+        self.speeches: Counter[str] = Counter()
+        self.groups: set[str] = set()  # keys that stand for a crowd ("Danes")
+        self.lookup: dict[str, str] = {}  # folded phrase -> key
+        self.synonym_of: dict[str, str] = {}  # folded role noun -> canonical folded noun
+        self.persona_by_key: dict[str, Persona] = {}
+        for persona in personae:
+            key = _norm(persona.name)
+            self.persona_by_key[key] = persona
+            for synonym in persona.synonyms:
+                self.synonym_of[_norm(synonym)] = key
+        self.title_lookup: dict[str, str] = {}
+        for persona in personae:
+            for title in persona.titles:
+                self.title_lookup[_norm(title)] = _norm(persona.name)
+
+    # -- building -------------------------------------------------------------------------
+
+    def _ensure(self, key: str, display: str) -> str:
+        if key not in self.display:
+            persona = self.persona_by_key.get(key)
+            self.display[key] = persona.name if persona else display
+            self.description[key] = persona.description if persona else ""
+            self.named[key] = bool(persona and persona.named)
+            if persona:
+                for title in persona.titles:
+                    self.aliases[key].add(title)
+            self.lookup.setdefault(key, key)
+        return key
+
+    def learn_labels(self, labels: Counter[str]) -> None:
+        """Register every speech heading (longest first, so `HAMLET` is known before `HAM`)."""
+        parts: Counter[str] = Counter()
+        for label, count in labels.items():
+            for part in _split_label(label):
+                parts[part] += count
+        # Singular names first, longest first; plurals ("LORDS") last, so they can be seen as groups.
+        def order(part: str) -> tuple[bool, int, str]:
+            return (_norm(_singular(part)) != _norm(part), -len(part), part)
+
+        for part in sorted(parts, key=order):
+            key = self._resolve_label_part(part, create=True)
+            if key:
+                self.speeches[key] += parts[part]
+
+    def _ordinal_key(self, norm: str) -> tuple[int, str] | None:
+        match = re.match(r"^(first|second|third|fourth|fifth|sixth|[1-6](?:st|nd|rd|th)?)\s+(.+)$", norm)
+        if not match:
+            match_after = re.match(r"^(.+?)\s+([1-6])$", norm)
+            if not match_after:
+                return None
+            return int(match_after.group(2)), match_after.group(1)
+        return ORDINALS[match.group(1)], match.group(2)
+
+    def _canonical_noun(self, noun: str) -> str:
+        noun = _norm(_singular(noun))
+        if noun in self.synonym_of:
+            return self.synonym_of[noun]
+        for persona_key, persona in self.persona_by_key.items():
+            if not persona.named and (persona_key.startswith(noun) or any(_norm(s).startswith(noun) for s in persona.synonyms)):
+                return persona_key
+        return noun
+
+    def _resolve_label_part(self, part: str, create: bool) -> str | None:
+        norm = _norm(part)
+        if not norm:
+            return None
+        if norm in {"all", "both", "omnes", "all three"}:
+            return None
+        if norm in self.lookup:
+            return self.lookup[norm]
+        if norm in self.persona_by_key:
+            key = self._ensure(norm, self.persona_by_key[norm].name)
+            return key
+        if norm in self.title_lookup:
+            key = self.title_lookup[norm]
+            self._ensure(key, self.persona_by_key[key].name)
+            self.lookup[norm] = key
+            return key
+        ordinal = self._ordinal_key(norm)
+        if ordinal:
+            index, noun = ordinal
+            canonical = self._canonical_noun(noun)
+            key = f"{ORDINAL_WORDS.get(index, str(index)).lower()} {canonical}"
+            if key not in self.display and not create:
+                return None
+            self._ensure(key, f"{ORDINAL_WORDS.get(index, str(index))} {_titlecase(canonical)}")
+            variant = _titlecase(part.replace(".", "").strip())
+            if _norm(variant) != key:
+                self.aliases[key].add(variant)
+            if canonical != _norm(_singular(noun)) or noun != canonical:
+                pass
+            for persona in self.persona_by_key.values():
+                if _norm(persona.name) == canonical:
+                    for synonym in persona.synonyms:
+                        self.aliases[key].add(f"{ORDINAL_WORDS.get(index, str(index))} {_titlecase(synonym.replace('-', ''))}")
+            self.lookup[norm] = key
+            return key
+        # An abbreviation: a unique known name (or name word) that the label begins.
+        if " " not in norm and len(norm) >= 2:
+            candidates = {
+                key for phrase, key in {**self.lookup, **{k: k for k in self.persona_by_key if self.persona_by_key[k].named}}.items()
+                if phrase.startswith(norm) and phrase != norm
+            }
+            if len(candidates) == 1:
+                key = candidates.pop()
+                if key in self.persona_by_key:
+                    self._ensure(key, self.persona_by_key[key].name)
+                self.lookup[norm] = key
+                if len(norm) >= 2:
+                    self.aliases[key].add(_titlecase(part.rstrip(".")))
+                return key
+        if not create:
+            return None
+        singular = _norm(_singular(part))
+        role_words = {w for k in self.display for w in k.split()} | {k for k, p in self.persona_by_key.items() if not p.named}
+        if singular != norm and singular in role_words:
+            return None  # a plural of a role ("LORDS"): the group, resolved against the stage
+        key = self._ensure(norm, _titlecase(part.rstrip(".")))
+        if norm.endswith("s") and not self.persona_by_key.get(norm):
+            self.groups.add(key)
+        return key
+
+    # -- resolving --------------------------------------------------------------------------
+
+    def resolve_label(self, label: str) -> tuple[list[str], str | None]:
+        """(agent keys, special) for a speech heading; special is `all`/`both`/a group noun."""
+        keys: list[str] = []
+        special = None
+        for part in _split_label(label):
+            norm = _norm(part)
+            if norm in {"all", "omnes", "all three"}:
+                special = "all"
+                continue
+            if norm == "both":
+                special = "both"
+                continue
+            key = self._resolve_label_part(part, create=False)
+            if key:
+                keys.append(key)
+            else:
+                special = _norm(_singular(part))  # a plural role: its members on stage
+        return keys, special
+
+    def members(self, noun: str) -> list[str]:
+        """Agent keys whose name contains a role noun (`player` -> First Player, Player King)."""
+        noun = self.synonym_of.get(noun, noun)
+        return [key for key in self.display if noun in key.split() and key not in self.groups]
+
+    def phrases(self) -> dict[str, tuple[str, str]]:
+        """Folded phrase -> (kind, target) for scanning directions: kind `agent` or `group`."""
+        table: dict[str, tuple[str, str]] = {}
+        nouns = {word for key in self.display for word in key.split()}
+        for noun in nouns:
+            members = self.members(noun)
+            if members and len(noun) > 2:
+                table[noun + "s"] = ("group", noun)
+                if noun.endswith("y"):
+                    table[noun[:-1] + "ies"] = ("group", noun)
+        for canonical, key in [(s, k) for s, k in self.synonym_of.items()]:
+            table[canonical + "s"] = ("group", key)
+        for phrase, key in self.lookup.items():
+            if len(phrase) > 2 or phrase == key:
+                table[phrase] = ("agent", key)
+        for key in self.display:
+            table[key] = ("agent", key)
+            for alias in self.aliases[key]:
+                table.setdefault(_norm(alias), ("agent", key))
+        for persona_key, persona in self.persona_by_key.items():
+            if persona.named:
+                table.setdefault(persona_key, ("persona", persona_key))
+        return table
+
+    def mentions(self, text: str, *, on_stage: list[str] | None = None) -> list[str]:
+        """Agent keys named in a stage direction, in order (groups expand to their members)."""
+        table = self.phrases()
+        tokens = [(m.group(0), m.start()) for m in WORD_RE.finditer(text)]
+        words = [re.sub(r"['’]s?$", "", fold(tok)) for tok, _ in tokens]
+        found: list[str] = []
+        i = 0
+        while i < len(tokens):
+            matched = False
+            for size in (3, 2, 1):
+                if i + size > len(tokens):
+                    continue
+                phrase = " ".join(words[i : i + size]).replace("-", "")
+                entry = table.get(phrase)
+                if entry is None:
+                    continue
+                kind, target = entry
+                original = tokens[i][0]
+                before = words[i - 1] if i else ""
+                before2 = " ".join(words[max(0, i - 2) : i])
+                if kind != "group" and not original[:1].isupper():
+                    continue
+                if before in {"a", "an"} and kind == "agent" and phrase != target:
+                    # "a King" is not the King: perhaps the Player King, else nobody we know.
+                    others = [k for k in self.display if k != target and k.split()[-1] == phrase]
+                    if len(others) == 1 and others[0] not in found:
+                        found.append(others[0])
+                    i += size
+                    matched = True
+                    break
+                if before2 in CORPSE_WORDS:
+                    i += size
+                    matched = True
+                    break
+                if kind == "group":
+                    for member in self.members(target):
+                        if member not in found:
+                            found.append(member)
+                elif kind == "persona":
+                    key = self._ensure(target, self.persona_by_key[target].name)
+                    if key not in found:
+                        found.append(key)
+                elif target not in found:
+                    found.append(target)
+                i += size
+                matched = True
+                break
+            if not matched:
+                i += 1
+        return found
+
+
+def _split_label(label: str) -> list[str]:
+    return [p.strip() for p in re.split(r"\s+(?:and|&)\s+", label.strip().rstrip(".")) if p.strip()]
+
+
+# ---------------------------------------------------------------------------------------- places
+
+
+def _place_text(heading: str, setting: str) -> str:
+    """The most specific part of a scene heading: `Elsinore. A room in the Castle.` -> `A room in the Castle`."""
+    parts = [p.strip().rstrip(".").strip() for p in re.split(r"(?<=\.)\s+", heading) if p.strip().rstrip(".")]
+    if not parts:
+        return ""
+    return parts[-1]
+
+
+STOP_PLACE_WORDS = {"a", "an", "the", "another", "other", "same", "yet"}
+
+
+def _place_key(location: str) -> str:
+    words = [w for w in _norm(location).split() if w not in STOP_PLACE_WORDS]
+    return " ".join(words)
+
+
+def _place_display(location: str) -> str:
+    text = re.sub(r"^(a|an|another|the)\s+", "", location.strip(), flags=re.I)
+    return text[:1].upper() + text[1:]
+
+
+# ---------------------------------------------------------------------------------------- parse
+
+
+class _Stage:
+    """Who is on stage in the current scene, and who has died."""
+
+    def __init__(self) -> None:
+        self.present: list[str] = []
+        self.dead: set[str] = set()
+
+    def enter(self, keys: list[str]) -> list[str]:
+        entered = [k for k in keys if k not in self.present and k not in self.dead]
+        self.present.extend(entered)
+        return entered
+
+    def leave(self, keys: list[str]) -> list[str]:
+        left = [k for k in keys if k in self.present]
+        self.present = [k for k in self.present if k not in left]
+        return left
+
+
+def parse_play(
+    text: str,
+    *,
+    world_id: str = "play",
+    title: str | None = None,
+    layout: Layout | None = None,
+    speeches_per_round: int = SPEECHES_PER_ROUND,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken = None,
+) -> PlayParse:
+    """Parse a play into a draft world (places, cast, say/act/move events, starts) and its scene plan."""
+    layout = layout or detect_layout(text)
+    personae_lines, setting, items = tokenize(text, layout)
+    cast = Cast(parse_personae(personae_lines))
+    labels = Counter(item.label for item in items if item.kind == "speech" and item.label)
+    cast.learn_labels(labels)
+    warnings: list[str] = []
+
+    scenes: list[ScenePlan] = []
+    drafts: list[_Draft] = []
+    stage = _Stage()
+    act = 0
+    round_base = 0
+    speeches_in_scene = 0
+    last_speakers: list[str] = []
+    recent_speakers: list[str] = []
+    show_mode = False
+    place_texts: dict[str, list[str]] = defaultdict(list)
+    total = len(items)
+
+    def current_round() -> int:
+        return round_base + speeches_in_scene // max(1, speeches_per_round)
+
+    def note_present() -> None:
+        if scenes:
+            for key in stage.present:
+                if key not in scenes[-1].present:
+                    scenes[-1].present.append(key)
+
+    def add(kind: str, actors: list[str], witnesses: list[str], body: str, flags: list[str] | None = None) -> None:
+        if not scenes:
+            return
+        ordered = list(dict.fromkeys([*witnesses]))
+        drafts.append(
+            _Draft(round=current_round(), place=scenes[-1].place, kind=kind, actors=list(dict.fromkeys(actors)),
+                   witnesses=ordered, text=trim_text(body), flags=list(flags or []))
+        )
+
+    def direction(clause_text: str) -> None:
+        nonlocal show_mode
+        for clause in _clauses(clause_text):
+            low = clause.lower()
+            if "dumb show" in low or "dumb-show" in low:
+                show_mode = True
+                add("narration", [], list(stage.present), clause)
+                continue
+            if show_mode:
+                if re.match(r"^(exeunt|exit)\b", low):
+                    show_mode = False
+                add("narration", [], list(stage.present), clause)
+                continue
+            if re.match(r"^(re-?enter|enter)\b", low):
+                rest = re.sub(r"^(re-?enter|enter)\s*", "", clause, flags=re.I)
+                entered = stage.enter(cast.mentions(rest))
+                note_present()
+                if entered:
+                    add("move", entered, list(stage.present), clause)
+                continue
+            exit_match = re.match(r"^(exit|exeunt|exeun|manet|manent)\b\s*,?\s*(?P<rest>.*)$", clause, re.I)
+            if exit_match or re.search(r"\bwho go(es)? out\b|\bgoes out\b", low):
+                rest = exit_match.group("rest") if exit_match else clause
+                word = exit_match.group(1).lower() if exit_match else "exit"
+                if word.startswith("mane"):
+                    stay = cast.mentions(rest)
+                    leaving = [k for k in stage.present if k not in stay]
+                else:
+                    leaving = _leavers(word, rest, stage.present, last_speakers, cast)
+                witnesses = list(stage.present)
+                left = stage.leave(leaving)
+                if left:
+                    add("move", left, witnesses, clause)
+                continue
+            named = cast.mentions(clause)
+            actors = _actors_of(clause, named, last_speakers, cast)
+            if re.search(r"\bdies\b|\bdie\b", low):
+                dying = actors or list(last_speakers)
+                add("act", dying, list(stage.present), clause)
+                stage.leave(dying)
+                stage.dead.update(dying)
+                continue
+            add("act" if actors else "narration", actors, list(stage.present), clause)
+
+    for index, item in enumerate(items):
+        if index % 200 == 0:
+            check_cancel(cancel)
+            report(progress, index, total, "parsing the play")
+        if item.kind == "act":
+            act = item.number
+            continue
+        if item.kind == "scene":
+            if drafts:
+                round_base = drafts[-1].round + 1
+            elif not scenes:
+                round_base = 1
+            location = _place_text(item.text, setting) or (setting.rstrip(".") if setting else "")
+            if re.fullmatch(r"(the\s+)?same(\s+place)?", location.strip(), re.I) and scenes:
+                key = scenes[-1].place
+            else:
+                key = _place_key(location) or "stage"
+                place_texts[key].append(location or "The stage")
+            stage = _carry_dead(stage)
+            scenes.append(ScenePlan(act=act or 1, number=item.number, heading=item.text, place=key,
+                                    first_round=round_base, dead=sorted(stage.dead)))
+            speeches_in_scene = 0
+            last_speakers = []
+            recent_speakers = []
+            show_mode = False
+            continue
+        if not scenes:
+            continue
+        if item.kind == "direction":
+            direction(_unbracket(item.text))
+            continue
+        # A speech (or a continuation of the last one when it has no label).
+        if item.label:
+            keys, special = cast.resolve_label(item.label)
+            flags: list[str] = []
+            if special == "all":
+                keys = [*keys, *[k for k in stage.present if k not in keys]]
+            elif special == "both":
+                candidates = [k for k in stage.present if k not in last_speakers]
+                if len(candidates) > 2:
+                    ranked = [k for k in reversed(recent_speakers) if k in candidates]
+                    candidates = list(dict.fromkeys(ranked))[:2] or candidates[:2]
+                    flags.append("speaker 'Both' guessed")
+                keys = [*keys, *candidates[:2]]
+            elif special:
+                members = [k for k in cast.members(special) if k in stage.present]
+                keys = [*keys, *members]
+            if not keys:
+                warnings.append(f"line {item.line}: speech heading {item.label!r} names no one on stage")
+                continue
+            speakers = keys
+            body = item.text
+        else:
+            if not last_speakers:
+                continue
+            speakers = list(last_speakers)
+            body = item.text
+            flags = []
+        segments = _speech_segments(body)
+        offstage = bool(segments) and segments[0][0] == "modifier" and segments[0][1].lower() in OFFSTAGE_MODIFIERS
+        if not offstage:
+            absent = [k for k in speakers if k not in stage.present and k not in stage.dead]
+            if absent and item.label:
+                stage.enter(absent)
+                note_present()
+                names = ", ".join(cast.display[k] for k in absent)
+                flags = [*flags, f"{names} speaks without an entrance; assumed on stage"]
+        last_speakers = speakers
+        recent_speakers.extend(speakers)
+        aside = False
+        buffer: list[str] = []
+
+        def flush_say() -> None:
+            nonlocal speeches_in_scene, buffer, flags
+            said = " ".join(buffer).strip()
+            buffer = []
+            if not re.search(r"[A-Za-z]", said):
+                return
+            if aside:
+                witnesses = list(speakers)
+                said = f"(aside) {said}"
+            else:
+                witnesses = [*stage.present, *[k for k in speakers if k not in stage.present]]
+                if offstage:
+                    said = f"(within) {said}"
+            add("say", speakers, [w for w in witnesses if w not in stage.dead or w in speakers], said, flags)
+            flags = []
+            speeches_in_scene += 1
+            scenes[-1].speeches += 1
+
+        for kind, content in segments:
+            if kind == "text":
+                buffer.append(content)
+                continue
+            if kind == "modifier":
+                low = content.lower()
+                if low == "aside":
+                    flush_say()
+                    aside = True
+                elif low.startswith("to "):
+                    if aside:
+                        flush_say()
+                        aside = False
+                continue
+            flush_say()
+            direction(content)
+        flush_say()
+
+    report(progress, total, total, "building the world")
+    world = _build_world(
+        world_id=world_id,
+        title=title or _play_title(text),
+        source=_play_author(text),
+        cast=cast,
+        scenes=scenes,
+        drafts=drafts,
+        place_texts=place_texts,
+    )
+    return PlayParse(world=world, scenes=scenes, layout=layout, warnings=warnings)
+
+
+def _carry_dead(stage: _Stage) -> _Stage:
+    fresh = _Stage()
+    fresh.dead = set(stage.dead)
+    return fresh
+
+
+def _clauses(text: str) -> list[str]:
+    """Split a direction into sentences: `Danish march. A flourish. Enter King...`."""
+    text = re.sub(r"\s+", " ", text.replace("_", " ")).strip()
+    parts = re.split(r"(?<=[.!])\s+(?=[A-Z])", text)
+    return [p.strip().rstrip(".").strip() for p in parts if p.strip().rstrip(".").strip()]
+
+
+def _actors_of(clause: str, named: list[str], last_speakers: list[str], cast: Cast) -> list[str]:
+    """Who does a piece of stage business: the named subject, else the last speaker for `Draws`."""
+    words = clause.split()
+    if not words:
+        return []
+    if re.search(r"\b(they|both|each other)\b", clause, re.I):
+        return named
+    first = fold(words[0]).strip(",;:")
+    if first in {"the", "a", "an"} or cast.mentions(words[0]):
+        # The subject: names before the first lower-case word ("The King puts Laertes's hand...").
+        head = []
+        for word in words:
+            if word[:1].islower() and word.lower() not in {"the", "a", "an"}:
+                break
+            head.append(word)
+        return cast.mentions(" ".join(head)) or (named if first not in {"the", "a", "an"} else [])
+    if first not in NOISE_WORDS and (first.endswith("s") or first.endswith("ing")):
+        return list(last_speakers)  # "Draws", "Stabs the King": the one who just spoke
+    return named
+
+
+def _leavers(word: str, rest: str, present: list[str], last_speakers: list[str], cast: Cast) -> list[str]:
+    """Who leaves on `Exit ...` / `Exeunt ...`: named, all but named, or the last speaker(s)."""
+    match = re.search(r"\bbut\b", rest, re.I)
+    if match:
+        left_part, right_part = rest[: match.start()], rest[match.end() :]
+        staying = cast.mentions(right_part)
+        ordinal = re.search(r"\b(first|second|third|fourth)\b", right_part, re.I)
+        if ordinal and not staying:
+            nouns = [w for w in _norm(left_part).split() if cast.members(_norm(_singular(w)))]
+            for noun in nouns:
+                key = f"{ordinal.group(1).lower()} {_norm(_singular(noun))}"
+                if key in cast.display:
+                    staying.append(key)
+        named = cast.mentions(left_part)
+        pool = named if named else present
+        return [k for k in pool if k not in staying]
+    named = cast.mentions(rest)
+    # "Exit Hamlet dragging out Polonius": whoever is named goes.
+    if named:
+        return named
+    if re.search(r"\b[A-Z][a-z]+", rest):
+        return []  # "Exeunt Attendants": only people who are not agents leave
+    if word == "exit":
+        return [k for k in last_speakers if k in present][:1] or list(last_speakers[:1])
+    return list(present)
+
+
+def _speech_segments(body: str) -> list[tuple[str, str]]:
+    """Split a speech into ("text", words), ("modifier", aside/within/to X) and ("direction", text)."""
+    out: list[tuple[str, str]] = []
+    position = 0
+    for match in INLINE_RE.finditer(body):
+        before = body[position : match.start()]
+        if before.strip():
+            out.append(("text", _clean_speech(before)))
+        inner = match.group(1).strip().strip("_").strip().rstrip(".").strip()
+        kind = "modifier" if MODIFIER_RE.match(inner) else "direction"
+        out.append((kind, inner))
+        position = match.end()
+    tail = body[position:]
+    if tail.strip():
+        out.append(("text", _clean_speech(tail)))
+    return out
+
+
+def _clean_speech(text: str) -> str:
+    return re.sub(r"\s+", " ", text.replace("_", "")).strip()
+
+
+def _play_title(text: str) -> str:
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped:
+            return _titlecase(stripped) if stripped.isupper() else stripped
+    return "Untitled play"
+
+
+def _play_author(text: str) -> str:
+    for line in text.splitlines()[:40]:
+        match = re.match(r"^\s*by\s+(.+?)\s*$", line, re.I)
+        if match:
+            return match.group(1)
+    return ""
+
+
+def _merge_place_keys(keys: list[str]) -> dict[str, str]:
+    """Map short keys onto the one fuller key they abbreviate (`platform` -> `platform before castle`)."""
+    mapping = {key: key for key in keys}
+    for key in keys:
+        longer = [other for other in keys if other != key and other.startswith(key + " ")]
+        if len(longer) == 1:
+            mapping[key] = longer[0]
+    return mapping
+
+
+def _build_world(
+    *,
+    world_id: str,
+    title: str,
+    source: str,
+    cast: Cast,
+    scenes: list[ScenePlan],
+    drafts: list[_Draft],
+    place_texts: dict[str, list[str]],
+) -> WorldFile:
+    # Places: merge abbreviated headings, one id per normalised name.
+    keys = list(dict.fromkeys(scene.place for scene in scenes)) or ["stage"]
+    mapping = _merge_place_keys(keys)
+    place_ids: dict[str, str] = {}
+    taken: set[str] = set()
+    for key in keys:
+        canonical = mapping[key]
+        if canonical not in place_ids:
+            place_ids[canonical] = unique_id(slugify(canonical, "place"), taken)
+        place_ids[key] = place_ids[canonical]
+    for scene in scenes:
+        scene.place = place_ids[scene.place]
+    for draft in drafts:
+        draft.place = place_ids.get(draft.place, draft.place)
+    exits: dict[str, list[str]] = defaultdict(list)
+    for before, after in zip(scenes, scenes[1:]):
+        if before.place != after.place:
+            if after.place not in exits[before.place]:
+                exits[before.place].append(after.place)
+            if before.place not in exits[after.place]:
+                exits[after.place].append(before.place)
+    scenes_at: dict[str, list[str]] = defaultdict(list)
+    for scene in scenes:
+        scenes_at[scene.place].append(f"{scene.act}.{scene.number}")
+    places: list[Place] = []
+    for key in keys:
+        place_id = place_ids[key]
+        if any(p.id == place_id for p in places):
+            continue
+        names = [t for k in keys if place_ids[k] == place_id for t in place_texts.get(k, [])]
+        display = _place_display(max(names, key=len)) if names else _titlecase(key)
+        places.append(
+            Place(id=place_id, name=display, description=f"Where scenes {', '.join(scenes_at[place_id])} are set.",
+                  exits=exits.get(place_id, []))
+        )
+
+    # Agents: everyone who speaks or is brought on stage; ids from display names.
+    appearing: list[str] = []
+    for draft in drafts:
+        for key in [*draft.actors, *draft.witnesses]:
+            if key not in appearing:
+                appearing.append(key)
+    agent_ids: dict[str, str] = {}
+    taken = set()
+    for key in appearing:
+        agent_ids[key] = unique_id(slugify(cast.display[key], "agent"), taken)
+    place_counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for draft in drafts:
+        for key in draft.witnesses:
+            place_counts[key][draft.place] += 1
+    default_place = places[0].id
+    agents: list[Agent] = []
+    for key in appearing:
+        counts = place_counts.get(key)
+        home = counts.most_common(1)[0][0] if counts else default_place
+        speeches = cast.speeches.get(key, 0)
+        description = cast.description.get(key, "")
+        playable = key not in cast.groups and (cast.named.get(key, False) or speeches >= 5)
+        aliases = sorted(a for a in cast.aliases.get(key, set()) if _norm(a) != _norm(cast.display[key]))
+        agents.append(
+            Agent(id=agent_ids[key], name=cast.display[key], description=description, home=home,
+                  playable=playable, aliases=aliases)
+        )
+
+    ids = event_ids(len(drafts))
+    events = [
+        Event(
+            id=event_id,
+            round=draft.round,
+            place=draft.place,
+            actors=[agent_ids[k] for k in draft.actors],
+            witnesses=[agent_ids[k] for k in draft.witnesses],
+            kind=draft.kind,  # type: ignore[arg-type]
+            text=draft.text,
+            flags=draft.flags,
+        )
+        for event_id, draft in zip(ids, drafts)
+    ]
+    for scene in scenes:
+        scene.present = [agent_ids[k] for k in scene.present if k in agent_ids]
+        scene.dead = [agent_ids[k] for k in scene.dead if k in agent_ids]
+
+    starts = _starts(scenes, events)
+    info = WorldInfo(id=world_id, title=title, source=source, default_start=starts[0].id if starts else "",
+                     description=f"Drafted from the play by the storyworld play parser: {len(scenes)} scenes.")
+    return WorldFile(world=info, place=places, agent=agents, event=events, start=starts)
+
+
+def _starts(scenes: list[ScenePlan], events: list[Event]) -> list[Start]:
+    """A start at the beginning, and one at the first event of each later act."""
+    if not events:
+        return [Start(id="beginning", round=0, description="Before the play begins.")]
+    starts = [Start(id="beginning", round=events[0].round, description="The opening of the play.",
+                    positions=_positions_at(events, 0, set()))]
+    seen_acts = {scenes[0].act} if scenes else set()
+    for scene in scenes[1:]:
+        if scene.act in seen_acts:
+            continue
+        seen_acts.add(scene.act)
+        first = next((i for i, e in enumerate(events) if e.round >= scene.first_round), None)
+        if first is None:
+            continue
+        starts.append(Start(id=f"act-{scene.act}", round=events[first].round,
+                            description=f"The beginning of act {scene.act}.",
+                            positions=_positions_at(events, first, set(scene.dead))))
+    return starts
+
+
+def _positions_at(events: list[Event], index: int, dead: set[str]) -> dict[str, str]:
+    """Where each living agent was last seen up to event `index` (its own witnesses included)."""
+    positions: dict[str, str] = {}
+    for event in events[: index + 1]:
+        for agent_id in event.witness_ids():
+            positions[agent_id] = event.place
+    return {agent_id: place for agent_id, place in sorted(positions.items()) if agent_id not in dead}
