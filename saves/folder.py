@@ -257,7 +257,9 @@ def write_save(
 
     parent = target.parent
     try:
-        parent.mkdir(parents=True, exist_ok=True)
+        if not parent.is_dir():
+            parent.mkdir(parents=True, exist_ok=True)
+            _fsync_dir(parent.parent)  # a new slot folder must survive a crash too
         with _dir_lock(parent, exclusive=True):
             _recover(target)
             _clean_leftovers(target)

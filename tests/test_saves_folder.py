@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import saves
 import saves.folder
@@ -320,3 +323,42 @@ def test_public_api_names():
     for name in ("write_save", "read_save", "SaveError", "Manifest", "autosave",
                  "latest_good_autosave", "branch_save", "list_saves", "read_manifest"):
         assert hasattr(saves, name), name
+
+
+def test_disk_full_reports_one_line_and_keeps_the_previous_save(tmp_path, monkeypatch):
+    folder = tmp_path / "s"
+    _write(folder)
+    real = saves.folder._write_file
+    calls = {"n": 0}
+
+    def full(path, data):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise OSError(28, "No space left on device")
+        real(path, data)
+
+    monkeypatch.setattr(saves.folder, "_write_file", full)
+    with pytest.raises(SaveError) as info:
+        write_save(folder, {"a": b"1", "b": b"2"}, {"round": 99})
+    assert str(info.value) == f"{folder}: cannot write the save (No space left on device)"
+    assert read_save(folder)[1] == FILES
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s"]
+
+
+_names = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._-]{0,20}", fullmatch=True).filter(lambda n: n != "manifest.json")
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(files=st.dictionaries(_names, st.binary(max_size=300), max_size=5),
+       meta=st.dictionaries(st.text(max_size=10), _json, max_size=4))
+def test_any_files_and_meta_round_trip(files, meta):
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "s"
+        written = write_save(folder, files, meta)
+        manifest, back = read_save(folder)
+        assert back == files and manifest.meta == meta and manifest == written
