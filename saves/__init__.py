@@ -9,6 +9,7 @@ from saves.slots import (
     autosave_folder,
     autosaves,
     branch_save,
+    explain_refusal,
     latest_good_autosave,
     list_saves,
 )
@@ -26,6 +27,7 @@ __all__ = [
     "autosaves",
     "branch_save",
     "delete_save",
+    "explain_refusal",
     "latest_good_autosave",
     "list_saves",
     "read_manifest",

@@ -242,3 +242,11 @@ def branch_save(
     written = write_save(dest_path, files, new_meta)
     read_save(dest_path)  # read back: a copy that cannot be loaded is not a branch
     return written
+
+
+def explain_refusal(folder: str | os.PathLike[str], error: SaveError) -> str:
+    """One line for a refused load: the error, then the newest good autosave to load instead."""
+    fallback = latest_good_autosave(folder)
+    if fallback is None:
+        return f"{error}; no good autosave found"
+    return f"{error}; newest good autosave: {fallback}"

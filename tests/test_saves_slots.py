@@ -11,6 +11,7 @@ from saves import (
     autosaves,
     branch_save,
     delete_save,
+    explain_refusal,
     latest_good_autosave,
     list_saves,
     read_save,
@@ -189,3 +190,17 @@ def test_delete_save(tmp_path):
         delete_save(tmp_path / "b")
     with pytest.raises(SaveError, match="not found"):
         delete_save(tmp_path / "c")
+
+
+def test_explain_refusal_names_the_newest_good_autosave(tmp_path):
+    save = tmp_path / "game"
+    write_save(save, _files(3), _meta(3))
+    (save / "memory.msgpack").unlink()
+    with pytest.raises(SaveError) as info:
+        read_save(save)
+    line = explain_refusal(save, info.value)
+    assert line == f"{save / 'memory.msgpack'}: missing (listed in manifest.json; the save is incomplete); no good autosave found"
+    autosave(autosave_folder(save), _files(2), _meta(2))
+    line = explain_refusal(save, info.value)
+    assert line.endswith(f"; newest good autosave: {tmp_path / 'game.autosaves' / 'autosave-000002'}")
+    assert "\n" not in line
