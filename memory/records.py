@@ -43,6 +43,9 @@ class MergeLogEntry(Base, frozen=True):
     previous_holding: Holding | None = None
     added_edges: tuple[int, ...] = ()
     score: float | None = None
+    incoming_text: str = ""  # the statement the owner deposited (rebuilds text on unmerge)
+    added_based_on: tuple[int, ...] = ()  # derivations this merge added to the record
+    raised: tuple[str, ...] = ()  # owners whose confidence this corroboration raised
 
 
 class Record(Base):
@@ -63,6 +66,8 @@ class Record(Base):
     access_count: int = 0
     last_access_round: int = 0
     sediment: bool = False
+    event_atom: int = 0  # position of this statement among its event's atoms (the event-id rule's key)
+    origin_text: str | None = None  # the inserted text when merges changed it (what the vector embeds)
 
 
 class RecallHit(msgspec.Struct, frozen=True, kw_only=True):

@@ -1,0 +1,1263 @@
+"""The consensus store: one record per statement, owned by everyone who holds it (DESIGN §3)."""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import threading
+import time
+import unicodedata
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+import numpy as np
+
+from memory import guard
+from memory.atomize import atomize
+from memory.embedder import Embedder
+from memory.index import IndexFileError, VectorIndex
+from memory.persist import (
+    FORMAT_VERSION,
+    INDEX_FILE,
+    STATE_FILE,
+    Retraction,
+    StoreFileError,
+    StoreState,
+    decode_state,
+    encode_state,
+    folder_bytes,
+    read_generation,
+    read_manifest,
+    write_generation,
+)
+from memory.records import KINDS, VIAS, Base, Holding, Kind, MergeLogEntry, RecallHit, Record, Via
+from memory.settings import MemorySettings
+
+log = logging.getLogger(__name__)
+
+Judge = Callable[[str, str], "bool | None"]
+
+_OWNER_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}$")
+_NORMALISE_DROP = re.compile(r"[^\w\s']+")
+FIRST_HAND = frozenset({"witnessed", "sediment", "authored"})
+# Confidence of a fresh holding by how it was learned (told and read are scaled by reliability).
+BASE_CONFIDENCE = {
+    "authored": 0.95,
+    "witnessed": 0.9,
+    "sediment": 0.88,
+    "read": 0.75,
+    "told": 0.7,
+    "inferred": 0.45,
+}
+# Higher wins when one owner holds a record twice (told, then saw it).
+VIA_STRENGTH = {"inferred": 0, "told": 1, "read": 2, "sediment": 3, "witnessed": 4, "authored": 5}
+FACT_KINDS = frozenset({"claim", "inference", "insight", "reflection"})
+STATUS_WEIGHT = {"believed": 1.0, "doubted": 0.8, "disputed": 0.85, "retracted": 0.5}
+RULES = ("event_id", "text", "cosine", "judge")
+LATENCY_SAMPLES = 200_000
+
+
+class Deposit(Base, frozen=True):
+    """One remember request: an owner's text (atomized) or ready statements, with provenance."""
+
+    owner: str
+    text: str | None = None
+    statements: tuple[str, ...] | list[str] | None = None
+    round: int = 0
+    event_id: str | None = None
+    source: str | None = None
+    via: Via = "witnessed"
+    place: str | None = None
+    kind: Kind = "event"
+    namespace: str = "shared"
+    based_on: tuple[int, ...] | list[int] = ()
+    confidence: float | None = None
+
+
+@dataclass(slots=True)
+class _Atom:
+    """One statement on its way into the store."""
+
+    deposit: Deposit
+    deposit_id: str
+    index: int
+    text: str
+    norm: str
+    vector: np.ndarray | None = None
+    record_id: int = 0
+    log_position: int | None = None  # index of this atom's merge-log entry in its record
+    extra: dict = field(default_factory=dict)
+
+
+def normalise_text(text: str) -> str:
+    """Case-, width- and punctuation-insensitive form used by the same-text rule."""
+    text = unicodedata.normalize("NFKC", text).casefold().replace("\u2019", "'")
+    return " ".join(_NORMALISE_DROP.sub(" ", text).split())
+
+
+def _percentile(values: Iterable[float], q: float) -> float:
+    data = sorted(values)
+    if not data:
+        return 0.0
+    pos = (len(data) - 1) * q
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return data[lo] + (data[hi] - data[lo]) * (pos - lo)
+
+
+def provenance_tag(holding: Holding, names: dict[str, str] | None = None) -> str:
+    """Prompt tag(s) for how an owner holds a record, e.g. "[heard from Horatio] [disputed]"."""
+
+    def display(agent: str) -> str:
+        if names and agent in names:
+            return names[agent]
+        return " ".join(part.capitalize() for part in re.split(r"[-_]+", agent) if part)
+
+    tags: list[str] = []
+    if holding.via in ("witnessed", "sediment", "authored"):
+        tags.append("[witnessed]")
+    elif holding.via == "told":
+        tags.append(f"[heard from {display(holding.source)}]" if holding.source else "[hearsay]")
+    elif holding.via == "read":
+        tags.append(f"[read in {display(holding.source)}]" if holding.source else "[read]")
+    else:
+        tags.append("[unverified]")
+    if holding.status == "disputed":
+        tags.append("[disputed]")
+    elif holding.status == "retracted" or "retracted" in holding.flags:
+        tags.append("[exposed as false]")
+    elif "contaminated" in holding.flags:
+        tags.append("[source discredited]")
+    elif holding.status == "doubted":
+        tags.append("[doubted]")
+    if holding.via not in ("witnessed", "sediment", "authored", "inferred") and holding.confidence < 0.5:
+        tags.append("[unverified]")
+    return " ".join(tags)
+
+
+class ConsensusStore:
+    """Shared long-term memory: equivalent statements merge into one record owned by all holders.
+
+    Write path: atomize, then same event id, same normalised text, guarded usearch neighbours,
+    optional judge, else insert. Read path: owner-scoped top-k plus one-hop affiliation
+    expansion restricted to what the owner holds; no model call.
+    """
+
+    def __init__(
+        self,
+        embedder: Embedder | None = None,
+        settings: MemorySettings | None = None,
+        judge: Judge | None = None,
+        folder: Path | None = None,
+    ):
+        if embedder is None:
+            from memory.embedder import shared_embedder
+
+            embedder = shared_embedder()
+        self.embedder = embedder
+        self.settings = settings or MemorySettings()
+        self.judge = judge
+        self.folder = folder
+        self._lock = threading.RLock()
+        self._dim: int | None = None
+        self._index: VectorIndex | None = None
+        self._records: dict[int, Record] = {}
+        self._next_id = 1
+        self._next_deposit = 1
+        self._generation = 0
+        self.current_round = 0
+        self._last_decay_round = 0
+        self._edges: dict[int, dict[int, int]] = {}
+        self._by_event: dict[tuple[str, str, str, int], int] = {}
+        self._by_text: dict[tuple[str, str], int] = {}
+        self._held: dict[str, dict[int, None]] = {}
+        self._held_cache: dict[tuple[str, bool], tuple[np.ndarray, np.ndarray]] = {}
+        self._reliability: dict[str, dict[str, float]] = {}
+        self._disputes: dict[str, dict[int, set[int]]] = {}
+        self._retractions: list[Retraction] = []
+        self._counters: dict[str, int] = {f"merges_{r}": 0 for r in RULES}
+        self._counters.update(judge_calls=0, judge_errors=0, unmerges=0, index_rebuilds=0, deposits=0)
+        self._leaks = 0
+        self._recall_calls = 0
+        self._expanding_calls = 0
+        self._affiliated_hits = 0
+        self._remember_ms: deque[tuple[int, float]] = deque(maxlen=LATENCY_SAMPLES)
+        self._recall_ms: deque[tuple[int, float]] = deque(maxlen=LATENCY_SAMPLES)
+        self._bytes = 0
+        self.notices: list[str] = []
+
+    # ------------------------------------------------------------------ opening and saving
+
+    @classmethod
+    def open(
+        cls,
+        folder: str | Path | None,
+        embedder: Embedder | None = None,
+        settings: MemorySettings | None = None,
+        judge: Judge | None = None,
+    ) -> "ConsensusStore":
+        """Open the store saved in `folder` (created when missing); None keeps it in memory only."""
+        store = cls(embedder=embedder, settings=settings, judge=judge, folder=Path(folder) if folder else None)
+        if store.folder is None:
+            return store
+        if store.folder.exists() and not store.folder.is_dir():
+            raise StoreFileError(f"{store.folder}: not a folder")
+        store.folder.mkdir(parents=True, exist_ok=True)
+        manifest = read_manifest(store.folder)
+        if manifest is None:
+            return store
+        files = read_generation(store.folder, manifest)
+        store._load(files, names={k: str(store.folder / e["path"]) for k, e in manifest["files"].items()})
+        store._bytes = folder_bytes(store.folder)
+        return store
+
+    @classmethod
+    def from_files(
+        cls,
+        files: dict[str, bytes],
+        embedder: Embedder | None = None,
+        settings: MemorySettings | None = None,
+        judge: Judge | None = None,
+    ) -> "ConsensusStore":
+        """Rebuild an in-memory store from `dump()` output (e.g. the files of a game save)."""
+        if STATE_FILE not in files:
+            raise StoreFileError(f"{STATE_FILE}: missing from the store files")
+        store = cls(embedder=embedder, settings=settings, judge=judge)
+        store._load(dict(files), names={k: k for k in files})
+        return store
+
+    def _load(self, files: dict[str, bytes | None], names: dict[str, str]) -> None:
+        """Fill this (empty) store from state + index bytes."""
+        state = decode_state(files[STATE_FILE] or b"", names.get(STATE_FILE, STATE_FILE))
+        self._dim = state.dim
+        self._generation = state.generation
+        self._next_id = state.next_id
+        self._next_deposit = state.next_deposit
+        self.current_round = state.current_round
+        self._last_decay_round = state.last_decay_round
+        for record in state.records:
+            self._records[record.id] = record
+        for a, b, count in state.edges:
+            self._edges.setdefault(a, {})[b] = count
+            self._edges.setdefault(b, {})[a] = count
+        self._reliability = state.reliability
+        for owner, a, b in state.disputes:
+            self._disputes.setdefault(owner, {}).setdefault(a, set()).add(b)
+            self._disputes[owner].setdefault(b, set()).add(a)
+        self._retractions = list(state.retractions)
+        self._counters.update(state.counters)
+        self._reindex_maps()
+        keys = list(self._records)
+        data = files.get(INDEX_FILE)
+        index_name = names.get(INDEX_FILE, INDEX_FILE)
+        if data is None:
+            self._rebuild_index(f"{index_name}: missing; rebuilding the vector index from {len(keys)} records")
+            return
+        try:
+            self._index = VectorIndex.from_bytes(data, state.dim, keys)
+        except IndexFileError as exc:
+            self._rebuild_index(f"{index_name}: {exc}; rebuilding the vector index from {len(keys)} records")
+
+    def _rebuild_index(self, notice: str) -> None:
+        """Re-embed every record's anchor text into a fresh index (a logged notice says why)."""
+        log.warning(notice)
+        self.notices.append(notice)
+        self._counters["index_rebuilds"] = self._counters.get("index_rebuilds", 0) + 1
+        keys = list(self._records)
+        index = VectorIndex(self.dim)
+        if keys:
+            texts = [self._records[k].origin_text or self._records[k].text for k in keys]
+            index.add(keys, self._encode(texts))
+        self._index = index
+
+    def _reindex_maps(self) -> None:
+        """Derived lookups (event keys, text keys, holdings per owner) from the records."""
+        self._by_event.clear()
+        self._by_text.clear()
+        self._held.clear()
+        self._held_cache.clear()
+        for record in self._records.values():
+            self._map_record(record)
+            for owner in record.owners:
+                self._held.setdefault(owner, {})[record.id] = None
+
+    def _map_record(self, record: Record) -> None:
+        """Point the event and text keys of a record (and of texts merged into it) at it."""
+        if record.event_id is not None:
+            self._by_event.setdefault((record.namespace, record.event_id, record.kind, record.event_atom), record.id)
+        for text in self._texts_of(record):
+            self._by_text.setdefault((record.namespace, normalise_text(text)), record.id)
+
+    @staticmethod
+    def _texts_of(record: Record) -> list[str]:
+        texts = [record.text]
+        if record.origin_text:
+            texts.append(record.origin_text)
+        texts.extend(e.incoming_text for e in record.merge_log if e.incoming_text)
+        return texts
+
+    def dump(self) -> dict[str, bytes]:
+        """The store as files (`memory.msgpack`, `memory.usearch`) for embedding in a game save."""
+        with self._lock:
+            return {STATE_FILE: encode_state(self._state()), INDEX_FILE: self._ensure_index().to_bytes()}
+
+    def _state(self) -> StoreState:
+        edges = [(a, b, c) for a, nbrs in self._edges.items() for b, c in nbrs.items() if a < b]
+        disputes = sorted(
+            (owner, a, b) for owner, pairs in self._disputes.items() for a, others in pairs.items() for b in others if a < b
+        )
+        return StoreState(
+            format=FORMAT_VERSION,
+            dim=self.dim,
+            generation=self._generation,
+            next_id=self._next_id,
+            next_deposit=self._next_deposit,
+            current_round=self.current_round,
+            last_decay_round=self._last_decay_round,
+            records=list(self._records.values()),
+            edges=sorted(edges),
+            reliability=self._reliability,
+            disputes=disputes,
+            retractions=list(self._retractions),
+            counters=dict(self._counters),
+        )
+
+    def save(self, folder: str | Path | None = None) -> int:
+        """Write the store to its folder crash-safely; returns bytes on disk."""
+        with self._lock:
+            if folder is not None:
+                self.folder = Path(folder)
+            if self.folder is None:
+                raise ValueError("save: this store has no folder (open it with a folder or pass one)")
+            existing = read_manifest(self.folder) if self.folder.is_dir() else None
+            generation = max(self._generation, int(existing["generation"]) if existing else 0) + 1
+            self._generation = generation
+            files = self.dump()
+            self._bytes = write_generation(self.folder, generation, files, {"records": len(self._records)})
+            return self._bytes
+
+    @property
+    def generation(self) -> int:
+        """How many saves this store's folder has committed."""
+        return self._generation
+
+    # ------------------------------------------------------------------ basics
+
+    @property
+    def dim(self) -> int:
+        """Embedding width."""
+        if self._dim is None:
+            self._dim = int(self.embedder.dim)
+        return self._dim
+
+    def _ensure_index(self) -> VectorIndex:
+        if self._index is None:
+            self._index = VectorIndex(self.dim)
+        return self._index
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        vectors = np.asarray(self.embedder.encode(list(texts)), dtype=np.float32)
+        if vectors.shape != (len(texts), self.dim):
+            raise ValueError(f"embedder returned shape {vectors.shape}, expected ({len(texts)}, {self.dim})")
+        return vectors
+
+    def get(self, record_id: int) -> Record:
+        """The record with this id (KeyError when unknown)."""
+        return self._records[record_id]
+
+    def records(self) -> list[Record]:
+        """Every record, by id."""
+        with self._lock:
+            return list(self._records.values())
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __iter__(self) -> Iterator[Record]:
+        return iter(self.records())
+
+    def held_by(self, owner: str) -> list[Record]:
+        """Records an owner holds (archived included), by id."""
+        with self._lock:
+            return [self._records[r] for r in sorted(self._held.get(owner, ()))]
+
+    def holding(self, record_id: int, owner: str) -> Holding | None:
+        """How an owner holds a record, or None."""
+        return self._records[record_id].owners.get(owner)
+
+    def owners(self) -> list[str]:
+        """Every agent holding at least one record."""
+        return sorted(o for o, held in self._held.items() if held)
+
+    def neighbours(self, record_id: int) -> list[int]:
+        """Records affiliated with this one (one hop), by id."""
+        return sorted(self._edges.get(record_id, ()))
+
+    def edges(self) -> list[tuple[int, int]]:
+        """Every affiliation edge once, (a, b) with a < b."""
+        return sorted((a, b) for a, nbrs in self._edges.items() for b in nbrs if a < b)
+
+    def disputes(self, owner: str) -> list[tuple[int, int]]:
+        """Pairs of records an owner holds that contradict each other (unsettled)."""
+        pairs = self._disputes.get(owner, {})
+        return sorted((a, b) for a, others in pairs.items() for b in others if a < b)
+
+    def reliability(self, listener: str, speaker: str) -> float:
+        """How far a listener trusts what a speaker says (default from settings)."""
+        return self._reliability.get(listener, {}).get(speaker, self.settings.default_reliability)
+
+    def set_reliability(self, listener: str, speaker: str, value: float) -> None:
+        """Set a listener's trust in a speaker (0-1); scales later `told`/`read` confidence."""
+        self._check_owner(listener, "listener")
+        self._check_owner(speaker, "speaker")
+        if not (isinstance(value, (int, float)) and 0.0 <= float(value) <= 1.0):
+            raise ValueError(f"reliability: must be a number in 0..1, got {value!r}")
+        with self._lock:
+            self._reliability.setdefault(listener, {})[speaker] = float(value)
+
+    # ------------------------------------------------------------------ validation
+
+    def _check_owner(self, owner: object, what: str = "owner") -> str:
+        if not isinstance(owner, str) or not _OWNER_ID.match(owner):
+            raise ValueError(
+                f"{what}: {owner!r} is not a valid agent id (1-128 of letters, digits, '_', '-', '.', not starting with '-' or '.')"
+            )
+        return owner
+
+    def _check_text(self, text: object, what: str) -> str:
+        if not isinstance(text, str):
+            raise ValueError(f"{what}: expected text (str), got {type(text).__name__}")
+        if not text.strip():
+            raise ValueError(f"{what}: empty text")
+        if len(text) > self.settings.max_text_chars:
+            raise ValueError(f"{what}: text of {len(text)} characters exceeds the limit of {self.settings.max_text_chars}")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(f"{what}: text is not valid Unicode (lone surrogate at {exc.start})") from None
+        if "\x00" in text:
+            raise ValueError(f"{what}: text contains a NUL character")
+        return text
+
+    def _check_deposit(self, deposit: Deposit, where: str) -> list[str]:
+        """Validate one deposit completely; returns its atoms. Raises ValueError, changing nothing."""
+        if not isinstance(deposit, Deposit):
+            raise ValueError(f"{where}: expected a Deposit, got {type(deposit).__name__}")
+        owner = self._check_owner(deposit.owner, f"{where}.owner")
+        # Rounds are story time: canon before a start point (sediment) has negative rounds (DESIGN §4.1).
+        if isinstance(deposit.round, bool) or not isinstance(deposit.round, int):
+            raise ValueError(f"{where}.round: must be an integer, got {deposit.round!r}")
+        if deposit.via not in VIAS:
+            raise ValueError(f"{where}.via: {deposit.via!r} is not one of {', '.join(VIAS)}")
+        if deposit.kind not in KINDS:
+            raise ValueError(f"{where}.kind: {deposit.kind!r} is not one of {', '.join(KINDS)}")
+        if deposit.namespace != "shared" and deposit.namespace != f"private:{owner}":
+            raise ValueError(f"{where}.namespace: {deposit.namespace!r} must be 'shared' or 'private:{owner}'")
+        if deposit.event_id is not None:
+            self._check_text(deposit.event_id, f"{where}.event_id")
+            if len(deposit.event_id) > 512:
+                raise ValueError(f"{where}.event_id: longer than 512 characters")
+        for name in ("source", "place"):
+            value = getattr(deposit, name)
+            if value is not None:
+                self._check_text(value, f"{where}.{name}")
+                if len(value) > 512:
+                    raise ValueError(f"{where}.{name}: longer than 512 characters")
+        for rid in deposit.based_on:
+            if isinstance(rid, bool) or not isinstance(rid, int) or rid not in self._records:
+                raise ValueError(f"{where}.based_on: {rid!r} is not a record id")
+        if deposit.confidence is not None:
+            c = deposit.confidence
+            if isinstance(c, bool) or not isinstance(c, (int, float)) or not (0.0 <= float(c) <= 1.0):
+                raise ValueError(f"{where}.confidence: must be a number in 0..1, got {c!r}")
+        if (deposit.text is None) == (deposit.statements is None):
+            raise ValueError(f"{where}: give exactly one of text or statements")
+        if deposit.text is not None:
+            atoms = atomize(self._check_text(deposit.text, f"{where}.text"))
+        else:
+            if isinstance(deposit.statements, str) or not isinstance(deposit.statements, (list, tuple)):
+                raise ValueError(f"{where}.statements: expected a list of texts")
+            if not deposit.statements:
+                raise ValueError(f"{where}.statements: empty list")
+            atoms = [" ".join(self._check_text(s, f"{where}.statements[{i}]").split()) for i, s in enumerate(deposit.statements)]
+        if not atoms:
+            raise ValueError(f"{where}.text: no statement found in the text")
+        if len(atoms) > self.settings.max_atoms:
+            raise ValueError(f"{where}: {len(atoms)} statements exceed the limit of {self.settings.max_atoms}")
+        total = sum(len(a) for a in atoms)
+        if total > self.settings.max_text_chars:
+            raise ValueError(f"{where}: {total} characters exceed the limit of {self.settings.max_text_chars}")
+        return atoms
+
+    # ------------------------------------------------------------------ write path
+
+    def remember(
+        self,
+        owner: str,
+        text: str | list[str] | tuple[str, ...],
+        round: int = 0,
+        event_id: str | None = None,
+        source: str | None = None,
+        via: Via = "witnessed",
+        place: str | None = None,
+        kind: Kind = "event",
+        namespace: str = "shared",
+        based_on: Iterable[int] = (),
+        confidence: float | None = None,
+    ) -> list[int]:
+        """Deposit what `owner` learned; returns one record id per atom (merged or new).
+
+        `text` is atomized by the rule-based splitter; a list is taken as ready statements.
+        Raises ValueError (store unchanged) on bad input.
+        """
+        if isinstance(text, (list, tuple)):
+            deposit = Deposit(owner=owner, statements=tuple(text), round=round, event_id=event_id, source=source,
+                              via=via, place=place, kind=kind, namespace=namespace, based_on=tuple(based_on),
+                              confidence=confidence)
+        else:
+            deposit = Deposit(owner=owner, text=text, round=round, event_id=event_id, source=source, via=via,
+                              place=place, kind=kind, namespace=namespace, based_on=tuple(based_on),
+                              confidence=confidence)
+        return self.remember_many([deposit])[0]
+
+    def remember_many(self, deposits: list[Deposit]) -> list[list[int]]:
+        """Deposit a batch (one round's writes) with one embedding call for all new atoms."""
+        started = time.perf_counter()
+        with self._lock:
+            if isinstance(deposits, Deposit):
+                raise ValueError("remember_many: expected a list of Deposit")
+            deposits = list(deposits)
+            checked = [self._check_deposit(d, f"deposits[{i}]") for i, d in enumerate(deposits)]
+            atoms: list[list[_Atom]] = []
+            for deposit, texts in zip(deposits, checked):
+                deposit_id = f"d{self._next_deposit + len(atoms)}"
+                atoms.append([_Atom(deposit, deposit_id, i, t, normalise_text(t)) for i, t in enumerate(texts)])
+            self._embed_needed([a for group in atoms for a in group])
+            # Validation and embedding are done: from here on nothing raises on user input.
+            results = [self._deposit(group) for group in atoms]
+            self._next_deposit += len(atoms)
+            self._counters["deposits"] = self._counters.get("deposits", 0) + len(atoms)
+            elapsed = (time.perf_counter() - started) * 1000.0
+            per = elapsed / max(1, len(deposits))
+            for deposit in deposits:
+                self._remember_ms.append((deposit.round, per))
+            return results
+
+    def _embed_needed(self, atoms: list[_Atom]) -> None:
+        """Embed, in one call, every atom the event-id and text rules cannot place."""
+        seen_events: set[tuple] = set()
+        seen_texts: set[tuple[str, str]] = set()
+        need: list[_Atom] = []
+        for atom in atoms:
+            d = atom.deposit
+            ns = d.namespace
+            if not self.settings.merge:
+                need.append(atom)
+                continue
+            if d.event_id is not None:
+                key = (ns, d.event_id, d.kind, atom.index)
+                if key in seen_events or key in self._by_event:
+                    continue
+                seen_events.add(key)
+            tkey = (ns, atom.norm)
+            if tkey in seen_texts or self._text_match(tkey) is not None:
+                continue
+            seen_texts.add(tkey)
+            need.append(atom)
+        if need:
+            vectors = self._encode([a.text for a in need])
+            for atom, vector in zip(need, vectors):
+                atom.vector = vector
+
+    def _text_match(self, key: tuple[str, str]) -> int | None:
+        rid = self._by_text.get(key)
+        if rid is None:
+            return None
+        record = self._records.get(rid)
+        if record is None or not any(normalise_text(t) == key[1] for t in self._texts_of(record)):
+            del self._by_text[key]
+            return None
+        return rid
+
+    def _deposit(self, atoms: list[_Atom]) -> list[int]:
+        """Place each atom of one deposit, then link them and finish their merge-log entries."""
+        ids: list[int] = []
+        for atom in atoms:
+            atom.record_id = self._place(atom)
+            ids.append(atom.record_id)
+        distinct = list(dict.fromkeys(ids))
+        for i, a in enumerate(distinct):
+            for b in distinct[i + 1 :]:
+                self._link(a, b)
+        for atom in atoms:
+            if atom.log_position is not None and len(distinct) > 1:
+                record = self._records[atom.record_id]
+                entry = record.merge_log[atom.log_position]
+                others = tuple(r for r in distinct if r != atom.record_id)
+                record.merge_log[atom.log_position] = msgspec.structs.replace(entry, added_edges=others)
+        return ids
+
+    def _link(self, a: int, b: int, count: int = 1) -> None:
+        """Add `count` justifications to the undirected edge a-b."""
+        if a == b:
+            return
+        self._edges.setdefault(a, {})
+        self._edges.setdefault(b, {})
+        self._edges[a][b] = self._edges[a].get(b, 0) + count
+        self._edges[b][a] = self._edges[a][b]
+
+    def _unlink(self, a: int, b: int) -> None:
+        """Remove one justification of a-b; the edge goes when none is left."""
+        left = self._edges.get(a, {}).get(b, 0) - 1
+        if left > 0:
+            self._edges[a][b] = left
+            self._edges[b][a] = left
+            return
+        self._edges.get(a, {}).pop(b, None)
+        self._edges.get(b, {}).pop(a, None)
+
+    def affiliate(self, record_ids: list[int]) -> None:
+        """Link records that belong together (e.g. statements of one event deposited separately)."""
+        with self._lock:
+            ids = list(dict.fromkeys(record_ids))
+            for rid in ids:
+                if rid not in self._records:
+                    raise ValueError(f"affiliate: {rid!r} is not a record id")
+            for i, a in enumerate(ids):
+                for b in ids[i + 1 :]:
+                    if b not in self._edges.get(a, {}):
+                        self._link(a, b)
+
+    def _place(self, atom: _Atom) -> int:
+        """Find the record this atom joins (cheapest rule first) or insert it; returns its id."""
+        d = atom.deposit
+        ns = d.namespace
+        if self.settings.merge:
+            if d.event_id is not None:
+                rid = self._by_event.get((ns, d.event_id, d.kind, atom.index))
+                if rid is not None and rid in self._records:
+                    self._merge(rid, atom, "event_id", None)
+                    return rid
+            rid = self._text_match((ns, atom.norm))
+            if rid is not None:
+                self._merge(rid, atom, "text", None)
+                return rid
+            if atom.vector is None:  # placed by a rule during embedding's dry run, but not now
+                atom.vector = self._encode([atom.text])[0]
+            found = self._cosine_match(atom)
+            if found is not None:
+                rid, rule, score = found
+                self._merge(rid, atom, rule, score)
+                self._check_disputes(atom)
+                return rid
+        if atom.vector is None:
+            atom.vector = self._encode([atom.text])[0]
+        rid = self._insert(atom)
+        self._check_disputes(atom)
+        return rid
+
+    def _cosine_match(self, atom: _Atom) -> tuple[int, str, float] | None:
+        """Guarded usearch neighbour at or above merge_high, else a judge-approved one in the band."""
+        d = atom.deposit
+        s = self.settings
+        index = self._ensure_index()
+        if d.namespace == "shared":
+            keys, sims = index.search(atom.vector, s.write_neighbours)
+            pairs = [(int(k), float(c)) for k, c in zip(keys, sims)]
+        else:  # a private namespace only ever holds its owner's records
+            pairs = self._owner_scan(d.owner, atom.vector, s.write_neighbours, include_archived=True)
+        band: list[tuple[int, float]] = []
+        for rid, sim in pairs:
+            record = self._records.get(rid)
+            if record is None or record.namespace != d.namespace or sim < s.merge_low:
+                continue
+            if not guard.check(atom.text, record.text, d.place, record.place).ok:
+                continue
+            if sim >= s.merge_high:
+                return rid, "cosine", sim
+            band.append((rid, sim))
+        if band and self.judge is not None and s.judge_enabled:
+            for rid, sim in band[: s.judge_max_calls]:
+                self._counters["judge_calls"] += 1
+                try:
+                    same = self.judge(atom.text, self._records[rid].text)
+                except Exception as exc:  # a failing judge must not lose the deposit: count it, insert
+                    self._counters["judge_errors"] += 1
+                    log.warning("merge judge failed (%s); not merging", exc)
+                    same = None
+                if same is True:
+                    return rid, "judge", sim
+        return None
+
+    def _fresh_confidence(self, owner: str, d: Deposit) -> float:
+        if d.confidence is not None:
+            return float(d.confidence)
+        base = BASE_CONFIDENCE[d.via]
+        if d.via in ("told", "read") and d.source:
+            base *= self.reliability(owner, d.source)
+        return base
+
+    def _insert(self, atom: _Atom) -> int:
+        d = atom.deposit
+        rid = self._next_id
+        self._next_id += 1
+        holding = Holding(via=d.via, source=d.source, since_round=d.round, confidence=self._fresh_confidence(d.owner, d))
+        record = Record(
+            id=rid,
+            text=atom.text,
+            kind=d.kind,
+            round=d.round,
+            place=d.place,
+            event_id=d.event_id,
+            event_atom=atom.index,
+            deposit_id=atom.deposit_id,
+            namespace=d.namespace,
+            owners={d.owner: holding},
+            based_on=sorted(set(d.based_on)),
+            sediment=d.via == "sediment",
+        )
+        self._records[rid] = record
+        self._ensure_index().add([rid], atom.vector.reshape(1, -1))
+        if d.event_id is not None and self.settings.merge:
+            self._by_event.setdefault((d.namespace, d.event_id, d.kind, atom.index), rid)
+        if self.settings.merge:
+            self._by_text.setdefault((d.namespace, atom.norm), rid)
+        self._hold(d.owner, rid)
+        self.current_round = max(self.current_round, d.round)
+        return rid
+
+    def _hold(self, owner: str, rid: int) -> None:
+        self._held.setdefault(owner, {})[rid] = None
+        self._held_cache.pop((owner, False), None)
+        self._held_cache.pop((owner, True), None)
+
+    def _unhold(self, owner: str, rid: int) -> None:
+        self._held.get(owner, {}).pop(rid, None)
+        self._held_cache.pop((owner, False), None)
+        self._held_cache.pop((owner, True), None)
+
+    def _merge(self, rid: int, atom: _Atom, rule: str, score: float | None) -> None:
+        """Join an atom to a record: owner union, keep-shorter text, corroboration, logged."""
+        d = atom.deposit
+        s = self.settings
+        record = self._records[rid]
+        owner = d.owner
+        previous = record.owners.get(owner)
+        fresh = Holding(via=d.via, source=d.source, since_round=d.round, confidence=self._fresh_confidence(owner, d))
+        if previous is not None:
+            holding = self._combine(previous, fresh)
+        else:
+            holding = fresh
+        raised: list[str] = []
+        became_first_hand = d.via in FIRST_HAND and (previous is None or previous.via not in FIRST_HAND)
+        if became_first_hand:
+            others = [o for o, h in record.owners.items() if o != owner and h.via in FIRST_HAND]
+            if others:
+                gain = s.corroboration_gain
+                boost = 1.0 - (1.0 - gain) ** len(others)
+                if holding.confidence < s.confidence_cap:
+                    holding = msgspec.structs.replace(
+                        holding, confidence=holding.confidence + (s.confidence_cap - holding.confidence) * boost
+                    )
+                for other, h in record.owners.items():
+                    if other != owner and h.confidence < s.confidence_cap:
+                        record.owners[other] = msgspec.structs.replace(
+                            h, confidence=h.confidence + (s.confidence_cap - h.confidence) * gain
+                        )
+                        raised.append(other)
+                record.validations += 1
+        kept = self._choose_text(record.text, atom.text)
+        previous_text = record.text
+        if kept != record.text:
+            if record.origin_text is None:
+                record.origin_text = record.text
+            record.text = kept
+        discarded = atom.text if kept == previous_text else previous_text
+        added_based_on = tuple(sorted(b for b in set(d.based_on) if b != rid and b not in record.based_on))
+        if added_based_on:
+            record.based_on = sorted(set(record.based_on) | set(added_based_on))
+        record.owners[owner] = holding
+        entry = MergeLogEntry(
+            owner=owner,
+            round=d.round,
+            rule=rule,
+            discarded_text=discarded,
+            kept_text=kept,
+            previous_text=previous_text,
+            previous_holding=previous,
+            score=score,
+            incoming_text=atom.text,
+            added_based_on=added_based_on,
+            raised=tuple(raised),
+        )
+        record.merge_log.append(entry)
+        atom.log_position = len(record.merge_log) - 1
+        self._by_text.setdefault((record.namespace, atom.norm), rid)
+        if d.event_id is not None:
+            self._by_event.setdefault((d.namespace, d.event_id, d.kind, atom.index), rid)
+        self._counters[f"merges_{rule}"] = self._counters.get(f"merges_{rule}", 0) + 1
+        self._hold(owner, rid)
+        self.current_round = max(self.current_round, d.round)
+        if d.via in FIRST_HAND:
+            self._settle(owner, rid)
+
+    @staticmethod
+    def _combine(previous: Holding, fresh: Holding) -> Holding:
+        """One owner learning a record again: the stronger way of knowing wins, confidence never drops."""
+        if VIA_STRENGTH[fresh.via] > VIA_STRENGTH[previous.via]:
+            status = "believed" if fresh.via in FIRST_HAND else previous.status
+            return msgspec.structs.replace(
+                previous,
+                via=fresh.via,
+                source=fresh.source,
+                confidence=max(previous.confidence, fresh.confidence),
+                status=status,
+                archived=False,
+            )
+        return msgspec.structs.replace(previous, confidence=max(previous.confidence, fresh.confidence), archived=False)
+
+    @staticmethod
+    def _choose_text(current: str, incoming: str) -> str:
+        """Keep the shorter text unless it would drop a name, place, number or time the longer has."""
+        if current == incoming or normalise_text(current) == normalise_text(incoming):
+            return current
+        shorter, longer = (incoming, current) if len(incoming) < len(current) else (current, incoming)
+        if len(shorter) == len(longer):
+            return current
+        words = guard.features(shorter).words
+        if any(name not in words for name in guard.named(longer)):
+            return longer
+        return shorter
+
+    # ------------------------------------------------------------------ trust: disputes
+
+    def _check_disputes(self, atom: _Atom) -> None:
+        """Mark contradictions between this atom and what its owner already holds."""
+        d = atom.deposit
+        owner = d.owner
+        rid = atom.record_id
+        s = self.settings
+        held = self._held.get(owner)
+        if not held or len(held) < 2 or atom.vector is None:
+            return
+        for other, sim in self._owner_scan(owner, atom.vector, 6, include_archived=False):
+            if other == rid or sim < s.dispute_min:
+                continue
+            record = self._records[other]
+            if record.namespace != d.namespace:
+                continue
+            verdict = guard.check(atom.text, record.text)
+            if not verdict.contradiction:
+                continue
+            mine = self._records[rid].owners[owner]
+            theirs = record.owners[owner]
+            if mine.via in FIRST_HAND and theirs.via not in FIRST_HAND:
+                self._set_status(other, owner, "doubted", halve=True, flag=f"contradicted-by:{rid}")
+            elif theirs.via in FIRST_HAND and mine.via not in FIRST_HAND:
+                self._set_status(rid, owner, "doubted", halve=True, flag=f"contradicts:{other}")
+            else:
+                self._set_status(rid, owner, "disputed")
+                self._set_status(other, owner, "disputed")
+                pairs = self._disputes.setdefault(owner, {})
+                pairs.setdefault(rid, set()).add(other)
+                pairs.setdefault(other, set()).add(rid)
+
+    def _set_status(self, rid: int, owner: str, status: str, *, halve: bool = False, flag: str | None = None) -> None:
+        record = self._records[rid]
+        h = record.owners[owner]
+        flags = h.flags + (flag,) if flag and flag not in h.flags else h.flags
+        record.owners[owner] = msgspec.structs.replace(
+            h, status=status, confidence=h.confidence * 0.5 if halve else h.confidence, flags=flags
+        )
+
+    def _settle(self, owner: str, rid: int) -> None:
+        """The owner witnessed `rid`: it is believed, what it contradicted becomes doubted."""
+        pairs = self._disputes.get(owner)
+        if not pairs or rid not in pairs:
+            return
+        for other in pairs.pop(rid):
+            pairs.get(other, set()).discard(rid)
+            if not pairs.get(other):
+                pairs.pop(other, None)
+            other_holding = self._records[other].owners.get(owner)
+            if other_holding is None:
+                continue
+            if other_holding.via in FIRST_HAND:
+                # Both seen with one's own eyes: still a dispute.
+                pairs.setdefault(rid, set()).add(other)
+                pairs.setdefault(other, set()).add(rid)
+                continue
+            self._set_status(other, owner, "doubted", halve=True, flag=f"contradicted-by:{rid}")
+        if rid not in pairs:
+            h = self._records[rid].owners[owner]
+            if h.status == "disputed":
+                self._set_status(rid, owner, "believed")
+
+    # ------------------------------------------------------------------ unmerge
+
+    def unmerge(self, record_id: int, owner: str) -> int | None:
+        """Undo the owner's latest merge into a record.
+
+        The owner's previous holding comes back if it had one; otherwise the owner leaves the
+        record and gets a new record with the statement it deposited (returned). The record's
+        text, edges, derivations and corroborated confidences are restored from the merge log.
+        """
+        with self._lock:
+            self._check_owner(owner)
+            if record_id not in self._records:
+                raise ValueError(f"unmerge: {record_id!r} is not a record id")
+            record = self._records[record_id]
+            positions = [i for i, e in enumerate(record.merge_log) if e.owner == owner]
+            if not positions:
+                raise ValueError(f"unmerge: {owner!r} never merged into record {record_id}")
+            entry = record.merge_log.pop(positions[-1])
+            s = self.settings
+            # Corroboration this merge gave others, inverted.
+            gain = s.corroboration_gain
+            for other in entry.raised:
+                h = record.owners.get(other)
+                if h is not None and gain < 1.0:
+                    restored = (h.confidence - s.confidence_cap * gain) / (1.0 - gain)
+                    record.owners[other] = msgspec.structs.replace(h, confidence=min(1.0, max(0.0, restored)))
+            if entry.raised:
+                record.validations = max(0, record.validations - 1)
+            for b in entry.added_based_on:
+                if not any(b in e.added_based_on for e in record.merge_log):
+                    if b in record.based_on:
+                        record.based_on.remove(b)
+            for other in entry.added_edges:
+                self._unlink(record_id, other)
+            # The text as if this merge had never happened.
+            text = record.origin_text or (entry.previous_text if not record.merge_log else record.text)
+            origin = record.origin_text or text
+            for e in record.merge_log:
+                text = self._choose_text(text, e.incoming_text or e.discarded_text)
+            record.text = text
+            if record.origin_text is not None and record.origin_text == text:
+                record.origin_text = None
+            del origin
+            current = record.owners.get(owner)
+            new_id = None
+            if entry.previous_holding is not None:
+                record.owners[owner] = entry.previous_holding
+            else:
+                record.owners.pop(owner, None)
+                self._unhold(owner, record_id)
+                new_id = self._split(record, entry, current)
+            self._drop_text_key(record, entry)
+            self._counters["unmerges"] = self._counters.get("unmerges", 0) + 1
+            return new_id
+
+    def _split(self, record: Record, entry: MergeLogEntry, holding: Holding | None) -> int:
+        """A new record holding what the owner deposited, linked where the owner's deposit linked."""
+        text = entry.incoming_text or entry.discarded_text
+        rid = self._next_id
+        self._next_id += 1
+        holding = holding or Holding(via="witnessed", since_round=entry.round)
+        split = Record(
+            id=rid,
+            text=text,
+            kind=record.kind,
+            round=entry.round,
+            place=record.place,
+            event_id=None,  # the owner's statement was judged not to be that event
+            deposit_id=None,
+            namespace=record.namespace,
+            owners={entry.owner: holding},
+            based_on=sorted(entry.added_based_on),
+        )
+        self._records[rid] = split
+        self._ensure_index().add([rid], self._encode([text]))
+        for other in entry.added_edges:
+            if other in self._records:
+                self._link(rid, other)
+        self._hold(entry.owner, rid)
+        return rid
+
+    def _drop_text_key(self, record: Record, entry: MergeLogEntry) -> None:
+        key = (record.namespace, normalise_text(entry.incoming_text or entry.discarded_text))
+        if self._by_text.get(key) == record.id:
+            self._text_match(key)  # drops the key when the record no longer has that text
+        self._map_record(record)
+
+    # ------------------------------------------------------------------ read path
+
+    def _held_arrays(self, owner: str, include_archived: bool) -> tuple[np.ndarray, np.ndarray]:
+        """(record ids, index rows) of what an owner holds, cached until its holdings change."""
+        key = (owner, include_archived)
+        cached = self._held_cache.get(key)
+        if cached is not None:
+            return cached
+        index = self._ensure_index()
+        held = self._held.get(owner, {})
+        ids = [
+            rid
+            for rid in held
+            if include_archived or not self._records[rid].owners[owner].archived
+        ]
+        id_array = np.fromiter(ids, dtype=np.int64, count=len(ids))
+        rows = np.fromiter((index.row(r) for r in ids), dtype=np.int64, count=len(ids))
+        self._held_cache[key] = (id_array, rows)
+        return id_array, rows
+
+    def _owner_scan(
+        self, owner: str, vector: np.ndarray, count: int, include_archived: bool, force: str | None = None
+    ) -> list[tuple[int, float]]:
+        """Top `count` records the owner holds by cosine: exact for few rows, usearch + filter for many."""
+        ids, rows = self._held_arrays(owner, include_archived)
+        if len(ids) == 0 or count <= 0:
+            return []
+        index = self._ensure_index()
+        if force == "exact" or (force is None and len(ids) <= self.settings.exact_max_rows):
+            sims = index.matrix[rows] @ vector
+            return self._top(ids, sims, count)
+        held = self._held[owner]
+        fetch = count * self.settings.oversample
+        total = len(index)
+        while True:
+            keys, sims = index.search(vector, min(fetch, total))
+            found: list[tuple[int, float]] = []
+            for key, sim in zip(keys.tolist(), sims.tolist()):
+                if key in held and (include_archived or not self._records[key].owners[owner].archived):
+                    found.append((key, sim))
+            if len(found) >= count or fetch >= total:
+                break
+            fetch *= 4
+        if len(found) < count and len(found) < len(ids):
+            return self._top(ids, index.matrix[rows] @ vector, count)
+        # Re-score exactly so both paths agree to the last bit.
+        exact = index.matrix[[index.row(k) for k, _ in found]] @ vector
+        found_ids = np.fromiter((k for k, _ in found), dtype=np.int64, count=len(found))
+        return self._top(found_ids, exact, count)
+
+    @staticmethod
+    def _top(ids: np.ndarray, sims: np.ndarray, count: int) -> list[tuple[int, float]]:
+        """Best `count` by similarity, ties broken by id, deterministic."""
+        if len(ids) > count:
+            part = np.argpartition(-sims, count - 1)[:count]
+            threshold = sims[part].min()
+            part = np.nonzero(sims >= threshold)[0]
+        else:
+            part = np.arange(len(ids))
+        order = sorted(part.tolist(), key=lambda i: (-float(sims[i]), int(ids[i])))[:count]
+        return [(int(ids[i]), float(sims[i])) for i in order]
+
+    def _rank_score(self, sim: float, holding: Holding) -> float:
+        """Similarity weighed by how sure the owner is and whether the holding is contested."""
+        return sim * (0.7 + 0.3 * holding.confidence) * STATUS_WEIGHT.get(holding.status, 1.0)
+
+    def recall(
+        self,
+        owner: str,
+        query: str,
+        k: int | None = None,
+        round: int | None = None,
+        include_archived: bool = False,
+        expand: bool = True,
+        _force: str | None = None,
+    ) -> list[RecallHit]:
+        """The owner's top-k records for a query plus one-hop affiliated records it also holds."""
+        started = time.perf_counter()
+        self._check_owner(owner)
+        self._check_text(query, "query")
+        k = self.settings.k if k is None else k
+        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+            raise ValueError(f"k: must be a non-negative integer, got {k!r}")
+        vector = self._encode([query])[0]
+        with self._lock:
+            when = self.current_round if round is None else round
+            pool = self._owner_scan(owner, vector, k * self.settings.candidate_factor, include_archived, force=_force)
+            scored = []
+            for rid, sim in pool:
+                if sim <= 0.0:  # unrelated: not worth a prompt line
+                    continue
+                record = self._records[rid]
+                scored.append((self._rank_score(sim, record.owners[owner]), rid))
+            scored.sort(key=lambda t: (-t[0], t[1]))
+            hits = [RecallHit(record=self._records[rid], via="semantic", score=score) for score, rid in scored[:k]]
+            if expand and hits:
+                hits.extend(self._expand(owner, vector, hits, include_archived))
+            for hit in hits:
+                record = hit.record
+                record.access_count += 1
+                record.last_access_round = max(record.last_access_round, when)
+                if owner not in record.owners or (record.namespace != "shared" and record.namespace != f"private:{owner}"):
+                    self._leaks += 1
+            self._recall_calls += 1
+            affiliated = sum(1 for h in hits if h.via == "affiliated")
+            if affiliated:
+                self._expanding_calls += 1
+                self._affiliated_hits += affiliated
+            self._recall_ms.append((when, (time.perf_counter() - started) * 1000.0))
+            return hits
+
+    def _expand(self, owner: str, vector: np.ndarray, hits: list[RecallHit], include_archived: bool) -> list[RecallHit]:
+        """One hop along affiliation edges, only to records the owner holds."""
+        seen = {h.record.id for h in hits}
+        candidates: dict[int, None] = {}
+        for hit in hits:
+            for other in self._edges.get(hit.record.id, ()):
+                if other in seen or other in candidates:
+                    continue
+                record = self._records[other]
+                holding = record.owners.get(owner)
+                if holding is None or (holding.archived and not include_archived):
+                    continue
+                candidates[other] = None
+        if not candidates:
+            return []
+        index = self._ensure_index()
+        ids = list(candidates)
+        sims = index.matrix[[index.row(r) for r in ids]] @ vector
+        scored = sorted(
+            ((self._rank_score(float(sim), self._records[r].owners[owner]), r) for r, sim in zip(ids, sims)),
+            key=lambda t: (-t[0], t[1]),
+        )
+        return [RecallHit(record=self._records[r], via="affiliated", score=score) for score, r in scored[: self.settings.expand_max]]
+
+    # ------------------------------------------------------------------ trust: retraction and decay
+
+    def derived_from(self, record_id: int) -> list[int]:
+        """Every record based on this one, transitively (cycle-safe), in breadth-first order."""
+        children: dict[int, list[int]] = {}
+        for record in self._records.values():
+            for parent in record.based_on:
+                children.setdefault(parent, []).append(record.id)
+        seen = {record_id}
+        order: list[int] = []
+        frontier = [record_id]
+        while frontier:
+            nxt = []
+            for rid in frontier:
+                for child in sorted(children.get(rid, ())):
+                    if child not in seen:
+                        seen.add(child)
+                        order.append(child)
+                        nxt.append(child)
+            frontier = nxt
+        return order
+
+    def retract(self, record_id: int, by: str, round: int | None = None) -> list[int]:
+        """Expose a record as false: its holdings are retracted and halved, everything derived from it
+        (transitively) is halved and flagged contaminated. Nothing is deleted. Returns affected ids."""
+        with self._lock:
+            self._check_owner(by, "by")
+            if record_id not in self._records:
+                raise ValueError(f"retract: {record_id!r} is not a record id")
+            record = self._records[record_id]
+            for owner, h in list(record.owners.items()):
+                flags = h.flags + tuple(f for f in ("retracted", f"retracted-by:{by}") if f not in h.flags)
+                record.owners[owner] = msgspec.structs.replace(h, status="retracted", confidence=h.confidence * 0.5, flags=flags)
+            derived = self.derived_from(record_id)
+            for rid in derived:
+                child = self._records[rid]
+                for owner, h in list(child.owners.items()):
+                    flags = h.flags + tuple(f for f in ("contaminated", f"contaminated-by:{record_id}") if f not in h.flags)
+                    status = "doubted" if h.status == "believed" else h.status
+                    child.owners[owner] = msgspec.structs.replace(h, confidence=h.confidence * 0.5, flags=flags, status=status)
+            self._retractions.append(
+                Retraction(record_id=record_id, by=by, round=self.current_round if round is None else round, contaminated=tuple(derived))
+            )
+            return [record_id, *derived]
+
+    def retractions(self) -> list[Retraction]:
+        """Every retraction so far, in order."""
+        return list(self._retractions)
+
+    def decay(self, round: int) -> int:
+        """Fade holdings not learned or recalled for a while (facts slower); archive below the floor.
+
+        Idempotent per round. Returns how many holdings were archived by this call.
+        """
+        with self._lock:
+            s = self.settings
+            if round <= self._last_decay_round:
+                return 0
+            archived = 0
+            for record in self._records.values():
+                rate = s.fact_decay if record.kind in FACT_KINDS else s.observation_decay
+                for owner, h in list(record.owners.items()):
+                    if h.archived:
+                        continue
+                    fresh_until = max(h.since_round, record.last_access_round) + s.decay_grace_rounds
+                    steps = round - max(self._last_decay_round, fresh_until)
+                    if steps <= 0:
+                        continue
+                    confidence = h.confidence * (1.0 - rate) ** steps
+                    now_archived = confidence < s.archive_floor
+                    archived += now_archived
+                    record.owners[owner] = msgspec.structs.replace(h, confidence=confidence, archived=now_archived)
+            self._last_decay_round = round
+            self.current_round = max(self.current_round, round)
+            self._held_cache.clear()
+            return archived
+
+    # ------------------------------------------------------------------ stats
+
+    def stats(self) -> dict:
+        """Store metrics (DESIGN §3.6): sizes, sharing, linking, leaks, merges by rule, latencies."""
+        with self._lock:
+            records = list(self._records.values())
+            total = len(records)
+            owner_counts = [len(r.owners) for r in records]
+            linked = sum(1 for r in records if self._edges.get(r.id))
+            sediment = sum(1 for r in records if r.sediment)
+            holdings = [h for r in records for h in r.owners.values()]
+            remember = [ms for _, ms in self._remember_ms]
+            recall = [ms for _, ms in self._recall_ms]
+            bins: dict[str, dict[str, float]] = {}
+            for name, samples in (("remember", self._remember_ms), ("recall", self._recall_ms)):
+                grouped: dict[int, list[float]] = {}
+                for rnd, ms in samples:
+                    grouped.setdefault(rnd // 5, []).append(ms)
+                for b, values in sorted(grouped.items()):
+                    row = bins.setdefault(f"{b * 5}-{b * 5 + 4}", {})
+                    row[f"{name}_mean_ms"] = sum(values) / len(values)
+                    row[f"{name}_p50_ms"] = _percentile(values, 0.5)
+                    row[f"{name}_p95_ms"] = _percentile(values, 0.95)
+                    row[f"{name}_calls"] = len(values)
+            shared = sum(1 for c in owner_counts if c >= 2)
+            return {
+                "records": total,
+                "sediment": sediment,
+                "sim": total - sediment,
+                "holdings": len(holdings),
+                "owners": len(self.owners()),
+                "shared": shared,
+                "shared_fraction": shared / total if total else 0.0,
+                "three_plus": sum(1 for c in owner_counts if c >= 3),
+                "max_owners": max(owner_counts, default=0),
+                "linked": linked,
+                "linked_fraction": linked / total if total else 0.0,
+                "edges": sum(len(n) for n in self._edges.values()) // 2,
+                "recall_calls": self._recall_calls,
+                "expansion_rate": self._expanding_calls / self._recall_calls if self._recall_calls else 0.0,
+                "linked_per_expanding_call": self._affiliated_hits / self._expanding_calls if self._expanding_calls else 0.0,
+                "leaks": self._leaks,
+                "merges_by_rule": {rule: self._counters.get(f"merges_{rule}", 0) for rule in RULES},
+                "judge_calls": self._counters.get("judge_calls", 0),
+                "judge_errors": self._counters.get("judge_errors", 0),
+                "unmerges": self._counters.get("unmerges", 0),
+                "deposits": self._counters.get("deposits", 0),
+                "index_rebuilds": self._counters.get("index_rebuilds", 0),
+                "disputed": sum(1 for h in holdings if h.status == "disputed"),
+                "doubted": sum(1 for h in holdings if h.status == "doubted"),
+                "retracted": sum(1 for h in holdings if h.status == "retracted"),
+                "contaminated": sum(1 for h in holdings if "contaminated" in h.flags),
+                "archived": sum(1 for h in holdings if h.archived),
+                "mean_confidence": sum(h.confidence for h in holdings) / len(holdings) if holdings else 0.0,
+                "remember_calls": len(remember),
+                "remember_mean_ms": sum(remember) / len(remember) if remember else 0.0,
+                "remember_p50_ms": _percentile(remember, 0.5),
+                "remember_p95_ms": _percentile(remember, 0.95),
+                "recall_mean_ms": sum(recall) / len(recall) if recall else 0.0,
+                "recall_p50_ms": _percentile(recall, 0.5),
+                "recall_p95_ms": _percentile(recall, 0.95),
+                "latency_bins": bins,
+                "bytes": self._bytes,
+                "generation": self._generation,
+                "settings": msgspec.to_builtins(self.settings),
+            }

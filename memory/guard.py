@@ -1,0 +1,286 @@
+"""The merge guard: cheap rules that veto merging statements cosine thinks are the same.
+
+Sentence embeddings score "Hamlet killed Polonius" and "Polonius killed Hamlet" near 1.0, and
+barely notice "not", another number or another place. The guard compares what they miss:
+named entities, numbers, times, places, negation parity and who did what to whom.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z'\u2019\-]*|\d+(?:[.,:]\d+)*")
+
+# Capitalised words that are not names (sentence starters, pronouns, titles handled apart).
+_NOT_NAMES = set(
+    """a an the this that these those there here then when while after before at in on into onto
+    upon of to from by with without for and but or nor so yet if as because though although since
+    until till unless once he she it they we i you his her its their our my your him them us me
+    who whom whose what which where why how all both each every some any no none not never nothing
+    later soon now today tonight yesterday tomorrow meanwhile suddenly finally afterwards still also
+    only even perhaps maybe indeed alas oh o yes well let lo behold thus hence therefore however""".split()
+)
+_TITLES = set(
+    """king queen prince princess lord lady sir madam mr mrs ms dr doctor captain general duke duchess
+    count countess earl baron emperor empress master mistress father mother brother sister uncle aunt
+    saint st old young good""".split()
+)
+_NUMBER_WORDS = set(
+    """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
+    sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred
+    thousand million first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth
+    once twice thrice dozen half score""".split()
+)
+_TIME_WORDS = set(
+    """midnight noon midday dawn dusk daybreak sunrise sunset morning afternoon evening night nightfall
+    yesterday today tomorrow tonight monday tuesday wednesday thursday friday saturday sunday january
+    february march april may june july august september october november december spring summer
+    autumn winter""".split()
+)
+_NEGATIONS = set("not never no nobody nothing none neither nor nowhere cannot without".split())
+_PLACE_PREPS = set(
+    """in at on into onto upon inside outside near beside under beneath behind above across through
+    toward towards within along around over below between among""".split()
+)
+_DETERMINERS = set("the a an his her its their our my your this that these those".split())
+# Words that end a noun phrase when scanning forward from a preposition or determiner.
+_PHRASE_STOPS = (
+    _PLACE_PREPS
+    | _NEGATIONS
+    | set(
+        """of to from by with for and but or as that which who whom where when while after before
+        was were is are be been being had has have did does do will would shall should could might
+        must can he she it they we i you him them us me""".split()
+    )
+)
+_PARTICIPLE_END = ("ed", "en", "wn", "ght")
+_IRREGULAR_PARTICIPLES = set(
+    """told held seen heard made found left sent hit struck slain kept met led sold shot stung bit
+    bitten slew drawn thrown given taken stolen chosen forgotten won lost read said paid laid hurt
+    cut set put beaten drunk eaten sung rung swum begun broken spoken written ridden hidden fallen
+    known shown sworn torn worn borne""".split()
+)
+_COMMON_VERBS = set(
+    """saw sees see took takes gave gives told tells met meets went goes came comes said says fled
+    flees struck strikes drew draws ran runs spoke speaks wrote writes heard hears found finds left
+    leaves sent sends stood stands fell falls threw throws bore bears bade bid slew slays made makes
+    knew knows thought thinks felt feels kept keeps held holds led leads lay lies sat sits swore
+    swears stole steals brought brings bought buys caught catches sought seeks drank drinks ate eats
+    hid hides rode rides won wins lost loses read reads broke breaks wept weeps sang sings began
+    begins became becomes shot shoots bit bites hit hits put puts set sets let lets cut cuts got gets
+    had has was were is are did does will would shall should could might must may can""".split()
+)
+_AUXILIARIES = set("was were is are been being be got gets get".split())
+CONTRADICTIONS = frozenset({"negation", "number", "time", "place", "entity", "role"})
+
+
+@dataclass(frozen=True, slots=True)
+class Features:
+    """What the guard reads from one statement."""
+
+    words: frozenset[str]  # every token, lowercased, possessive stripped
+    entities: frozenset[str]
+    numbers: tuple[str, ...]  # sorted multiset
+    times: frozenset[str]
+    places: frozenset[str]
+    negations: int
+    subject: frozenset[str]  # participants of the acting group (after passive normalisation)
+    patient: str | None  # first named participant acted on
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The guard's answer for one pair: ok, or the reason it vetoes."""
+
+    ok: bool
+    reason: str | None = None
+
+    @property
+    def contradiction(self) -> bool:
+        """True when the veto means the two statements disagree about one slot."""
+        return not self.ok and self.reason in CONTRADICTIONS
+
+
+def _clean(token: str) -> str:
+    token = token.replace("\u2019", "'")
+    if token.lower().endswith("'s"):
+        token = token[:-2]
+    return token.strip("'-")
+
+
+@lru_cache(maxsize=65536)
+def features(text: str) -> Features:
+    """Guard features of one statement (cached by text)."""
+    raw = [_clean(t) for t in _TOKEN.findall(text)]
+    raw = [t for t in raw if t]
+    lower = [t.lower() for t in raw]
+    entities: set[str] = set()
+    numbers: list[str] = []
+    times: set[str] = set()
+    places: set[str] = set()
+    negations = 0
+    for token, low in zip(raw, lower):
+        if low in _NEGATIONS or low.endswith("n't"):
+            negations += 1
+        if token[0].isdigit() or low in _NUMBER_WORDS:
+            numbers.append(low.replace(",", ""))
+        if low in _TIME_WORDS:
+            times.add(low)
+        if token[0].isupper() and low not in _NOT_NAMES and low not in _TITLES and low not in _TIME_WORDS:
+            if low not in _NUMBER_WORDS:
+                entities.add(low)
+    # Heads of place phrases: the last word of the phrase after a place preposition.
+    participants: list[tuple[int, str]] = []  # (position, name) of who/what takes part
+    i = 0
+    n = len(lower)
+    while i < n:
+        low = lower[i]
+        if low in _PLACE_PREPS:
+            phrase, j = _phrase(lower, i + 1, entities)
+            head = phrase[-1] if phrase else None
+            if head is not None and head not in _TIME_WORDS and head not in _NUMBER_WORDS:
+                places.add(head)
+            for k in range(i + 1, j):
+                if lower[k] in entities:
+                    participants.append((k, lower[k]))
+            i = max(j, i + 1)
+            continue
+        if low in entities:
+            participants.append((i, low))
+        elif low in _DETERMINERS:
+            phrase, j = _phrase(lower, i + 1, entities)
+            for offset, word in enumerate(phrase):
+                if word not in _TIME_WORDS:
+                    participants.append((j - len(phrase) + offset, word))
+            i = max(j, i + 1)
+            continue
+        i += 1
+    subject, patient = _roles(lower, participants, entities)
+    return Features(
+        words=frozenset(lower),
+        entities=frozenset(entities),
+        numbers=tuple(sorted(numbers)),
+        times=frozenset(times),
+        places=frozenset(places),
+        negations=negations,
+        subject=subject,
+        patient=patient,
+    )
+
+
+def _phrase(lower: list[str], start: int, entities: set[str]) -> tuple[list[str], int]:
+    """Words of the noun phrase starting at `start` (at most 3, determiners skipped) and the index after it.
+
+    Without a tagger, a phrase ends at a function word, a name, or a verb-looking word after its
+    first word; that is enough to tell "the ghost" from "the ghost followed Hamlet".
+    """
+    words: list[str] = []
+    j = start
+    while j < len(lower) and len(words) < 3:
+        word = lower[j]
+        if word in _PHRASE_STOPS or (word in _DETERMINERS and words):
+            break
+        if word in _DETERMINERS:
+            j += 1
+            continue
+        if words and (word in entities or _looks_like_verb(word)):
+            break
+        words.append(word)
+        j += 1
+    return words, j
+
+
+def _looks_like_verb(word: str) -> bool:
+    """Past tenses and common verbs (the narration is mostly past tense)."""
+    return (len(word) > 3 and word.endswith("ed")) or word in _COMMON_VERBS
+
+
+def _roles(lower: list[str], participants: list[tuple[int, str]], entities: set[str]) -> tuple[frozenset[str], str | None]:
+    """The acting group and the first named participant acted on, undoing the passive voice."""
+    if not participants:
+        return frozenset(), None
+    groups: list[list[tuple[int, str]]] = []
+    for pos, name in participants:
+        if groups:
+            last_pos = groups[-1][-1][0]
+            between = lower[last_pos + 1 : pos]
+            if between and all(w in {"and", "&"} or w in _TITLES for w in between):
+                groups[-1].append((pos, name))
+                continue
+            if not between:
+                groups[-1].append((pos, name))
+                continue
+        groups.append([(pos, name)])
+    passive_agent = _passive_agent(lower, participants)
+    if passive_agent is not None:
+        agent_group = next(g for g in groups if any(p == passive_agent for p, _ in g))
+        others = [g for g in groups if g is not agent_group]
+        groups = [agent_group] + others
+    subject = frozenset(name for _, name in groups[0])
+    patient = None
+    for group in groups[1:]:
+        named = [name for _, name in group if name in entities and name not in subject]
+        if named:
+            patient = named[0]
+            break
+    return subject, patient
+
+
+def _passive_agent(lower: list[str], participants: list[tuple[int, str]]) -> int | None:
+    """Position of the agent in 'X was <participle> ... by AGENT', or None when active."""
+    for i, word in enumerate(lower):
+        if word not in _AUXILIARIES or i + 1 >= len(lower):
+            continue
+        j = i + 1
+        if lower[j].endswith("ly") and j + 1 < len(lower):
+            j += 1
+        verb = lower[j]
+        if not (verb.endswith(_PARTICIPLE_END) or verb in _IRREGULAR_PARTICIPLES):
+            continue
+        for k in range(j + 1, min(len(lower), j + 8)):
+            if lower[k] == "by":
+                after = [p for p, _ in participants if p > k]
+                return after[0] if after else None
+    return None
+
+
+def _substituted(a: frozenset[str] | set[str], b: frozenset[str] | set[str], words_a: frozenset[str], words_b: frozenset[str]) -> bool:
+    """True when each side has an item the other lacks entirely (a swap, not an omission)."""
+    only_a = {x for x in a if x not in words_b}
+    only_b = {x for x in b if x not in words_a}
+    return bool(only_a) and bool(only_b)
+
+
+def check(text_a: str, text_b: str, place_a: str | None = None, place_b: str | None = None) -> Verdict:
+    """Whether two statements may be merged; the first failed rule names the veto."""
+    if text_a == text_b:
+        return Verdict(True)
+    fa, fb = features(text_a), features(text_b)
+    if (fa.negations % 2) != (fb.negations % 2):
+        return Verdict(False, "negation")
+    if fa.numbers != fb.numbers and fa.numbers and fb.numbers:
+        return Verdict(False, "number")
+    if _substituted(set(fa.numbers), set(fb.numbers), fa.words, fb.words):
+        return Verdict(False, "number")
+    if _substituted(fa.times, fb.times, fa.words, fb.words):
+        return Verdict(False, "time")
+    if _substituted(fa.entities, fb.entities, fa.words, fb.words):
+        return Verdict(False, "entity")
+    if place_a and place_b and place_a != place_b:
+        return Verdict(False, "place")
+    if _substituted(fa.places, fb.places, fa.words, fb.words):
+        return Verdict(False, "place")
+    shared = set(fa.subject | fb.subject) & fa.words & fb.words
+    if (fa.subject & shared) != (fb.subject & shared):
+        return Verdict(False, "role")
+    if fa.patient and fb.patient and fa.patient != fb.patient and fa.patient in fb.words and fb.patient in fa.words:
+        return Verdict(False, "role")
+    return Verdict(True)
+
+
+def named(text: str) -> frozenset[str]:
+    """Names, numbers, times and places a statement mentions (what keep-shorter must not drop)."""
+    f = features(text)
+    return f.entities | f.places | frozenset(f.numbers) | f.times

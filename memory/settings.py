@@ -1,0 +1,31 @@
+"""MemorySettings: the consensus store's thresholds, recall and trust parameters."""
+
+from __future__ import annotations
+
+from memory.records import Base
+
+
+class MemorySettings(Base, frozen=True):
+    """Every tunable of the consensus store (thresholds chosen on tests/data/merge_pairs.jsonl)."""
+
+    merge: bool = True  # False: every atom becomes its own record (the no-merge ablation)
+    merge_high: float = 0.84  # cosine at or above which a guarded neighbour merges
+    merge_low: float = 0.72  # below this never merge; between low and high ask the judge
+    judge_enabled: bool = True  # use the judge callable (when one is given) in the band
+    judge_max_calls: int = 2  # judge calls per atom at most
+    write_neighbours: int = 8  # usearch neighbours examined per new atom
+    k: int = 5  # default recall size
+    candidate_factor: int = 4  # cosine candidates per recalled hit, re-ranked by trust
+    exact_max_rows: int = 4096  # owner-scoped recall takes exact dot products up to this many rows
+    oversample: int = 8  # usearch over-fetch factor when the owner holds more rows
+    expand_max: int = 10  # affiliated hits added at most per recall
+    dispute_min: float = 0.8  # cosine above which a guard contradiction is a dispute
+    default_reliability: float = 0.8  # how far a listener trusts an unknown speaker
+    corroboration_gain: float = 0.25  # share of the gap to the cap an independent witness closes
+    confidence_cap: float = 0.98
+    observation_decay: float = 0.03  # per idle round, events and observations
+    fact_decay: float = 0.008  # per idle round, claims, inferences, insights
+    decay_grace_rounds: int = 3  # rounds a holding stays fresh after learning or recall
+    archive_floor: float = 0.1  # below this confidence a holding is archived
+    max_text_chars: int = 100_000
+    max_atoms: int = 512  # atoms per deposit
