@@ -59,6 +59,7 @@ FACT_KINDS = frozenset({"claim", "inference", "insight", "reflection"})
 STATUS_WEIGHT = {"believed": 1.0, "doubted": 0.8, "disputed": 0.85, "retracted": 0.5}
 RULES = ("event_id", "text", "cosine", "judge")
 LATENCY_SAMPLES = 200_000
+NEVER = -(2**31)  # "no decay yet": rounds before the start point are negative (story time)
 
 
 class Deposit(Base, frozen=True):
@@ -169,7 +170,7 @@ class ConsensusStore:
         self._next_deposit = 1
         self._generation = 0
         self.current_round = 0
-        self._last_decay_round = 0
+        self._last_decay_round = NEVER
         self._edges: dict[int, dict[int, int]] = {}
         self._by_event: dict[tuple[str, str, str, int], int] = {}
         self._by_text: dict[tuple[str, str], int] = {}
@@ -651,11 +652,13 @@ class ConsensusStore:
             if found is not None:
                 rid, rule, score = found
                 self._merge(rid, atom, rule, score)
+                atom.record_id = rid
                 self._check_disputes(atom)
                 return rid
         if atom.vector is None:
             atom.vector = self._encode([atom.text])[0]
         rid = self._insert(atom)
+        atom.record_id = rid
         self._check_disputes(atom)
         return rid
 

@@ -48,7 +48,7 @@ class StoreState(Base):
     next_id: int = 1
     next_deposit: int = 1
     current_round: int = 0
-    last_decay_round: int = 0
+    last_decay_round: int = -(2**31)
     records: list[Record] = msgspec.field(default_factory=list)
     edges: list[tuple[int, int, int]] = msgspec.field(default_factory=list)  # (a, b, justifications), a < b
     reliability: dict[str, dict[str, float]] = msgspec.field(default_factory=dict)

@@ -36,3 +36,28 @@ class HashEmbedder:
             else:
                 out[i] /= norm
         return out
+
+
+def save_loop(folder: str, seed_records: int = 200) -> None:
+    """Child process of the fault test: add one record and save, forever, printing each generation.
+
+    Invariant of every completed save: the store holds exactly `generation + seed_records - 1`
+    records (the first save carries the seed records).
+    """
+    import sys
+
+    from memory import ConsensusStore, Deposit, MemorySettings
+
+    store = ConsensusStore.open(folder, embedder=HashEmbedder(), settings=MemorySettings(merge=False))
+    if store.generation == 0:
+        store.remember_many(
+            [Deposit(owner=f"agent{i % 7}", text=f"Seed statement {i} about the castle.", round=i // 50) for i in range(seed_records)]
+        )
+        store.save()
+        print(store.generation, len(store), flush=True)
+    while True:
+        n = len(store) + 1
+        store.remember(f"agent{n % 7}", f"Entry {n}: someone walked the hall.", round=n // 50)
+        store.save()
+        sys.stdout.write(f"{store.generation} {len(store)}\n")
+        sys.stdout.flush()
