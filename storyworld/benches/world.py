@@ -76,8 +76,8 @@ def bench_world(args: argparse.Namespace) -> int:
         "statement_witness_sum": report.statement_witness_sum,
         "consensus_records": records,
         "rows_saved_fraction": round(1 - records / report.statement_witness_sum, 4) if report.statement_witness_sum else 0.0,
-        "shared_fraction": stats.get("shared_fraction"),
-        "linked_fraction": stats.get("linked_fraction"),
+        "shared_fraction": _rounded(stats.get("shared_fraction")),
+        "linked_fraction": _rounded(stats.get("linked_fraction")),
         "max_owners": stats.get("max_owners"),
         "events_per_s": round(report.events / report.seconds, 1) if report.seconds else None,
     }
@@ -87,3 +87,8 @@ def bench_world(args: argparse.Namespace) -> int:
         for key, value in result.items():
             print(f"{key}: {value}")
     return 0
+
+
+def _rounded(value: object) -> object:
+    """Fractions to four places; anything else as it is."""
+    return round(value, 4) if isinstance(value, float) else value
