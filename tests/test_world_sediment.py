@@ -176,3 +176,20 @@ def test_real_store_one_record_per_statement_with_all_witnesses(tiny: World, rea
     hits = store.recall("maren", "who was hired as the new keeper", k=5)
     assert all("maren" in hit.record.owners for hit in hits)
     assert store.held_by("elias")  # archived agents keep their memories
+
+
+@pytest.mark.real_embedder
+def test_bench_world_prints_the_figures(real_embedder, capsys: pytest.CaptureFixture[str]):
+    import json
+
+    from storyworld.cli import main
+
+    assert main(["bench", "world", str(TINY), "--json", "--repeat", "1"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["start"] == "confession"  # the latest start: the whole canon
+    assert figures["events"] == 12 and figures["witness_sum"] == 25
+    assert 0 < figures["consensus_records"] < figures["statement_witness_sum"]
+    for key in ("load_validate_s", "sediment_s", "shared_fraction", "linked_fraction"):
+        assert figures[key] >= 0
+    assert main(["bench", "world", str(TINY), "--start", "arrival", "--json", "--repeat", "1"]) == 0
+    assert json.loads(capsys.readouterr().out)["events"] == 7
