@@ -212,8 +212,14 @@ def check_bytes(raw: bytes, *, name: str = "<world>", path: Path | None = None) 
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         return CheckReport(errors=[_toml_error(name, str(exc))], warnings=[])
+    except RecursionError:
+        # tomllib parses nested arrays and inline tables recursively; a hostile file can nest thousands deep.
+        return CheckReport(errors=[f"{name}: not valid TOML: arrays or tables nested too deeply"], warnings=[])
     problems = _Problems(name, _Locator(text))
-    world_file = _check_data(data, problems)
+    try:
+        world_file = _check_data(data, problems)
+    except RecursionError:
+        return CheckReport(errors=[f"{name}: values nested too deeply to check"], warnings=[])
     if problems.errors or world_file is None:
         return CheckReport(errors=problems.sorted_errors(), warnings=problems.sorted_warnings())
     warnings = problems.sorted_warnings()
