@@ -593,8 +593,14 @@ class ConsensusStore:
         for i, a in enumerate(distinct):
             for b in distinct[i + 1 :]:
                 self._link(a, b)
+        linked: set[int] = set()
         for atom in atoms:
-            if atom.log_position is not None and len(distinct) > 1:
+            # One justification per record per deposit: a repeated atom's entry links nothing,
+            # nor does a merge into a record this same deposit inserted.
+            if atom.log_position is None:
+                linked.add(atom.record_id)
+            elif atom.log_position is not None and len(distinct) > 1 and atom.record_id not in linked:
+                linked.add(atom.record_id)
                 record = self._records[atom.record_id]
                 entry = record.merge_log[atom.log_position]
                 others = tuple(r for r in distinct if r != atom.record_id)
@@ -795,6 +801,7 @@ class ConsensusStore:
             incoming_text=atom.text,
             added_based_on=added_based_on,
             raised=tuple(raised),
+            deposit_id=atom.deposit_id,
         )
         record.merge_log.append(entry)
         atom.log_position = len(record.merge_log) - 1
@@ -950,6 +957,7 @@ class ConsensusStore:
                 record.owners.pop(owner, None)
                 self._unhold(owner, record_id)
                 new_id = self._split(record, entry, current)
+            self._repoint_siblings(record_id, entry, new_id)
             self._drop_text_key(record, entry)
             self._counters["unmerges"] = self._counters.get("unmerges", 0) + 1
             return new_id
@@ -979,6 +987,22 @@ class ConsensusStore:
                 self._link(rid, other)
         self._hold(entry.owner, rid)
         return rid
+
+    def _repoint_siblings(self, record_id: int, entry: MergeLogEntry, new_id: int | None) -> None:
+        """The deposit's other merged atoms now link to the split record (or to nothing).
+
+        Without this, undoing two merges of one deposit would remove its edge justification twice.
+        """
+        if not entry.deposit_id:
+            return
+        for other in entry.added_edges:
+            sibling = self._records.get(other)
+            if sibling is None:
+                continue
+            for i, e in enumerate(sibling.merge_log):
+                if e.deposit_id == entry.deposit_id and e.owner == entry.owner and record_id in e.added_edges:
+                    edges = tuple(new_id if x == record_id else x for x in e.added_edges if new_id is not None or x != record_id)
+                    sibling.merge_log[i] = msgspec.structs.replace(e, added_edges=edges)
 
     def _drop_text_key(self, record: Record, entry: MergeLogEntry) -> None:
         key = (record.namespace, normalise_text(entry.incoming_text or entry.discarded_text))

@@ -46,6 +46,7 @@ class MergeLogEntry(Base, frozen=True):
     incoming_text: str = ""  # the statement the owner deposited (rebuilds text on unmerge)
     added_based_on: tuple[int, ...] = ()  # derivations this merge added to the record
     raised: tuple[str, ...] = ()  # owners whose confidence this corroboration raised
+    deposit_id: str = ""  # the deposit the merged statement came from
 
 
 class Record(Base):
