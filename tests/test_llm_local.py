@@ -1,0 +1,91 @@
+"""The bundled GGUF in process: constrained JSON decisions, determinism, clear load errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from fixtures_llm import ACTION_SCHEMA, action_messages, bundled_lm  # noqa: F401  (fixture)
+
+from storyworld.errors import UserError
+from storyworld.llm import LlamaModel, ModelError, load_model
+from storyworld.llm.validation import schema_problems
+
+pytestmark = pytest.mark.real_model
+
+WHO = ["Hamlet", "Horatio", "Ophelia", "Polonius", "Laertes"]
+
+
+def test_constrained_decisions_always_parse_and_respect_enums(bundled_lm):
+    before = bundled_lm.stats()
+    for index in range(10):
+        obj, completion = bundled_lm.complete_json(
+            action_messages(WHO[index % 5], ["hall", "garden"][index % 2]),
+            ACTION_SCHEMA, max_tokens=40, temperature=0.9, seed=index,
+        )
+        assert obj is not None, completion.text
+        assert obj["action"] in ("say", "move", "wait") and obj["to"] in ("hall", "garden", "tower")
+        assert not schema_problems(obj, ACTION_SCHEMA)
+        assert completion.prompt_tokens > 0 and completion.completion_tokens > 0
+    after = bundled_lm.stats()
+    assert after["json_calls"] - before["json_calls"] == 10
+    assert after["failures"] == before["failures"]
+
+
+def test_same_seed_same_output_even_after_other_calls(bundled_lm):
+    messages = action_messages("Ophelia")
+    first = bundled_lm.complete(messages, ACTION_SCHEMA, max_tokens=40, temperature=1.0, seed=123)
+    bundled_lm.complete(action_messages("Polonius", "garden"), ACTION_SCHEMA, max_tokens=40, seed=5)
+    second = bundled_lm.complete(messages, ACTION_SCHEMA, max_tokens=40, temperature=1.0, seed=123)
+    assert first.text == second.text
+    texts = {bundled_lm.complete(messages, None, max_tokens=12, temperature=1.0, seed=s).text for s in range(4)}
+    assert len(texts) > 1, "different seeds at temperature 1 should not all agree"
+
+
+def test_free_text_and_token_counting(bundled_lm):
+    completion = bundled_lm.complete(
+        [{"role": "user", "content": "Say hello."}], max_tokens=8, temperature=0.0
+    )
+    assert completion.text and completion.completion_tokens <= 8
+    assert bundled_lm.count_tokens("hello world") in (2, 3)
+    assert "SmolLM2" in bundled_lm.name
+
+
+def test_prompt_longer_than_the_context_is_a_logged_failure(bundled_lm):
+    huge = "word " * 3000  # the fixture's n_ctx is 1024
+    obj, completion = bundled_lm.complete_json([{"role": "user", "content": huge}], ACTION_SCHEMA)
+    assert obj is None and completion.text == ""
+
+
+def test_missing_model_file_is_one_clear_line(tmp_path):
+    missing = tmp_path / "nope.gguf"
+    with pytest.raises(ModelError) as caught:
+        load_model(model_path=missing)
+    message = str(caught.value)
+    assert isinstance(caught.value, UserError)
+    assert str(missing) in message and "no such model file" in message and "\n" not in message
+
+
+@pytest.mark.parametrize("content", [b"", b"not a model at all", b"GGUF" + b"\0" * 64])
+def test_invalid_model_file_is_one_clear_line(tmp_path, content):
+    bad = tmp_path / "bad.gguf"
+    bad.write_bytes(content)
+    with pytest.raises(ModelError) as caught:
+        LlamaModel(bad)
+    assert str(bad) in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_directory_as_model_is_refused(tmp_path):
+    with pytest.raises(ModelError, match="not a file"):
+        load_model(model_path=tmp_path)
+
+
+def test_model_and_server_together_are_refused(tmp_path):
+    with pytest.raises(ModelError, match="not both"):
+        load_model(model_path=tmp_path / "x.gguf", server_url="http://127.0.0.1:1")
+
+
+def test_importing_the_layer_does_not_load_llama_cpp():
+    code = "import sys, storyworld.llm, storyworld.judge; assert 'llama_cpp' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
