@@ -106,6 +106,8 @@ class ScenePlan(msgspec.Struct, kw_only=True):
     speeches: int = 0
     first_round: int = 0
     dead: list[str] = msgspec.field(default_factory=list)  # who had died before the scene began
+    first_event: int = 0  # index into the world's events
+    events: list[str] = msgspec.field(default_factory=list)  # ids of the scene's events
 
 
 class PlayParse(msgspec.Struct, kw_only=True):
@@ -115,6 +117,18 @@ class PlayParse(msgspec.Struct, kw_only=True):
     scenes: list[ScenePlan]
     layout: str
     warnings: list[str] = msgspec.field(default_factory=list)
+
+    def scene(self, act: int, number: int) -> ScenePlan:
+        """The scene `act.number`; KeyError when the play has no such scene."""
+        for scene in self.scenes:
+            if scene.act == act and scene.number == number:
+                return scene
+        raise KeyError(f"no scene {act}.{number}")
+
+    def scene_events(self, act: int, number: int) -> list[Event]:
+        """The events of scene `act.number`, in order."""
+        wanted = set(self.scene(act, number).events)
+        return [event for event in self.world.event if event.id in wanted]
 
 
 class _Draft(msgspec.Struct, kw_only=True):
@@ -240,8 +254,31 @@ def tokenize(text: str, layout: Layout | None = None) -> tuple[list[str], str, l
     layout = layout or detect_layout(text)
     body_start, personae, setting = _front_matter(lines)
     body = lines[body_start:]
-    items = _tokenize_paragraphs(body, body_start) if layout == "paragraph" else _tokenize_headings(body, body_start)
+    known = _persona_words(personae)
+    if layout == "paragraph":
+        items = _tokenize_paragraphs(body, body_start, known)
+    else:
+        items = _tokenize_headings(body, body_start, known)
     return personae, setting, items
+
+
+def _persona_words(personae: list[str]) -> set[str]:
+    """Capitalised words of the dramatis personae, folded: what abbreviated headings may shorten."""
+    words = set()
+    for line in personae:
+        for word in WORD_RE.findall(line):
+            if word[:1].isupper() and len(word) >= 3:
+                words.add(_norm(word))
+                words.add(_norm(_singular(word)))
+    return words
+
+
+def _abbreviates_persona(label: str, known: set[str]) -> bool:
+    """Whether a mixed-case heading (`Ham.`, `1 Clown`, `First Gravedigger`) shortens a persona word."""
+    words = [w for w in _norm(label).split() if w not in ORDINALS]
+    if not words:
+        return False
+    return any(k.startswith(words[-1]) or k.startswith(words[0]) for k in known if len(words[0]) >= 2)
 
 
 def _heading_item(stripped: str, line: int) -> Item | None:
@@ -254,7 +291,7 @@ def _heading_item(stripped: str, line: int) -> Item | None:
     return None
 
 
-def _tokenize_paragraphs(body: list[str], offset: int) -> list[Item]:
+def _tokenize_paragraphs(body: list[str], offset: int, known: set[str]) -> list[Item]:
     paragraphs = _paragraphs(body)
     # Labels written without the dot ("BARNARDO It would...") count only when seen with one elsewhere.
     dotted: Counter[str] = Counter()
@@ -292,14 +329,14 @@ def _tokenize_paragraphs(body: list[str], offset: int) -> list[Item]:
             items.append(Item(kind="speech", line=line, label=match.group("label"), text=match.group("rest")))
             continue
         abbrev = ABBREV_SPEECH_RE.match(joined)
-        if abbrev and abbreviations[abbrev.group("label")] >= 3:
+        if abbrev and (abbreviations[abbrev.group("label")] >= 3 or _abbreviates_persona(abbrev.group("label"), known)):
             items.append(Item(kind="speech", line=line, label=abbrev.group("label"), text=abbrev.group("rest")))
             continue
         items.append(Item(kind="speech", line=line, text=joined, label=""))
     return items
 
 
-def _tokenize_headings(body: list[str], offset: int) -> list[Item]:
+def _tokenize_headings(body: list[str], offset: int, known: set[str]) -> list[Item]:
     # A label heads a speech when it is in capitals, or when it recurs as a line of its own.
     standalone: Counter[str] = Counter()
     for line in body:
@@ -336,7 +373,9 @@ def _tokenize_headings(body: list[str], offset: int) -> list[Item]:
         if match:
             candidate = match.group("label")
             caps = candidate.replace(" and ", " ").replace(" & ", " ")
-            if (caps.isupper() and len(candidate) >= 2) or (match.group("dot") and standalone[candidate] >= 2):
+            if (caps.isupper() and len(candidate) >= 2) or (
+                match.group("dot") and (standalone[candidate] >= 2 or _abbreviates_persona(candidate, known))
+            ):
                 flush()
                 label = candidate
                 speech_line = line
@@ -887,7 +926,7 @@ def parse_play(
                 place_texts[key].append(location or "The stage")
             stage = _carry_dead(stage)
             scenes.append(ScenePlan(act=act or 1, number=item.number, heading=item.text, place=key,
-                                    first_round=round_base, dead=sorted(stage.dead)))
+                                    first_round=round_base, dead=sorted(stage.dead), first_event=len(drafts)))
             speeches_in_scene = 0
             last_speakers = []
             recent_speakers = []
@@ -1185,7 +1224,9 @@ def _build_world(
         )
         for event_id, draft in zip(ids, drafts)
     ]
-    for scene in scenes:
+    for index, scene in enumerate(scenes):
+        end = scenes[index + 1].first_event if index + 1 < len(scenes) else len(events)
+        scene.events = [event.id for event in events[scene.first_event : end]]
         scene.present = [agent_ids[k] for k in scene.present if k in agent_ids]
         scene.dead = [agent_ids[k] for k in scene.dead if k in agent_ids]
 

@@ -1,0 +1,102 @@
+"""`storyworld author SOURCE`: draft a world from a play or prose, headless with a progress bar or in the TUI."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from storyworld.commands.common import add_model_options
+from storyworld.errors import UserError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the `author` command."""
+    parser = subparsers.add_parser(
+        "author",
+        help="draft a world from a source text (a play or prose)",
+        description="Draft a world from a source text. Plays are parsed without a model; prose is read by "
+        "the model (a bounded number of chunks) and a deterministic fallback. Review the draft in the TUI, "
+        "or write it straight to TOML with --headless.",
+    )
+    parser.add_argument("source", metavar="SOURCE", help="the source text file (UTF-8)")
+    parser.add_argument("--kind", choices=("play", "prose"), help="what the source is (default: detected)")
+    parser.add_argument("--out", metavar="FILE", help="where to write the world (default: the user worlds folder)")
+    parser.add_argument("--headless", action="store_true", help="no TUI: show a progress bar and write the TOML")
+    parser.add_argument("--id", dest="world_id", metavar="ID", help="the world's id (default: from the file name)")
+    parser.add_argument("--title", help="the world's title (default: from the text or file name)")
+    parser.add_argument(
+        "--max-chunks", type=int, metavar="N",
+        help="prose: at most N chunks go to the model, the rest to the fallback (default: one per chapter; 0: no model)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed for the model")
+    add_model_options(parser)
+    parser.set_defaults(func=run_author)
+
+
+def run_author(args: argparse.Namespace) -> int:
+    """Draft the world headless (progress bar, TOML written) or hand over to the TUI's authoring screen."""
+    source = Path(args.source)
+    if not source.is_file():
+        raise UserError(f"{source}: no such file")
+    if args.max_chunks is not None and args.max_chunks < 0:
+        raise UserError("--max-chunks must be 0 or more")
+    if not args.headless:
+        return _run_tui(source, args.kind)
+    return _run_headless(source, args)
+
+
+def _run_tui(source: Path, kind: str | None) -> int:
+    try:
+        from tui.app import run_author as tui_run_author  # the TUI is imported only here
+    except ImportError:
+        print("storyworld: the TUI authoring screen is not available yet; use --headless", file=sys.stderr)
+        return 1
+    return int(tui_run_author(source, kind or _detected_kind(source)) or 0)
+
+
+def _detected_kind(source: Path) -> str:
+    from storyworld.authoring.pipeline import detect_kind, read_source
+
+    return detect_kind(read_source(source))
+
+
+def _run_headless(source: Path, args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from storyworld.authoring.pipeline import author_source, world_id_for
+    from storyworld.locations import user_worlds_dir
+    from storyworld.world import write_world
+
+    logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
+    world_id = args.world_id or world_id_for(source)
+    out = Path(args.out) if args.out else user_worlds_dir() / f"{world_id}.toml"
+    console = Console(stderr=True)
+    with Progress(
+        TextColumn("[bold]authoring"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+        TextColumn("{task.description}"), TimeElapsedColumn(), console=console, transient=False,
+    ) as bar:
+        task = bar.add_task("reading", total=None)
+
+        def show(done: int, total: int, message: str) -> None:
+            bar.update(task, completed=done, total=total or None, description=message)
+
+        draft = author_source(
+            source, kind=args.kind, world_id=world_id, title=args.title, model_path=args.model,
+            server_url=args.server, max_chunks=args.max_chunks, progress=show, seed=args.seed,
+        )
+        bar.update(task, description="done")
+    write_world(draft.world, out)
+    world = draft.world
+    print(
+        f"wrote {out}: {draft.kind}, {len(world.place)} places, {len(world.agent)} agents, "
+        f"{len(world.event)} events, {len(world.start)} starts; {draft.flagged} flagged events; "
+        f"{draft.model_calls} model calls; {draft.seconds:.1f} s"
+    )
+    for note in draft.notes:
+        print(f"  {note}")
+    for flag, count in list(draft.flag_counts.items())[:8]:
+        print(f"  flagged {count}: {flag}")
+    return 0
