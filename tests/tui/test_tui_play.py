@@ -1,0 +1,176 @@
+"""Playing a turn in the tiny world with a scripted mind: speech, the Who-knows panel, cancel, recall."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from tui_helpers import ScriptedMind, keys_for, settle
+
+from storyworld.actions import Say
+from tui.app import make_app
+from tui.screens.play import PlayScreen
+from tui.widgets.records import RecordItem
+from tui.widgets.transcript import Transcript
+
+pytestmark = pytest.mark.anyio
+LINE = "Who left the lamp dark?"
+
+
+def transcript_text(screen: PlayScreen) -> str:
+    """Everything the transcript shows, as plain text."""
+    return "\n".join(str(w.content) for w in screen.query_one(Transcript).query(".beat"))
+
+
+async def test_full_turn_lists_the_new_record_with_every_present_agent(runtime, tiny_world):
+    """New game, /say, the round resolves, Who knows lists the speech held by everyone on the harbour."""
+    app = make_app(runtime=runtime, world=tiny_world, player="maren")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PlayScreen) and screen.game is not None
+        state = screen.game.sim.state
+        present = set(state.present(state.positions["maren"]))
+        assert present == {"maren", "silas", "tobin"}
+
+        await pilot.press(*keys_for(f"/say {LINE}"), "enter")
+        await settle(pilot)
+
+        assert screen.rounds_shown == 1
+        assert state.round == 1
+        cards = [item.card for item in screen.query(RecordItem)]
+        speech = next(c for c in cards if c.kind == "utterance" and LINE in c.text)
+        assert {o.agent for o in speech.owners} == present
+        assert {o.how for o in speech.owners} == {"witnessed r0, The harbour"}
+        claim = next(c for c in cards if c.kind == "claim" and c.text == LINE)
+        hows = {o.agent: o.how for o in claim.owners}
+        assert hows["tobin"] == "told by Maren r0" and hows["silas"] == "told by Maren r0"
+        assert hows["maren"] == "own words r0"
+        # what Tobin said (scripted) reached the transcript too, with its speaker
+        text = transcript_text(screen)
+        assert LINE in text and "MAREN · you" in text
+        assert "TOBIN" in text and "I carry a letter from the old keeper." in text
+        # the scene changed nothing about where anyone is; the status line says round 1
+        assert "round 1" in str(screen.query_one("#status").content)
+
+
+async def test_enter_on_a_card_opens_it_in_the_inspector(runtime, tiny_world):
+    app = make_app(runtime=runtime, world=tiny_world, player="maren")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press(*keys_for(f"/say {LINE}"), "enter")
+        await settle(pilot)
+        screen = app.screen
+        first = screen.query(RecordItem).first().card
+        screen.query_one("#who-knows").focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        from tui.screens.inspector import InspectorScreen
+
+        assert isinstance(app.screen, InspectorScreen)
+        detail = str(app.screen.query_one("#detail").content)
+        assert f"#{first.id} " in detail and "Owners (3)" in detail
+        await pilot.press("escape")
+        assert app.screen is screen
+
+
+async def test_plain_text_is_speech_and_problems_keep_the_line(runtime, tiny_world):
+    app = make_app(runtime=runtime, world=tiny_world, player="maren")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press(*keys_for("/move chapel"), "enter")
+        await settle(pilot)
+        assert screen.rounds_shown == 0
+        assert "no way to 'chapel'" in transcript_text(screen)
+        assert screen.query_one("#action").value == "/move chapel"  # kept, so it can be fixed
+        screen.query_one("#action").value = ""
+        await pilot.press(*keys_for("Good morning."), "enter")
+        await settle(pilot)
+        assert screen.rounds_shown == 1
+        assert any(isinstance(a, Say) and a.text == "Good morning." for a in screen.game.sim.state.actions)
+
+
+async def test_tab_completes_and_up_recalls_the_last_line(runtime, tiny_world):
+    app = make_app(runtime=runtime, world=tiny_world, player="maren")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        bar = app.screen.query_one("#action")
+        await pilot.press(*keys_for("/move ta"))
+        await settle(pilot)
+        await pilot.press("tab")
+        assert bar.value == "/move tavern "
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen.game.sim.state.positions["maren"] == "tavern"
+        assert "THE GULL TAVERN" in transcript_text(app.screen)
+        await pilot.press("up")
+        assert bar.value == "/move tavern "
+
+
+class GatedMind(ScriptedMind):
+    """A scripted mind whose first decision waits for the test to let it go."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def decide(self, world, context):
+        self.entered.set()
+        self.release.wait(10)
+        return super().decide(world, context)
+
+
+async def test_escape_cancels_the_round_and_leaves_the_world_as_it_was(runtime, tiny_world):
+    mind = GatedMind()
+    runtime.load_mind = lambda: mind
+    app = make_app(runtime=runtime, world=tiny_world, player="maren")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        state = screen.game.sim.state
+        before = (state.round, len(state.events), len(screen.game.sim.store.records()))
+        await pilot.press(*keys_for(f"/say {LINE}"), "enter")
+        assert await asyncio.to_thread(mind.entered.wait, 10)
+        await pilot.pause()
+        assert screen.busy and "deciding" in str(screen.query_one("#progress").content)
+        await pilot.press("escape")
+        mind.release.set()
+        await settle(pilot)
+        assert not screen.busy and screen.rounds_shown == 0
+        assert (state.round, len(state.events), len(screen.game.sim.store.records())) == before
+        assert "cancelled" in str(screen.query_one("#progress").content)
+        assert screen.query_one("#action").value == f"/say {LINE}"  # given back to edit
+        assert len(mind.calls) == 1  # the agents after the cancel were never asked
+
+
+async def test_recall_shows_the_players_memory_without_a_round(runtime, tiny_world):
+    app = make_app(runtime=runtime, world=tiny_world, player="maren")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press(*keys_for("/recall supply boat"), "enter")
+        await settle(pilot)
+        screen = app.screen
+        assert screen.rounds_shown == 0 and screen.game.sim.state.round == 0
+        cards = [item.card for item in screen.query(RecordItem)]
+        assert cards and all("maren" in {o.agent for o in c.owners} for c in cards)
+        assert any("supply boat" in c.text for c in cards)
+        assert cards[0].reason == "recall: supply boat"
+
+
+async def test_side_panel_tabs_show_cast_map_and_goals(runtime, tiny_world):
+    app = make_app(runtime=runtime, world=tiny_world, player="maren")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        cast = str(screen.query_one("#cast").content)
+        assert cast.index("Maren (you)") < cast.index("Silas") < cast.index("Elsewhere") < cast.index("Ada")
+        places = str(screen.query_one("#map").content)
+        assert "→ tavern" in places and "→ lighthouse" in places and "▶ The harbour" in places
+        goals = str(screen.query_one("#goals").content)
+        assert goals.startswith("▶ Keep the lamp lit every night")
+        await pilot.press("f8")
+        assert not screen.query_one("#side").display

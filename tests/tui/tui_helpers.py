@@ -1,0 +1,93 @@
+"""Test doubles and helpers for the TUI tests: a scripted mind, a hashed embedder, a fixed clock, typing."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from storyworld.actions import Action, Observe, Say, Wait
+from storyworld.minds import Decision, DecisionContext
+from tui.runtime import Runtime
+
+REPO = Path(__file__).resolve().parents[2]
+TINY = REPO / "tests" / "data" / "worlds" / "tiny.toml"
+FIXED_TIME = datetime(2024, 3, 1, 20, 15, tzinfo=timezone.utc)
+_WORD = re.compile(r"[a-z0-9']+")
+
+
+class HashEmbedder:
+    """Hashed bag of words, L2-normalised: deterministic, no model, instant."""
+
+    dim = 64
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Embed texts -> (n, 64) float32, rows L2-normalised."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in _WORD.findall(text.lower()):
+                digest = hashlib.blake2b(word.encode(), digest_size=4).digest()
+                out[row, int.from_bytes(digest, "big") % self.dim] += 1.0
+            norm = float(np.linalg.norm(out[row]))
+            if norm:
+                out[row] /= norm
+            else:
+                out[row, 0] = 1.0
+        return out
+
+
+# What each agent of the tiny world does, whatever the round: fixed, so every run resolves the same way.
+TINY_SCRIPT: dict[str, str] = {
+    "tobin": "say:I carry a letter from the old keeper.",
+    "silas": "wait",
+    "ada": "observe",
+    "maren": "say:Who left the lamp dark?",
+}
+
+
+class ScriptedMind:
+    """Returns a fixed action per agent (from a script like TINY_SCRIPT); anyone unscripted observes."""
+
+    def __init__(self, script: dict[str, str] | None = None) -> None:
+        self.script = dict(TINY_SCRIPT if script is None else script)
+        self.calls: list[tuple[int, str]] = []
+
+    def decide(self, world, context: DecisionContext) -> Decision:
+        """The scripted action for this agent."""
+        self.calls.append((context.perception.round, context.agent))
+        return Decision(action=self.action(context.agent))
+
+    def action(self, agent: str) -> Action:
+        """Decode the script entry."""
+        entry = self.script.get(agent, "observe")
+        kind, _, text = entry.partition(":")
+        if kind == "say":
+            return Say(actor=agent, text=text)
+        if kind == "wait":
+            return Wait(actor=agent)
+        return Observe(actor=agent)
+
+
+def scripted_runtime(saves_root: Path | None = None, script: dict[str, str] | None = None) -> Runtime:
+    """A runtime with the scripted mind, the hashed embedder and a fixed clock."""
+    mind = ScriptedMind(script)
+    embedder = HashEmbedder()
+    return Runtime(load_mind=lambda: mind, load_embedder=lambda: embedder, model_name="scripted",
+                   clock=lambda: FIXED_TIME, seed=7, awake="all", saves_root=saves_root)
+
+
+def keys_for(text: str) -> list[str]:
+    """Key names for pilot.press that type `text`."""
+    names = {" ": "space", "/": "slash", "?": "question_mark", "!": "exclamation_mark", ",": "comma",
+             ".": "full_stop", "'": "apostrophe", ":": "colon", "@": "at", "-": "minus"}
+    return [names.get(ch, ch) for ch in text]
+
+
+async def settle(pilot) -> None:
+    """Wait until every worker is done and the messages they posted are handled."""
+    for _ in range(3):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()

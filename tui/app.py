@@ -1,0 +1,92 @@
+"""The storyworld Textual app: a thin shell that opens the first screen; `make_app` builds it for CLI and tests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+from textual.binding import Binding
+from textual.screen import Screen
+
+from tui.runtime import Runtime, model_runtime
+
+
+class StoryworldApp(App[int]):
+    """Home, play, inspector and authoring screens; all heavy work happens in their workers."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "storyworld"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", tooltip="Leave storyworld (games autosave every round)",
+                        priority=True)]
+
+    def __init__(self, runtime: Runtime, first_screen: Callable[[StoryworldApp], Screen]) -> None:
+        super().__init__()
+        self.runtime = runtime
+        """How minds and embedders load, the clock, the seed."""
+        self._first_screen = first_screen
+        self.first_frame: Callable[[], None] | None = None
+        """Called once after the first screen has been drawn (the launch benchmark sets it)."""
+
+    def get_default_screen(self) -> Screen:
+        return self._first_screen(self)
+
+    def on_mount(self) -> None:
+        if self.first_frame is not None:
+            self.call_after_refresh(self.first_frame)
+
+
+def make_app(
+    *,
+    runtime: Runtime | None = None,
+    world: Any = None,
+    player: str | None = None,
+    start: str | None = None,
+    save: Path | None = None,
+    author: tuple[Path, str] | None = None,
+) -> StoryworldApp:
+    """The app for one launch.
+
+    Nothing given: the home screen. `world` and `player`: straight into a new game (`start` picks the
+    start point). `world` alone: home with the new-game dialog open on that world. `save`: resume it.
+    `author=(source, kind)`: draft a world from a source text and open the review screen.
+    """
+    runtime = runtime or model_runtime()
+
+    def first(app: StoryworldApp) -> Screen:
+        from tui.game import LoadGame, NewGame
+
+        if author is not None:
+            from tui.screens.author import AuthorDraftScreen
+
+            return AuthorDraftScreen(author[0], author[1], runtime)
+        if save is not None:
+            from tui.screens.play import PlayScreen
+
+            return PlayScreen(LoadGame(Path(save)), runtime)
+        if world is not None and player:
+            from tui.screens.play import PlayScreen
+
+            return PlayScreen(NewGame(world=world, player=player, start_id=start), runtime)
+        from tui.screens.home import HomeScreen
+
+        return HomeScreen(runtime, new_game_world=world)
+
+    return StoryworldApp(runtime, first)
+
+
+def run_home(runtime: Runtime | None = None) -> int:
+    """Run the app on the home screen; returns the exit code."""
+    return make_app(runtime=runtime).run() or 0
+
+
+def run_play(world: Any, player: str | None, start: str | None = None, runtime: Runtime | None = None) -> int:
+    """Run the app on a new game (or on the new-game dialog when no player is given)."""
+    return make_app(runtime=runtime, world=world, player=player, start=start).run() or 0
+
+
+def run_author(source: Path, kind: str, runtime: Runtime | None = None) -> int:
+    """Run the authoring pipeline on a source text in the app, then its review screen."""
+    return make_app(runtime=runtime, author=(Path(source), kind)).run() or 0

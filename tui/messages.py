@@ -1,0 +1,135 @@
+"""Messages workers post when something has happened (past tense); handlers update widgets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.message import Message
+
+if TYPE_CHECKING:
+    from tui.game import Game
+    from tui.views import MemoryView, Moment, RecordCard
+
+
+class CatalogListed(Message):
+    """The home screen's worlds and saves were read from disk."""
+
+    def __init__(self, worlds: list[Any], saves: list[Any]) -> None:
+        super().__init__()
+        self.worlds = worlds
+        self.saves = saves
+
+
+class LoadProgressed(Message):
+    """A loading stage advanced (model, embedder, sediment); floods collapse to the newest."""
+
+    def __init__(self, stage: str, done: int, total: int) -> None:
+        super().__init__()
+        self.stage = stage
+        self.done = done
+        self.total = total
+
+    def can_replace(self, message: Message) -> bool:
+        """A newer progress report makes an unprocessed older one pointless."""
+        return isinstance(message, LoadProgressed)
+
+
+class GameLoaded(Message):
+    """A new or saved game is ready to play."""
+
+    def __init__(self, game: Game, moment: Moment) -> None:
+        super().__init__()
+        self.game = game
+        self.moment = moment
+
+
+class GameLoadFailed(Message):
+    """Loading failed; `reason` is one line, `fallback` the newest good autosave when there is one."""
+
+    def __init__(self, reason: str, fallback: Path | None = None) -> None:
+        super().__init__()
+        self.reason = reason
+        self.fallback = fallback
+
+
+class AgentDeciding(Message):
+    """An agent started deciding its action for the round."""
+
+    def __init__(self, agent: str, name: str, index: int, total: int) -> None:
+        super().__init__()
+        self.agent = agent
+        self.name = name
+        self.index = index
+        self.total = total
+
+    def can_replace(self, message: Message) -> bool:
+        """Only the agent deciding now matters."""
+        return isinstance(message, AgentDeciding)
+
+
+class RoundResolved(Message):
+    """A round resolved; `moment` is the play screen's new view."""
+
+    def __init__(self, moment: Moment, seconds: float) -> None:
+        super().__init__()
+        self.moment = moment
+        self.seconds = seconds
+
+
+class RoundCancelled(Message):
+    """The round was cancelled before it resolved; the world is as it was."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason
+
+
+class RoundFailed(Message):
+    """The round raised an error; the reason is one line."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason
+
+
+class RecallAnswered(Message):
+    """The player's /recall found these records."""
+
+    def __init__(self, query: str, cards: tuple[RecordCard, ...]) -> None:
+        super().__init__()
+        self.query = query
+        self.cards = cards
+
+
+class SaveWritten(Message):
+    """A save (or autosave) was written."""
+
+    def __init__(self, folder: Path, what: str) -> None:
+        super().__init__()
+        self.folder = folder
+        self.what = what
+
+
+class SaveFailed(Message):
+    """A save could not be written; the reason is one line."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason
+
+
+class MemoryLoaded(Message):
+    """The inspector's records and heatmap were built."""
+
+    def __init__(self, view: MemoryView) -> None:
+        super().__init__()
+        self.view = view
+
+
+class RecordChosen(Message):
+    """The player asked to see a record in the inspector."""
+
+    def __init__(self, record_id: int) -> None:
+        super().__init__()
+        self.record_id = record_id

@@ -1,0 +1,158 @@
+"""Small modal screens: help, ask for a name, pick a save, and the damaged-save notice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, DataTable, Input, Label, Markdown, Static
+
+from tui import slash
+from tui.messages import CatalogListed
+
+KEYS_HELP = """
+| key | does |
+|---|---|
+| Enter | play the line (one round passes) |
+| Tab / → | accept the grey completion |
+| Esc | cancel the round in progress |
+| F2 | memory inspector (Enter on a Who-knows card opens it on that record) |
+| F5 / F6 / F7 | save as / load / branch |
+| F8 | hide or show the side panel |
+| Ctrl+Q | quit (the game was autosaved after every round) |
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    """The slash commands and the keys."""
+
+    BINDINGS = [Binding("escape,f1,q", "dismiss", "Close", tooltip="Back to the game")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-box", classes="dialog"):
+            yield Markdown("## Commands\n\n" + slash.help_text() + "\n\n## Keys\n" + KEYS_HELP)
+            yield Button("Close", id="close", variant="primary")
+
+    @on(Button.Pressed, "#close")
+    def _close(self) -> None:
+        self.dismiss(None)
+
+
+class AskName(ModalScreen[str | None]):
+    """Ask for a save or branch name."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", tooltip="Close without saving")]
+
+    def __init__(self, title: str, prompt: str, value: str = "") -> None:
+        super().__init__()
+        self.title_text = title
+        self.prompt = prompt
+        self.value = value
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.title_text, classes="dialog-title")
+            yield Input(value=self.value, placeholder=self.prompt, id="name")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("OK", id="ok", variant="primary")
+                yield Button("Cancel", id="cancel")
+
+    @on(Input.Submitted, "#name")
+    @on(Button.Pressed, "#ok")
+    def _ok(self) -> None:
+        name = self.query_one("#name", Input).value.strip()
+        self.dismiss(name or None)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        """Close without a name."""
+        self.dismiss(None)
+
+
+class DamagedSave(ModalScreen[bool]):
+    """A save could not be loaded: the one-line reason, and the newest good autosave when there is one."""
+
+    BINDINGS = [Binding("escape", "back", "Back", tooltip="Do not load anything")]
+
+    def __init__(self, reason: str, fallback: Path | None) -> None:
+        super().__init__()
+        self.reason = reason
+        self.fallback = fallback
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog -error"):
+            yield Label("This game cannot be loaded", classes="dialog-title")
+            yield Static(self.reason, id="reason")
+            if self.fallback is not None:
+                yield Static(f"The newest good autosave is {self.fallback.parent.name}/{self.fallback.name}.",
+                             id="fallback")
+            with Horizontal(classes="dialog-buttons"):
+                if self.fallback is not None:
+                    yield Button("Load that autosave", id="use", variant="primary")
+                yield Button("Back", id="back")
+
+    @on(Button.Pressed, "#use")
+    def _use(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#back")
+    def action_back(self) -> None:
+        """Close without loading."""
+        self.dismiss(False)
+
+
+class PickSave(ModalScreen[Path | None]):
+    """Choose a save to load (damaged ones are listed with their reason)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", tooltip="Close without loading")]
+
+    def __init__(self, root: Path) -> None:
+        super().__init__()
+        self.root = root
+        self.folders: list[Path] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog -wide"):
+            yield Label("Load a game", classes="dialog-title")
+            yield DataTable(id="picker", cursor_type="row")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Load", id="ok", variant="primary")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("save", "world", "character", "round", "saved")
+        self.list_saves()
+
+    @work(thread=True, exclusive=True, group="catalog", exit_on_error=False)
+    def list_saves(self) -> None:
+        """Read the saves folder off the UI thread."""
+        from tui.catalog import list_game_saves
+
+        self.post_message(CatalogListed([], list_game_saves(self.root)))
+
+    @on(CatalogListed)
+    def _fill(self, message: CatalogListed) -> None:
+        rows = message.saves
+        table = self.query_one(DataTable)
+        for row in rows:
+            self.folders.append(row.folder)
+            table.add_row(*row.cells())
+        if not rows:
+            table.add_row("no saves yet", "", "", "", "")
+        table.focus()
+
+    @on(DataTable.RowSelected)
+    @on(Button.Pressed, "#ok")
+    def _ok(self) -> None:
+        index = self.query_one(DataTable).cursor_row
+        self.dismiss(self.folders[index] if 0 <= index < len(self.folders) else None)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        """Close without loading."""
+        self.dismiss(None)

@@ -1,0 +1,214 @@
+"""The memory inspector: every record, filters, a detail pane with provenance, and the ownership heatmap."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, ScrollableContainer, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Select, Static, TabbedContent, TabPane
+
+from textual.widgets.data_table import RowDoesNotExist
+
+from tui.messages import MemoryLoaded
+from tui.views import MemoryView, RecordDetail, RecordRow, record_detail
+from tui.widgets.heatmap import HeatmapView
+from tui.widgets.records import MARK_STYLE, badges
+
+MAX_TEXT = 90
+
+
+def detail_text(detail: RecordDetail, player: str = "") -> Text:
+    """The detail pane: statement, owners one by one, merges, neighbours, based-on chain."""
+    card = detail.card
+    text = Text()
+    text.append(f"#{card.id} {card.kind} · round {card.round}", style="bold")
+    if card.place_name:
+        text.append(f" · {card.place_name}", style="dim")
+    if detail.event_id:
+        text.append(f" · event {detail.event_id}", style="dim")
+    text.append("\n" + card.text + "\n")
+    text.append_text(badges(card.owners, player))
+    text.append(f"\n\nOwners ({len(card.owners)})\n", style="bold")
+    for owner in card.owners:
+        text.append(f"  {owner.name}: ", style="bold")
+        text.append(owner.how, style="italic")
+        text.append(f" · confidence {owner.confidence:.2f}", style="dim")
+        if owner.marks:
+            text.append(f" [{', '.join(owner.marks)}]", style=MARK_STYLE)
+        text.append("\n")
+    text.append(f"\nMerge log ({len(detail.merges)})\n", style="bold")
+    if not detail.merges:
+        text.append("  no merges: one deposit made this record\n", style="dim")
+    for who, round_, rule, discarded, kept in detail.merges:
+        text.append(f"  r{round_} {who} joined by {rule}", style="italic")
+        if discarded and discarded != kept:
+            text.append("; discarded: ", style="dim")
+            text.append(discarded, style="strike")
+        text.append("\n")
+    text.append(f"\nAffiliated ({len(detail.neighbours)})\n", style="bold")
+    if not detail.neighbours:
+        text.append("  none\n", style="dim")
+    for other, other_text in detail.neighbours:
+        text.append(f"  #{other} ", style="dim")
+        text.append(other_text + "\n")
+    text.append(f"\nBased on ({len(detail.based_on)})\n", style="bold")
+    if not detail.based_on:
+        text.append("  nothing: a first-hand record\n", style="dim")
+    for depth, other, other_text in detail.based_on:
+        text.append("  " + "  " * (depth - 1) + f"└ #{other} ", style="dim")
+        text.append(other_text + "\n")
+    return text
+
+
+class InspectorScreen(Screen):
+    """All records with filters; the highlighted record's provenance; the shared-ownership heatmap."""
+
+    BINDINGS = [
+        Binding("escape", "back", "Back", tooltip="Back to where you were"),
+        Binding("o", "sort_owners", "Sort owners", tooltip="Sort by owner count (most shared first); again for id order"),
+        Binding("slash", "focus_filter", "Filter", tooltip="Type to filter the records by text"),
+        Binding("h", "show_tab('tab-heatmap')", "Heatmap", tooltip="Agents × agents: records both hold"),
+        Binding("r", "show_tab('tab-records')", "Records", tooltip="The records table"),
+    ]
+
+    def __init__(self, world: Any, store: Any, *, lock: threading.Lock | None = None, record_id: int | None = None,
+                 player: str = "", title: str = "") -> None:
+        super().__init__()
+        self.world = world
+        self.store = store
+        self.lock = lock or threading.Lock()
+        self.record_id = record_id
+        self.player = player
+        self.title_text = title or f"Memory of {world.file.world.title}"
+        self.view: MemoryView | None = None
+        self.sort_by_owners = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.title_text, id="inspector-title")
+        with TabbedContent(id="inspector-tabs"):
+            with TabPane("Records", id="tab-records"):
+                with Horizontal(id="filters"):
+                    yield Input(placeholder="filter by text", id="filter-text")
+                    yield Select([], prompt="any owner", id="filter-owner")
+                    yield Select([], prompt="any kind", id="filter-kind")
+                yield DataTable(id="records", cursor_type="row", zebra_stripes=True)
+                with VerticalScroll(id="detail-pane"):
+                    yield Static("Reading the memory…", id="detail")
+            with TabPane("Heatmap", id="tab-heatmap"):
+                with ScrollableContainer(id="heatmap-pane"):
+                    yield HeatmapView("Reading the memory…", id="heatmap")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#records", DataTable)
+        table.add_column("id", key="id", width=6)
+        table.add_column("kind", key="kind", width=11)
+        table.add_column("r", key="round", width=5)
+        table.add_column("own", key="owners", width=4)
+        table.add_column("text", key="text")
+        self.read_memory()
+
+    @work(thread=True, exclusive=True, group="inspector", exit_on_error=False)
+    def read_memory(self) -> None:
+        """Build rows and heatmap from the store (under the game's lock, off the UI thread)."""
+        from tui.views import memory_view
+
+        with self.lock:
+            view = memory_view(self.world, self.store)
+        self.post_message(MemoryLoaded(view))
+
+    @on(MemoryLoaded)
+    def _memory_loaded(self, message: MemoryLoaded) -> None:
+        view = self.view = message.view
+        stats = view.stats
+        shared = sum(1 for r in view.rows if len(r.owners) >= 2)
+        most = max((len(r.owners) for r in view.rows), default=0)
+        summary = f"{self.title_text} — {len(view.rows)} records · {shared} shared · max {most} owners"
+        if "leaks" in stats:
+            summary += f" · leaks {stats['leaks']}"
+        self.query_one("#inspector-title", Static).update(summary)
+        self.query_one("#filter-owner", Select).set_options([(name, ident) for ident, name in view.agents])
+        self.query_one("#filter-kind", Select).set_options([(k, k) for k in view.kinds])
+        self.query_one(HeatmapView).show(view.heatmap)
+        self._fill()
+        if self.record_id is not None:
+            table = self.query_one("#records", DataTable)
+            with contextlib.suppress(RowDoesNotExist):  # filtered out: the detail still shows
+                table.move_cursor(row=table.get_row_index(str(self.record_id)))
+            self._show_detail(self.record_id)
+        self.query_one("#records", DataTable).focus()
+
+    def visible_rows(self) -> list[RecordRow]:
+        """The rows that pass the filters, in the chosen order."""
+        if self.view is None:
+            return []
+        needle = self.query_one("#filter-text", Input).value.strip().lower()
+        owner = self.query_one("#filter-owner", Select).value
+        kind = self.query_one("#filter-kind", Select).value
+        rows = [
+            r for r in self.view.rows
+            if (not needle or needle in r.text.lower())
+            and (owner is Select.NULL or owner in r.owners)
+            and (kind is Select.NULL or r.kind == kind)
+        ]
+        if self.sort_by_owners:
+            rows.sort(key=lambda r: (-len(r.owners), r.id))
+        return rows
+
+    def _fill(self) -> None:
+        table = self.query_one("#records", DataTable)
+        table.clear()
+        for row in self.visible_rows():
+            text = row.text if len(row.text) <= MAX_TEXT else row.text[: MAX_TEXT - 1] + "…"
+            flag = Text(" ⚑", style=MARK_STYLE) if {"disputed", "retracted", "contaminated"} & set(row.flags) else ""
+            table.add_row(str(row.id), row.kind, str(row.round), str(len(row.owners)), Text(text) + flag,
+                          key=str(row.id))
+
+    @on(Input.Changed, "#filter-text")
+    @on(Select.Changed)
+    def _filters_changed(self) -> None:
+        self._fill()
+
+    @on(DataTable.RowHighlighted, "#records")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key is not None and event.row_key.value is not None:
+            self._show_detail(int(event.row_key.value))
+
+    def _show_detail(self, record_id: int) -> None:
+        pane = self.query_one("#detail", Static)
+        if not self.lock.acquire(timeout=0.05):
+            pane.update("The memory is being written by a round; the detail shows when it resolves.")
+            return
+        try:
+            detail = record_detail(self.world, self.store, record_id)
+        except KeyError:
+            pane.update(f"Record #{record_id} is not in this memory.")
+            return
+        finally:
+            self.lock.release()
+        pane.update(detail_text(detail, self.player))
+
+    def action_sort_owners(self) -> None:
+        """Toggle ordering by owner count."""
+        self.sort_by_owners = not self.sort_by_owners
+        self._fill()
+
+    def action_focus_filter(self) -> None:
+        """Focus the text filter."""
+        self.query_one(TabbedContent).active = "tab-records"
+        self.query_one("#filter-text", Input).focus()
+
+    def action_show_tab(self, tab: str) -> None:
+        """Switch between records and heatmap."""
+        self.query_one(TabbedContent).active = tab
+
+    def action_back(self) -> None:
+        """Close the inspector."""
+        self.app.pop_screen()

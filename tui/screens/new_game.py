@@ -1,0 +1,134 @@
+"""New game: choose a world, then a character, then a start point."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui.catalog import WorldEntry
+from tui.game import NewGame
+
+
+class NewGameScreen(ModalScreen[NewGame | None]):
+    """Three lists side by side; Enter in one moves to the next, Start begins."""
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", tooltip="Back without starting"),
+        Binding("ctrl+s", "start", "Start", tooltip="Start with the highlighted choices"),
+    ]
+
+    def __init__(self, worlds: list[WorldEntry], world_id: str | None = None, player: str | None = None) -> None:
+        super().__init__()
+        self.worlds = [w for w in worlds if w.world is not None]
+        self.world_id = world_id if any(w.id == world_id for w in self.worlds) else (
+            self.worlds[0].id if self.worlds else None)
+        self.player = player
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="new-game", classes="dialog -wide"):
+            yield Label("New game", classes="dialog-title")
+            with Horizontal(id="choices"):
+                with Vertical(classes="choice"):
+                    yield Label("1. World", classes="section")
+                    yield OptionList(*[Option(w.title, id=w.id) for w in self.worlds], id="pick-world")
+                with Vertical(classes="choice"):
+                    yield Label("2. Character", classes="section")
+                    yield OptionList(id="pick-character")
+                with Vertical(classes="choice"):
+                    yield Label("3. Start point", classes="section")
+                    yield OptionList(id="pick-start")
+            yield Static("", id="choice-note")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Start", id="start", variant="primary")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        worlds = self.query_one("#pick-world", OptionList)
+        if self.world_id is not None:
+            worlds.highlighted = worlds.get_option_index(self.world_id)
+            self._fill_for(self.world_id)
+        worlds.focus()
+
+    def entry(self) -> WorldEntry | None:
+        """The highlighted world."""
+        return next((w for w in self.worlds if w.id == self.world_id), None)
+
+    def _fill_for(self, world_id: str) -> None:
+        self.world_id = world_id
+        entry = self.entry()
+        if entry is None:
+            return
+        characters = self.query_one("#pick-character", OptionList)
+        characters.clear_options()
+        characters.add_options([Option(name, id=ident) for ident, name in entry.playable])
+        if entry.playable:
+            ids = [i for i, _ in entry.playable]
+            characters.highlighted = ids.index(self.player) if self.player in ids else 0
+        starts = self.query_one("#pick-start", OptionList)
+        starts.clear_options()
+        starts.add_options([Option(f"{sid} (round {rnd})", id=sid) for sid, rnd, _ in entry.starts])
+        default = entry.world.file.world.default_start if entry.world is not None else ""
+        ids = [s for s, _, _ in entry.starts]
+        if ids:
+            starts.highlighted = ids.index(default) if default in ids else 0
+        self._describe()
+
+    def _describe(self) -> None:
+        entry = self.entry()
+        if entry is None:
+            return
+        world = entry.world
+        note = []
+        character = self._chosen("#pick-character")
+        if character and world is not None and character in world.agents:
+            note.append(f"{world.agents[character].name}: {world.agents[character].description}")
+        start = self._chosen("#pick-start")
+        for sid, _, description in entry.starts:
+            if sid == start and description:
+                note.append(description)
+        self.query_one("#choice-note", Static).update("\n".join(note))
+
+    def _chosen(self, selector: str) -> str | None:
+        options = self.query_one(selector, OptionList)
+        if options.highlighted is None:
+            return None
+        return options.get_option_at_index(options.highlighted).id
+
+    @on(OptionList.OptionHighlighted, "#pick-world")
+    def _world_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option.id and event.option.id != self.world_id:
+            self._fill_for(event.option.id)
+
+    @on(OptionList.OptionHighlighted, "#pick-character")
+    @on(OptionList.OptionHighlighted, "#pick-start")
+    def _other_highlighted(self) -> None:
+        self._describe()
+
+    @on(OptionList.OptionSelected, "#pick-world")
+    def _world_selected(self) -> None:
+        self.query_one("#pick-character", OptionList).focus()
+
+    @on(OptionList.OptionSelected, "#pick-character")
+    def _character_selected(self) -> None:
+        self.query_one("#pick-start", OptionList).focus()
+
+    @on(OptionList.OptionSelected, "#pick-start")
+    @on(Button.Pressed, "#start")
+    def action_start(self) -> None:
+        """Start with what is highlighted."""
+        entry = self.entry()
+        character = self._chosen("#pick-character")
+        if entry is None or entry.world is None or character is None:
+            self.notify("Choose a world and a character first.")
+            return
+        self.dismiss(NewGame(world=entry.world, player=character, start_id=self._chosen("#pick-start")))
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        """Close without starting."""
+        self.dismiss(None)

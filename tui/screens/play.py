@@ -1,0 +1,475 @@
+"""The play screen: transcript, action bar, side panel; rounds run in a worker and can be cancelled."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
+
+from tui import slash
+from tui.game import Game, LoadGame, NewGame
+from tui.messages import (
+    AgentDeciding,
+    GameLoaded,
+    GameLoadFailed,
+    LoadProgressed,
+    RecallAnswered,
+    RecordChosen,
+    RoundCancelled,
+    RoundFailed,
+    RoundResolved,
+    SaveFailed,
+    SaveWritten,
+)
+from tui.views import Beat, Moment
+from tui.widgets.action_bar import ActionBar
+from tui.widgets.panels import CastPanel, GoalsPanel, MapPanel, StatusLine
+from tui.widgets.records import WhoKnows
+from tui.widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from tui.runtime import Runtime
+
+log = logging.getLogger("tui.play")
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as one line for the screen (the traceback goes to the log)."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return text
+
+
+class PlayScreen(Screen):
+    """Play one character: type an action, the other agents decide, the round resolves."""
+
+    BINDINGS = [
+        Binding("escape", "cancel_round", "Cancel", tooltip="Cancel the round in progress; the world stays as it was"),
+        Binding("f1", "help", "Help", tooltip="Slash commands and keys"),
+        Binding("f2", "inspector", "Memory", tooltip="Open the memory inspector on the record under the cursor"),
+        Binding("f5", "save_as", "Save", tooltip="Save into a new slot and keep playing there"),
+        Binding("f6", "load", "Load", tooltip="Load a saved game"),
+        Binding("f7", "branch", "Branch", tooltip="Copy this game into a new slot and play on in the copy"),
+        Binding("f8", "toggle_panel", "Panel", tooltip="Show or hide the side panel"),
+    ]
+
+    def __init__(self, request: NewGame | LoadGame, runtime: Runtime) -> None:
+        super().__init__()
+        self.request = request
+        self.runtime = runtime
+        self.game: Game | None = None
+        self.moment: Moment | None = None
+        self.busy = False
+        """True from submitting an action until its round resolved, failed or was cancelled."""
+        self.pending = ""
+        """The line whose round is running (given back to the action bar if the round is cancelled)."""
+        self._cancel = threading.Event()
+        self._round_started = 0.0
+        self._deciding = ""
+        self._ticker: Any = None
+        self.rounds_shown = 0
+        """Rounds whose result reached the screen (benchmarks and tests wait on it)."""
+        self.round_shown = threading.Event()
+        """Set each time a resolved round has been drawn."""
+
+    def compose(self) -> ComposeResult:
+        yield StatusLine("storyworld", id="status")
+        with Horizontal(id="main"):
+            yield Transcript(id="transcript")
+            with TabbedContent(id="side"):
+                with TabPane("Who knows", id="tab-who"):
+                    yield WhoKnows(id="who-knows")
+                with TabPane("Cast", id="tab-cast"):
+                    yield VerticalScroll(CastPanel(id="cast"))
+                with TabPane("Map", id="tab-map"):
+                    yield VerticalScroll(MapPanel(id="map"))
+                with TabPane("Goals", id="tab-goals"):
+                    yield VerticalScroll(GoalsPanel(id="goals"))
+        with Horizontal(id="progress-row"):
+            yield Static("", id="progress")
+            yield ProgressBar(id="progress-bar", show_eta=False, show_percentage=True)
+        yield ActionBar(
+            id="action",
+            placeholder="say something, or /help  (Tab completes names, places, objects)",
+            suggester=slash.SlashSuggester(),
+        )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#action", Input).focus()  # typing ahead while the model loads is fine
+        self._progress("Loading…", loading=True)
+        self.query_one(Transcript).add_note(self._loading_note())
+        if isinstance(self.request, NewGame):
+            world = self.request.world
+            self.query_one(StatusLine).update(
+                f" {world.file.world.title} │ {world.agents[self.request.player].name} │ loading…")
+        self.load_game(self.request)
+
+    def _loading_note(self) -> str:
+        if isinstance(self.request, NewGame):
+            world = self.request.world
+            who = world.agents[self.request.player].name
+            return f"{world.file.world.title} — you are {who}. The others are waking up…"
+        return f"Opening {self.request.folder.name}…"
+
+    # --- loading -------------------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def load_game(self, request: NewGame | LoadGame) -> None:
+        """Load model, embedder and memory (or a save) off the UI thread."""
+        from storyworld.errors import UserError
+
+        def report(stage: str, done: int, total: int) -> None:
+            self.post_message(LoadProgressed(stage, done, total))
+
+        try:
+            if isinstance(request, NewGame):
+                game = Game.new(request.world, request.player, request.start_id, self.runtime, report)
+            else:
+                game = Game.load(request.folder, self.runtime, report)
+            moment = game.opening()
+        except UserError as exc:
+            fallback = None
+            if isinstance(request, LoadGame):
+                from saves import latest_good_autosave
+
+                fallback = latest_good_autosave(request.folder)
+            self.post_message(GameLoadFailed(one_line(exc).split("; newest good autosave")[0], fallback))
+            return
+        except Exception as exc:  # noqa: BLE001 — shown as one line, traceback logged; the app must not die
+            log.exception("loading failed")
+            self.post_message(GameLoadFailed(f"{type(exc).__name__}: {one_line(exc)}"))
+            return
+        self.post_message(GameLoaded(game, moment))
+        try:
+            game.autosave()
+        except (OSError, ValueError) as exc:
+            self.post_message(SaveFailed(one_line(exc)))
+
+    @on(LoadProgressed)
+    def _load_progressed(self, message: LoadProgressed) -> None:
+        bar = self.query_one("#progress-bar", ProgressBar)
+        bar.update(total=max(message.total, 1), progress=message.done)
+        self.query_one("#progress", Static).update(f"{message.stage}…")
+
+    @on(GameLoaded)
+    def _game_loaded(self, message: GameLoaded) -> None:
+        self.game = message.game
+        self.moment = message.moment
+        transcript = self.query_one(Transcript)
+        transcript.remove_children()
+        transcript.add_beats(message.moment.beats)
+        self._show(message.moment)
+        self._progress(f"Your move. Round {message.moment.round}. Type a line to speak, or /help.")
+        self.query_one("#action", Input).focus()
+
+    @on(GameLoadFailed)
+    def _game_load_failed(self, message: GameLoadFailed) -> None:
+        from tui.screens.dialogs import DamagedSave
+
+        self._progress(f"Could not start: {message.reason}")
+        self.query_one(Transcript).add_note(f"Could not start: {message.reason}", "problem")
+
+        def chosen(use_fallback: bool | None) -> None:
+            if use_fallback and message.fallback is not None:
+                self.request = LoadGame(message.fallback)
+                self._progress("Loading…", loading=True)
+                self.load_game(self.request)
+            else:
+                self._leave()
+
+        self.app.push_screen(DamagedSave(message.reason, message.fallback), chosen)
+
+    def _leave(self) -> None:
+        """Back to the screen below, or quit when this was the first screen."""
+        if len(self.app.screen_stack) > 1:
+            self.app.pop_screen()
+        else:
+            self.app.exit(1)
+
+    # --- showing -------------------------------------------------------------------------------
+    def _show(self, moment: Moment) -> None:
+        """Update everything but the transcript from a moment."""
+        self.moment = moment
+        self.query_one(StatusLine).show(moment, self.game.slot.name if self.game else "")
+        self.query_one(WhoKnows).show(moment.who_knows, moment.player)
+        self.query_one(CastPanel).show(moment.cast)
+        self.query_one(MapPanel).show(moment.map)
+        self.query_one(GoalsPanel).show(moment.goals)
+        if self.game is not None:
+            with self.game.lock:
+                scene = slash.Scene.of(self.game.sim.world, self.game.sim.state, moment.player)
+            suggester = self.query_one("#action", Input).suggester
+            if isinstance(suggester, slash.SlashSuggester):
+                suggester.scene = scene
+
+    def _progress(self, text: str, *, loading: bool = False) -> None:
+        self.query_one("#progress", Static).update(text)
+        self.query_one("#progress-bar", ProgressBar).display = loading
+        self.set_class(loading, "-loading")
+
+    # --- acting --------------------------------------------------------------------------------
+    @on(Input.Submitted, "#action")
+    def _submitted(self, event: Input.Submitted) -> None:
+        if self.game is None:
+            self.notify("Still loading; your line stays in the bar until the game is ready.")
+            return
+        text = event.value
+        with self.game.lock:
+            scene = slash.Scene.of(self.game.sim.world, self.game.sim.state, self.game.player)
+        parsed = slash.parse(text, scene)
+        transcript = self.query_one(Transcript)
+        match parsed:
+            case slash.Problem(message=problem):
+                transcript.add_note(problem, "problem")
+                return
+            case slash.Help():
+                event.input.value = ""
+                self.action_help()
+                return
+            case slash.Recall(query=query):
+                event.input.value = ""
+                if self.busy:
+                    self.notify("Wait for the round to resolve, or press Esc to cancel it.")
+                    event.input.value = text
+                    return
+                self._progress(f"Recalling “{query}”…")
+                self.recall(query)
+                return
+            case slash.Play(action=action):
+                if self.busy:
+                    self.notify("A round is already in progress (Esc cancels it).")
+                    return
+                event.input.value = ""
+                self.query_one(ActionBar).remember(text)
+                self.pending = text
+                self.busy = True
+                self._cancel.clear()
+                self._round_started = self.runtime.timer()
+                self.set_class(True, "-thinking")
+                self._progress(f"Round {self.moment.round if self.moment else ''}: the others are deciding… (Esc cancels)")
+                transcript.add_pending(self._pending_beat(action))
+                self._deciding = "the others"
+                self._ticker = self.set_interval(1.0, self._tick)
+                self.run_round(action)
+
+    def _pending_beat(self, action: Any) -> Beat:
+        """The player's submitted action as a beat, shown until the round resolves."""
+        from storyworld.actions import Say, describe
+
+        assert self.game is not None
+        world = self.game.sim.world
+        me = world.agents[self.game.player].name
+        if isinstance(action, Say):
+            to = world.agents[action.to].name if action.to in world.agents else ""
+            return Beat(kind="line", speaker=me, text=action.text, to=to, own=True)
+        return Beat(kind="direction", text=f"{me} {describe(action)}", own=True)
+
+    def _tick(self) -> None:
+        """Keep the progress line's clock moving while agents think."""
+        if self.busy:
+            seconds = self.runtime.timer() - self._round_started
+            note = " — cancelling after this one" if self._cancel.is_set() else " · Esc cancels"
+            self._progress(f"{self._deciding} · {seconds:.0f} s{note}")
+
+    def _round_over(self) -> None:
+        """Common end of a round, however it ended."""
+        self.busy = False
+        self.set_class(False, "-thinking")
+        self.query_one(Transcript).clear_pending()
+        if self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+
+    @work(thread=True, exclusive=True, group="round", exit_on_error=False)
+    def run_round(self, action: Any) -> None:
+        """Step the simulation with the player's action; posts RoundResolved/RoundCancelled/RoundFailed."""
+        from storyworld.simulation import Cancelled
+
+        game = self.game
+        assert game is not None
+        world = game.sim.world
+        started = self.runtime.timer()
+
+        def progress(agent: str, index: int, total: int) -> None:
+            self.post_message(AgentDeciding(agent, world.agents[agent].name, index, total))
+
+        try:
+            moment = game.play_round(action, progress, self._cancel.is_set)
+        except Cancelled as exc:
+            self.post_message(RoundCancelled(one_line(exc)))
+            return
+        except Exception as exc:  # noqa: BLE001 — one line on screen, traceback in the log
+            log.exception("round failed")
+            self.post_message(RoundFailed(f"{type(exc).__name__}: {one_line(exc)}"))
+            return
+        self.post_message(RoundResolved(moment, self.runtime.timer() - started))
+        try:
+            folder = game.autosave()
+        except (OSError, ValueError) as exc:  # SaveError is a ValueError
+            self.post_message(SaveFailed(one_line(exc)))
+        else:
+            self.post_message(SaveWritten(folder, "autosave"))
+
+    @on(AgentDeciding)
+    def _agent_deciding(self, message: AgentDeciding) -> None:
+        if not self.busy:
+            return
+        self._deciding = f"{message.name} is deciding ({message.index + 1}/{message.total})"
+        self._tick()
+
+    @on(RoundResolved)
+    def _round_resolved(self, message: RoundResolved) -> None:
+        self._round_over()
+        self.pending = ""
+        moment = message.moment
+        self.query_one(Transcript).add_beats(moment.beats, round_label=f"— round {moment.round - 1} —")
+        self._show(moment)
+        self._progress(f"Round {moment.round - 1} resolved in {message.seconds:.1f} s. Your move.")
+        self.query_one("#action", Input).focus()
+        self.rounds_shown += 1
+        self.call_after_refresh(self.round_shown.set)
+
+    @on(RoundCancelled)
+    def _round_cancelled(self, message: RoundCancelled) -> None:
+        self._round_over()
+        action = self.query_one("#action", Input)
+        if not action.value:
+            action.value = self.pending  # give the line back so the player can change it
+        self.pending = ""
+        self._progress("Round cancelled; the world is as it was.")
+
+    @on(RoundFailed)
+    def _round_failed(self, message: RoundFailed) -> None:
+        self._round_over()
+        self.query_one(Transcript).add_note(f"The round failed: {message.reason}", "problem")
+        self._progress("The round failed; the world is as it was before it. Try another action.")
+
+    @on(SaveWritten)
+    def _save_written(self, message: SaveWritten) -> None:
+        if message.what != "autosave":
+            self.notify(f"{message.what}: {message.folder.name}")
+        if self.moment is not None:
+            self.query_one(StatusLine).show(self.moment, self.game.slot.name if self.game else "")
+
+    @on(SaveFailed)
+    def _save_failed(self, message: SaveFailed) -> None:
+        self.notify(f"Save failed: {message.reason}", severity="error", timeout=8)
+
+    # --- recall ----------------------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="recall", exit_on_error=False)
+    def recall(self, query: str) -> None:
+        """The player's own /recall (embedding: off the UI thread)."""
+        assert self.game is not None
+        try:
+            cards = self.game.recall(query)
+        except Exception as exc:  # noqa: BLE001 — one line on screen
+            log.exception("recall failed")
+            self.post_message(RoundFailed(f"recall: {one_line(exc)}"))
+            return
+        self.post_message(RecallAnswered(query, cards))
+
+    @on(RecallAnswered)
+    def _recall_answered(self, message: RecallAnswered) -> None:
+        self.query_one(WhoKnows).show(message.cards, self.game.player if self.game else "")
+        self.query_one(TabbedContent).active = "tab-who"
+        found = len(message.cards)
+        self._progress(f"You recall {found} thing{'s' if found != 1 else ''} about “{message.query}” (Who knows tab).")
+
+    # --- actions -------------------------------------------------------------------------------
+    def action_cancel_round(self) -> None:
+        """Ask the running round to stop before it resolves."""
+        if self.busy:
+            self._cancel.set()
+            self._progress("Cancelling: the round stops after the agent deciding now…")
+        else:
+            self.query_one("#action", Input).focus()
+
+    def action_help(self) -> None:
+        """Show the commands and keys."""
+        from tui.screens.dialogs import HelpScreen
+
+        self.app.push_screen(HelpScreen())
+
+    def action_inspector(self, record_id: int | None = None) -> None:
+        """Open the memory inspector (on a record, when one is chosen)."""
+        from tui.screens.inspector import InspectorScreen
+
+        if self.game is None:
+            return
+        if self.busy:
+            self.notify("The memory is being written; open the inspector when the round has resolved.")
+            return
+        if record_id is None:
+            item = self.query_one(WhoKnows).highlighted_child
+            record_id = getattr(getattr(item, "card", None), "id", None)
+        self.app.push_screen(InspectorScreen(self.game.sim.world, self.game.sim.store, lock=self.game.lock,
+                                             record_id=record_id, player=self.game.player))
+
+    @on(RecordChosen)
+    def _record_chosen(self, message: RecordChosen) -> None:
+        self.action_inspector(message.record_id)
+
+    def action_toggle_panel(self) -> None:
+        """Give the transcript the whole width, or bring the panel back."""
+        side = self.query_one("#side")
+        side.display = not side.display
+
+    def action_save_as(self) -> None:
+        """Ask for a name and save into a new slot."""
+        from tui.screens.dialogs import AskName
+
+        if self.game is None or self.busy:
+            self.notify("Save when the round has resolved.")
+            return
+
+        def named(name: str | None) -> None:
+            if name:
+                self.save_game("save as", name)
+
+        self.app.push_screen(AskName("Save as", "a name for this save", self.game.slot.name), named)
+
+    def action_branch(self) -> None:
+        """Ask for a name and branch into a new slot."""
+        from tui.screens.dialogs import AskName
+
+        if self.game is None or self.busy:
+            self.notify("Branch when the round has resolved.")
+            return
+
+        def named(name: str | None) -> None:
+            if name:
+                self.save_game("branch", name)
+
+        self.app.push_screen(AskName("Branch", "a name for the new branch", f"{self.game.slot.name}-b"), named)
+
+    @work(thread=True, exclusive=True, group="save", exit_on_error=False)
+    def save_game(self, what: str, name: str) -> None:
+        """Write a named save or a branch."""
+        assert self.game is not None
+        try:
+            folder = self.game.save_as(name) if what == "save as" else self.game.branch(name)
+        except (OSError, ValueError) as exc:
+            self.post_message(SaveFailed(one_line(exc)))
+            return
+        self.post_message(SaveWritten(folder, "saved" if what == "save as" else "branched"))
+
+    def action_load(self) -> None:
+        """Pick a save and load it in place of this game."""
+        from tui.screens.dialogs import PickSave
+
+        if self.busy:
+            self.notify("Load when the round has resolved (or press Esc to cancel it).")
+            return
+
+        def picked(folder: Any) -> None:
+            if folder is not None:
+                self.app.switch_screen(PlayScreen(LoadGame(folder), self.runtime))
+
+        self.app.push_screen(PickSave(self.runtime.saves()), picked)

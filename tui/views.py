@@ -1,0 +1,436 @@
+"""Immutable views of a running game, built in worker threads and handed to widgets in messages."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from storyworld.simulation import Simulation
+    from storyworld.state import SimEvent
+
+# Eight colours that read on dark and light themes; an agent's colour is stable across runs and saves.
+BADGE_COLOURS: tuple[str, ...] = (
+    "#e06c75", "#61afef", "#98c379", "#e5c07b", "#c678dd", "#56b6c2", "#d19a66", "#be5046",
+)
+
+
+def badge_colour(agent_id: str) -> str:
+    """A stable colour for an agent (blake2b of its id, never Python's hash())."""
+    digest = hashlib.blake2b(agent_id.encode("utf-8"), digest_size=2).digest()
+    return BADGE_COLOURS[int.from_bytes(digest, "big") % len(BADGE_COLOURS)]
+
+
+def name_of(world: Any, ident: str | None) -> str:
+    """The display name of an agent, object or place id (the id itself when unknown)."""
+    if not ident:
+        return ""
+    for table in (world.agents, world.objects, world.places):
+        if ident in table:
+            return table[ident].name
+    return ident
+
+
+@dataclass(frozen=True)
+class OwnerLine:
+    """One owner's holding of a record: how, from whom, when, how sure."""
+
+    agent: str
+    name: str
+    via: str
+    source: str | None
+    source_name: str
+    since_round: int
+    place_name: str
+    confidence: float
+    status: str
+    flags: tuple[str, ...]
+
+    @property
+    def how(self) -> str:
+        """How the owner came to hold it: 'witnessed r12, the hall', 'told by Horatio r14'."""
+        where = f", {self.place_name}" if self.place_name else ""
+        match self.via:
+            case "witnessed":
+                return f"witnessed r{self.since_round}{where}"
+            case "told":
+                return f"told by {self.source_name or 'someone'} r{self.since_round}"
+            case "read":
+                return f"read in {self.source_name or 'a text'} r{self.since_round}"
+            case "inferred":
+                return f"own words r{self.since_round}" if self.source in (None, self.agent) else (
+                    f"inferred from {self.source_name} r{self.since_round}")
+            case "sediment":
+                return f"from the story r{self.since_round}{where}"
+            case "authored":
+                return "set by the author"
+        return f"{self.via} r{self.since_round}"
+
+    @property
+    def marks(self) -> tuple[str, ...]:
+        """Dispute, doubt and contamination marks, in the order a reader should notice them."""
+        found: list[str] = []
+        if self.status in ("disputed", "retracted", "doubted"):
+            found.append(self.status)
+        if "contaminated" in self.flags:
+            found.append("contaminated")
+        found.extend(f for f in self.flags if f != "contaminated")
+        return tuple(found)
+
+
+@dataclass(frozen=True)
+class RecordCard:
+    """A record as the side panel and the inspector show it."""
+
+    id: int
+    text: str
+    kind: str
+    round: int
+    place_name: str
+    owners: tuple[OwnerLine, ...]
+    reason: str = ""  # why it is shown now: "this round", "recall"
+    score: float | None = None
+
+    def groups(self) -> list[tuple[str, tuple[OwnerLine, ...]]]:
+        """Owners grouped by identical provenance, so ten witnesses take one line, not ten."""
+        grouped: dict[str, list[OwnerLine]] = {}
+        for owner in self.owners:
+            marks = f" [{', '.join(owner.marks)}]" if owner.marks else ""
+            key = f"{owner.how} · {owner.confidence:.2f}{marks}"
+            grouped.setdefault(key, []).append(owner)
+        return [(key, tuple(owners)) for key, owners in grouped.items()]
+
+
+def owner_lines(world: Any, record: Any) -> tuple[OwnerLine, ...]:
+    """The owners of a record, sorted by id, as display lines."""
+    place_name = name_of(world, record.place)
+    lines = []
+    for agent, holding in sorted(record.owners.items()):
+        lines.append(OwnerLine(
+            agent=agent, name=name_of(world, agent), via=holding.via, source=holding.source,
+            source_name=name_of(world, holding.source), since_round=holding.since_round, place_name=place_name,
+            confidence=float(holding.confidence), status=holding.status, flags=tuple(holding.flags),
+        ))
+    return tuple(lines)
+
+
+def record_card(world: Any, record: Any, reason: str = "", score: float | None = None) -> RecordCard:
+    """One record as a card."""
+    return RecordCard(
+        id=record.id, text=record.text, kind=record.kind, round=record.round,
+        place_name=name_of(world, record.place), owners=owner_lines(world, record), reason=reason, score=score,
+    )
+
+
+@dataclass(frozen=True)
+class Beat:
+    """One line of the transcript, screenplay style."""
+
+    kind: str  # heading | line | direction | result
+    text: str
+    speaker: str = ""
+    to: str = ""
+    own: bool = False
+    round: int = 0
+
+
+@dataclass(frozen=True)
+class CastEntry:
+    """A character in the Cast tab."""
+
+    id: str
+    name: str
+    here: bool
+    status: str  # active | archived
+    mood: str
+    is_player: bool = False
+
+
+@dataclass(frozen=True)
+class MapView:
+    """Where the player is, where they can go, and every place."""
+
+    here: str
+    here_name: str
+    here_description: str
+    exits: tuple[tuple[str, str], ...]  # (id, name)
+    places: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Moment:
+    """Everything the play screen shows after a round (or at the start)."""
+
+    round: int
+    world_title: str
+    player: str
+    player_name: str
+    place: str
+    place_name: str
+    model: str
+    beats: tuple[Beat, ...]
+    who_knows: tuple[RecordCard, ...]
+    cast: tuple[CastEntry, ...]
+    map: MapView
+    goals: tuple[str, ...]
+    present: tuple[str, ...] = ()
+    results: dict[str, str] = field(default_factory=dict)
+
+
+def beats_for(sim: Simulation, events: tuple[SimEvent, ...] | list[SimEvent], player: str,
+              results: dict[str, str] | None = None) -> list[Beat]:
+    """The events the player perceived, as screenplay beats (a scene heading when the player moves)."""
+    world = sim.world
+    beats: list[Beat] = []
+    for event in events:
+        own = event.actor == player
+        if player not in event.witnesses and not own:
+            continue
+        actor = name_of(world, event.actor)
+        if event.kind == "say":
+            beats.append(Beat(kind="line", speaker=actor, text=event.claim or event.text,
+                              to=name_of(world, event.target), own=own, round=event.round))
+        elif event.kind == "move" and own:
+            place = world.places[event.place]
+            beats.append(Beat(kind="heading", text=place.name, round=event.round))
+            if place.description:
+                beats.append(Beat(kind="direction", text=place.description, round=event.round))
+        else:
+            beats.append(Beat(kind="direction", text=event.text, own=own, round=event.round))
+    mine = (results or {}).get(player, "")
+    if mine and not any(b.kind == "line" and b.own for b in beats):
+        beats.append(Beat(kind="result", text=mine, own=True, round=events[0].round if events else sim.state.round))
+    return beats
+
+
+def opening_beats(sim: Simulation, player: str) -> list[Beat]:
+    """The scene heading, start description and place description a new game opens with."""
+    world = sim.world
+    state = sim.state
+    place = world.places[state.positions[player]]
+    beats = [Beat(kind="heading", text=place.name, round=state.round)]
+    start = world.start(state.start_id)
+    if start.description:
+        beats.append(Beat(kind="direction", text=start.description, round=state.round))
+    if place.description:
+        beats.append(Beat(kind="direction", text=place.description, round=state.round))
+    present = [name_of(world, a) for a in state.present(place.id) if a != player]
+    beats.append(Beat(kind="direction", text=("With you: " + ", ".join(present) + ".") if present else "You are alone.",
+                      round=state.round))
+    return beats
+
+
+def moment_records(sim: Simulation, player: str, since_round: int | None, *, recall_k: int = 4,
+                   limit: int = 10) -> tuple[RecordCard, ...]:
+    """Records relevant now: what the player came to hold this round, then recall for the player's context."""
+    world = sim.world
+    store = sim.store
+    cards: list[RecordCard] = []
+    seen: set[int] = set()
+    if since_round is not None:
+        fresh = [r for r in store.held_by(player) if _came_this_round(r, player, since_round)]
+        fresh.sort(key=lambda r: (_kind_order(r.kind), r.event_id or "", r.id))
+        for record in fresh[:limit]:
+            cards.append(record_card(world, record, reason="this round"))
+            seen.add(record.id)
+    query = context_query(sim, player)
+    if query and len(cards) < limit:
+        for hit in store.recall(player, query, k=recall_k):
+            if hit.record.id in seen or player not in hit.record.owners:
+                continue
+            cards.append(record_card(world, hit.record, reason="recall", score=float(hit.score)))
+            seen.add(hit.record.id)
+    return tuple(cards[:limit])
+
+
+def _came_this_round(record: Any, player: str, round_: int) -> bool:
+    """True when the player's holding of a record dates from this round."""
+    holding = record.owners.get(player)
+    return holding is not None and holding.since_round >= round_
+
+
+def _kind_order(kind: str) -> int:
+    """Utterances and events first, then the claims they carried, then the rest."""
+    return {"utterance": 0, "event": 1, "claim": 2, "observation": 3}.get(kind, 4)
+
+
+def context_query(sim: Simulation, player: str) -> str:
+    """The recall query for the player's moment: top goal, place, company, last thing said here."""
+    world = sim.world
+    state = sim.state
+    place = state.positions[player]
+    stm = state.shortterm.get(player)
+    goal = stm.goals[-1] if stm and stm.goals else ""
+    company = ", ".join(name_of(world, a) for a in state.present(place) if a != player)
+    talk = state.threads.get(place, [])
+    last = talk[-1].text if talk else ""
+    return " ".join(p for p in (goal, world.places[place].name, company, last) if p)
+
+
+def cast_view(sim: Simulation, player: str) -> tuple[CastEntry, ...]:
+    """Who is here first (the player on top), then everyone else, each with status and mood."""
+    world = sim.world
+    state = sim.state
+    here = state.positions[player]
+    entries = []
+    for agent in world.file.agent:
+        stm = state.shortterm.get(agent.id)
+        mood = (stm.status.get("mood", "") if stm else "") or ""
+        entries.append(CastEntry(
+            id=agent.id, name=agent.name, here=state.positions.get(agent.id) == here, status=agent.status,
+            mood=mood, is_player=agent.id == player,
+        ))
+    entries.sort(key=lambda e: (not e.is_player, not e.here, e.status != "active", e.name))
+    return tuple(entries)
+
+
+def map_view(sim: Simulation, player: str) -> MapView:
+    """The Map tab's content."""
+    world = sim.world
+    here = sim.state.positions[player]
+    place = world.places[here]
+    return MapView(
+        here=here, here_name=place.name, here_description=place.description,
+        exits=tuple((e, world.places[e].name) for e in place.exits),
+        places=tuple((p.id, p.name) for p in world.file.place),
+    )
+
+
+def build_moment(sim: Simulation, player: str, *, events: tuple[SimEvent, ...] = (), results: dict[str, str] | None = None,
+                 since_round: int | None = None, opening: bool = False, model: str = "") -> Moment:
+    """The play screen's view after a round (events/results) or at the start (opening)."""
+    world = sim.world
+    state = sim.state
+    beats = opening_beats(sim, player) if opening else beats_for(sim, events, player, results)
+    stm = state.shortterm.get(player)
+    place = state.positions[player]
+    return Moment(
+        round=state.round,
+        world_title=world.file.world.title,
+        player=player,
+        player_name=name_of(world, player),
+        place=place,
+        place_name=world.places[place].name,
+        model=model or sim.settings.model,
+        beats=tuple(beats),
+        who_knows=moment_records(sim, player, since_round),
+        cast=cast_view(sim, player),
+        map=map_view(sim, player),
+        goals=tuple(reversed(stm.goals)) if stm else (),
+        present=tuple(a for a in state.present(place) if a != player),
+        results=dict(results or {}),
+    )
+
+
+# --- the memory inspector ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RecordRow:
+    """One row of the inspector's table."""
+
+    id: int
+    kind: str
+    round: int
+    owners: tuple[str, ...]
+    text: str
+    flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Heatmap:
+    """Shared ownership: counts[i][j] = records held by both agents i and j (diagonal: held by i)."""
+
+    agents: tuple[str, ...]
+    names: tuple[str, ...]
+    counts: tuple[tuple[int, ...], ...]
+
+    @property
+    def off_diagonal_max(self) -> int:
+        """The largest count between two different agents (the top of the colour scale)."""
+        n = len(self.agents)
+        return max((self.counts[i][j] for i in range(n) for j in range(n) if i != j), default=0)
+
+
+@dataclass(frozen=True)
+class MemoryView:
+    """Everything the inspector lists, built once in a worker."""
+
+    rows: tuple[RecordRow, ...]
+    agents: tuple[tuple[str, str], ...]  # (id, name)
+    kinds: tuple[str, ...]
+    heatmap: Heatmap
+    stats: dict[str, Any]
+
+
+def memory_view(world: Any, store: Any) -> MemoryView:
+    """All records as rows, the owner and kind lists for filters, and the shared-ownership heatmap."""
+    rows = []
+    pair_counts: Counter[tuple[str, str]] = Counter()
+    for record in store.records():
+        owners = tuple(sorted(record.owners))
+        flags = sorted({f for h in record.owners.values() for f in (*h.flags, h.status) if f != "believed"})
+        rows.append(RecordRow(id=record.id, kind=record.kind, round=record.round, owners=owners, text=record.text,
+                              flags=tuple(flags)))
+        for i, a in enumerate(owners):
+            pair_counts[(a, a)] += 1
+            for b in owners[i + 1:]:
+                pair_counts[(a, b)] += 1
+                pair_counts[(b, a)] += 1
+    rows.sort(key=lambda r: r.id)
+    agents = tuple(a.id for a in world.file.agent)
+    counts = tuple(tuple(pair_counts.get((a, b), 0) for b in agents) for a in agents)
+    try:
+        stats = dict(store.stats())
+    except (AttributeError, TypeError, ValueError):
+        stats = {}
+    return MemoryView(
+        rows=tuple(rows),
+        agents=tuple((a.id, a.name) for a in world.file.agent),
+        kinds=tuple(sorted({r.kind for r in rows})),
+        heatmap=Heatmap(agents=agents, names=tuple(a.name for a in world.file.agent), counts=counts),
+        stats=stats,
+    )
+
+
+@dataclass(frozen=True)
+class RecordDetail:
+    """The inspector's detail pane for one record."""
+
+    card: RecordCard
+    merges: tuple[tuple[str, int, str, str, str], ...]  # (owner name, round, rule, discarded, kept)
+    neighbours: tuple[tuple[int, str], ...]
+    based_on: tuple[tuple[int, int, str], ...]  # (depth, id, text) along the derivation chain
+    event_id: str | None
+
+
+def record_detail(world: Any, store: Any, record_id: int, *, max_depth: int = 4) -> RecordDetail:
+    """Owners with provenance, merge log, affiliation neighbours and the based-on chain of one record."""
+    record = store.get(record_id)
+    merges = tuple(
+        (name_of(world, m.owner), m.round, m.rule, m.discarded_text, m.kept_text) for m in record.merge_log
+    )
+    neighbours = []
+    for other in list(store.neighbours(record_id))[:12]:
+        try:
+            neighbours.append((other, store.get(other).text))
+        except KeyError:
+            continue
+    chain: list[tuple[int, int, str]] = []
+    seen = {record_id}
+    frontier = [(1, r) for r in record.based_on]
+    while frontier and len(chain) < 20:
+        depth, rid = frontier.pop(0)
+        if rid in seen or depth > max_depth:
+            continue
+        seen.add(rid)
+        try:
+            parent = store.get(rid)
+        except KeyError:
+            chain.append((depth, rid, "(missing)"))
+            continue
+        chain.append((depth, rid, parent.text))
+        frontier.extend((depth + 1, r) for r in parent.based_on)
+    return RecordDetail(card=record_card(world, record), merges=merges, neighbours=tuple(neighbours),
+                        based_on=tuple(chain), event_id=record.event_id)

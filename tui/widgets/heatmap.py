@@ -1,0 +1,77 @@
+"""The shared-ownership heatmap: agents × agents, how many records both hold, on a colour scale."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from tui.views import Heatmap
+
+# A dark-to-bright scale (blue to yellow) that stays readable on dark and light backgrounds.
+SCALE: tuple[tuple[int, int, int], ...] = ((30, 35, 70), (40, 90, 150), (50, 150, 150), (120, 190, 90), (240, 210, 80))
+
+
+def scale_colour(value: int, top: int) -> str:
+    """The hex colour of a count on a 0..top scale."""
+    if top <= 0 or value <= 0:
+        return "#202020"
+    x = min(1.0, value / top) * (len(SCALE) - 1)
+    i = min(int(x), len(SCALE) - 2)
+    f = x - i
+    a, b = SCALE[i], SCALE[i + 1]
+    r, g, bl = (round(a[k] + (b[k] - a[k]) * f) for k in range(3))
+    return f"#{r:02x}{g:02x}{bl:02x}"
+
+
+def short_name(name: str, width: int = 4) -> str:
+    """A column label: the name's first letters (first word, then initials when that collides)."""
+    first = name.split()[0] if name.split() else name
+    return first[:width]
+
+
+def heatmap_table(heatmap: Heatmap) -> Table:
+    """A rich Table with one coloured cell per agent pair and a legend in the caption."""
+    top = heatmap.off_diagonal_max
+    table = Table(show_header=True, header_style="bold", box=None, padding=(0, 0), pad_edge=False,
+                  caption=f"records both agents hold · scale 0 … {top} · diagonal: records each holds",
+                  caption_justify="left")
+    table.add_column("", no_wrap=True)
+    labels = _unique_labels(heatmap.names)
+    for label in labels:
+        table.add_column(label, justify="right", no_wrap=True, min_width=5)
+    for i, name in enumerate(heatmap.names):
+        cells: list[Text] = []
+        for j in range(len(heatmap.agents)):
+            count = heatmap.counts[i][j]
+            if i == j:
+                cells.append(Text(f"{count:>4} ", style="bold"))
+            else:
+                colour = scale_colour(count, top)
+                ink = "#101010" if top and count / top > 0.55 else "#f0f0f0"
+                cells.append(Text(f"{count:>4} ", style=f"{ink} on {colour}"))
+        table.add_row(Text(name[:16] + " ", style="bold"), *cells)
+    return table
+
+
+def _unique_labels(names: tuple[str, ...]) -> list[str]:
+    """Four-letter column labels, lengthened with initials where two would read the same."""
+    labels = [short_name(n) for n in names]
+    seen: dict[str, int] = {}
+    for i, label in enumerate(labels):
+        if label in seen:
+            words = names[i].split()
+            labels[i] = (label[:2] + "".join(w[0] for w in words[1:]))[:4] or label
+        seen[labels[i]] = i
+    return labels
+
+
+class HeatmapView(Static):
+    """Renders a Heatmap."""
+
+    def show(self, heatmap: Heatmap) -> None:
+        """Render the table (or a note when there are no agents)."""
+        if not heatmap.agents:
+            self.update("No agents.")
+            return
+        self.update(heatmap_table(heatmap))
