@@ -64,8 +64,14 @@ def model_dir() -> Path:
 class SentenceEmbedder:
     """all-MiniLM-L6-v2 through sentence-transformers: offline, lazy, batched, cached by digest."""
 
-    def __init__(self, folder: str | Path | None = None, batch_size: int = 64, cache_size: int = 50_000):
+    def __init__(
+        self, folder: str | Path | None = None, batch_size: int = 64, cache_size: int = 50_000, threads: int | None = 1
+    ):
         self._folder = Path(folder) if folder is not None else None
+        # One torch thread by default: the game runs the language model beside the embedder, and
+        # torch's spinning worker threads on an oversubscribed 2-core machine make a one-sentence
+        # encode 5-10x slower. None leaves torch's own choice. (torch's setting is process-wide.)
+        self.threads = threads
         self.batch_size = batch_size
         self.cache_size = cache_size
         self._model = None
@@ -106,6 +112,7 @@ class SentenceEmbedder:
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
             folder = self.folder
             try:
+                import torch
                 from sentence_transformers import SentenceTransformer
             except ImportError as exc:
                 raise EmbedderError(f"sentence-transformers is not installed ({exc})") from exc
@@ -113,7 +120,10 @@ class SentenceEmbedder:
                 self._model = SentenceTransformer(str(folder), device="cpu")
             except (OSError, ValueError) as exc:
                 raise EmbedderError(f"{folder}: cannot load the embedding model ({exc})") from exc
-            self._dim = int(self._model.get_sentence_embedding_dimension())
+            if self.threads is not None:
+                torch.set_num_threads(self.threads)
+            dimension = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+            self._dim = int(dimension())
         return self._model
 
     def encode(self, texts: list[str]) -> np.ndarray:

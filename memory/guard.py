@@ -72,6 +72,10 @@ _COMMON_VERBS = set(
     begins became becomes shot shoots bit bites hit hits put puts set sets let lets cut cuts got gets
     had has was were is are did does will would shall should could might must may can""".split()
 )
+_GROUP_JOINERS = {"and", "&", "of"}
+# Role analysis reads the main clause only: "told Hamlet that he was murdered by Claudius"
+# must not make Claudius the teller.
+_SUBORDINATORS = set("that because who whom which while when after before although though if since until whereas".split())
 _AUXILIARIES = set("was were is are been being be got gets get".split())
 CONTRADICTIONS = frozenset({"negation", "number", "time", "place", "entity", "role"})
 
@@ -157,7 +161,13 @@ def features(text: str) -> Features:
             i = max(j, i + 1)
             continue
         i += 1
-    subject, patient = _roles(lower, participants, entities)
+    cut = len(lower)
+    for i, word in enumerate(lower):
+        if word in _SUBORDINATORS and any(pos < i for pos, _ in participants):
+            cut = i
+            break
+    main = [(pos, name) for pos, name in participants if pos < cut]
+    subject, patient = _roles(lower[:cut], main, entities)
     return Features(
         words=frozenset(lower),
         entities=frozenset(entities),
@@ -206,7 +216,8 @@ def _roles(lower: list[str], participants: list[tuple[int, str]], entities: set[
         if groups:
             last_pos = groups[-1][-1][0]
             between = lower[last_pos + 1 : pos]
-            if between and all(w in {"and", "&"} or w in _TITLES for w in between):
+            # "Horatio and Marcellus", "the ghost of the old king": one participant group.
+            if between and all(w in _GROUP_JOINERS or w in _TITLES or w in _DETERMINERS for w in between):
                 groups[-1].append((pos, name))
                 continue
             if not between:

@@ -1,0 +1,61 @@
+"""Merge quality on the labelled dev set with the real MiniLM embedder, and a real-embedder smoke test."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory import ConsensusStore, MemorySettings
+from memory.devset import evaluate, load_pairs, sweep
+
+pytestmark = pytest.mark.real_embedder
+
+
+@pytest.fixture(scope="session")
+def minilm():
+    from memory.embedder import shared_embedder
+
+    embedder = shared_embedder()
+    embedder.encode(["warm up"])
+    return embedder
+
+
+def test_dev_set_is_large_and_varied():
+    pairs = load_pairs()
+    assert len(pairs) >= 80
+    categories = {p.category for p in pairs}
+    assert {"paraphrase", "shared_names", "negation", "role_swap", "number", "place", "time"} <= categories
+    assert sum(p.same for p in pairs) >= 30
+
+
+def test_merge_precision_at_default_settings(minilm):
+    pairs = load_pairs()
+    result = evaluate(pairs, embedder=minilm, settings=MemorySettings())
+    print(f"\nmerge dev set: precision {result['precision']:.3f} recall {result['recall']:.3f} "
+          f"(tp {result['tp']} fp {result['fp']} fn {result['fn']} tn {result['tn']})")
+    for row in result["false_merges"]:
+        print("  false merge:", row)
+    assert result["precision"] >= 0.95
+    assert result["recall"] >= 0.6
+    # role swaps score near 1.0 on cosine: only the guard keeps them apart
+    assert result["by_category"]["role_swap"]["merged"] == 0
+
+
+def test_cosine_alone_is_not_enough(minilm):
+    """Documents why the guard exists: without it precision collapses at the same threshold."""
+    pairs = load_pairs()
+    (row,) = sweep(pairs, minilm, [MemorySettings().merge_high])
+    print(f"\ncosine only precision {row['cosine_only_precision']:.3f}, with guard {row['precision']:.3f}")
+    assert row["cosine_only_precision"] < 0.95 <= row["precision"]
+
+
+def test_real_embedder_store(minilm):
+    store = ConsensusStore.open(None, embedder=minilm)
+    store.remember("horatio", "The old king's ghost walked on the battlements at midnight.", round=1, event_id="e17")
+    store.remember("hamlet", "At midnight the old king's ghost walked on the battlements.", round=2, via="told", source="horatio")
+    store.remember("hamlet", "Ophelia returned my letters. Polonius watched from behind the arras.", round=3)
+    assert len(store) == 3  # the retelling merged by cosine + guard
+    assert store.stats()["merges_by_rule"]["cosine"] == 1
+    hits = store.recall("hamlet", "ghost on the walls", k=1)
+    assert "ghost" in hits[0].record.text
+    hits = store.recall("hamlet", "letters from Ophelia", k=1)
+    assert [h.via for h in hits] == ["semantic", "affiliated"]
