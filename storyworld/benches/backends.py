@@ -1,0 +1,518 @@
+"""`storyworld bench backends WORLD`: the four memory backends on one world, start and seed (paper Tables 1-3, 5, 8).
+
+Every backend runs the same world from the same start with the same seed and model. The model's
+decisions read what recall returns, so the runs diverge after the first round; that is expected,
+and each table reads each run's own store and event log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from storyworld.commands.common import add_model_options, load_lm, load_world_arg
+from storyworld.errors import UserError
+
+BACKENDS = ("consensus", "generative", "gmemory", "collaborative")
+LABELS = {"consensus": "Consensus", "generative": "Gen. Agents", "gmemory": "G-Memory", "collaborative": "Collaborative"}
+ACTION_NAMES = ("say", "read_thread", "observe", "move", "act_on", "wait")
+BIN = 5  # rounds per latency bin
+
+
+class Metered:
+    """Wraps a store for the kernel: times remember/recall per call and audits every recall hit for leaks."""
+
+    def __init__(self, store: Any, start_round: int) -> None:
+        self.store = store
+        self.start_round = start_round
+        self.remember_calls: list[tuple[int, float, int]] = []  # (round since start, ms, deposits)
+        self.recall_calls: list[tuple[int, float, int, int]] = []  # (round since start, ms, hits, affiliated)
+        self.leaks = 0
+        self.round = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+    def remember_many(self, deposits: list[Any]) -> list[list[int]]:
+        """Timed remember_many."""
+        started = time.perf_counter()
+        ids = self.store.remember_many(deposits)
+        self.remember_calls.append((self.round, (time.perf_counter() - started) * 1000.0, len(deposits)))
+        return ids
+
+    def recall(self, owner: str, query: str, k: int | None = None, **kwargs: Any) -> list[Any]:
+        """Timed recall; a hit the owner may not read counts as a leak."""
+        started = time.perf_counter()
+        hits = self.store.recall(owner, query, k=k, **kwargs)
+        ms = (time.perf_counter() - started) * 1000.0
+        for hit in hits:
+            if not can_read(self.store, hit.record.id, owner):
+                self.leaks += 1
+        self.recall_calls.append((self.round, ms, len(hits), sum(1 for h in hits if h.via == "affiliated")))
+        return hits
+
+
+def can_read(store: Any, record_id: int, owner: str) -> bool:
+    """Whether the store's own record (not the hit's copy) lets this owner read it."""
+    check = getattr(store, "can_read", None)
+    if check is not None:
+        return bool(check(record_id, owner))
+    return owner in store.get(record_id).owners
+
+
+def structure(store: Any) -> dict[str, Any]:
+    """Entries, sharing and linking of a store, over sim entries (the paper's Tables 2 and 8) and overall."""
+    records = store.records()
+    sim = [r for r in records if not r.sediment]
+    linked_ids = {r.id for r in records if store.neighbours(r.id)}
+    owners = [len(r.owners) for r in sim]
+    shared = sum(1 for c in owners if c >= 2)
+    linked = sum(1 for r in sim if r.id in linked_ids)
+    total = len(records)
+    return {
+        "sediment": total - len(sim),
+        "sim": len(sim),
+        "total": total,
+        "shared": shared,
+        "shared_fraction": shared / len(sim) if sim else 0.0,
+        "linked": linked,
+        "linked_fraction": linked / len(sim) if sim else 0.0,
+        "three_plus": sum(1 for c in owners if c >= 3),
+        "max_owners": max(owners, default=0),
+        "shared_all": sum(1 for r in records if len(r.owners) >= 2),
+        "linked_all": len(linked_ids),
+        "holdings": sum(len(r.owners) for r in records),
+    }
+
+
+def ownership_matrix(store: Any, agents: list[str]) -> list[list[int]]:
+    """Cell (i, j): records owned by both agent i and agent j (diagonal: records agent i owns)."""
+    index = {a: i for i, a in enumerate(agents)}
+    matrix = [[0] * len(agents) for _ in agents]
+    for record in store.records():
+        held = sorted(index[o] for o in record.owners if o in index)
+        for x in held:
+            for y in held:
+                matrix[x][y] += 1
+    return matrix
+
+
+def _mean(values: list[float]) -> float:
+    return statistics.fmean(values) if values else 0.0
+
+
+def latency(meter: Metered) -> dict[str, Any]:
+    """Remember ms per deposit and recall ms per call, overall and per 5-round bin (rounds since start)."""
+    bins: dict[int, dict[str, list[float]]] = {}
+    for rnd, ms, n in meter.remember_calls:
+        b = bins.setdefault(rnd // BIN, {"remember_ms": [], "deposits": [], "recall_ms": []})
+        b["remember_ms"].append(ms)
+        b["deposits"].append(n)
+    for rnd, ms, _, _ in meter.recall_calls:
+        bins.setdefault(rnd // BIN, {"remember_ms": [], "deposits": [], "recall_ms": []})["recall_ms"].append(ms)
+    rows = []
+    for b in sorted(bins):
+        v = bins[b]
+        deposits = sum(v["deposits"])
+        rows.append({
+            "rounds": f"{b * BIN + 1}-{b * BIN + BIN}",
+            "remember_ms_per_deposit": sum(v["remember_ms"]) / deposits if deposits else 0.0,
+            "remember_ms_per_round": _mean(v["remember_ms"]),
+            "recall_ms_mean": _mean(v["recall_ms"]),
+            "recall_calls": len(v["recall_ms"]),
+        })
+    deposits = sum(n for _, _, n in meter.remember_calls)
+    remember_total = sum(ms for _, ms, _ in meter.remember_calls)
+    recall = sorted(ms for _, ms, _, _ in meter.recall_calls)
+    expanding = [a for _, _, _, a in meter.recall_calls if a]
+    return {
+        "remember_ms_mean": remember_total / deposits if deposits else 0.0,
+        "remember_ms_per_round": _mean([ms for _, ms, _ in meter.remember_calls]),
+        "recall_ms_mean": _mean(recall),
+        "recall_ms_p50": recall[len(recall) // 2] if recall else 0.0,
+        "deposits": deposits,
+        "recall_calls": len(recall),
+        "expanded_calls": len(expanding),
+        "linked_per_call": _mean([float(a) for a in expanding]),
+        "latency_bins": rows,
+    }
+
+
+def action_counts(actions: list[Any]) -> dict[str, int]:
+    """Resolved actions by name (Table 5), from the event log's action list."""
+    counts = Counter(msgspec.to_builtins(a)["action"] for a in actions)
+    return {name: counts.get(name, 0) for name in ACTION_NAMES}
+
+
+def run_one(
+    world: Any,
+    backend: str,
+    *,
+    rounds: int,
+    start: str | None,
+    seed: int,
+    mind: Any,
+    embedder: Any,
+    merge: bool = True,
+    cache: str = "fifo",
+    judge: Any = None,
+    horizons: tuple[int, ...] = (),
+    model_name: str = "",
+    log: Any = None,
+    save_dir: Path | None = None,
+    quality: Any = None,
+) -> dict[str, Any]:
+    """One backend's run: sediment, N rounds with the kernel, then every figure the tables need."""
+    from storyworld import session
+    from storyworld.state import Settings
+
+    settings = Settings(seed=seed, backend=backend, cache_policy=cache, merge=merge, awake="all", model=model_name)
+    began = time.perf_counter()
+    sim = session.new_simulation(world, start, settings, mind, embedder=embedder, judge=judge)
+    sediment_s = time.perf_counter() - began
+    meter = Metered(sim.store, sim.state.round)
+    sim.store = meter
+    growth: list[dict[str, int]] = []
+    snapshots: dict[str, dict[str, Any]] = {}
+    first = sim.state.round
+    decide_s = 0.0
+    decisions = fallbacks = 0
+    for index in range(rounds):
+        meter.round = index
+        t0 = time.perf_counter()
+        sim.step()
+        decide_s += sim.last_timing.decide_s
+        decisions += sim.last_timing.decisions
+        fallbacks += sim.last_timing.fallbacks
+        shape = structure(meter.store)
+        growth.append({"round": index + 1, "sim": shape["sim"], "total": shape["total"], "shared": shape["shared"],
+                       "linked": shape["linked"]})
+        if index + 1 in horizons:
+            snapshots[str(index + 1)] = {k: shape[k] for k in ("sim", "total", "shared", "shared_fraction",
+                                                                 "linked", "linked_fraction", "three_plus", "max_owners")}
+        if log is not None:
+            print(f"[{backend}{'' if merge else ' no-merge'} {cache}] round {index + 1}/{rounds} "
+                  f"(world round {first + index}): {time.perf_counter() - t0:.1f}s, total {shape['total']}, "
+                  f"sim {shape['sim']}, shared {shape['shared']}, linked {shape['linked']}", file=log, flush=True)
+    sim.store = meter.store
+    result: dict[str, Any] = {"backend": backend, "merge": merge, "cache": cache}
+    result.update(structure(meter.store))
+    result.update(latency(meter))
+    store_stats = meter.store.stats()
+    result["leaks"] = max(int(store_stats.get("leaks", 0)), meter.leaks)
+    result["audited_leaks"] = meter.leaks
+    result["actions"] = action_counts(sim.state.actions)
+    result["events"] = len(sim.state.events)
+    result["decisions"] = decisions
+    result["fallbacks"] = fallbacks
+    result["decide_s"] = decide_s
+    result["sediment_s"] = sediment_s
+    result["seconds"] = time.perf_counter() - began
+    result["growth"] = growth
+    result["horizons"] = snapshots
+    agents = sorted(a.id for a in world.file.agent)
+    result["agents"] = agents
+    result["ownership"] = ownership_matrix(meter.store, agents)
+    result["owned_per_agent"] = {a: len(meter.store.held_by(a)) for a in agents}
+    keep = ("reflections", "insights", "grants", "merges_by_rule", "judge_calls", "remember_mean_ms", "recall_mean_ms",
+            "edges", "records")
+    result["store_stats"] = {k: store_stats[k] for k in keep if k in store_stats}
+    if save_dir is not None:
+        folder = save_dir / (backend if merge and cache == "fifo" else f"{backend}-{'merge' if merge else 'nomerge'}-{cache}")
+        session.save_simulation(sim, folder)
+        result["save"] = str(folder)
+    if quality is not None:
+        result["quality"] = quality(sim)
+    return result
+
+
+def _fresh_embedder(kind: str) -> Any:
+    """A new embedder per run, so no run inherits another's encode cache; warmed so loading is not timed."""
+    if kind == "hash":
+        return WordHashEmbedder()
+    from memory.embedder import SentenceEmbedder, shared_embedder
+
+    base = shared_embedder()
+    base.encode(["warm up"])  # loads the model once per process
+    fresh = SentenceEmbedder(base.folder)
+    fresh._model, fresh._dim = base._model, base._dim  # same loaded weights, empty cache
+    return fresh
+
+
+class WordHashEmbedder:
+    """Hashed bag of words, L2-normalised: a torch-free stand-in for smoke runs (never the default)."""
+
+    dim = 256
+
+    def encode(self, texts: list[str]) -> Any:
+        """Embed texts -> float32 (n, 256), rows L2-normalised."""
+        import hashlib
+        import re
+
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in re.findall(r"[a-z0-9']+", text.lower()):
+                bucket = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=4).digest(), "big")
+                out[row, bucket % self.dim] += 1.0
+            norm = float(np.linalg.norm(out[row]))
+            if norm:
+                out[row] /= norm
+            else:
+                out[row, 0] = 1.0
+        return out
+
+
+def register(benches: argparse._SubParsersAction) -> None:
+    """Add `bench backends`."""
+    parser = benches.add_parser(
+        "backends",
+        help="the four memory backends on one world: entries, sharing, linking, actions, latency",
+        description=(
+            "Run every backend on the same world, start and seed with the same model, and print the paper's "
+            "Table 1 (sediment, sim, total entries), Table 2 (shared, linked), Table 8 (3+, max owners, "
+            "expanded calls, linked per call), Table 5 (actions), remember/recall latency per 5-round bin and "
+            "leaks. The model reads what recall returns, so runs diverge: each table reads each run's own store."
+        ),
+    )
+    parser.add_argument("world", help="world id or path")
+    parser.add_argument("--rounds", type=int, default=20, help="rounds per backend (default 20)")
+    parser.add_argument("--backends", default=",".join(BACKENDS), help="comma-separated (default: all four)")
+    parser.add_argument("--start", help="start point id (default: the world's default)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cache", default="fifo", choices=["fifo", "relevance", "hybrid"], help="short-term cache eviction")
+    parser.add_argument("--no-merge", action="store_true", help="run the consensus store with merging off")
+    parser.add_argument("--ablations", action="store_true",
+                        help="also run consensus with cache relevance and hybrid and with merging off (Table 3)")
+    parser.add_argument("--horizons", default="", help="comma-separated rounds at which to measure sharing, e.g. 10,20,40")
+    parser.add_argument("--judge", action="store_true", help="consensus: ask the model to judge merges in the cosine band")
+    parser.add_argument("--quality", action="store_true",
+                        help="model-judged quality (grounding, trajectory, narrative, goal), three scorings each")
+    parser.add_argument("--scorings", type=int, default=3, help="quality scorings per run (default 3)")
+    parser.add_argument("--embedder", default="minilm", choices=["minilm", "hash"],
+                        help="minilm (the bundled model) or hash (a fast bag-of-words stand-in for smoke runs)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--out", metavar="FILE", help="also write the JSON result to FILE")
+    parser.add_argument("--markdown", metavar="FILE", help="also write the tables as markdown to FILE")
+    parser.add_argument("--plots", metavar="DIR", help="write PNG plots (growth, latency, ownership heatmap) into DIR")
+    parser.add_argument("--save-runs", metavar="DIR", help="save each run's simulation into DIR/<backend>")
+    parser.add_argument("--from-json", metavar="FILE", help="do not run: redraw tables/plots from an earlier --out FILE")
+    parser.add_argument("--quiet", action="store_true", help="no per-round progress lines on stderr")
+    add_model_options(parser)
+    parser.set_defaults(func=bench_backends)
+
+
+def _parse_list(text: str, what: str, allowed: tuple[str, ...] | None = None) -> list[str]:
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if allowed is not None:
+        bad = [t for t in items if t not in allowed]
+        if bad:
+            raise UserError(f"--{what}: unknown {', '.join(bad)}; choose from {', '.join(allowed)}")
+    return items
+
+
+def bench_backends(args: argparse.Namespace) -> int:
+    """Run the comparison and print (or write) the tables."""
+    if args.from_json:
+        try:
+            result = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise UserError(f"{args.from_json}: cannot read ({exc})") from None
+        return _emit(result, args)
+    backends = _parse_list(args.backends, "backends", BACKENDS)
+    if not backends:
+        raise UserError("--backends: name at least one backend")
+    if args.rounds < 1:
+        raise UserError("--rounds must be 1 or more")
+    try:
+        horizons = tuple(sorted({int(h) for h in _parse_list(args.horizons, "horizons")}))
+    except ValueError:
+        raise UserError(f"--horizons: expected comma-separated round counts, got {args.horizons!r}") from None
+    if horizons and (horizons[0] < 1 or horizons[-1] > args.rounds):
+        raise UserError(f"--horizons: each must lie in 1..{args.rounds} (the --rounds of this run)")
+    world = load_world_arg(args.world)
+    if args.start is not None:
+        try:
+            world.start(args.start)
+        except (KeyError, ValueError) as exc:
+            raise UserError(f"--start: {exc}") from None
+    from storyworld.minds import LLMMind
+
+    lm = load_lm(args, seed=args.seed)
+    mind = LLMMind(lm)
+    judge = None
+    if args.judge:
+        from storyworld.judge import make_judge
+
+        judge = make_judge(lm, seed=args.seed)
+    quality = None
+    if args.quality:
+        from storyworld.quality import score_run
+
+        def quality(sim: Any) -> dict[str, Any]:
+            return score_run(sim, lm, scorings=args.scorings, seed=args.seed)
+
+    log = None if args.quiet else sys.stderr
+    save_dir = Path(args.save_runs) if args.save_runs else None
+    common = dict(rounds=args.rounds, start=args.start, seed=args.seed, mind=mind, model_name=lm.name, log=log,
+                  save_dir=save_dir, quality=quality)
+    result: dict[str, Any] = {
+        "world": world.file.world.id,
+        "start": world.start(args.start).id,
+        "rounds": args.rounds,
+        "seed": args.seed,
+        "model": lm.name,
+        "embedder": args.embedder,
+        "judge": bool(args.judge),
+        "cache": args.cache,
+        "backends": {},
+    }
+    began = time.perf_counter()
+    for backend in backends:
+        merge = not (backend == "consensus" and args.no_merge)
+        result["backends"][backend] = run_one(
+            world, backend, merge=merge, cache=args.cache, judge=judge if backend == "consensus" else None,
+            horizons=horizons, embedder=_fresh_embedder(args.embedder), **common,
+        )
+    if args.ablations:
+        cells = []
+        for merge, cache in ((True, "fifo"), (True, "relevance"), (True, "hybrid"), (False, "fifo")):
+            main = result["backends"].get("consensus")
+            if main is not None and main["merge"] == merge and main["cache"] == cache:
+                cells.append(main)
+                continue
+            cells.append(run_one(world, "consensus", merge=merge, cache=cache, judge=judge, horizons=horizons,
+                                 embedder=_fresh_embedder(args.embedder), **common))
+        result["ablations"] = cells
+    result["seconds"] = time.perf_counter() - began
+    result["lm"] = lm.stats()
+    return _emit(result, args)
+
+
+def _emit(result: dict[str, Any], args: argparse.Namespace) -> int:
+    """Print, write and plot a result."""
+    text = json.dumps(result, default=str)
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(json.dumps(result, indent=1, default=str) + "\n", encoding="utf-8")
+    markdown = render_markdown(result)
+    if args.markdown:
+        Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.markdown).write_text(markdown, encoding="utf-8")
+    if args.plots:
+        from storyworld.benches.backends_plots import write_plots
+
+        write_plots(result, Path(args.plots))
+    print(text if args.json else markdown)
+    return 0
+
+
+def _pct(part: float, fraction: float) -> str:
+    return f"{int(part)} ({fraction * 100:.0f}%)"
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def render_markdown(result: dict[str, Any]) -> str:
+    """The paper's tables for one comparison, as markdown."""
+    runs = result.get("backends", {})
+    out = [f"# Backends on {result.get('world')} from {result.get('start')}: {result.get('rounds')} rounds, "
+           f"seed {result.get('seed')}, model {result.get('model')}", ""]
+    if runs:
+        out += ["## Table 1: store size (entries)", "",
+                _table(["Backend", "Sediment", "Sim", "Total"],
+                       [[LABELS.get(b, b), r["sediment"], r["sim"], r["total"]] for b, r in runs.items()])]
+        if "consensus" in runs and len(runs) > 1:
+            others = {b: r["total"] for b, r in runs.items() if b != "consensus"}
+            closest = min(others, key=others.get)
+            gap = 1 - runs["consensus"]["total"] / others[closest] if others[closest] else 0.0
+            sim_others = {b: r["sim"] for b, r in runs.items() if b != "consensus"}
+            sim_closest = min(sim_others, key=sim_others.get)
+            sim_gap = 1 - runs["consensus"]["sim"] / sim_others[sim_closest] if sim_others[sim_closest] else 0.0
+            out += ["", f"Consensus total entries: {gap * 100:.1f}% below the closest baseline "
+                        f"({LABELS.get(closest, closest)}); sim entries: {sim_gap * 100:.1f}% below "
+                        f"({LABELS.get(sim_closest, sim_closest)})."]
+        out += ["", "## Table 2: sharing and linking (over sim entries)", "",
+                _table(["Backend", "Sim entries", "Shared (multi-owner)", "Linked (affiliated)"],
+                       [[LABELS.get(b, b), r["sim"], _pct(r["shared"], r["shared_fraction"]),
+                         _pct(r["linked"], r["linked_fraction"])] for b, r in runs.items()])]
+        out += ["", "## Table 8: consensus structure", "",
+                _table(["Backend", "Sim entries", "Shared", "3+", "Max", "Linked", "Expanded", "Linked/call"],
+                       [[LABELS.get(b, b), r["sim"], _pct(r["shared"], r["shared_fraction"]), r["three_plus"],
+                         r["max_owners"], f"{r['linked_fraction'] * 100:.0f}%",
+                         f"{r['expanded_calls']}/{r['recall_calls']}", f"{r['linked_per_call']:.1f}"]
+                        for b, r in runs.items()])]
+        out += ["", "## Table 5: actions per backend (from the event log)", "",
+                _table(["Action", *[LABELS.get(b, b) for b in runs]],
+                       [[a, *[r["actions"].get(a, 0) for r in runs.values()]] for a in ACTION_NAMES]
+                       + [["fallbacks", *[r["fallbacks"] for r in runs.values()]]])]
+        out += ["", "## Memory-operation latency (ms; remember per deposit, recall per call)", "",
+                _table(["Backend", "remember", "remember/round", "recall", "recall p50", "leaks"],
+                       [[LABELS.get(b, b), f"{r['remember_ms_mean']:.2f}", f"{r['remember_ms_per_round']:.1f}",
+                         f"{r['recall_ms_mean']:.2f}", f"{r['recall_ms_p50']:.2f}", r["leaks"]]
+                        for b, r in runs.items()])]
+        if "consensus" in runs:
+            baseline = runs.get("collaborative") or next((r for b, r in runs.items() if b != "consensus"), None)
+            if baseline is not None and baseline["remember_ms_mean"]:
+                ratio = runs["consensus"]["remember_ms_mean"] / baseline["remember_ms_mean"]
+                out += ["", f"Consensus remember cost per deposit: {ratio:.2f}x {LABELS.get(baseline['backend'])}'s "
+                            f"(one row per witness) in this run."]
+        bins = sorted({row["rounds"] for r in runs.values() for row in r["latency_bins"]},
+                      key=lambda s: int(s.split("-")[0]))
+        if bins:
+            def cell(r: dict[str, Any], rounds: str, key: str) -> str:
+                row = next((x for x in r["latency_bins"] if x["rounds"] == rounds), None)
+                return f"{row[key]:.2f}" if row else "-"
+
+            out += ["", "Per 5-round bin (rounds since the start): remember ms per deposit / recall ms per call", "",
+                    _table(["Rounds", *[LABELS.get(b, b) for b in runs]],
+                           [[rounds, *[f"{cell(r, rounds, 'remember_ms_per_deposit')} / {cell(r, rounds, 'recall_ms_mean')}"
+                                       for r in runs.values()]] for rounds in bins])]
+        horizon_rows = [[LABELS.get(b, b), h, s["sim"], _pct(s["shared"], s["shared_fraction"]),
+                         _pct(s["linked"], s["linked_fraction"])]
+                        for b, r in runs.items() for h, s in sorted(r.get("horizons", {}).items(), key=lambda t: int(t[0]))]
+        if horizon_rows:
+            out += ["", "## Sharing by horizon (same run, measured after N rounds)", "",
+                    _table(["Backend", "Rounds", "Sim entries", "Shared", "Linked"], horizon_rows)]
+    if result.get("ablations"):
+        header = ["Merge", "Cache", "Store", "Sim", "Shared", "Linked"]
+        rows = []
+        quality_keys = ("grounding", "trajectory", "narrative", "goal")
+        has_quality = all("quality" in c for c in result["ablations"])
+        if has_quality:
+            header += ["Grnd", "Traj", "Narr", "Goal"]
+        for c in result["ablations"]:
+            row = ["on" if c["merge"] else "off", c["cache"], c["total"], c["sim"],
+                   f"{c['shared_fraction'] * 100:.0f}%", f"{c['linked_fraction'] * 100:.0f}%"]
+            if has_quality:
+                row += [f"{c['quality'][k]['mean']:.2f}" for k in quality_keys]
+            rows.append(row)
+        out += ["", "## Table 3: one factor at a time (consensus)", "", _table(header, rows)]
+    with_quality = {b: r for b, r in runs.items() if "quality" in r}
+    if with_quality:
+        quality_keys = ("grounding", "trajectory", "narrative", "goal")
+        out += ["", "## Continuation quality (MODEL-JUDGED: mean ± std over "
+                    f"{next(iter(with_quality.values()))['quality'].get('scorings', '?')} scorings by {result.get('model')})", "",
+                _table(["Backend", "Grounding", "Trajectory", "Narrative (1-5)", "Goal"],
+                       [[LABELS.get(b, b), *[f"{r['quality'][k]['mean']:.2f} ± {r['quality'][k]['std']:.2f}"
+                                             for k in quality_keys]] for b, r in with_quality.items()]),
+                "", "These scores are a small model's judgements, not human ratings; read them as noisy."]
+    if result.get("seconds") is not None:
+        out += ["", f"Wall time: {result['seconds'] / 60:.1f} min."]
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["Metered", "WordHashEmbedder", "action_counts", "latency", "ownership_matrix", "render_markdown", "run_one", "structure"]

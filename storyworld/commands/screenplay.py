@@ -1,0 +1,75 @@
+"""`storyworld screenplay SAVE [-o FILE]`: a saved run as a markdown screenplay."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from storyworld.commands.common import existing_save, load_world_arg
+from storyworld.errors import UserError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add `screenplay`."""
+    parser = subparsers.add_parser(
+        "screenplay",
+        help="render a saved run as a markdown screenplay",
+        description=(
+            "Render a save's event log as a screenplay: beats (events without looking-around, catching-up and "
+            "waiting, and without repeated identical lines) grouped into scenes by place and stretch of rounds "
+            "(at most --max-scene-rounds each), as markdown."
+        ),
+    )
+    parser.add_argument("save", metavar="SAVE", help="a save folder")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write the markdown here (default: print it)")
+    parser.add_argument("--world", help="the world file or id, when the save's world is not installed")
+    parser.add_argument("--max-scene-rounds", type=int, default=20, help="rounds per scene at most (default 20)")
+    parser.add_argument("--json", action="store_true", help="print the screenplay's figures as JSON")
+    parser.set_defaults(func=screenplay_command)
+
+
+def screenplay_command(args: argparse.Namespace) -> int:
+    """Read the save, render, write or print."""
+    from storyworld import screenplay
+    from storyworld.locations import find_world
+    from storyworld.session import read_game
+    from storyworld.simulation import initial_state
+    from storyworld.world import load_world
+
+    if args.max_scene_rounds < 1:
+        raise UserError("--max-scene-rounds must be 1 or more")
+    folder = existing_save(args.save)
+    game, _ = read_game(folder)
+    if args.world:
+        world = load_world_arg(args.world)
+    else:
+        try:
+            world = load_world(find_world(game.state.world_id))
+        except FileNotFoundError as exc:
+            raise UserError(f"{folder}: its world {game.state.world_id!r} is not installed ({exc}); "
+                            "give it with --world") from None
+    if world.file.world.id != game.state.world_id:
+        raise UserError(f"--world: {world.file.world.id!r} is not the save's world {game.state.world_id!r}")
+    try:
+        positions = initial_state(world, game.state.start_id).positions
+    except (KeyError, ValueError):
+        positions = {}
+    note = f"From the start \u201c{game.state.start_id}\u201d, memory backend {game.settings.backend}."
+    play = screenplay.render(world, game.state.events, positions=positions, max_rounds=args.max_scene_rounds, note=note)
+    if args.output:
+        out = Path(args.output)
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(play.markdown, encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"{out}: cannot write ({exc.strerror or exc})") from None
+    summary = play.summary()
+    if args.json:
+        print(json.dumps(summary))
+    elif args.output:
+        print(f"{args.output}: " + ", ".join(f"{k} {v}" for k, v in summary.items()), file=sys.stderr)
+    else:
+        sys.stdout.write(play.markdown)
+    return 0

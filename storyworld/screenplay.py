@@ -1,0 +1,238 @@
+"""Screenplay rendering (DESIGN §4.5): events -> beats (deduplicated) -> scenes (place, stretch of rounds) -> markdown."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+import msgspec
+
+from storyworld.state import SimEvent
+from storyworld.world import World
+
+# Event kinds that are bookkeeping rather than drama: looking around, catching up on talk, waiting.
+NOISE_KINDS = frozenset({"observe", "read", "wait"})
+MAX_SCENE_ROUNDS = 20  # a scene never spans more rounds than this (the busy hall becomes two scenes)
+SCENE_GAP_ROUNDS = 4  # a quiet stretch this long at a place ends its scene
+_PUNCT = re.compile(r"[^\w\s']+")
+
+
+class Beat(msgspec.Struct, frozen=True, kw_only=True):
+    """One dramatizable event: who did what where, as the screenplay shows it."""
+
+    round: int
+    place: str
+    actor: str
+    kind: str  # say | act | move | narration
+    text: str  # the line (say) or the stage direction
+    to: str | None = None  # addressee of a line
+    event_id: str = ""
+
+
+class Scene(msgspec.Struct, frozen=True, kw_only=True):
+    """Beats at one place over one stretch of rounds."""
+
+    number: int
+    place: str
+    first_round: int
+    last_round: int
+    beats: tuple[Beat, ...]
+    cast: tuple[str, ...]
+
+
+class Screenplay(msgspec.Struct, frozen=True, kw_only=True):
+    """A rendered run and its shape (paper Table 6: rounds, scenes, beats, speakers, places, length)."""
+
+    title: str
+    first_round: int
+    last_round: int
+    scenes: tuple[Scene, ...]
+    markdown: str
+    events: int
+    beats: int
+    speakers: int
+    places: int
+
+    def summary(self) -> dict[str, int | str]:
+        """Table 6 figures for this screenplay."""
+        return {
+            "rounds": f"{self.first_round}-{self.last_round}",
+            "events": self.events,
+            "beats": self.beats,
+            "scenes": len(self.scenes),
+            "speakers": self.speakers,
+            "places": self.places,
+            "chars": len(self.markdown),
+        }
+
+
+def _norm(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return " ".join(_PUNCT.sub(" ", text).split())
+
+
+def _name(world: World, ident: str | None) -> str:
+    if ident is None:
+        return ""
+    for table in (world.agents, world.objects, world.places):
+        if ident in table:
+            return table[ident].name
+    return ident
+
+
+def beats_from_events(world: World, events: Iterable[SimEvent], positions: dict[str, str] | None = None) -> list[Beat]:
+    """The dramatizable events, deduplicated: noise kinds dropped, a repeated line or act by the same actor dropped.
+
+    `positions` (agent -> place at the start) lets a move say where the actor came from.
+    """
+    where = dict(positions or {})
+    seen: set[tuple[str, str, str]] = set()
+    beats: list[Beat] = []
+    for event in events:
+        origin = where.get(event.actor)
+        if event.kind == "move":
+            where[event.actor] = event.place
+        if event.kind in NOISE_KINDS:
+            continue
+        if event.kind == "say":
+            line = (event.claim or event.text).strip()
+            key = ("say", event.actor, _norm(line))
+            beat = Beat(round=event.round, place=event.place, actor=event.actor, kind="say", text=line,
+                        to=event.target, event_id=event.id)
+        elif event.kind == "move":
+            actor = _name(world, event.actor)
+            came = f" from {_inline(_name(world, origin))}" if origin and origin != event.place else ""
+            text = f"{actor} enters{came}."
+            key = ("move", event.actor, f"{event.round}:{event.place}")
+            beat = Beat(round=event.round, place=event.place, actor=event.actor, kind="move", text=text, event_id=event.id)
+        else:
+            text = _stage_text(world, event)
+            key = (event.kind, event.actor, _norm(text))
+            beat = Beat(round=event.round, place=event.place, actor=event.actor, kind=event.kind, text=text,
+                        event_id=event.id)
+        if key in seen:
+            continue
+        seen.add(key)
+        beats.append(beat)
+    return beats
+
+
+def _inline(name: str) -> str:
+    """A name as it reads inside a sentence: "The harbour" -> "the harbour"."""
+    first, _, tail = name.partition(" ")
+    return f"{first.lower()} {tail}" if tail and first in ("A", "An", "The") else name
+
+
+def _third_person(verb: str) -> str:
+    """'strike' -> 'strikes', 'hide' -> 'hides', 'touch' -> 'touches' (the kernel writes bare verbs)."""
+    if verb.endswith("s") or not verb.isalpha():
+        return verb
+    if verb.endswith(("sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if verb.endswith("y") and len(verb) > 1 and verb[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _stage_text(world: World, event: SimEvent) -> str:
+    """An act or narration as a stage direction: present tense, without the place the heading names."""
+    text = event.text.strip()
+    place = f" in {_name(world, event.place)}"
+    if place in text:
+        text = text.replace(place, "", 1)
+    actor = _name(world, event.actor)
+    if event.kind == "act" and text.startswith(actor + " "):
+        verb, _, rest = text[len(actor) + 1 :].partition(" ")
+        if verb and verb not in ("took", "gave", "read") and verb.islower():
+            text = f"{actor} {_third_person(verb)} {rest}".rstrip()
+    # Object names such as "A sealed letter" read lower-case inside a sentence.
+    for thing in world.objects.values():
+        if _inline(thing.name) != thing.name:
+            text = text[:1] + text[1:].replace(thing.name, _inline(thing.name))
+    text = text.rstrip()
+    if text.endswith(":"):
+        text = text[:-1] + "."
+    if text and text[-1] not in ".!?\"'":
+        text += "."
+    return text
+
+
+def scenes_from_beats(beats: list[Beat], *, max_rounds: int = MAX_SCENE_ROUNDS, gap: int = SCENE_GAP_ROUNDS) -> list[list[Beat]]:
+    """Group beats by place into stretches of rounds: a scene ends after a quiet gap or at the round cap."""
+    by_place: dict[str, list[list[Beat]]] = {}
+    for beat in beats:
+        groups = by_place.setdefault(beat.place, [])
+        current = groups[-1] if groups else None
+        if (current is None or beat.round - current[-1].round > gap
+                or beat.round - current[0].round >= max_rounds):
+            groups.append([beat])
+        else:
+            current.append(beat)
+    order = {b.event_id: i for i, b in enumerate(beats)}
+    scenes = [group for groups in by_place.values() for group in groups]
+    scenes.sort(key=lambda g: (g[0].round, order[g[0].event_id]))
+    return scenes
+
+
+def _cast(world: World, events_by_id: dict[str, SimEvent], beats: list[Beat]) -> tuple[str, ...]:
+    present: dict[str, None] = {}
+    for beat in beats:
+        present[beat.actor] = None
+        event = events_by_id.get(beat.event_id)
+        if event is not None and beat.kind != "move":
+            for witness in event.witnesses:
+                present[witness] = None
+    return tuple(sorted(present, key=lambda a: _name(world, a)))
+
+
+def render(world: World, events: list[SimEvent], *, positions: dict[str, str] | None = None,
+           max_rounds: int = MAX_SCENE_ROUNDS, title: str | None = None, note: str = "") -> Screenplay:
+    """Render a run's events as a markdown screenplay."""
+    beats = beats_from_events(world, events, positions)
+    grouped = scenes_from_beats(beats, max_rounds=max_rounds)
+    events_by_id = {e.id: e for e in events}
+    title = title or world.file.world.title
+    rounds = [e.round for e in events]
+    first, last = (min(rounds), max(rounds)) if rounds else (0, 0)
+    lines = [f"# {title}", ""]
+    speakers = sorted({b.actor for b in beats if b.kind == "say"})
+    places = sorted({b.place for b in beats})
+    lines.append(f"*Rounds {first}\u2013{last}: {len(beats)} beats in {len(grouped)} scenes, "
+                 f"{len(speakers)} speakers, {len(places)} places.{(' ' + note) if note else ''}*")
+    scenes: list[Scene] = []
+    for number, group in enumerate(grouped, start=1):
+        cast = _cast(world, events_by_id, group)
+        scene = Scene(number=number, place=group[0].place, first_round=group[0].round, last_round=group[-1].round,
+                      beats=tuple(group), cast=cast)
+        scenes.append(scene)
+        span = f"round {scene.first_round}" if scene.first_round == scene.last_round else (
+            f"rounds {scene.first_round}\u2013{scene.last_round}")
+        lines += ["", f"## Scene {number}. {_name(world, scene.place)} \u2014 {span}", ""]
+        if cast:
+            lines += [f"*Present: {', '.join(_name(world, a) for a in cast)}.*", ""]
+        for beat in group:
+            if beat.kind == "say":
+                to = f" *(to {_name(world, beat.to)})*" if beat.to else ""
+                lines += [f"**{_name(world, beat.actor).upper()}**{to}: {beat.text}", ""]
+            else:
+                lines += [f"*{beat.text}*", ""]
+        while lines and lines[-1] == "":
+            lines.pop()
+    markdown = "\n".join(lines) + "\n"
+    return Screenplay(
+        title=title, first_round=first, last_round=last, scenes=tuple(scenes), markdown=markdown,
+        events=len(events), beats=len(beats), speakers=len(speakers), places=len(places),
+    )
+
+
+def render_simulation(sim) -> Screenplay:
+    """The screenplay of a simulation's run so far (from its start positions)."""
+    from storyworld.simulation import initial_state
+
+    start = initial_state(sim.world, sim.state.start_id)
+    note = f"From the start \u201c{sim.state.start_id}\u201d, memory backend {sim.settings.backend}."
+    return render(sim.world, sim.state.events, positions=start.positions, note=note)
+
+
+__all__ = ["Beat", "Scene", "Screenplay", "beats_from_events", "render", "render_simulation", "scenes_from_beats"]

@@ -1,0 +1,184 @@
+"""Baseline stores: one row per witness, the consensus store's atomization and keys, no leaks, round trips."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from memory import ConsensusStore, Deposit, StoreFileError
+from memory.baselines import BaselineSettings, CollaborativeStore, GenerativeStore, GMemoryStore, from_files, make
+from memory.baselines.base import STATE_FILE, VECTORS_FILE
+from tests.doubles import HashEmbedder
+
+BACKENDS = ("generative", "gmemory", "collaborative")
+AGENTS = ("hamlet", "horatio", "ophelia", "polonius", "claudius")
+
+
+def scene_deposits(round_: int = 1) -> list[Deposit]:
+    """One co-witnessed event and a told claim, as the kernel deposits them."""
+    witnesses = ("hamlet", "horatio", "ophelia")
+    said = 'Hamlet says in the hall: "The king poisoned my father."'
+    deposits = [Deposit(owner=w, statements=[said], round=round_, event_id="r0001-00", via="witnessed",
+                        place="hall", kind="utterance") for w in witnesses]
+    deposits += [Deposit(owner=w, statements=["The king poisoned my father."], round=round_,
+                         event_id="r0001-00/claim", via="told", source="hamlet", place="hall", kind="claim")
+                 for w in witnesses if w != "hamlet"]
+    deposits.append(Deposit(owner="hamlet", statements=["The king poisoned my father."], round=round_,
+                            event_id="r0001-00/claim", via="inferred", place="hall", kind="claim"))
+    return deposits
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request) -> str:
+    return request.param
+
+
+def test_one_row_per_witness_and_nothing_shared_or_linked(backend):
+    store = make(backend, embedder=HashEmbedder())
+    ids = store.remember_many(scene_deposits())
+    assert [len(x) for x in ids] == [1] * 6
+    flat = [i for x in ids for i in x]
+    assert len(set(flat)) == 6, "every witness gets its own row"
+    for rid in flat:
+        assert len(store.get(rid).owners) == 1
+        assert store.neighbours(rid) == []
+    stats = store.stats()
+    assert stats["shared"] == 0 and stats["linked"] == 0 and stats["edges"] == 0
+    assert stats["max_owners"] == 1
+    assert stats["sim"] == stats["records"] - stats["sediment"]
+
+
+def test_atomization_matches_the_consensus_store(backend):
+    text = "Hamlet met the ghost on the platform; the ghost named his murderer. Horatio saw it, and Marcellus swore silence."
+    consensus = ConsensusStore.open(None, embedder=HashEmbedder())
+    baseline = make(backend, embedder=HashEmbedder())
+    for owner in ("hamlet", "horatio"):
+        c_ids = consensus.remember(owner, text, round=1, place="platform")
+        b_ids = baseline.remember(owner, text, round=1, place="platform")
+        assert len(b_ids) == len(c_ids) > 1
+        assert [baseline.get(i).text for i in b_ids] == [consensus.get(i).text for i in c_ids]
+    assert len(baseline.records()) == 2 * len(consensus.records()), "one row per witness per statement"
+
+
+def test_stats_carry_the_consensus_keys(backend):
+    consensus = ConsensusStore.open(None, embedder=HashEmbedder())
+    consensus.remember_many(scene_deposits())
+    consensus.recall("hamlet", "poison", k=3)
+    baseline = make(backend, embedder=HashEmbedder())
+    baseline.remember_many(scene_deposits())
+    baseline.recall("hamlet", "poison", k=3)
+    missing = set(consensus.stats()) - set(baseline.stats())
+    assert not missing, missing
+    assert set(baseline.stats()["latency_bins"]["0-4"]) == set(consensus.stats()["latency_bins"]["0-4"])
+
+
+def random_world(store, rng: random.Random, rounds: int = 12) -> None:
+    """Deposits from a seeded random little story: places, speakers, listeners."""
+    words = "crown poison ghost letter sword queen ship night throne grave skull rapier".split()
+    for rnd in range(rounds):
+        batch = []
+        for e in range(3):
+            present = rng.sample(AGENTS, rng.randint(1, 4))
+            speaker = present[0]
+            claim = f"The {rng.choice(words)} and the {rng.choice(words)} are {rng.choice(words)}s."
+            said = f'{speaker.capitalize()} says: "{claim}"'
+            eid = f"r{rnd:04d}-{e:02d}"
+            batch += [Deposit(owner=w, statements=[said], round=rnd, event_id=eid, kind="utterance") for w in present]
+            batch += [Deposit(owner=w, statements=[claim], round=rnd, event_id=eid + "/claim", via="told",
+                              source=speaker, kind="claim") for w in present[1:]]
+            batch.append(Deposit(owner=speaker, statements=[claim], round=rnd, event_id=eid + "/claim",
+                                 via="inferred", kind="claim"))
+        store.remember_many(batch)
+
+
+def test_recall_returns_only_what_the_caller_may_read(backend):
+    store = make(backend, embedder=HashEmbedder(), settings=BaselineSettings(insight_min_rows=3, reflection_threshold=20))
+    rng = random.Random(7)
+    random_world(store, rng)
+    for agent in (*AGENTS, "stranger"):
+        for query in ("poison crown", "ghost at night", "the queen's ship"):
+            for hit in store.recall(agent, query, k=6):
+                assert store.can_read(hit.record.id, agent)
+                assert agent in hit.record.owners  # what the kernel reads for provenance
+                own = store.get(hit.record.id)
+                if backend != "collaborative":
+                    assert agent in own.owners
+    assert store.stats()["leaks"] == 0
+    assert store.recall("stranger", "poison", k=5) == []
+
+
+def test_dump_from_files_round_trip(backend):
+    store = make(backend, embedder=HashEmbedder(), settings=BaselineSettings(insight_min_rows=3, reflection_threshold=20))
+    random_world(store, random.Random(3))
+    store.recall("hamlet", "poison", k=4)
+    files = store.dump()
+    assert set(files) == {STATE_FILE, VECTORS_FILE}
+    assert all(isinstance(v, bytes) for v in files.values())
+    assert b"pickle" not in files[VECTORS_FILE][:128]
+    again = from_files(backend, files, embedder=HashEmbedder(),
+                       settings=BaselineSettings(insight_min_rows=3, reflection_threshold=20))
+    assert again.records() == store.records()
+    assert again.dump() == files
+    for agent in AGENTS:
+        a = [(h.record.id, round(h.score, 6)) for h in store.recall(agent, "the ghost and the crown", k=5, round=20)]
+        b = [(h.record.id, round(h.score, 6)) for h in again.recall(agent, "the ghost and the crown", k=5, round=20)]
+        assert a == b
+    # Writing on after a reload continues the id sequence.
+    new = again.remember("hamlet", "Hamlet buys a new hat.", round=30)
+    assert min(new) > max(r.id for r in store.records())
+
+
+def test_save_and_open_folder(backend, tmp_path):
+    cls = {"generative": GenerativeStore, "gmemory": GMemoryStore, "collaborative": CollaborativeStore}[backend]
+    store = cls.open(tmp_path / "mem", embedder=HashEmbedder())
+    store.remember_many(scene_deposits())
+    written = store.save()
+    assert written > 0
+    again = cls.open(tmp_path / "mem", embedder=HashEmbedder())
+    assert again.records() == store.records()
+    assert again.stats()["bytes"] == written
+
+
+def test_damaged_and_foreign_files_are_refused_by_name(backend):
+    store = make(backend, embedder=HashEmbedder())
+    store.remember_many(scene_deposits())
+    files = store.dump()
+    with pytest.raises(StoreFileError, match="memory.msgpack"):
+        from_files(backend, {**files, STATE_FILE: b"\x00garbage"}, embedder=HashEmbedder())
+    other = next(b for b in BACKENDS if b != backend)
+    with pytest.raises(StoreFileError, match=f"holds a '{backend}' store"):
+        from_files(other, files, embedder=HashEmbedder())
+    with pytest.raises(StoreFileError, match="memory.npy"):
+        from_files(backend, {**files, VECTORS_FILE: b"not numpy"}, embedder=HashEmbedder())
+    # A missing vector file is rebuilt from the texts, with a notice.
+    rebuilt = from_files(backend, {STATE_FILE: files[STATE_FILE]}, embedder=HashEmbedder())
+    assert rebuilt.notices and "re-embedding" in rebuilt.notices[0]
+    assert rebuilt.dump()[VECTORS_FILE] == files[VECTORS_FILE]
+
+
+def test_bad_input_changes_nothing(backend):
+    store = make(backend, embedder=HashEmbedder())
+    store.remember_many(scene_deposits())
+    before = store.dump()
+    bad = [Deposit(owner="hamlet", statements=["fine."], round=2), Deposit(owner="bad owner!", statements=["x"], round=2)]
+    with pytest.raises(ValueError, match=r"deposits\[1\]\.owner"):
+        store.remember_many(bad)
+    with pytest.raises(ValueError, match="based_on"):
+        store.remember("hamlet", "Something.", based_on=[9999])
+    with pytest.raises(ValueError, match="empty"):
+        store.recall("hamlet", "   ")
+    assert store.dump() == before
+
+
+def test_unknown_backend():
+    with pytest.raises(ValueError, match="unknown baseline"):
+        make("nonesuch", embedder=HashEmbedder())
+
+
+def test_vectors_are_normalised_rows_of_the_embedder():
+    store = make("collaborative", embedder=HashEmbedder())
+    ids = store.remember("hamlet", "The ghost walks at midnight.", round=1)
+    row = store._matrix[store._row[ids[0]]]
+    assert np.allclose(row, HashEmbedder().encode(["The ghost walks at midnight."])[0])
