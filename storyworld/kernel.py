@@ -230,9 +230,12 @@ def resolve_round(
     based_on: dict[str, tuple[int, ...]] | None = None,
     fallbacks: frozenset[str] = frozenset(),
 ) -> RoundOutcome:
-    """Resolve every agent's action in a seeded order; mutates state (positions, objects, threads, log)."""
+    """Resolve every action in a seeded order (moves last); mutates state (positions, objects, threads, log)."""
     order = sorted(actions)
     rng.shuffle(order)
+    # Moves resolve after everything else: whoever was in the room when the round began hears what
+    # was said there, which is what a player expects from a simultaneous round.
+    order.sort(key=lambda actor: isinstance(actions[actor], Move))
     resolver = _Resolver(world, state, based_on or {})
     for actor in order:
         if world.agents[actor].status != "active":

@@ -123,11 +123,11 @@ def read_game(folder: Path) -> tuple[GameState, dict[str, bytes]]:
 
 def _with_autosave_hint(folder: Path, message: str) -> str:
     """Append the newest good autosave to an error, when there is one."""
-    try:
-        from saves import latest_good_autosave
+    from saves import latest_good_autosave
 
+    try:
         good = latest_good_autosave(Path(folder))
-    except (ImportError, OSError, ValueError):
+    except (OSError, ValueError):
         good = None
     return f"{message}; newest good autosave: {good}" if good else message
 
@@ -151,15 +151,9 @@ def load_simulation(folder: Path, mind: Any, *, embedder: Any = None, world: Wor
     return Simulation(world, game.state, store, game.settings, mind)
 
 
-def autosave_dir(save_folder: Path) -> Path:
-    """Where a save folder's rotating autosaves live: a sibling folder."""
-    folder = Path(save_folder)
-    return folder.parent / f"{folder.name}.autosaves"
-
-
 def autosave_simulation(sim: Simulation, save_folder: Path, keep: int = 5) -> None:
     """Write a rotating autosave for the simulation's current round."""
-    from saves import autosave
+    from saves import autosave, autosave_folder
 
     files, meta = simulation_files(sim)
-    autosave(autosave_dir(save_folder), files, meta, keep=keep)
+    autosave(autosave_folder(Path(save_folder)), files, meta, round=sim.state.round, keep=keep)

@@ -1,0 +1,47 @@
+"""The kernel with the real bundled model and the real embedder on the tiny world."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from storyworld import session
+from storyworld.actions import Say
+from storyworld.minds import LLMMind
+from storyworld.state import Settings
+from storyworld.world import load_world
+
+TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
+
+pytestmark = [pytest.mark.real_model, pytest.mark.real_embedder]
+
+
+@pytest.fixture(scope="module")
+def real_lm():
+    from storyworld.llm import load_model
+
+    return load_model(seed=0)
+
+
+def test_a_say_heard_by_three_is_one_record_with_three_witnessing_owners(real_lm):
+    world = load_world(TINY)
+    settings = Settings(seed=5, awake="near", player="tobin")
+    sim = session.new_simulation(world, "arrival", settings, LLMMind(real_lm))
+    present = set(sim.state.present("harbour"))
+    assert present == {"maren", "silas", "tobin"}
+    outcome = sim.step(Say(actor="tobin", text="I found a letter from the drowned keeper on the shore."))
+    say = next(e for e in outcome.events if e.kind == "say" and e.actor == "tobin")
+    assert set(say.witnesses) == present
+    (utterance,) = [r for r in sim.store.records() if r.event_id == say.id]
+    assert set(utterance.owners) == present
+    assert {h.via for h in utterance.owners.values()} == {"witnessed"}
+    (claim,) = [r for r in sim.store.records() if r.event_id == f"{say.id}/claim"]
+    assert {o: (h.via, h.source) for o, h in claim.owners.items() if o != "tobin"} == {
+        "maren": ("told", "tobin"), "silas": ("told", "tobin"),
+    }
+    # the other agents decided with the model: every decision is an action, fallbacks are logged not raised
+    assert sim.last_timing.decisions >= 2
+    assert sim.store.stats()["leaks"] == 0
+    hits = sim.store.recall("maren", "a letter found on the shore", k=3)
+    assert any(h.record.id == claim.id for h in hits)
