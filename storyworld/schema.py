@@ -84,6 +84,7 @@ class Start(Base, frozen=True, kw_only=True):
     round: int
     description: str = ""
     positions: dict[str, str] = msgspec.field(default_factory=dict)  # agent -> place at start
+    absent: list[str] = msgspec.field(default_factory=list)  # agents out of play here: dead, or not yet come
 
 
 class WorldFile(Base, kw_only=True):

@@ -62,6 +62,7 @@ def initial_state(world: World, start_id: str | None) -> WorldState:
         object_places={o.id: o.place for o in world.file.object},
         shortterm={a.id: new_shortterm(list(a.goals)) for a in world.file.agent},
         arrived={a.id: start.round for a in world.file.agent},
+        absent=sorted(start.absent),
     )
 
 
@@ -81,21 +82,37 @@ class Simulation:
 
     # --- scheduling --------------------------------------------------------------------------
     def active_agents(self) -> list[str]:
-        """Agents who can act (not archived), in id order."""
-        return sorted(a.id for a in self.world.file.agent if a.status == "active")
+        """Agents who can act (not archived, not absent at this start), in id order."""
+        absent = set(self.state.absent)
+        return sorted(a.id for a in self.world.file.agent if a.status == "active" and a.id not in absent)
 
     def awake_agents(self) -> list[str]:
         """Who decides this round: everyone, or (near) those around the player and a rotating few."""
         active = self.active_agents()
         if self.settings.awake == "all" or self.settings.player is None:
             return active
-        here = self.state.positions[self.settings.player]
-        near = {here, *self.world.places[here].exits}
-        # far agents wake every fourth round, staggered by a stable digest so they do not all wake together
-        return [
-            a for a in active
-            if self.state.positions[a] in near or (derive_seed(a) + self.state.round) % 4 == 0
-        ]
+        player = self.settings.player
+        here = self.state.positions[player]
+        exits = set(self.world.places[here].exits)
+        rnd = self.state.round
+
+        def rotation(agent: str) -> int:
+            # a stable per-agent offset, so a crowded room takes turns instead of the same few always acting
+            return (derive_seed(agent) + rnd) % 997
+
+        tiers = (
+            [a for a in active if self.state.positions[a] == here],
+            [a for a in active if self.state.positions[a] in exits],
+            # far agents wake every eighth round, staggered so they do not all wake together
+            [a for a in active if self.state.positions[a] not in exits | {here}
+             and (derive_seed(a) + rnd) % 8 == 0],
+        )
+        chosen: list[str] = []
+        for tier in tiers:
+            for agent in sorted((a for a in tier if a != player), key=rotation):
+                if len(chosen) < self.settings.max_awake:
+                    chosen.append(agent)
+        return sorted(chosen)
 
     # --- one round ---------------------------------------------------------------------------
     def context_for(self, agent: str) -> tuple[DecisionContext, float]:

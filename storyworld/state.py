@@ -64,6 +64,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     awake: AwakePolicy = "all"
     merge: bool = True
     recall_k: int = 4
+    max_awake: int = 5  # near scheduling: most agents deciding in one round besides the player
     player: str | None = None
     model: str = ""
 
@@ -87,7 +88,8 @@ class WorldState(msgspec.Struct, kw_only=True):
     lies: dict[str, str] = msgspec.field(default_factory=dict)  # claim event id -> liar
     rng_state: list[int] = msgspec.field(default_factory=list)
     fallbacks: int = 0
+    absent: list[str] = msgspec.field(default_factory=list)  # out of play: dead or not yet come
 
     def present(self, place: str) -> list[str]:
-        """Agents at a place, in id order."""
-        return sorted(a for a, p in self.positions.items() if p == place)
+        """Agents in play at a place, in id order."""
+        return sorted(a for a, p in self.positions.items() if p == place and a not in self.absent)

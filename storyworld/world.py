@@ -147,7 +147,7 @@ class World:
         return {
             agent.id: start.positions.get(agent.id, agent.home)
             for agent in self.agents.values()
-            if agent.status == "active"
+            if agent.status == "active" and agent.id not in start.absent
         }
 
     def active_agents(self) -> list[Agent]:
@@ -847,6 +847,10 @@ def _check_references(
             ref(path, place_id, places, "place")
             if known_agent and agent_id in archived:
                 problems.warn(path, f'archived agent "{agent_id}" has a start position')
+        for item, agent_id in enumerate(start.absent):
+            path = ("start", index, "absent", item)
+            if ref(path, agent_id, agents, "agent") and agent_id in start.positions:
+                problems.error(path, f'agent "{agent_id}" is both absent and given a start position')
 
 
 def _default_start_round(info: WorldInfo | None, starts: list[tuple[int, msgspec.Struct]]) -> int | None:
