@@ -139,6 +139,38 @@ def provenance_tag(holding: Holding, names: dict[str, str] | None = None) -> str
     return " ".join(tags)
 
 
+class _HeldRows:
+    """Growable (record id, index row) arrays of one owner's holdings."""
+
+    __slots__ = ("ids", "rows", "n")
+
+    def __init__(self) -> None:
+        self.ids = np.empty(64, dtype=np.int64)
+        self.rows = np.empty(64, dtype=np.int64)
+        self.n = 0
+
+    def _reserve(self, extra: int) -> None:
+        if self.n + extra > len(self.ids):
+            size = max(self.n + extra, 2 * len(self.ids))
+            self.ids = np.resize(self.ids, size)
+            self.rows = np.resize(self.rows, size)
+
+    def append(self, rid: int, row: int) -> None:
+        self._reserve(1)
+        self.ids[self.n] = rid
+        self.rows[self.n] = row
+        self.n += 1
+
+    def extend(self, rids: list[int], rows: list[int]) -> None:
+        self._reserve(len(rids))
+        self.ids[self.n : self.n + len(rids)] = rids
+        self.rows[self.n : self.n + len(rids)] = rows
+        self.n += len(rids)
+
+    def view(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.ids[: self.n], self.rows[: self.n]
+
+
 class ConsensusStore:
     """Shared long-term memory: equivalent statements merge into one record owned by all holders.
 
@@ -175,7 +207,9 @@ class ConsensusStore:
         self._by_event: dict[tuple[str, str, str, int], int] = {}
         self._by_text: dict[tuple[str, str], int] = {}
         self._held: dict[str, dict[int, None]] = {}
-        self._held_cache: dict[tuple[str, bool], tuple[np.ndarray, np.ndarray]] = {}
+        self._held_rows: dict[str, _HeldRows] = {}  # every holding, appended as it comes
+        self._unarchived_rows: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # filtered views, cached
+        self._has_archived: set[str] = set()
         self._reliability: dict[str, dict[str, float]] = {}
         self._disputes: dict[str, dict[int, set[int]]] = {}
         self._retractions: list[Retraction] = []
@@ -279,11 +313,15 @@ class ConsensusStore:
         self._by_event.clear()
         self._by_text.clear()
         self._held.clear()
-        self._held_cache.clear()
+        self._held_rows.clear()
+        self._unarchived_rows.clear()
+        self._has_archived.clear()
         for record in self._records.values():
             self._map_record(record)
-            for owner in record.owners:
+            for owner, holding in record.owners.items():
                 self._held.setdefault(owner, {})[record.id] = None
+                if holding.archived:
+                    self._has_archived.add(owner)
 
     def _map_record(self, record: Record) -> None:
         """Point the event and text keys of a record (and of texts merged into it) at it."""
@@ -739,14 +777,18 @@ class ConsensusStore:
         return rid
 
     def _hold(self, owner: str, rid: int) -> None:
-        self._held.setdefault(owner, {})[rid] = None
-        self._held_cache.pop((owner, False), None)
-        self._held_cache.pop((owner, True), None)
+        held = self._held.setdefault(owner, {})
+        if rid not in held:
+            held[rid] = None
+            rows = self._held_rows.get(owner)
+            if rows is not None and self._index is not None:
+                rows.append(rid, self._index.row(rid))
+        self._unarchived_rows.pop(owner, None)
 
     def _unhold(self, owner: str, rid: int) -> None:
         self._held.get(owner, {}).pop(rid, None)
-        self._held_cache.pop((owner, False), None)
-        self._held_cache.pop((owner, True), None)
+        self._held_rows.pop(owner, None)
+        self._unarchived_rows.pop(owner, None)
 
     def _merge(self, rid: int, atom: _Atom, rule: str, score: float | None) -> None:
         """Join an atom to a record: owner union, keep-shorter text, corroboration, logged."""
@@ -1013,22 +1055,25 @@ class ConsensusStore:
     # ------------------------------------------------------------------ read path
 
     def _held_arrays(self, owner: str, include_archived: bool) -> tuple[np.ndarray, np.ndarray]:
-        """(record ids, index rows) of what an owner holds, cached until its holdings change."""
-        key = (owner, include_archived)
-        cached = self._held_cache.get(key)
-        if cached is not None:
-            return cached
+        """(record ids, index rows) of what an owner holds; kept incrementally, filtered views cached."""
         index = self._ensure_index()
-        held = self._held.get(owner, {})
-        ids = [
-            rid
-            for rid in held
-            if include_archived or not self._records[rid].owners[owner].archived
-        ]
-        id_array = np.fromiter(ids, dtype=np.int64, count=len(ids))
-        rows = np.fromiter((index.row(r) for r in ids), dtype=np.int64, count=len(ids))
-        self._held_cache[key] = (id_array, rows)
-        return id_array, rows
+        rows = self._held_rows.get(owner)
+        if rows is None:
+            held = list(self._held.get(owner, {}))
+            rows = _HeldRows()
+            rows.extend(held, [index.row(r) for r in held])
+            self._held_rows[owner] = rows
+        if include_archived or owner not in self._has_archived:
+            return rows.view()
+        cached = self._unarchived_rows.get(owner)
+        if cached is None:
+            ids, row_ids = rows.view()
+            keep = np.fromiter(
+                (not self._records[int(r)].owners[owner].archived for r in ids), dtype=bool, count=len(ids)
+            )
+            cached = (ids[keep], row_ids[keep])
+            self._unarchived_rows[owner] = cached
+        return cached
 
     def _owner_scan(
         self, owner: str, vector: np.ndarray, count: int, include_archived: bool, force: str | None = None
@@ -1219,7 +1264,8 @@ class ConsensusStore:
                     record.owners[owner] = msgspec.structs.replace(h, confidence=confidence, archived=now_archived)
             self._last_decay_round = round
             self.current_round = max(self.current_round, round)
-            self._held_cache.clear()
+            self._unarchived_rows.clear()
+            self._has_archived = {o for r in self._records.values() for o, h in r.owners.items() if h.archived}
             return archived
 
     # ------------------------------------------------------------------ stats

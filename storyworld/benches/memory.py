@@ -1,0 +1,240 @@
+"""`storyworld bench memory`: consensus-store latencies, persistence time and size, merge quality."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+AGENTS = (
+    "hamlet horatio ophelia claudius gertrude polonius laertes marcellus bernardo francisco rosencrantz "
+    "guildenstern osric yorick fortinbras reynaldo voltimand cornelius anna tomas petra jonas elena marco"
+).split()
+PLACES = (
+    "the battlements", "the great hall", "the chapel", "the garden", "the queen's closet", "the lobby",
+    "the churchyard", "the harbour", "the gate", "the stables", "the kitchen", "the library", "the armoury",
+    "the orchard", "the guard room", "the market", "the bridge", "the mill", "the tavern", "the cellar",
+)
+VERBS = (
+    "spoke with", "argued with", "warned", "followed", "embraced", "mocked", "thanked", "questioned", "avoided",
+    "greeted", "accused", "comforted", "challenged", "ignored", "praised", "scolded", "visited", "watched",
+    "betrayed", "forgave", "threatened", "advised", "teased", "begged", "dismissed", "summoned", "waited for",
+    "searched for", "wrote to", "bowed to",
+)
+OBJECT_VERBS = (
+    "found", "hid", "lost", "stole", "carried", "burned", "read", "sealed", "buried", "sharpened", "polished",
+    "broke", "mended", "sold", "bought", "opened", "dropped", "guarded", "examined", "returned",
+)
+OBJECTS = (
+    "a letter", "the crown", "a dagger", "the poisoned cup", "a skull", "a ring", "a locket", "the map", "a key",
+    "a sword", "a book of prayers", "a bundle of flowers", "a purse of coins", "the seal of Denmark", "a lantern",
+    "a cloak", "a candle", "the king's signet", "a scroll", "a goblet",
+)
+TIMES = ("at dawn", "at midnight", "at noon", "in the evening", "before supper", "after the feast", "during the storm", "")
+FEELINGS = ("angrily", "quietly", "nervously", "gladly", "in secret", "in tears", "with a laugh", "")
+
+
+class StatementMaker:
+    """Seeded generator of varied, realistic story statements (never the same text twice)."""
+
+    def __init__(self, seed: int):
+        self.rng = random.Random(seed)
+        self.seen: set[str] = set()
+
+    def _one(self) -> str:
+        r = self.rng
+        a, b = r.sample(AGENTS, 2)
+        name_a, name_b = a.capitalize(), b.capitalize()
+        place, time_, manner = r.choice(PLACES), r.choice(TIMES), r.choice(FEELINGS)
+        match r.randrange(6):
+            case 0:
+                core = f"{name_a} {r.choice(VERBS)} {name_b} in {place}"
+            case 1:
+                core = f"{name_a} {r.choice(OBJECT_VERBS)} {r.choice(OBJECTS)} in {place}"
+            case 2:
+                core = f"{name_a} gave {name_b} {r.choice(OBJECTS)} in {place}"
+            case 3:
+                core = f"{name_a} told {name_b} that {r.choice(AGENTS).capitalize()} {r.choice(VERBS)} {r.choice(AGENTS).capitalize()}"
+            case 4:
+                core = f"{r.randint(2, 40)} soldiers marched past {place} while {name_a} {r.choice(VERBS)} {name_b}"
+            case _:
+                core = f"{name_a} did not {r.choice(('see', 'trust', 'answer', 'follow', 'forgive'))} {name_b} in {place}"
+        parts = [core, manner, time_]
+        return " ".join(p for p in parts if p) + "."
+
+    def __call__(self) -> str:
+        """A statement not produced before."""
+        while True:
+            text = self._one()
+            if text not in self.seen:
+                self.seen.add(text)
+                return text
+
+
+def register(benches: argparse._SubParsersAction) -> None:
+    """Add `bench memory`."""
+    parser = benches.add_parser(
+        "memory",
+        help="consensus store: remember/recall latency, save/open time, bytes, merge precision",
+        description=(
+            "Fill an in-memory consensus store with N seeded synthetic statements (batched, real embedder), "
+            "then time single remembers (new and co-witness merges), recalls and query embeddings, "
+            "save and reopen it, and score merges on the labelled dev set."
+        ),
+    )
+    parser.add_argument("--records", type=int, default=20000, help="records to fill the store with (default 20000)")
+    parser.add_argument("--samples", type=int, default=200, help="timed calls per figure (default 200)")
+    parser.add_argument("--seed", type=int, default=7, help="generator seed (default 7)")
+    parser.add_argument("--folder", help="where to save (default: a temporary folder, removed afterwards)")
+    parser.add_argument("--no-devset", action="store_true", help="skip the merge dev set")
+    parser.add_argument("--json", action="store_true", help="one JSON object")
+    parser.set_defaults(func=bench_memory)
+
+
+def _ms(samples: list[float], q: float) -> float:
+    data = sorted(samples)
+    return round(data[min(len(data) - 1, int(round(q * (len(data) - 1))))] * 1000.0, 3)
+
+
+def bench_memory(args: argparse.Namespace) -> int:
+    """Run the benchmark and print the figures."""
+    from memory import ConsensusStore, Deposit, MemorySettings
+    from memory.embedder import shared_embedder
+    from storyworld.errors import UserError
+
+    if args.records < 10 or args.samples < 5:
+        raise UserError("bench memory: --records must be >= 10 and --samples >= 5")
+    rng = random.Random(args.seed)
+    make = StatementMaker(args.seed)
+    started = time.perf_counter()
+    embedder = shared_embedder()
+    embedder.encode(["warm up the model"])
+    embedder_load_s = time.perf_counter() - started
+    settings = MemorySettings()
+    store = ConsensusStore.open(None, embedder=embedder, settings=settings)
+
+    # Bulk fill: a round's worth of deposits per batch; some events have several witnesses and some
+    # deposits have two statements (affiliated). A protagonist witnesses a third of everything.
+    fill_started = time.perf_counter()
+    event = 0
+    batch_size = 500
+    while len(store) < args.records:
+        batch = []
+        for _ in range(min(batch_size, args.records - len(store))):
+            event += 1
+            statements = [make()] if rng.random() < 0.8 else [make(), make()]
+            witnesses = rng.sample(AGENTS[1:], rng.choice((1, 1, 1, 2, 3)))
+            if rng.random() < 0.33:
+                witnesses.append("hamlet")
+            for owner in witnesses:
+                batch.append(Deposit(owner=owner, statements=statements, round=event // 200, event_id=f"e{event}"))
+        store.remember_many(batch)
+    fill_s = time.perf_counter() - fill_started
+    events_with_ids = event
+
+    # Timed single calls, interleaved so drifting machine load hits every figure alike.
+    embed_q, recall_t, recall_big, new_t, merge_t = [], [], [], [], []
+    small_owners = [a for a in AGENTS if a != "hamlet"]
+    for i in range(args.samples):
+        query = make()
+        t = time.perf_counter()
+        embedder.encode([query])
+        embed_q.append(time.perf_counter() - t)
+
+        query = make()
+        owner = rng.choice(small_owners)
+        t = time.perf_counter()
+        store.recall(owner, query, k=5)
+        recall_t.append(time.perf_counter() - t)
+
+        query = make()
+        t = time.perf_counter()
+        store.recall("hamlet", query, k=5)
+        recall_big.append(time.perf_counter() - t)
+
+        event += 1
+        text = make()
+        t = time.perf_counter()
+        store.remember(rng.choice(AGENTS), text, round=event // 200, event_id=f"e{event}")
+        new_t.append(time.perf_counter() - t)
+
+        target = rng.randint(1, events_with_ids)
+        t = time.perf_counter()
+        store.remember(f"witness{i}", "A second witness saw the same thing.", round=target // 200, event_id=f"e{target}")
+        merge_t.append(time.perf_counter() - t)
+
+    stats = store.stats()
+    folder = Path(args.folder) if args.folder else Path(tempfile.mkdtemp(prefix="sw-bench-memory-"))
+    try:
+        if args.folder and folder.exists() and any(folder.iterdir()):
+            raise UserError(f"bench memory: {folder} is not empty")
+        t = time.perf_counter()
+        size = store.save(folder)
+        save_s = time.perf_counter() - t
+        t = time.perf_counter()
+        reopened = ConsensusStore.open(folder, embedder=embedder, settings=settings)
+        open_s = time.perf_counter() - t
+        if len(reopened) != len(store):
+            raise UserError(f"bench memory: reopened store has {len(reopened)} records, saved {len(store)}")
+    finally:
+        if not args.folder:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    result = {
+        "records": stats["records"],
+        "owners": stats["owners"],
+        "holdings": stats["holdings"],
+        "shared_fraction": round(stats["shared_fraction"], 4),
+        "linked_fraction": round(stats["linked_fraction"], 4),
+        "largest_owner_rows": len(store.held_by("hamlet")),
+        "embedder_load_s": round(embedder_load_s, 3),
+        "fill_s": round(fill_s, 2),
+        "fill_records_per_s": round(stats["records"] / fill_s, 1) if fill_s else None,
+        "remember_new_p50_ms": _ms(new_t, 0.5),
+        "remember_new_p95_ms": _ms(new_t, 0.95),
+        "remember_witness_merge_p50_ms": _ms(merge_t, 0.5),
+        "remember_witness_merge_p95_ms": _ms(merge_t, 0.95),
+        "recall_p50_ms": _ms(recall_t, 0.5),
+        "recall_p95_ms": _ms(recall_t, 0.95),
+        "recall_largest_owner_p50_ms": _ms(recall_big, 0.5),
+        "recall_largest_owner_p95_ms": _ms(recall_big, 0.95),
+        "embed_query_p50_ms": _ms(embed_q, 0.5),
+        "embed_query_p95_ms": _ms(embed_q, 0.95),
+        "recall_over_embed_p50": round(statistics.median(recall_t) / statistics.median(embed_q), 3),
+        "save_s": round(save_s, 3),
+        "open_s": round(open_s, 3),
+        "bytes": size,
+        "leaks": stats["leaks"],
+        "merges_by_rule": stats["merges_by_rule"],
+        "merge_high": settings.merge_high,
+        "merge_low": settings.merge_low,
+        "samples": args.samples,
+        "seed": args.seed,
+    }
+    if not args.no_devset:
+        from memory.devset import DevSetError, evaluate, load_pairs
+
+        try:
+            pairs = load_pairs()
+        except DevSetError:
+            pairs = []
+        if pairs:
+            quality = evaluate(pairs, embedder=embedder, settings=settings)
+            result.update(devset_pairs=quality["pairs"], devset_precision=round(quality["precision"], 4),
+                          devset_recall=round(quality["recall"], 4))
+    result["targets"] = {
+        "witness_merge_p50_le_2ms": result["remember_witness_merge_p50_ms"] <= 2.0,
+        "recall_p50_le_1.5x_embed": result["recall_p50_ms"] <= 1.5 * result["embed_query_p50_ms"],
+        "save_plus_open_le_2s": result["save_s"] + result["open_s"] <= 2.0,
+    }
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key}: {value}")
+    return 0
