@@ -92,7 +92,7 @@ class _Resolver:
         place = self.state.positions[action.actor]
         witnesses = self.present(place)
         speaker = self.name(action.actor)
-        to = f" to {self.name(action.to)}" if action.to else ""
+        to = f" {self.name(action.to)}" if action.to else ""  # "Ada tells Maren in ...", not "tells to Maren"
         verb = "tells" if action.to else "says"
         text = f'{speaker} {verb}{to} in {self.name(place)}: "{action.text}"' if action.to else (
             f'{speaker} says in {self.name(place)}: "{action.text}"')
