@@ -267,6 +267,11 @@ class ConsensusStore:
     def _load(self, files: dict[str, bytes | None], names: dict[str, str]) -> None:
         """Fill this (empty) store from state + index bytes."""
         state = decode_state(files[STATE_FILE] or b"", names.get(STATE_FILE, STATE_FILE))
+        width = int(self.embedder.dim)
+        if state.dim != width:
+            raise StoreFileError(
+                f"{names.get(STATE_FILE, STATE_FILE)}: vectors are {state.dim} wide but the embedder gives {width}"
+            )
         self._dim = state.dim
         self._generation = state.generation
         self._next_id = state.next_id
