@@ -617,14 +617,9 @@ class ConsensusStore:
                 atom.vector = vector
 
     def _text_match(self, key: tuple[str, str]) -> int | None:
+        """The record a normalised text belongs to (unmerge keeps this map exact)."""
         rid = self._by_text.get(key)
-        if rid is None:
-            return None
-        record = self._records.get(rid)
-        if record is None or not any(normalise_text(t) == key[1] for t in self._texts_of(record)):
-            del self._by_text[key]
-            return None
-        return rid
+        return rid if rid is not None and rid in self._records else None
 
     def _deposit(self, atoms: list[_Atom]) -> list[int]:
         """Place each atom of one deposit, then link them and finish their merge-log entries."""
@@ -1005,7 +1000,7 @@ class ConsensusStore:
                 self._unhold(owner, record_id)
                 new_id = self._split(record, entry, current)
             self._repoint_siblings(record_id, entry, new_id)
-            self._drop_text_key(record, entry)
+            self._drop_text_key(record, entry, new_id)
             self._counters["unmerges"] = self._counters.get("unmerges", 0) + 1
             return new_id
 
@@ -1051,10 +1046,13 @@ class ConsensusStore:
                     edges = tuple(new_id if x == record_id else x for x in e.added_edges if new_id is not None or x != record_id)
                     sibling.merge_log[i] = msgspec.structs.replace(e, added_edges=edges)
 
-    def _drop_text_key(self, record: Record, entry: MergeLogEntry) -> None:
+    def _drop_text_key(self, record: Record, entry: MergeLogEntry, new_id: int | None) -> None:
+        """The undone statement's text now leads to the split record, unless the record still has it."""
         key = (record.namespace, normalise_text(entry.incoming_text or entry.discarded_text))
-        if self._by_text.get(key) == record.id:
-            self._text_match(key)  # drops the key when the record no longer has that text
+        if self._by_text.get(key) == record.id and not any(normalise_text(t) == key[1] for t in self._texts_of(record)):
+            del self._by_text[key]
+            if new_id is not None:
+                self._by_text[key] = new_id
         self._map_record(record)
 
     # ------------------------------------------------------------------ read path

@@ -114,6 +114,13 @@ def test_unmerge_interleaved_keeps_everyone(batches, unmerges):
             expected.add((owner, new_id))
     for owner, rid in expected:
         assert owner in store.get(rid).owners
+    # the same-text map never points at a record that lacks the text
+    from memory import normalise_text
+
+    for (namespace, norm), rid in store._by_text.items():
+        record = store.get(rid)
+        assert record.namespace == namespace
+        assert norm in {normalise_text(t) for t in store._texts_of(record)}
 
 
 @PROPS
