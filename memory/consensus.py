@@ -67,7 +67,7 @@ class Deposit(Base, frozen=True):
 
     owner: str
     text: str | None = None
-    statements: tuple[str, ...] | list[str] | None = None
+    statements: list[str] | None = None  # ready atoms (a tuple works too)
     round: int = 0
     event_id: str | None = None
     source: str | None = None
@@ -75,7 +75,7 @@ class Deposit(Base, frozen=True):
     place: str | None = None
     kind: Kind = "event"
     namespace: str = "shared"
-    based_on: tuple[int, ...] | list[int] = ()
+    based_on: tuple[int, ...] = ()  # record ids this was derived from (a list works too)
     confidence: float | None = None
 
 
