@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from storyworld.authoring.prose import (
     model_extract,
     pick_model_chunks,
     split_chapters,
+    time_phrases,
 )
 from storyworld.llm import Completion
 from storyworld.world import World, check_world, write_world
@@ -102,35 +104,54 @@ def test_fallback_draft_is_valid_and_flags_doubts(river_text, tmp_path):
     assert report.ok and report.warnings == []
 
 
-def _grounded_reply(messages, schema):
-    names = schema["properties"]["actors"]["items"]["enum"]
-    return {"actors": names[:1], "witnesses": names[1:], "place": schema["properties"]["place"]["enum"][0],
-            "time": "noon", "statements": ["the rope broke halfway across the river"]}
+def _first_choice_reply(messages, schema):
+    """Pick the first of everything offered: first actor, other names as witnesses, first place and time."""
+    props = schema["properties"]
+    names = props["actors"]["items"]["enum"]
+    return {"actors": names[:1], "witnesses": names[1:], "place": props["place"]["enum"][0],
+            "time": props["time"]["enum"][0], "statements": [2]}
 
 
-def test_model_extract_accepts_grounded_output(river_cast):
+def test_model_extract_takes_sentences_from_the_passage(river_cast):
     chunk = Chunk(chapter=2, index=0, text="At noon Wen Qiao pushed the ferry out into the river with Gao Ren "
                                            "and Lan Shu aboard. Halfway across, the rope broke.")
-    model = ScriptedModel(_grounded_reply)
+    model = ScriptedModel(_first_choice_reply)
     extraction, reason = model_extract(chunk, river_cast, model)
     assert reason == "" and extraction is not None and extraction.by_model
     assert extraction.actors == ["wen-qiao"]
     assert extraction.witnesses == ["wen-qiao", "gao-ren", "lan-shu"]
-    assert extraction.statements == ["Time: noon.", "the rope broke halfway across the river"]
-    # The schema offers only the people and places the chunk names.
+    # Sentence 2 names nobody: kept, but flagged for the author.
+    assert extraction.statements == ["Time: At noon.", "Halfway across, the rope broke."]
+    assert extraction.flags == ["model's sentences do not name its actors"]
     prompt = model.calls[0][1]["content"]
-    assert "People: Wen Qiao, Gao Ren, Lan Shu" in prompt
+    assert "[1] At noon Wen Qiao pushed" in prompt and "[2] Halfway across" in prompt
+    assert "People: Wen Qiao, Gao Ren, Lan Shu" in prompt and "Times: At noon" in prompt
+
+
+def test_schema_offers_only_what_the_chunk_holds():
+    schema = extraction_schema(["Wen Qiao", "Gao Ren"], ["Baishui"], sentence_count=3, times=["at noon"])
+    props = schema["properties"]
+    assert props["actors"]["items"]["enum"] == ["Wen Qiao", "Gao Ren"]
+    assert props["place"]["enum"] == ["Baishui", "unknown"]
+    assert props["time"]["enum"] == ["at noon", "unknown"]
+    assert props["statements"]["items"]["enum"] == [1, 2, 3]
+    # No free strings: the tiny model loops in them, and length bounds blow up llama.cpp's grammar.
+    assert '"string"' not in json.dumps(schema) and "maxLength" not in json.dumps(schema)
+
+
+def test_time_phrases():
+    assert time_phrases("In the spring of that year the river rose. The next day it fell; before dawn it froze.") == [
+        "In the spring of that year", "The next day", "before dawn"]
 
 
 @pytest.mark.parametrize(
     ("reply", "reason"),
     [
         (lambda m, s: None, "model output empty or invalid"),
+        (lambda m, s: {"actors": [], "witnesses": [], "place": "unknown", "time": "unknown", "statements": [1]},
+         "model named no actor"),
         (lambda m, s: {"actors": s["properties"]["actors"]["items"]["enum"][:1], "witnesses": [], "place": "unknown",
-                       "time": "", "statements": ["Wen Qiao", "dragons flew over the mountains"]},
-         "model statements not found in the passage"),
-        (lambda m, s: {"actors": [], "witnesses": [], "place": "unknown", "time": "",
-                       "statements": ["the rope broke"]}, "model named no actor"),
+                       "time": "unknown", "statements": [99]}, "model picked no sentence"),
     ],
 )
 def test_bad_model_output_falls_back_with_a_flag(river_text, reply, reason):
@@ -149,7 +170,7 @@ def test_model_budget_is_spread_over_chapters(river_text, river_cast):
     assert sorted(chunks[i].chapter for i in picked) == [1, 2]  # default: one per chapter
     assert len(pick_model_chunks(chunks, river_cast, 3)) == 3
     assert pick_model_chunks(chunks, river_cast, 0) == set()
-    model = ScriptedModel(_grounded_reply)
+    model = ScriptedModel(_first_choice_reply)
     draft = author_prose(river_text, lm=model, max_model_chunks=None, max_chunk_chars=200)
     assert draft.model_calls == 2
 
@@ -171,12 +192,6 @@ def test_progress_and_cancel(river_text):
     with pytest.raises(AuthoringCancelled):
         author_prose(river_text, cancel=cancel_after_two, max_chunk_chars=100)
     assert len(calls) == 3  # checked once per chunk, stopped at the third
-
-
-def test_schema_has_no_string_lengths():
-    # String length bounds make llama.cpp's grammar explode (minutes a call); keep them out.
-    schema = extraction_schema(["A B"], ["C"])
-    assert "maxLength" not in str(schema) and "minLength" not in str(schema)
 
 
 # ------------------------------------------------------------------------------ the real text
@@ -231,6 +246,6 @@ def test_real_model_drafts_a_valid_world(river_text, bundled_model):
     draft = author_prose(river_text, world_id="river-oath", lm=bundled_model, max_model_chunks=1, max_chunk_chars=200)
     assert draft.model_calls == 1
     World.from_file(draft.world)
-    # Either the model's event was grounded and kept, or it was flagged and the fallback stood in.
+    # Either the model's event was kept, or it was flagged and the fallback stood in.
     first_chapter = draft.world.event[: max(1, len(draft.world.event) // 2)]
     assert first_chapter and all(e.actors for e in first_chapter)

@@ -467,18 +467,44 @@ def _place_of(text: str, cast: Cast, found: list[tuple[str, str, int]]) -> str |
     return places[-1] if places else None
 
 
-def extraction_schema(person_names: list[str], place_names: list[str]) -> dict[str, Any]:
-    """The JSON schema the model answers under: names and places are enums taken from the chunk."""
+TIME_RE = re.compile(
+    r"\b(?:(?:at|by|before|after|about) (?:dawn|daybreak|sunrise|noon|midday|dusk|sunset|nightfall|midnight|night)"
+    r"|in the (?:spring|summer|autumn|winter|morning|afternoon|evening|night)(?: of (?:that|this|the) (?:year|day))?"
+    r"|(?:the )?(?:next|following|same|that|one) (?:day|morning|evening|night|year|month|spring|summer|autumn|winter)"
+    r"|(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth) (?:month|moon|year)"
+    r"|(?:\w+ )?(?:days|months|years) (?:later|after|afterwards))",
+    re.I,
+)
+MAX_MODEL_SENTENCES = 12
+
+
+def time_phrases(text: str) -> list[str]:
+    """Time expressions in a passage ("in the spring", "the next day", "fourth month"), in order."""
+    return list(dict.fromkeys(m.group(0).strip() for m in TIME_RE.finditer(text)))
+
+
+def extraction_schema(person_names: list[str], place_names: list[str], sentence_count: int = 1,
+                      times: list[str] | None = None) -> dict[str, Any]:
+    """The JSON schema the model answers under: every field is an enum drawn from the chunk itself.
+
+    Statements are the numbers of the passage's sentences, so what the model states is always in
+    the text. No free strings at all: with the tiny default model, free strings looped until the
+    token limit, and string length bounds made llama.cpp's grammar so large that one call took
+    minutes on 2 cores.
+    """
     return {
         "type": "object",
         "properties": {
             "actors": {"type": "array", "items": {"enum": person_names}, "minItems": 1, "maxItems": 3},
             "witnesses": {"type": "array", "items": {"enum": person_names}, "maxItems": 4},
             "place": {"enum": [*place_names, "unknown"]},
-            # No minLength/maxLength: llama.cpp turns them into a grammar so large that sampling
-            # slowed from ~15 s to over 10 minutes a call on 2 cores; lengths are checked after.
-            "time": {"type": "string"},
-            "statements": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 2},
+            "time": {"enum": [*(times or []), "unknown"]},
+            "statements": {
+                "type": "array",
+                "items": {"enum": list(range(1, max(1, sentence_count) + 1))},
+                "minItems": 1,
+                "maxItems": 2,
+            },
         },
         "required": ["actors", "witnesses", "place", "time", "statements"],
         "additionalProperties": False,
@@ -486,9 +512,9 @@ def extraction_schema(person_names: list[str], place_names: list[str]) -> dict[s
 
 
 SYSTEM_PROMPT = (
-    "You read a passage of a story and extract its main event as JSON: who acts (actors), "
-    "who else is present (witnesses), where it happens (place), when (time, as the passage says it, "
-    "or empty), and one or two short statements of fact taken from the passage."
+    "You read a numbered passage of a story and give its main event as JSON. actors: the people who act. "
+    "witnesses: other people who are there. place: where it happens. time: when, if the passage says. "
+    "statements: the numbers of the one or two sentences that tell what happened."
 )
 
 
@@ -501,50 +527,37 @@ def model_extract(chunk: Chunk, cast: Cast, lm: Any, *, seed: int = 0) -> tuple[
     place_ids = list(dict.fromkeys(item_id for kind, item_id, _ in found if kind == "place"))
     names = {cast.persons[p].name: p for p in person_ids}
     place_names = {cast.places[p]: p for p in place_ids}
-    schema = extraction_schema(list(names), list(place_names))
-    messages = [
-        {"role": "system", "content": SYSTEM_PROMPT},
-        {"role": "user", "content": f"Passage:\n{chunk.text}\n\nPeople: {', '.join(names)}\n"
-                                    f"Places: {', '.join([*place_names, 'unknown'])}"},
-    ]
-    obj, _completion = lm.complete_json(messages, schema, max_tokens=160, temperature=0.2, seed=seed)
+    passage = sentences(chunk.text)[:MAX_MODEL_SENTENCES]
+    times = time_phrases(chunk.text)
+    schema = extraction_schema(list(names), list(place_names), len(passage), times)
+    numbered = "\n".join(f"[{i}] {sentence}" for i, sentence in enumerate(passage, 1))
+    lines = [f"Passage:\n{numbered}", "", f"People: {', '.join(names)}", f"Places: {', '.join([*place_names, 'unknown'])}"]
+    if times:
+        lines.append(f"Times: {', '.join(times)}")
+    messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "\n".join(lines)}]
+    obj, _completion = lm.complete_json(messages, schema, max_tokens=96, temperature=0.2, seed=seed)
     if not obj:
         return None, "model output empty or invalid"
-    name_words = {w for surface in cast.surfaces for w in _WORD_RE.findall(fold(surface))}
-    statements = [
-        trim_text(s, 200) for s in dict.fromkeys(str(s).strip() for s in obj.get("statements", []))
-        if len(s) >= 8 and _grounded(s, chunk.text, names=name_words)
-    ]
     actors = [names[n] for n in dict.fromkeys(obj.get("actors", [])) if n in names]
     if not actors:
         return None, "model named no actor"
+    picked = [n for n in dict.fromkeys(obj.get("statements", [])) if isinstance(n, int) and 1 <= n <= len(passage)]
+    statements = [trim_text(passage[n - 1], 200) for n in sorted(picked)]
     if not statements:
-        return None, "model statements not found in the passage"
+        return None, "model picked no sentence"
+    # A statement that names none of the actors is doubtful: say so, keep it for the author.
+    flags = []
+    actor_ids = set(actors)
+    if not any(item_id in actor_ids for s in statements for kind, item_id, _ in cast.scan(s) if kind == "person"):
+        flags.append("model's sentences do not name its actors")
     witnesses = list(dict.fromkeys([*actors, *(names[n] for n in obj.get("witnesses", []) if n in names)]))
     place = place_names.get(obj.get("place", "unknown"))
-    time_said = str(obj.get("time", "")).strip()
-    if time_said and len(time_said) <= 60 and _grounded(time_said, chunk.text, minimum=1.0):
+    time_said = obj.get("time", "unknown")
+    if time_said in times:
         statements = [f"Time: {time_said}.", *statements]
     kind = "say" if QUOTE_RE.search(chunk.text) else "act"
-    return Extraction(actors=actors, witnesses=witnesses, place=place, statements=statements[:MAX_STATEMENTS],
-                      kind=kind, text=trim_text(chunk.text), by_model=True), ""
-
-
-_WORD_RE = re.compile(r"[a-zà-ÿü]+")
-_STOP = {"the", "a", "an", "and", "of", "to", "in", "was", "were", "is", "he", "she", "his", "her", "they", "it",
-         "that", "with", "for", "on", "at", "by", "as", "had", "has", "be", "this", "from", "but", "not", "are"}
-
-
-def _grounded(statement: str, passage: str, minimum: float = 0.6, names: set[str] = frozenset()) -> bool:
-    """Whether most content words of a model statement occur in the passage (a cheap hallucination check).
-
-    Words of names (`names`, folded) do not count as content: "Wen Qiao" alone states nothing.
-    """
-    words = [w for w in _WORD_RE.findall(fold(statement)) if w not in _STOP]
-    if not words or not any(w not in names for w in words):
-        return False
-    passage_words = set(_WORD_RE.findall(fold(passage)))
-    return sum(1 for w in words if w in passage_words) / len(words) >= minimum
+    return Extraction(actors=actors, witnesses=witnesses, place=place, statements=statements[: MAX_STATEMENTS],
+                      kind=kind, text=trim_text(chunk.text), flags=flags, by_model=True), ""
 
 
 def pick_model_chunks(chunks: list[Chunk], cast: Cast, max_chunks: int | None) -> set[int]:
