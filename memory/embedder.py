@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -112,8 +113,13 @@ class SentenceEmbedder:
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
             folder = self.folder
             try:
+                # transformers draws a "Loading weights" bar on stderr: noise in a TUI or a CLI progress bar
+                os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
                 import torch
+                import transformers
                 from sentence_transformers import SentenceTransformer
+
+                transformers.utils.logging.disable_progress_bar()
             except ImportError as exc:
                 raise EmbedderError(f"sentence-transformers is not installed ({exc})") from exc
             try:

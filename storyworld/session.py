@@ -12,11 +12,12 @@ import msgspec
 from storyworld.errors import UserError
 from storyworld.simulation import Simulation, initial_state
 from storyworld.state import Settings, WorldState
-from storyworld.world import World, load_world
+from storyworld.world import World, check_bytes, load_world, world_to_toml
 
 log = logging.getLogger("storyworld.session")
 
 STATE_FILE = "state.msgpack"
+WORLD_FILE = "world.toml"  # the world as it was played, so a save resumes anywhere, even after the file changed
 GAME_FORMAT = 1
 BACKENDS = ("consensus", "generative", "gmemory", "collaborative")
 
@@ -82,6 +83,7 @@ def simulation_files(sim: Simulation) -> tuple[dict[str, bytes], dict[str, Any]]
     """The files and manifest metadata of a save of this simulation."""
     files = dict(sim.store.dump())
     files[STATE_FILE] = _encoder.encode(GameState(format=GAME_FORMAT, settings=sim.settings, state=sim.state))
+    files[WORLD_FILE] = world_to_toml(sim.world.file).encode("utf-8")
     meta = {
         "world": sim.state.world_id,
         "world_title": sim.world.file.world.title,
@@ -133,22 +135,30 @@ def _with_autosave_hint(folder: Path, message: str) -> str:
 
 
 def load_simulation(folder: Path, mind: Any, *, embedder: Any = None, world: World | None = None) -> Simulation:
-    """Resume a simulation from a save folder; the world is found by id and checked against its digest."""
-    from storyworld.locations import find_world
-
+    """Resume a simulation from a save folder, with the world as it was when the save was made."""
     game, files = read_game(Path(folder))
     if world is None:
-        try:
-            world = load_world(find_world(game.state.world_id))
-        except FileNotFoundError as exc:
-            raise UserError(f"{folder}: its world {game.state.world_id!r} is not installed ({exc})") from None
-    if world.digest != game.state.world_digest:
-        log.warning("world %s changed since this save was made; continuing with the current file", world.file.world.id)
+        world = _saved_world(Path(folder), files, game.state.world_id)
     try:
         store = store_from_files(game.settings.backend, files, embedder=embedder)
     except ValueError as exc:
         raise UserError(_with_autosave_hint(folder, str(exc))) from None
     return Simulation(world, game.state, store, game.settings, mind)
+
+
+def _saved_world(folder: Path, files: dict[str, bytes], world_id: str) -> World:
+    """The world embedded in a save, else the installed world with the save's id."""
+    from storyworld.locations import find_world
+
+    if WORLD_FILE in files:
+        report = check_bytes(files[WORLD_FILE], name=f"{folder}/{WORLD_FILE}")
+        if report.world is None:
+            raise UserError(report.errors[0] if report.errors else f"{folder}/{WORLD_FILE}: unreadable")
+        return report.world
+    try:
+        return load_world(find_world(world_id))
+    except FileNotFoundError as exc:
+        raise UserError(f"{folder}: its world {world_id!r} is not installed ({exc})") from None
 
 
 def autosave_simulation(sim: Simulation, save_folder: Path, keep: int = 5) -> None:

@@ -193,7 +193,11 @@ class Simulation:
         return outcome
 
     def deposit(self, outcome: RoundOutcome) -> None:
-        """Write the round's deposits in one batch; statements of one event are affiliated."""
+        """Write the round's deposits in one batch, then affiliate what belongs together.
+
+        An agent's experience of one round is one deposit in the paper's sense: every record an
+        owner took in this round is affiliated with the others, and an utterance with its claim.
+        """
         from memory import Deposit as MemoryDeposit
 
         batch = [
@@ -209,11 +213,11 @@ class Simulation:
         affiliate = getattr(self.store, "affiliate", None)
         if affiliate is None:
             return
-        by_event: dict[str, set[int]] = {}
+        groups: dict[str, set[int]] = {}
         for deposit, ids in zip(outcome.deposits, id_lists):
             root = (deposit.event_id or "").split("/")[0]
-            if root.startswith("r"):
-                by_event.setdefault(root, set()).update(ids)
-        for ids in by_event.values():
+            groups.setdefault(f"event:{root}", set()).update(ids)
+            groups.setdefault(f"owner:{deposit.owner}", set()).update(ids)
+        for ids in groups.values():
             if len(ids) > 1:
                 affiliate(sorted(ids))
