@@ -45,3 +45,17 @@ def test_a_say_heard_by_three_is_one_record_with_three_witnessing_owners(real_lm
     assert sim.store.stats()["leaks"] == 0
     hits = sim.store.recall("maren", "a letter found on the shore", k=3)
     assert any(h.record.id == claim.id for h in hits)
+
+
+def test_cli_run_saves_every_round_and_resumes(tmp_path, capsys):
+    from storyworld.cli import main
+
+    save = tmp_path / "run"
+    assert main(["run", str(TINY), "--rounds", "1", "--save", str(save), "--awake", "near", "--as", "maren"]) == 0
+    assert main(["stats", str(save), "--json"]) == 0
+    first = capsys.readouterr().out.strip().splitlines()[-1]
+    assert '"round": 1' in first
+    assert main(["run", str(TINY), "--rounds", "2", "--resume", str(save)]) == 0
+    assert main(["stats", str(save), "--json"]) == 0
+    stats = __import__("json").loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert stats["round"] == 2 and stats["sim"] > 0 and stats["leaks"] == 0

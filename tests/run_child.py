@@ -1,0 +1,34 @@
+"""Child process for the run fault test: steps the tiny world forever, saving after every round."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from doubles import HashEmbedder, ScriptedMind  # noqa: E402
+from storyworld import session  # noqa: E402
+from storyworld.state import Settings  # noqa: E402
+from storyworld.world import load_world  # noqa: E402
+from test_run_faults import script  # noqa: E402
+
+
+def main() -> None:
+    save = Path(sys.argv[1])
+    rounds = int(sys.argv[2])
+    mind = ScriptedMind(script)
+    if (save / "manifest.json").exists():
+        sim = session.load_simulation(save, mind, embedder=HashEmbedder())
+    else:
+        world = load_world(Path(__file__).parent / "data" / "worlds" / "tiny.toml")
+        sim = session.new_simulation(world, "arrival", Settings(seed=11), mind, embedder=HashEmbedder())
+    while sim.state.round < rounds:
+        sim.step()
+        session.save_simulation(sim, save)
+        session.autosave_simulation(sim, save)
+        print(sim.state.round, flush=True)
+
+
+if __name__ == "__main__":
+    main()
