@@ -48,7 +48,7 @@ class Wait(_Action, tag="wait"):
 Action = Say | ReadThread | Observe | Move | ActOn | Wait
 ACTION_NAMES: tuple[str, ...] = ("say", "read_thread", "observe", "move", "act_on", "wait")
 CARRIER_VERBS: tuple[str, ...] = ("give", "take", "read")
-VERBS: tuple[str, ...] = ("give", "take", "read", "lie", "use", "show", "hide", "strike", "embrace")
+VERBS: tuple[str, ...] = ("give", "take", "read", "lie", "expose", "use", "show", "hide", "strike", "embrace")
 
 
 def describe(action: Action) -> str:

@@ -35,6 +35,7 @@ class RoundOutcome(msgspec.Struct, frozen=True, kw_only=True):
     deposits: tuple[Deposit, ...]
     results: dict[str, str]
     order: tuple[str, ...]
+    retractions: tuple[tuple[str, str], ...] = ()  # (event id of the exposed claim, who exposed it)
 
 
 def _digest(text: str) -> str:
@@ -51,6 +52,7 @@ class _Resolver:
         self.events: list[SimEvent] = []
         self.deposits: list[Deposit] = []
         self.results: dict[str, str] = {}
+        self.retractions: list[tuple[str, str]] = []
 
     def name(self, agent_or_object: str) -> str:
         if agent_or_object in self.world.agents:
@@ -171,6 +173,9 @@ class _Resolver:
             listener = action.to or (action.target if action.target in self.world.agents else None)
             self.say(Say(actor=action.actor, text=action.text or "...", to=listener), lie=True, fallback=fallback)
             return
+        if verb == "expose":
+            self.expose(action, place, witnesses, fallback)
+            return
         if verb == "take" and is_object:
             if places.get(action.target) != place:
                 self.results[action.actor] = f"{target} is not here to take"
@@ -204,6 +209,23 @@ class _Resolver:
         event = self.event(action.actor, "act", text, place, witnesses, target=action.target, fallback=fallback)
         self.deposit_all(event, (text,), kind="event")
         self.results[action.actor] = "done"
+
+    def expose(self, action: ActOn, place: str, witnesses: tuple[str, ...], fallback: bool) -> None:
+        """Expose a forged carrier or a liar: what was taken from them is retracted (kept, flagged)."""
+        actor, target = self.name(action.actor), self.name(action.target)
+        if action.target in self.world.objects and self.world.objects[action.target].forged:
+            exposed = [f"read:{action.target}"]
+            text = f"{actor} exposed {target} as a forgery in {self.name(place)}."
+        else:
+            exposed = [claim for claim, liar in self.state.lies.items() if liar == action.target]
+            text = f"{actor} exposed the lies of {target} in {self.name(place)}." if exposed else (
+                f"{actor} accused {target} in {self.name(place)}{': ' + action.text if action.text else '.'}")
+        for claim in exposed:
+            self.state.lies.pop(claim, None)
+            self.retractions.append((claim, action.actor))
+        event = self.event(action.actor, "act", text, place, witnesses, target=action.target, fallback=fallback)
+        self.deposit_all(event, (text,), kind="event")
+        self.results[action.actor] = f"exposed {len(exposed)} falsehood(s)" if exposed else "nothing false to expose"
 
     def apply(self, action: Action, fallback: bool) -> None:
         match action:
@@ -249,6 +271,7 @@ def resolve_round(
         deposits=tuple(resolver.deposits),
         results={a: resolver.results.get(a, "") for a in order},
         order=tuple(order),
+        retractions=tuple(resolver.retractions),
     )
     state.round += 1
     return outcome

@@ -57,6 +57,7 @@ class WorldObject(Base, frozen=True, kw_only=True):
     holder: str | None = None
     place: str | None = None
     carries: str = ""
+    forged: bool = False  # what it carries is false: exposing it retracts what readers took from it
 
 
 class Event(Base, frozen=True, kw_only=True):

@@ -177,6 +177,7 @@ class Simulation:
         outcome = resolve_round(self.world, self.state, actions, self.rng, based_on=based_on, fallbacks=fallbacks)
         started = time.perf_counter()
         self.deposit(outcome)
+        self.retract(outcome)
         self.last_timing.remember_s = time.perf_counter() - started
         for agent, result in outcome.results.items():
             if agent in actions:
@@ -191,6 +192,16 @@ class Simulation:
         version, internal, _ = self.rng.getstate()
         self.state.rng_state = [version, *internal]
         return outcome
+
+    def retract(self, outcome: RoundOutcome) -> None:
+        """Apply the round's exposures: each exposed claim's records are retracted, contaminating what rests on them."""
+        retract = getattr(self.store, "retract", None)
+        if retract is None or not outcome.retractions:
+            return
+        exposed = dict(outcome.retractions)
+        for record in list(self.store.records()):
+            if record.event_id in exposed:
+                retract(record.id, by=exposed[record.event_id], round=outcome.round)
 
     def deposit(self, outcome: RoundOutcome) -> None:
         """Write the round's deposits in one batch, then affiliate what belongs together.

@@ -1,0 +1,57 @@
+"""Lies and exposure through the kernel: a lie passed on is contaminated when its source is exposed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from doubles import HashEmbedder, ScriptedMind
+from storyworld import session
+from storyworld.actions import ActOn, Move, Say, Wait
+from storyworld.state import Settings
+from storyworld.world import load_world
+
+TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
+LIE = "The old keeper drank himself blind on the night of the wreck."
+
+
+def test_lie_repeated_then_exposed_contaminates_downstream_and_deletes_nothing():
+    def script(rnd, agent, ctx):
+        if rnd == 0 and agent == "silas":
+            return ActOn(actor="silas", target="tobin", verb="lie", text=LIE)
+        if rnd == 1 and agent == "tobin":
+            return Move(actor="tobin", to="tavern")
+        if rnd == 2 and agent == "tobin":
+            return Say(actor="tobin", text="Silas says the old keeper was drunk when the ship broke.", to="ada")
+        if rnd == 3 and agent == "maren":
+            return ActOn(actor="maren", target="silas", verb="expose", text="He ordered the lamp dark.")
+        return Wait(actor=agent)
+
+    world = load_world(TINY)
+    mind = ScriptedMind(script)
+    sim = session.new_simulation(world, "arrival", Settings(seed=2, recall_k=8), mind, embedder=HashEmbedder())
+    sim.step()
+    lie = next(r for r in sim.store.records() if r.kind == "claim" and r.text == LIE)
+    assert lie.owners["tobin"].via == "told" and lie.owners["tobin"].source == "silas"
+    sim.step()
+    # tobin's recall before speaking includes the lie, so his repetition is based on it
+    context, _ = sim.context_for("tobin")
+    assert lie.id in {r.record_id for r in context.recalled}
+    sim.step()
+    repeated = next(r for r in sim.store.records() if r.kind == "claim" and "drunk" in r.text)
+    assert repeated.owners["ada"].via == "told" and repeated.owners["ada"].source == "tobin"
+    assert lie.id in repeated.based_on
+    before = {o: h.confidence for o, h in repeated.owners.items()}
+    lie_before = {o: h.confidence for o, h in lie.owners.items()}
+    count = len(sim.store.records())
+    sim.step()
+    lie = sim.store.get(lie.id)
+    repeated = sim.store.get(repeated.id)
+    assert all(h.status == "retracted" for h in lie.owners.values())
+    for owner, confidence in lie_before.items():
+        assert abs(lie.owners[owner].confidence - confidence / 2) < 1e-6
+    for owner, confidence in before.items():
+        assert repeated.owners[owner].confidence <= confidence / 2 + 1e-6  # halved (and maybe faded a little)
+        assert repeated.owners[owner].confidence >= confidence / 2 - 0.05
+        assert "contaminated" in repeated.owners[owner].flags
+    assert len(sim.store.records()) >= count  # nothing deleted
+    assert not sim.state.lies
