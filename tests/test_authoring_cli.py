@@ -99,3 +99,10 @@ def test_authoring_does_not_import_the_tui():
         "assert 'textual' not in sys.modules and 'tui' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_prose_as_a_play_is_a_user_error(tmp_path, capsys):
+    assert main(["author", str(DATA / "prose" / "river_oath.txt"), "--kind", "play", "--headless",
+                 "--out", str(tmp_path / "x.toml")]) == 1
+    assert "is this a play" in capsys.readouterr().err
+    assert not (tmp_path / "x.toml").exists()

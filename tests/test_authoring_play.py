@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from storyworld.authoring.playparse import detect_layout, looks_like_play, parse_personae, parse_play
+from storyworld.errors import UserError
 from storyworld.world import World, check_world, write_world
 
 PLAYS = Path(__file__).parent / "data" / "plays"
@@ -276,3 +277,15 @@ def test_hamlet_5_2_the_duel(hamlet):
 def test_hamlet_aside_is_heard_by_the_speaker_only(hamlet):
     aside = _said(hamlet, 1, 2, "A little more than kin")
     assert aside.actors == ["hamlet"] and aside.witnesses == ["hamlet"]
+
+
+def test_acts_without_scenes_and_non_plays():
+    text = "\n".join([
+        "A SHORT PIECE", "", "ACT I", "", " Enter Ada and Bo.", "", "ADA. The lamp is out.", "", "BO. Then light it.", "",
+        " [_Exeunt._]", "", "ACT II", "", " Enter Ada.", "", "ADA. It burns.", "",
+    ])
+    parse = parse_play(text, world_id="short")
+    assert [(s.act, s.number) for s in parse.scenes] == [(1, 1), (2, 1)]
+    assert World.from_file(parse.world).warnings == []
+    with pytest.raises(UserError, match="is this a play"):
+        parse_play("Chapter 1\n\nLiu Bei rode to Zhuo. He met Zhang Fei there.\n", world_id="prose")

@@ -24,6 +24,7 @@ from storyworld.authoring.common import (
     trim_text,
     unique_id,
 )
+from storyworld.errors import UserError
 from storyworld.schema import Agent, Event, Place, Start, WorldFile, WorldInfo
 
 Layout = Literal["paragraph", "heading"]
@@ -349,7 +350,7 @@ def _tokenize_headings(body: list[str], offset: int, known: set[str]) -> list[It
     speech_line = 0
 
     def flush() -> None:
-        nonlocal speech_lines, label
+        nonlocal speech_lines
         if label and speech_lines:
             items.append(Item(kind="speech", line=speech_line, label=label, text=" ".join(speech_lines)))
         speech_lines = []
@@ -551,6 +552,7 @@ class Cast:
             self.persona_by_key[key] = persona
             for synonym in persona.synonyms:
                 self.synonym_of[_norm(synonym)] = key
+        self._phrases: tuple[tuple[int, int, int], dict[str, tuple[str, str]]] | None = None
         self.title_lookup: dict[str, str] = {}
         for persona in personae:
             for title in persona.titles:
@@ -630,8 +632,6 @@ class Cast:
             variant = _titlecase(part.replace(".", "").strip())
             if _norm(variant) != key:
                 self.aliases[key].add(variant)
-            if canonical != _norm(_singular(noun)) or noun != canonical:
-                pass
             for persona in self.persona_by_key.values():
                 if _norm(persona.name) == canonical:
                     for synonym in persona.synonyms:
@@ -690,7 +690,15 @@ class Cast:
         return [key for key in self.display if noun in key.split() and key not in self.groups]
 
     def phrases(self) -> dict[str, tuple[str, str]]:
-        """Folded phrase -> (kind, target) for scanning directions: kind `agent` or `group`."""
+        """Folded phrase -> (kind, target) for scanning directions: kind `agent`, `group` or `persona`."""
+        version = (len(self.display), len(self.lookup), sum(len(a) for a in self.aliases.values()))
+        if self._phrases is not None and self._phrases[0] == version:
+            return self._phrases[1]
+        table = self._build_phrases()
+        self._phrases = (version, table)
+        return table
+
+    def _build_phrases(self) -> dict[str, tuple[str, str]]:
         table: dict[str, tuple[str, str]] = {}
         nouns = {word for key in self.display for word in key.split()}
         for noun in nouns:
@@ -827,6 +835,16 @@ def parse_play(
     """Parse a play into a draft world (places, cast, say/act/move events, starts) and its scene plan."""
     layout = layout or detect_layout(text)
     personae_lines, setting, items = tokenize(text, layout)
+    if not any(item.kind == "scene" for item in items):
+        # Plays divided into acts only: each act is one scene.
+        numbered: list[Item] = []
+        for item in items:
+            numbered.append(item)
+            if item.kind == "act":
+                numbered.append(Item(kind="scene", line=item.line, number=1, text=""))
+        items = numbered
+    if not any(item.kind == "scene" for item in items) or not any(item.kind == "speech" and item.label for item in items):
+        raise UserError("no scenes or speeches found: is this a play? (try --kind prose)")
     cast = Cast(parse_personae(personae_lines))
     labels = Counter(item.label for item in items if item.kind == "speech" and item.label)
     cast.learn_labels(labels)
@@ -1178,8 +1196,7 @@ def _build_world(
         names = [t for k in keys if place_ids[k] == place_id for t in place_texts.get(k, [])]
         display = _place_display(max(names, key=len)) if names else _titlecase(key)
         places.append(
-            Place(id=place_id, name=display, description=f"Where scenes {', '.join(scenes_at[place_id])} are set.",
-                  exits=exits.get(place_id, []))
+            Place(id=place_id, name=display, description=_where_set(scenes_at[place_id]), exits=exits.get(place_id, []))
         )
 
     # Agents: everyone who speaks or is brought on stage; ids from display names.
@@ -1210,6 +1227,12 @@ def _build_world(
                   playable=playable, aliases=aliases)
         )
 
+    if agents and not any(agent.playable for agent in agents):
+        # Without a dramatis personae nobody is known to be a principal: the busiest speakers are.
+        busiest = sorted((k for k in appearing if k not in cast.groups), key=lambda k: -cast.speeches.get(k, 0))[:3]
+        chosen = {agent_ids[k] for k in busiest}
+        agents = [msgspec.structs.replace(a, playable=a.id in chosen) for a in agents]
+
     ids = event_ids(len(drafts))
     events = [
         Event(
@@ -1234,6 +1257,13 @@ def _build_world(
     info = WorldInfo(id=world_id, title=title, source=source, default_start=starts[0].id if starts else "",
                      description=f"Drafted from the play by the storyworld play parser: {len(scenes)} scenes.")
     return WorldFile(world=info, place=places, agent=agents, event=events, start=starts)
+
+
+def _where_set(labels: list[str]) -> str:
+    """`Where scene 1.2 is set.` / `Where scenes 1.1, 1.4 are set.`"""
+    if len(labels) == 1:
+        return f"Where scene {labels[0]} is set."
+    return f"Where scenes {', '.join(labels)} are set."
 
 
 def _starts(scenes: list[ScenePlan], events: list[Event]) -> list[Start]:
