@@ -59,3 +59,15 @@ def test_cli_run_saves_every_round_and_resumes(tmp_path, capsys):
     assert main(["stats", str(save), "--json"]) == 0
     stats = __import__("json").loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert stats["round"] == 2 and stats["sim"] > 0 and stats["leaks"] == 0
+
+
+def test_same_seed_same_model_same_event_log(real_lm):
+    world = load_world(TINY)
+    logs = []
+    for _ in range(2):
+        settings = Settings(seed=9, awake="near", player="ada", max_awake=3)
+        sim = session.new_simulation(world, "arrival", settings, LLMMind(real_lm))
+        sim.step()
+        logs.append([(e.actor, e.kind, e.text, e.witnesses) for e in sim.state.events])
+    assert logs[0] == logs[1]
+    assert logs[0]
