@@ -14,7 +14,7 @@ from storyworld.world import World
 
 log = logging.getLogger("storyworld.minds")
 
-MAX_SPEECH = 200
+MAX_SPEECH = 120  # characters; short enough that the whole JSON fits the token budget
 
 
 class Recalled(msgspec.Struct, frozen=True, kw_only=True):
@@ -88,12 +88,13 @@ def decision_schema(world: World, perception: Perception) -> dict[str, Any]:
         "properties": {
             "action": {"type": "string", "enum": ["say", "move", "observe", "read_thread", "act_on", "wait"]},
             "to": {"type": "string", "enum": ["", *perception.present]},
-            "text": {"type": "string", "maxLength": MAX_SPEECH},
             "place": {"type": "string", "enum": ["", *perception.exits]},
             "target": {"type": "string", "enum": ["", *targets]},
             "verb": {"type": "string", "enum": ["", *VERBS]},
+            # free text last: if a small model rambles, every choice before it is already made
+            "text": {"type": "string", "maxLength": MAX_SPEECH},
         },
-        "required": ["action", "to", "text", "place", "target", "verb"],
+        "required": ["action", "to", "place", "target", "verb", "text"],
     }
 
 
@@ -168,7 +169,7 @@ def to_action(agent_id: str, obj: dict[str, Any], perception: Perception) -> tup
 class LLMMind:
     """A policy on a language model: JSON-schema constrained, falling back to observe on bad output."""
 
-    def __init__(self, lm: Any, *, max_tokens: int = 96, temperature: float = 0.7) -> None:
+    def __init__(self, lm: Any, *, max_tokens: int = 112, temperature: float = 0.7) -> None:
         self.lm = lm
         self.max_tokens = max_tokens
         self.temperature = temperature
