@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
@@ -164,21 +165,18 @@ def test_abbreviated_headings_resolve_through_personae():
 # ------------------------------------------------------------------------------ Hamlet (../shared)
 
 
-@pytest.fixture(scope="module")
-def hamlet_text():
-    shared = Path(__file__).resolve().parent.parent.parent / "shared"
-    path = shared / "texts" / "hamlet.txt"
-    if not path.is_file():
-        pytest.skip("../shared/texts/hamlet.txt is absent (only the team's checkouts have it)")
-    return path.read_text(encoding="utf-8")
+@functools.lru_cache(maxsize=None)
+def _parse_file(path: str):
+    """Parse a play once per test session (the Hamlet tests share one parse)."""
+    return parse_play(Path(path).read_text(encoding="utf-8"), world_id="hamlet")
 
 
-@pytest.fixture(scope="module")
-def hamlet(hamlet_text):
-    return parse_play(hamlet_text, world_id="hamlet")
+@pytest.fixture
+def hamlet(shared_dir):
+    return _parse_file(str(shared_dir / "texts" / "hamlet.txt"))
 
 
-def test_hamlet_has_all_twenty_scenes_and_passes_check(hamlet, shared_dir, tmp_path):
+def test_hamlet_has_all_twenty_scenes_and_passes_check(hamlet, tmp_path):
     assert [(s.act, s.number) for s in hamlet.scenes] == [
         (1, 1), (1, 2), (1, 3), (1, 4), (1, 5), (2, 1), (2, 2), (3, 1), (3, 2), (3, 3), (3, 4),
         (4, 1), (4, 2), (4, 3), (4, 4), (4, 5), (4, 6), (4, 7), (5, 1), (5, 2),

@@ -197,12 +197,9 @@ def test_progress_and_cancel(river_text):
 # ------------------------------------------------------------------------------ the real text
 
 
-@pytest.fixture(scope="module")
-def three_kingdoms_text():
-    path = Path(__file__).resolve().parent.parent.parent / "shared" / "texts" / "three_kingdoms_en_ch01-10.txt"
-    if not path.is_file():
-        pytest.skip("../shared/texts/three_kingdoms_en_ch01-10.txt is absent (only the team's checkouts have it)")
-    return path.read_text(encoding="utf-8")
+@pytest.fixture
+def three_kingdoms_text(shared_dir):
+    return (shared_dir / "texts" / "three_kingdoms_en_ch01-10.txt").read_text(encoding="utf-8")
 
 
 def test_three_kingdoms_cast_resolves_courtesy_names(three_kingdoms_text):
