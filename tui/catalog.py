@@ -112,7 +112,15 @@ def list_game_saves(root: Path) -> list[SaveRow]:
             character=str(meta.get("character_name") or meta.get("character") or ""),
             round=info.round,
             saved=saved_when(meta, info.created),
-            problem=info.problem.split(": ", 1)[-1] if info.problem else None,
+            problem=_relative(info.problem, info.folder) if info.problem else None,
             label=str(meta.get("label") or ""),
         ))
     return rows
+
+
+def _relative(problem: str, folder: Path) -> str:
+    """A save problem without the folder's full path in front ("state.msgpack: truncated ...")."""
+    for prefix in (f"{folder}/", f"{folder}: "):
+        if problem.startswith(prefix):
+            return problem[len(prefix):]
+    return problem

@@ -56,6 +56,26 @@ def unique_folder(root: Path, name: str) -> Path:
     return candidate
 
 
+def _world_of_save(folder: Path) -> World | None:
+    """The world a save was played in when it is not installed by id (a world opened from a path), else None."""
+    from saves import SaveError, read_manifest
+    from storyworld.locations import find_world
+    from storyworld.world import load_world
+
+    try:
+        meta = read_manifest(folder).meta
+    except SaveError:
+        return None  # load_simulation reports the damage in its own words
+    try:
+        find_world(str(meta.get("world", "")))
+        return None
+    except FileNotFoundError:
+        path = meta.get("world_path")
+        if isinstance(path, str) and Path(path).is_file():
+            return load_world(Path(path))
+    return None
+
+
 class Game:
     """A simulation bound to a save slot; all access from threads goes through `lock`."""
 
@@ -112,7 +132,7 @@ class Game:
             report("loading the model", 1, 3)
             mind = runtime.mind()
         report("reading the save", 2, 3)
-        sim = load_simulation(Path(folder), mind, embedder=embedder)
+        sim = load_simulation(Path(folder), mind, embedder=embedder, world=_world_of_save(Path(folder)))
         slot = Path(folder)
         if slot.parent.name.endswith(".autosaves"):
             # playing on from an autosave writes into the save it belongs to, not into the rotation
@@ -160,6 +180,8 @@ class Game:
         meta = dict(meta)
         meta["character_name"] = self.sim.world.agents[self.player].name if self.player else ""
         meta["saved_at"] = self.runtime.clock().isoformat(timespec="seconds")
+        if self.sim.world.path is not None:
+            meta["world_path"] = str(Path(self.sim.world.path).resolve())
         return files, meta
 
     def save(self, folder: Path | None = None, label: str = "") -> Path:

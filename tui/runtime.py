@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -62,6 +63,10 @@ class Runtime:
 
 def model_runtime(model_path: str | None = None, server_url: str | None = None, *, seed: int = 0) -> Runtime:
     """The real runtime: LLMMind on a GGUF (bundled by default) or a server, and the bundled embedder."""
+
+    # llama.cpp and torch both run OpenMP pools in this one process; spin-waiting pools starve each other on
+    # small machines (see storyworld.llm.local). libgomp reads this once, so it must be set before either loads.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
     def load_mind() -> Any:
         from storyworld.llm import load_model

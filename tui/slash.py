@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from storyworld.world import World
 
 COMMANDS: tuple[tuple[str, str, str], ...] = (
-    ("say", "/say [@who] text", "speak; everyone here hears you, @who is the one you address"),
+    ("say", "/say [@who] text", "speak; everyone here hears you; @who (or who:) is the one you address"),
     ("move", "/move place", "walk to a neighbouring place"),
     ("observe", "/observe", "look around: who is here, what lies about"),
     ("act", "/act target verb [to who] [text]", "give, take or read an object, or any other deed"),
@@ -152,8 +152,8 @@ def _say(rest: str, scene: Scene) -> Parsed:
         if first.startswith("@") and to is None:
             here = ", ".join(scene.present) or "nobody"
             return Problem(f"{first} is not here to hear you; here: {here}")
-        if to is not None:
-            words = words[1:]
+        if to is not None and not first.endswith(","):
+            words = words[1:]  # "@who" and "who:" only address; "Who, ..." is part of the line as spoken
     elif first.lower() == "to" and len(words) > 2:
         to = scene.resolve(words[1], scene.present)
         if to is not None:

@@ -76,8 +76,14 @@ class OwnerLine:
             found.append(self.status)
         if "contaminated" in self.flags:
             found.append("contaminated")
-        found.extend(f for f in self.flags if f != "contaminated")
+        found.extend(_flag_label(f) for f in self.flags if f != "contaminated")
         return tuple(found)
+
+
+def _flag_label(flag: str) -> str:
+    """A store flag for reading: 'contradicts:10' -> 'contradicts #10'."""
+    name, sep, ref = flag.partition(":")
+    return f"{name} #{ref}" if sep and ref.isdigit() else flag
 
 
 @dataclass(frozen=True)
@@ -223,15 +229,17 @@ def opening_beats(sim: Simulation, player: str) -> list[Beat]:
 
 
 def moment_records(sim: Simulation, player: str, since_round: int | None, *, recall_k: int = 4,
-                   limit: int = 10) -> tuple[RecordCard, ...]:
-    """Records relevant now: what the player came to hold this round, then recall for the player's context."""
+                   limit: int = 10, own_events: frozenset[str] = frozenset()) -> tuple[RecordCard, ...]:
+    """Records relevant now: what the player came to hold this round (the player's own doings first, so
+    "who heard what I said" is on top), then recall for the player's context."""
     world = sim.world
     store = sim.store
     cards: list[RecordCard] = []
     seen: set[int] = set()
     if since_round is not None:
         fresh = [r for r in store.held_by(player) if _came_this_round(r, player, since_round)]
-        fresh.sort(key=lambda r: (_kind_order(r.kind), r.event_id or "", r.id))
+        fresh.sort(key=lambda r: ((r.event_id or "").split("/")[0] not in own_events, _kind_order(r.kind),
+                                  r.event_id or "", r.id))
         for record in fresh[:limit]:
             cards.append(record_card(world, record, reason="this round"))
             seen.add(record.id)
@@ -315,7 +323,8 @@ def build_moment(sim: Simulation, player: str, *, events: tuple[SimEvent, ...] =
         place_name=world.places[place].name,
         model=model or sim.settings.model,
         beats=tuple(beats),
-        who_knows=moment_records(sim, player, since_round),
+        who_knows=moment_records(sim, player, since_round,
+                                 own_events=frozenset(e.id for e in events if e.actor == player)),
         cast=cast_view(sim, player),
         map=map_view(sim, player),
         goals=tuple(reversed(stm.goals)) if stm else (),

@@ -31,7 +31,7 @@ class HomeScreen(Screen):
         Binding("c", "continue_game", "Continue", tooltip="Play on from the highlighted (or newest) save"),
         Binding("a", "author", "Author", tooltip="Turn a play or a chronicle into a world"),
         Binding("i", "inspect", "Inspect", tooltip="Open the memory inspector on the highlighted save"),
-        Binding("q", "app.quit", "Quit", tooltip="Leave storyworld"),
+        Binding("q", "app.quit", "Quit", tooltip="Leave storyworld", show=False),  # Ctrl+Q shows in the footer
     ]
 
     def __init__(self, runtime: Runtime, new_game_world: Any = None) -> None:

@@ -206,8 +206,9 @@ class InspectorScreen(Screen):
         self.query_one("#filter-text", Input).focus()
 
     def action_show_tab(self, tab: str) -> None:
-        """Switch between records and heatmap."""
+        """Switch between records and heatmap (focus follows, or the tabs would switch back to the focus)."""
         self.query_one(TabbedContent).active = tab
+        self.query_one("#heatmap-pane" if tab == "tab-heatmap" else "#records").focus()
 
     def action_back(self) -> None:
         """Close the inspector."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
@@ -33,9 +34,7 @@ def short_name(name: str, width: int = 4) -> str:
 def heatmap_table(heatmap: Heatmap) -> Table:
     """A rich Table with one coloured cell per agent pair and a legend in the caption."""
     top = heatmap.off_diagonal_max
-    table = Table(show_header=True, header_style="bold", box=None, padding=(0, 0), pad_edge=False,
-                  caption=f"records both agents hold · scale 0 … {top} · diagonal: records each holds",
-                  caption_justify="left")
+    table = Table(show_header=True, header_style="bold", box=None, padding=(0, 0), pad_edge=False)
     table.add_column("", no_wrap=True)
     labels = _unique_labels(heatmap.names)
     for label in labels:
@@ -52,6 +51,16 @@ def heatmap_table(heatmap: Heatmap) -> Table:
                 cells.append(Text(f"{count:>4} ", style=f"{ink} on {colour}"))
         table.add_row(Text(name[:16] + " ", style="bold"), *cells)
     return table
+
+
+def legend(top: int, steps: int = 8) -> Text:
+    """What the colours mean: a swatch strip from 0 to the largest count between two agents."""
+    text = Text("Records both agents hold (diagonal: records each holds)\n", style="bold")
+    text.append("0 ")
+    for k in range(steps + 1):
+        text.append("  ", style=f"on {scale_colour(round(top * k / steps) if top else 0, top)}")
+    text.append(f" {top}\n")
+    return text
 
 
 def _unique_labels(names: tuple[str, ...]) -> list[str]:
@@ -74,4 +83,4 @@ class HeatmapView(Static):
         if not heatmap.agents:
             self.update("No agents.")
             return
-        self.update(heatmap_table(heatmap))
+        self.update(Group(legend(heatmap.off_diagonal_max), heatmap_table(heatmap)))

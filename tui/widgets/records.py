@@ -32,17 +32,16 @@ def card_text(card: RecordCard, player: str = "", *, max_text: int = 240) -> Tex
     text.append(header + "\n", style="dim")
     text.append(body + "\n")
     text.append_text(badges(card.owners, player))
-    for how, group in card.groups():
+    groups = card.groups()
+    for how, group in groups:
         text.append("\n  ")
-        names = ", ".join(o.name for o in group)
-        marked = "[" in how
-        if marked:
-            plain, _, marks = how.partition(" [")
-            text.append(plain)
+        # the badges already name everyone: with one provenance for all, say "all" instead of the names again
+        names = f"all {len(group)}" if len(groups) == 1 and len(group) > 1 else ", ".join(o.name for o in group)
+        text.append(f"{names}: ", style="bold")
+        plain, sep, marks = how.partition(" [")
+        text.append(plain, style="italic")
+        if sep:
             text.append(" [" + marks, style=MARK_STYLE)
-        else:
-            text.append(how, style="italic")
-        text.append(f": {names}", style="dim")
     return text
 
 

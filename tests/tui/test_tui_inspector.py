@@ -1,0 +1,100 @@
+"""The memory inspector: all records, filters, owner-count sort, provenance detail, the heatmap."""
+
+from __future__ import annotations
+
+import pytest
+from tui_helpers import keys_for, settle
+
+from tui.app import make_app
+from tui.screens.inspector import InspectorScreen
+from tui.widgets.heatmap import scale_colour
+
+pytestmark = pytest.mark.anyio
+
+
+async def open_inspector(pilot) -> InspectorScreen:
+    """Play one round, then F2."""
+    await settle(pilot)
+    await pilot.press(*keys_for("/say Who left the lamp dark?"), "enter")
+    await settle(pilot)
+    await pilot.press("f2")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, InspectorScreen)
+    return screen
+
+
+def table_ids(screen: InspectorScreen) -> list[int]:
+    """Record ids in the table, top to bottom."""
+    table = screen.query_one("#records")
+    return [int(table.get_row_at(i)[0]) for i in range(table.row_count)]
+
+
+async def test_inspector_lists_filters_and_sorts_every_record(runtime, tiny_world):
+    app = make_app(runtime=runtime, world=tiny_world, player="maren")
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_inspector(pilot)
+        store = screen.store
+        records = {r.id: r for r in store.records()}
+        assert sorted(table_ids(screen)) == sorted(records)
+
+        screen.query_one("#filter-owner").value = "ada"
+        await pilot.pause()
+        assert set(table_ids(screen)) == {i for i, r in records.items() if "ada" in r.owners}
+
+        screen.query_one("#filter-owner").clear()
+        screen.query_one("#filter-kind").value = "claim"
+        await pilot.pause()
+        assert set(table_ids(screen)) == {i for i, r in records.items() if r.kind == "claim"}
+
+        screen.query_one("#filter-kind").clear()
+        await pilot.press("slash", *keys_for("lamp"))
+        await pilot.pause()
+        assert set(table_ids(screen)) == {i for i, r in records.items() if "lamp" in r.text.lower()}
+
+        screen.query_one("#filter-text").value = ""
+        screen.query_one("#records").focus()
+        await pilot.press("o")
+        ids = table_ids(screen)
+        counts = [len(records[i].owners) for i in ids]
+        assert counts == sorted(counts, reverse=True)
+
+
+async def test_detail_shows_owners_provenance_merges_neighbours_and_derivation(runtime, tiny_world):
+    app = make_app(runtime=runtime, world=tiny_world, player="maren")
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_inspector(pilot)
+        store = screen.store
+        speech = next(r for r in store.records() if r.kind == "utterance" and "Who left the lamp dark?" in r.text)
+        table = screen.query_one("#records")
+        table.move_cursor(row=table.get_row_index(str(speech.id)))
+        await pilot.pause()
+        detail = str(screen.query_one("#detail").content)
+        assert f"#{speech.id} utterance" in detail
+        assert "Owners (3)" in detail
+        for name in ("Maren", "Silas", "Tobin"):
+            assert f"{name}: witnessed r0, The harbour" in detail
+        assert "Merge log (2)" in detail and "joined by event_id" in detail  # two more witnesses joined
+        neighbours = store.neighbours(speech.id)
+        assert f"Affiliated ({len(neighbours)})" in detail and neighbours
+        assert "Based on (0)" in detail
+
+
+async def test_heatmap_counts_records_both_agents_hold(runtime, tiny_world):
+    app = make_app(runtime=runtime, world=tiny_world, player="maren")
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_inspector(pilot)
+        await pilot.press("h")
+        heatmap = screen.view.heatmap
+        records = screen.store.records()
+        i, j = heatmap.agents.index("maren"), heatmap.agents.index("tobin")
+        both = sum(1 for r in records if {"maren", "tobin"} <= set(r.owners))
+        assert heatmap.counts[i][j] == heatmap.counts[j][i] == both > 0
+        assert heatmap.counts[i][i] == sum(1 for r in records if "maren" in r.owners)
+        assert screen.query_one("#inspector-tabs").active == "tab-heatmap"
+
+
+def test_colour_scale_runs_dark_to_bright():
+    assert scale_colour(0, 10) == "#202020"
+    assert scale_colour(10, 10) == "#f0d250"
+    assert scale_colour(1, 10) != scale_colour(9, 10)

@@ -1,0 +1,47 @@
+"""One full turn with the real bundled model (LLMMind on SmolLM2) and the real MiniLM embedder."""
+
+from __future__ import annotations
+
+import pytest
+from tui_helpers import FIXED_TIME, keys_for, settle
+
+from tui.app import make_app
+from tui.runtime import Runtime
+from tui.widgets.records import RecordItem
+
+pytestmark = [pytest.mark.anyio, pytest.mark.real_model, pytest.mark.real_embedder, pytest.mark.timeout(900)]
+
+LINE = "Silas, did you order the lamp dark?"
+
+
+@pytest.fixture(scope="module")
+def real_runtime_parts():
+    """The bundled model behind LLMMind and the bundled embedder, loaded once for this module."""
+    from memory.embedder import SentenceEmbedder
+    from storyworld.llm import load_model
+    from storyworld.minds import LLMMind
+
+    return LLMMind(load_model(seed=0)), SentenceEmbedder()
+
+
+async def test_a_turn_with_the_real_model(real_runtime_parts, tiny_world, tmp_path):
+    mind, embedder = real_runtime_parts
+    runtime = Runtime(load_mind=lambda: mind, load_embedder=lambda: embedder, clock=lambda: FIXED_TIME,
+                      saves_root=tmp_path, awake="near")
+    app = make_app(runtime=runtime, world=tiny_world, player="maren", start="confession")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert screen.game is not None, "the game did not load"
+        state = screen.game.sim.state
+        present = set(state.present(state.positions["maren"]))
+        await pilot.press(*keys_for(f"/say {LINE}"), "enter")
+        await settle(pilot)
+        assert screen.rounds_shown == 1, "the round did not reach the screen"
+        cards = [item.card for item in screen.query(RecordItem)]
+        speech = next(c for c in cards if c.kind == "utterance" and LINE in c.text)
+        assert {o.agent for o in speech.owners} == present
+        # every agent who was asked made a decision (a model action or a logged fallback), none crashed the round
+        timing = screen.game.sim.last_timing
+        assert timing.decisions >= 1
+        assert "SmolLM2" in screen.game.model_name

@@ -1,0 +1,84 @@
+"""SVG snapshots at 100x30: what a player sees on home, in play, in the inspector and on the heatmap.
+
+Deterministic by construction: scripted mind, hashed embedder, fixed seed, fixed clock (save dates),
+constant timer (round durations), no cursor blink. Update with `pytest tests/tui --snapshot-update`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from tui_helpers import keys_for, settle
+
+from tui.app import make_app
+
+SIZE = (100, 30)
+LINE = "/say @tobin Who left the lamp dark?"
+
+
+@pytest.fixture
+def still_runtime(runtime):
+    """The scripted runtime with a timer that never moves (no durations on screen)."""
+    runtime.timer = lambda: 0.0
+    return runtime
+
+
+async def steady(pilot) -> None:
+    """Let workers finish and stop every cursor from blinking."""
+    await settle(pilot)
+    for widget in pilot.app.screen.query("Input"):
+        widget.cursor_blink = False
+    await pilot.pause()
+
+
+async def play_a_round(pilot) -> None:
+    """Wait for the game, say a line, wait for the round."""
+    await settle(pilot)
+    await pilot.press(*keys_for(LINE), "enter")
+    await steady(pilot)
+
+
+def test_home_lists_worlds_and_saves(snap_compare, still_runtime, tiny_world):
+    """Home: the tiny world with its cast and start points, and the game saved after one round."""
+
+    async def one_round() -> None:
+        async with make_app(runtime=still_runtime, world=tiny_world, player="maren").run_test(size=SIZE) as pilot:
+            await play_a_round(pilot)
+
+    asyncio.run(one_round())
+    assert snap_compare(make_app(runtime=still_runtime), terminal_size=SIZE, run_before=steady)
+
+
+def test_play_after_one_round(snap_compare, still_runtime, tiny_world):
+    """Play: Maren's line and Tobin's reply in the transcript; Who knows lists the speech with three owners."""
+    app = make_app(runtime=still_runtime, world=tiny_world, player="maren")
+    assert snap_compare(app, terminal_size=SIZE, run_before=play_a_round)
+
+
+def test_inspector_on_the_spoken_record(snap_compare, still_runtime, tiny_world):
+    """Inspector: every record, sorted by owner count, with the top record's provenance in the detail pane."""
+
+    async def inspect(pilot) -> None:
+        await play_a_round(pilot)
+        await pilot.press("f2")
+        await steady(pilot)
+        await pilot.press("o")
+        await steady(pilot)
+
+    app = make_app(runtime=still_runtime, world=tiny_world, player="maren")
+    assert snap_compare(app, terminal_size=SIZE, run_before=inspect)
+
+
+def test_heatmap_of_shared_ownership(snap_compare, still_runtime, tiny_world):
+    """Heatmap: agents × agents, how many records both hold, on a colour scale."""
+
+    async def heatmap(pilot) -> None:
+        await play_a_round(pilot)
+        await pilot.press("f2")
+        await steady(pilot)
+        await pilot.press("h")
+        await steady(pilot)
+
+    app = make_app(runtime=still_runtime, world=tiny_world, player="maren")
+    assert snap_compare(app, terminal_size=SIZE, run_before=heatmap)

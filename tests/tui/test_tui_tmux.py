@@ -1,0 +1,34 @@
+"""A real terminal: `storyworld play hamlet --as horatio` in tmux, a /say typed, the pane read after the round."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = REPO / "scripts" / "tmux_play.sh"
+LINE = "Marcellus, what have you seen on the walls?"
+
+pytestmark = [pytest.mark.real_model, pytest.mark.real_embedder, pytest.mark.slow, pytest.mark.timeout(1200)]
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.skipif(not (REPO / "worlds" / "hamlet.toml").is_file(), reason="worlds/hamlet.toml is not there yet")
+def test_play_hamlet_as_horatio_in_tmux(tmp_path):
+    storyworld = Path(sys.executable).parent / "storyworld"
+    env = {**os.environ, "STORYWORLD_HOME": str(tmp_path), "STORYWORLD": str(storyworld), "TIMEOUT": "900"}
+    result = subprocess.run([str(SCRIPT), "hamlet", "horatio", LINE, "120x40"], cwd=REPO, env=env,
+                            capture_output=True, text=True, timeout=1100)
+    pane = result.stdout
+    assert result.returncode == 0, result.stderr + pane
+    # the speech as Horatio's own line in the transcript
+    assert "HORATIO (to Marcellus) · you" in pane and LINE[:30] in pane
+    # its Who-knows card: the utterance record, Horatio's badge, and the provenance everyone present shares
+    assert "utterance · r0 · this round" in pane
+    assert "Horatio *" in pane and "Marcellus" in pane
+    assert "witnessed r0" in pane
