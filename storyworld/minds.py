@@ -191,6 +191,8 @@ class LLMMind:
             completion_tokens=completion.completion_tokens,
             seconds=completion.seconds,
         )
+        if obj is None and completion.finish_reason == "length":
+            obj = _salvage(completion, schema)
         if not isinstance(obj, dict):
             log.info("fallback for %s: unparseable output %r", context.agent, completion.text[:200])
             return Decision(action=Observe(actor=context.agent), fallback=True, reason="invalid output", **tokens)
@@ -198,3 +200,25 @@ class LLMMind:
         if problem:
             log.info("fallback for %s: %s", context.agent, problem)
         return Decision(action=action, fallback=bool(problem), reason=problem, based_on=based_on, **tokens)
+
+
+def _salvage(completion: Any, schema: dict[str, Any]) -> Any:
+    """A reply cut off inside its last field (the free text) still holds every choice: close it and check it."""
+    import json
+
+    from storyworld.llm import schema_problems
+
+    text = completion.text.rstrip().rstrip("\\")
+    if not text.startswith("{"):
+        return None
+    try:
+        obj = json.loads(text + '"}')
+    except ValueError:
+        return None
+    if not isinstance(obj, dict):
+        return None
+    obj["text"] = str(obj.get("text", ""))[:MAX_SPEECH]
+    if schema_problems(obj, schema):
+        return None
+    log.info("salvaged a reply cut off at the token limit")
+    return obj
