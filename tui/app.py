@@ -59,9 +59,9 @@ def make_app(
         from tui.game import LoadGame, NewGame
 
         if author is not None:
-            from tui.screens.author import AuthorDraftScreen
+            from tui.screens.author import ReviewScreen
 
-            return AuthorDraftScreen(author[0], author[1], runtime)
+            return ReviewScreen(runtime, source=author[0], kind=author[1])
         if save is not None:
             from tui.screens.play import PlayScreen
 

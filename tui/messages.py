@@ -133,3 +133,27 @@ class RecordChosen(Message):
     def __init__(self, record_id: int) -> None:
         super().__init__()
         self.record_id = record_id
+
+
+class DraftReady(Message):
+    """The authoring pipeline produced a draft world."""
+
+    def __init__(self, draft: Any) -> None:
+        super().__init__()
+        self.draft = draft
+
+
+class DraftFailed(Message):
+    """The authoring pipeline failed or was cancelled; the reason is one line."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason
+
+
+class WorldSaved(Message):
+    """A reviewed world was written as TOML (and passed the check on the way)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path

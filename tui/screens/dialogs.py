@@ -156,3 +156,39 @@ class PickSave(ModalScreen[Path | None]):
     def action_cancel(self) -> None:
         """Close without loading."""
         self.dismiss(None)
+
+
+class PickOne(ModalScreen[str | None]):
+    """Choose one of several ids (e.g. the character to merge into)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", tooltip="Close without choosing")]
+
+    def __init__(self, title: str, options: list[tuple[str, str]], note: str = "") -> None:
+        super().__init__()
+        self.title_text = title
+        self.options = options  # (label, id)
+        self.note = note
+
+    def compose(self) -> ComposeResult:
+        from textual.widgets import OptionList
+        from textual.widgets.option_list import Option
+
+        with Vertical(classes="dialog"):
+            yield Label(self.title_text, classes="dialog-title")
+            if self.note:
+                yield Static(self.note, classes="dialog-note")
+            yield OptionList(*[Option(label, id=ident) for label, ident in self.options], id="pick")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#pick").focus()
+
+    def on_option_list_option_selected(self, event) -> None:
+        """An option was chosen with Enter or a click."""
+        self.dismiss(event.option.id)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        """Close without choosing."""
+        self.dismiss(None)
