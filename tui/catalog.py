@@ -27,6 +27,8 @@ class WorldEntry:
         if self.problem:
             return (self.title, self.origin, "—", "—", f"does not load: {self.problem}")
         starts = ", ".join(s[0] for s in self.starts)
+        if len(starts) > 28:  # the table must fit 80 columns; the new-game dialog lists them all
+            starts = starts[:27] + "…"
         return (self.title, self.origin, str(self.cast), str(len(self.starts)), starts)
 
 

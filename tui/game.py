@@ -125,10 +125,11 @@ class Game:
         from storyworld.session import load_simulation
 
         report = progress or (lambda stage, done, total: None)
-        embedder = mind = None
-        if with_mind:  # the inspector needs neither: it reads records and never embeds
-            report("loading the embedder", 0, 3)
-            embedder = runtime.embedder()
+        # the store checks its vectors against the embedder, so even the inspector needs the same embedder
+        report("loading the embedder", 0, 3)
+        embedder = runtime.embedder()
+        mind = None
+        if with_mind:
             report("loading the model", 1, 3)
             mind = runtime.mind()
         report("reading the save", 2, 3)

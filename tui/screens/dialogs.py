@@ -4,27 +4,42 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, DataTable, Input, Label, Markdown, Static
+from textual.widgets import Button, DataTable, Input, Label, Static
 
 from tui import slash
 from tui.messages import CatalogListed
 
-KEYS_HELP = """
-| key | does |
-|---|---|
-| Enter | play the line (one round passes) |
-| Tab / → | accept the grey completion |
-| Esc | cancel the round in progress |
-| F2 | memory inspector (Enter on a Who-knows card opens it on that record) |
-| F5 / F6 / F7 | save as / load / branch |
-| F8 | hide or show the side panel |
-| Ctrl+Q | quit (the game was autosaved after every round) |
-"""
+KEYS: tuple[tuple[str, str], ...] = (
+    ("Enter", "play the line (one round passes)"),
+    ("Tab or →", "accept the grey completion"),
+    ("↑ / ↓", "earlier / later lines you played"),
+    ("Esc", "cancel the round in progress"),
+    ("F2", "memory inspector (Enter on a Who-knows card opens it on that record)"),
+    ("F5 F6 F7", "save as / load / branch"),
+    ("F8", "hide or show the side panel"),
+    ("Ctrl+Q", "quit (the game is autosaved after every round)"),
+)
+
+
+def help_text() -> Text:
+    """Commands and keys as two aligned columns (narrow enough for 80 columns)."""
+    text = Text()
+    text.append("Commands\n", style="bold")
+    for _, usage, what in slash.COMMANDS:
+        text.append(f"  {usage}\n", style="bold")
+        text.append(f"      {what}\n")
+    text.append("  Plain text without a slash is said aloud.\n\n", style="italic")
+    text.append("Keys\n", style="bold")
+    for key, what in KEYS:
+        text.append(f"  {key:<10}", style="bold")
+        text.append(f"{what}\n")
+    return text
 
 
 class HelpScreen(ModalScreen[None]):
@@ -34,8 +49,10 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box", classes="dialog"):
-            yield Markdown("## Commands\n\n" + slash.help_text() + "\n\n## Keys\n" + KEYS_HELP)
-            yield Button("Close", id="close", variant="primary")
+            with VerticalScroll():
+                yield Static(help_text(), id="help-text")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Close", id="close", variant="primary")
 
     @on(Button.Pressed, "#close")
     def _close(self) -> None:

@@ -95,9 +95,9 @@ class InspectorScreen(Screen):
         with TabbedContent(id="inspector-tabs"):
             with TabPane("Records", id="tab-records"):
                 with Horizontal(id="filters"):
-                    yield Input(placeholder="filter by text", id="filter-text")
-                    yield Select([], prompt="any owner", id="filter-owner")
-                    yield Select([], prompt="any kind", id="filter-kind")
+                    yield Input(placeholder="filter by text (/)", id="filter-text", compact=True)
+                    yield Select([], prompt="any owner", id="filter-owner", compact=True)
+                    yield Select([], prompt="any kind", id="filter-kind", compact=True)
                 yield DataTable(id="records", cursor_type="row", zebra_stripes=True)
                 with VerticalScroll(id="detail-pane"):
                     yield Static("Reading the memory…", id="detail")
