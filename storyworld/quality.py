@@ -24,7 +24,7 @@ from storyworld.world import World
 log = logging.getLogger("storyworld.quality")
 
 METRICS = ("grounding", "trajectory", "narrative", "goal")
-EXCERPT_CHARS = 2400  # what fits a 2048-token context beside the instructions
+EXCERPT_CHARS = 1800  # with the canon excerpt and instructions, under 1,024 tokens
 BEATS_PER_SCORING = 6
 AGENTS_PER_SCORING = 6
 
@@ -53,7 +53,7 @@ def _clip(text: str, limit: int = EXCERPT_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 3].rsplit(" ", 1)[0] + "..."
 
 
-def _cast_lines(world: World, limit: int = 900) -> str:
+def _cast_lines(world: World, limit: int = 700) -> str:
     lines = [f"- {a.name}: {a.description}" for a in world.file.agent if a.status == "active"]
     return _clip("\n".join(lines), limit)
 
@@ -94,8 +94,8 @@ def _grounding(lm: Any, world: World, beats: list[str], rng: random.Random, seed
 def _trajectory(lm: Any, world: World, start_id: str, screenplay: str, seed: int) -> float | None:
     canon = "\n".join(f"- {t}" for t in canon_after(world, start_id))
     prompt = (
-        f"What happens next in the original story:\n{_clip(canon, 1200)}\n\n"
-        f"A simulated continuation:\n{_clip(screenplay, 2000)}\n\n"
+        f"What happens next in the original story:\n{_clip(canon, 900)}\n\n"
+        f"A simulated continuation:\n{_clip(screenplay, 1500)}\n\n"
         "From 0 (unrelated) to 10 (follows the same course), how closely does the continuation follow the "
         'original story? Reply {"score": N}.'
     )

@@ -182,3 +182,32 @@ def test_vectors_are_normalised_rows_of_the_embedder():
     ids = store.remember("hamlet", "The ghost walks at midnight.", round=1)
     row = store._matrix[store._row[ids[0]]]
     assert np.allclose(row, HashEmbedder().encode(["The ghost walks at midnight."])[0])
+
+
+@pytest.fixture(scope="session")
+def minilm():
+    """The bundled sentence embedder, loaded once (skips when its package is absent)."""
+    from memory.embedder import EmbedderError, shared_embedder
+
+    embedder = shared_embedder()
+    try:
+        embedder.encode(["warm up"])
+    except EmbedderError as exc:
+        pytest.skip(str(exc))
+    return embedder
+
+
+@pytest.mark.real_embedder
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_real_embedder_recalls_by_meaning(backend, minilm):
+    store = make(backend, embedder=minilm, settings=BaselineSettings(reflection_threshold=1e9, insight_min_rows=99))
+    store.remember_many([
+        Deposit(owner="horatio", statements=[text], round=5, kind="event")
+        for text in ("The ghost of the old king walked on the battlements.", "Laertes sails for France.",
+                     "The gravedigger sings while he digs.")
+    ])
+    (top, *_) = store.recall("horatio", "Who saw the dead king's spirit?", k=3, round=5)
+    assert "ghost" in top.record.text
+    files = store.dump()
+    again = from_files(backend, files, embedder=minilm)
+    assert again.recall("horatio", "Who saw the dead king's spirit?", k=1, round=5)[0].record.id == top.record.id

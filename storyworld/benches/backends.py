@@ -359,7 +359,11 @@ def bench_backends(args: argparse.Namespace) -> int:
         from storyworld.quality import score_run
 
         def quality(sim: Any) -> dict[str, Any]:
-            return score_run(sim, lm, scorings=args.scorings, seed=args.seed)
+            try:
+                return score_run(sim, lm, scorings=args.scorings, seed=args.seed)
+            except Exception as exc:  # noqa: BLE001 — hours of simulation must not be lost to the judge
+                print(f"quality scoring failed: {exc!r}", file=sys.stderr)
+                return {"label": "model-judged", "error": repr(exc)}
 
     log = None if args.quiet else sys.stderr
     save_dir = Path(args.save_runs) if args.save_runs else None
@@ -377,12 +381,21 @@ def bench_backends(args: argparse.Namespace) -> int:
         "backends": {},
     }
     began = time.perf_counter()
+
+    def checkpoint() -> None:
+        """Write what is done so far, so a killed run of hours keeps its finished backends."""
+        if args.out:
+            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+            partial = dict(result, seconds=time.perf_counter() - began, partial=True)
+            Path(args.out).write_text(json.dumps(partial, indent=1, default=str) + "\n", encoding="utf-8")
+
     for backend in backends:
         merge = not (backend == "consensus" and args.no_merge)
         result["backends"][backend] = run_one(
             world, backend, merge=merge, cache=args.cache, judge=judge if backend == "consensus" else None,
             horizons=horizons, embedder=_fresh_embedder(args.embedder), **common,
         )
+        checkpoint()
     if args.ablations:
         cells = []
         for merge, cache in ((True, "fifo"), (True, "relevance"), (True, "hybrid"), (False, "fifo")):
@@ -392,6 +405,8 @@ def bench_backends(args: argparse.Namespace) -> int:
                 continue
             cells.append(run_one(world, "consensus", merge=merge, cache=cache, judge=judge, horizons=horizons,
                                  embedder=_fresh_embedder(args.embedder), **common))
+            result["ablations"] = cells
+            checkpoint()
         result["ablations"] = cells
     result["seconds"] = time.perf_counter() - began
     result["lm"] = lm.stats()
@@ -491,7 +506,7 @@ def render_markdown(result: dict[str, Any]) -> str:
         header = ["Merge", "Cache", "Store", "Sim", "Shared", "Linked"]
         rows = []
         quality_keys = ("grounding", "trajectory", "narrative", "goal")
-        has_quality = all("quality" in c for c in result["ablations"])
+        has_quality = all("grounding" in c.get("quality", {}) for c in result["ablations"])
         if has_quality:
             header += ["Grnd", "Traj", "Narr", "Goal"]
         for c in result["ablations"]:
@@ -501,7 +516,7 @@ def render_markdown(result: dict[str, Any]) -> str:
                 row += [f"{c['quality'][k]['mean']:.2f}" for k in quality_keys]
             rows.append(row)
         out += ["", "## Table 3: one factor at a time (consensus)", "", _table(header, rows)]
-    with_quality = {b: r for b, r in runs.items() if "quality" in r}
+    with_quality = {b: r for b, r in runs.items() if "grounding" in r.get("quality", {})}
     if with_quality:
         quality_keys = ("grounding", "trajectory", "narrative", "goal")
         out += ["", "## Continuation quality (MODEL-JUDGED: mean ± std over "

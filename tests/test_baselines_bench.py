@@ -1,0 +1,129 @@
+"""`storyworld bench backends`: every backend on one world, the paper's tables, JSON, plots."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from storyworld.benches import backends as bench
+from storyworld.cli import main
+from storyworld.llm import Completion, LanguageModel
+from tests.fixtures_llm import bundled_lm  # noqa: F401 — session fixture
+
+TINY = str(Path(__file__).parent / "data" / "worlds" / "tiny.toml")
+
+
+class Chatter(LanguageModel):
+    """Says something to whoever is present, by the decision schema; answers judge prompts too."""
+
+    name = "chatter"
+
+    def __init__(self) -> None:
+        self.turn = 0
+
+    def complete(self, messages, schema=None, max_tokens=128, temperature=0.7, seed=0) -> Completion:
+        self.turn += 1
+        props = schema["properties"]
+        if "action" in props:
+            exits = [p for p in props["place"]["enum"] if p]
+            if self.turn % 5 == 0 and exits:
+                reply = {"action": "move", "to": "", "text": "", "place": exits[0], "target": "", "verb": ""}
+            else:
+                reply = {"action": "say", "to": "", "text": f"The lamp went dark in round {seed % 7}.",
+                         "place": "", "target": "", "verb": ""}
+        elif "answer" in props:
+            reply = {"answer": True}
+        else:
+            reply = {"score": props["score"]["enum"][-1]}
+        return Completion(text=json.dumps(reply))
+
+    def stats(self):
+        return {"calls": self.turn}
+
+
+@pytest.fixture
+def chatter(monkeypatch):
+    model = Chatter()
+    monkeypatch.setattr(bench, "load_lm", lambda args, seed=0: model)
+    return model
+
+
+def test_json_has_every_backend_with_the_table_figures(chatter, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    code = main(["bench", "backends", TINY, "--rounds", "3", "--embedder", "hash", "--json", "--quiet",
+                 "--out", str(out), "--plots", str(tmp_path / "plots"), "--markdown", str(tmp_path / "t.md"),
+                 "--horizons", "1,3"])
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    assert json.loads(out.read_text()) == result
+    assert list(result["backends"]) == ["consensus", "generative", "gmemory", "collaborative"]
+    for name, run in result["backends"].items():
+        for key in ("sediment", "sim", "total", "shared", "linked", "leaks", "remember_ms_mean", "recall_ms_mean",
+                    "three_plus", "max_owners", "expanded_calls", "linked_per_call", "actions", "latency_bins",
+                    "growth", "horizons"):
+            assert key in run, (name, key)
+        assert run["leaks"] == 0
+        assert run["total"] == run["sediment"] + run["sim"]
+        assert len(run["growth"]) == 3 and set(run["horizons"]) == {"1", "3"}
+        assert sum(run["actions"].values()) > 0
+        if name != "consensus":
+            assert run["shared"] == 0 and run["linked"] == 0 and run["max_owners"] <= 1
+    consensus = result["backends"]["consensus"]
+    assert consensus["shared"] > 0 and consensus["linked_fraction"] > 0.5
+    assert consensus["total"] < min(r["total"] for b, r in result["backends"].items() if b != "consensus")
+    assert {p.name for p in (tmp_path / "plots").iterdir()} == {"growth.png", "latency.png", "ownership.png",
+                                                                 "horizons.png"}
+    tables = (tmp_path / "t.md").read_text()
+    for heading in ("Table 1", "Table 2", "Table 8", "Table 5", "latency", "Sharing by horizon"):
+        assert heading in tables
+
+
+def test_ablations_and_quality_fill_table_3(chatter, tmp_path, capsys):
+    code = main(["bench", "backends", TINY, "--rounds", "2", "--backends", "consensus", "--ablations", "--quality",
+                 "--scorings", "2", "--embedder", "hash", "--json", "--quiet", "--save-runs", str(tmp_path / "runs")])
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    cells = [(c["merge"], c["cache"]) for c in result["ablations"]]
+    assert cells == [(True, "fifo"), (True, "relevance"), (True, "hybrid"), (False, "fifo")]
+    off = result["ablations"][-1]
+    assert off["shared"] == 0 and off["total"] > result["ablations"][0]["total"]
+    quality = result["backends"]["consensus"]["quality"]
+    assert quality["label"] == "model-judged" and len(quality["grounding"]["scores"]) == 2
+    assert (tmp_path / "runs" / "consensus" / "manifest.json").is_file()
+    assert (tmp_path / "runs" / "consensus-nomerge-fifo").is_dir()
+    assert main(["bench", "backends", "--from-json", "/nonexistent.json", "x"]) == 1
+
+
+def test_markdown_redraws_from_json(chatter, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    main(["bench", "backends", TINY, "--rounds", "1", "--backends", "consensus,collaborative", "--embedder", "hash",
+          "--quiet", "--out", str(out)])
+    first = capsys.readouterr().out
+    assert "Consensus remember cost per deposit" in first
+    assert main(["bench", "backends", "ignored", "--from-json", str(out)]) == 0
+    assert capsys.readouterr().out == first
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--backends", "consensus,nonesuch"], "unknown nonesuch"),
+    (["--horizons", "5"], "--horizons"),
+    (["--rounds", "0"], "--rounds"),
+])
+def test_bad_options_are_one_line_errors(chatter, argv, message, capsys):
+    assert main(["bench", "backends", TINY, "--rounds", "2", *argv]) == 1
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+@pytest.mark.real_model
+def test_bundled_model_one_round_two_backends(monkeypatch, bundled_lm, capsys):  # noqa: F811
+    monkeypatch.setattr(bench, "load_lm", lambda args, seed=0: bundled_lm)
+    assert main(["bench", "backends", TINY, "--rounds", "1", "--backends", "consensus,collaborative",
+                 "--embedder", "hash", "--json", "--quiet"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["model"] == bundled_lm.name
+    for run in result["backends"].values():
+        assert run["decisions"] == 4 and run["leaks"] == 0
+    assert result["backends"]["collaborative"]["shared"] == 0
