@@ -89,3 +89,20 @@ def test_model_and_server_together_are_refused(tmp_path):
 def test_importing_the_layer_does_not_load_llama_cpp():
     code = "import sys, storyworld.llm, storyworld.judge; assert 'llama_cpp' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_grammar_shortlist_gives_what_the_full_check_gives(bundled_lm):
+    backend = bundled_lm.unwrap()
+    assert backend.shortlist > 0
+    outputs = {}
+    try:
+        for shortlist in (backend.shortlist, 0):
+            backend.shortlist = shortlist
+            outputs[shortlist] = [
+                backend.complete(action_messages(who), ACTION_SCHEMA, max_tokens=40, temperature=temp, seed=3).text
+                for who, temp in (("Laertes", 0.0), ("Ophelia", 0.8))
+            ]
+    finally:
+        backend.shortlist = max(outputs)
+    assert outputs[backend.shortlist] == outputs[0]
+    assert backend.stats()["grammar_steps"] > 0

@@ -21,6 +21,9 @@ from storyworld.llm.base import (
 )
 
 GGUF_MAGIC = b"GGUF"
+# llama-cpp-python's sampling defaults, passed explicitly because the grammar shortlist relies on them.
+TOP_K = 40
+MIN_P = 0.05
 
 # llama.cpp's "extra buffer types" (AMX tiles, repacked weights) crash on machines whose CPU
 # advertises AMX but whose hypervisor cannot run it (this project's build VM: ldtilecfg faults
@@ -83,6 +86,7 @@ class LlamaModel(LanguageModel):
         threads: int | None = None,
         reuse_prefix: bool = False,
         extra_buffers: bool = False,
+        shortlist: int = 256,
     ) -> None:
         """Load the GGUF at `model_path`; ModelError if it is missing or not a model."""
         path = Path(model_path).expanduser()
@@ -99,6 +103,9 @@ class LlamaModel(LanguageModel):
         self.n_ctx = n_ctx
         self.threads = threads or default_threads()
         self.reuse_prefix = reuse_prefix
+        self.shortlist = shortlist  # 0: llama-cpp-python's full-vocabulary grammar check
+        self.grammar_steps = 0
+        self.grammar_full_checks = 0
         self.name = path.stem
         self._grammars: dict[str, Any] = {}
         self._lock = threading.Lock()  # one llama context cannot decode two prompts at once
@@ -145,19 +152,38 @@ class LlamaModel(LanguageModel):
             started = time.perf_counter()
             if not self.reuse_prefix:
                 self._llama.reset()
+            shortlist = None
+            if grammar is not None and self.shortlist > 0:
+                from storyworld.llm.shortlist import ShortlistGrammar, chain_with_shortlist
+
+                shortlist = ShortlistGrammar(
+                    self._llama, grammar, TOP_K, MIN_P, temperature <= 0, self.shortlist
+                )
+                # Llama.generate builds its sampler chain through this method; shadow it for one call.
+                self._llama._init_sampler = lambda **kwargs: chain_with_shortlist(self._llama, shortlist, kwargs)
+                grammar = None
             try:
                 result = self._llama.create_chat_completion(
                     messages=messages,
                     grammar=grammar,
                     max_tokens=max_tokens,
                     temperature=temperature,
+                    top_k=TOP_K,
+                    min_p=MIN_P,
                     seed=seed,
                 )
             except ValueError as exc:
                 if "exceed context window" in str(exc):
                     raise PromptTooLongError(f"{self.name}: {exc}") from exc
                 raise
-            seconds = time.perf_counter() - started
+            finally:
+                if shortlist is not None:
+                    del self._llama._init_sampler
+                    self._llama._sampler = None  # its first stage points at the grammar freed next
+                    shortlist.close()
+                    self.grammar_steps += shortlist.steps
+                    self.grammar_full_checks += shortlist.full_checks
+        seconds = time.perf_counter() - started
         choice = result["choices"][0]
         usage = result.get("usage") or {}
         return Completion(
@@ -167,6 +193,10 @@ class LlamaModel(LanguageModel):
             seconds=seconds,
             finish_reason=choice.get("finish_reason") or "",
         )
+
+    def stats(self) -> dict[str, Any]:
+        """How often the grammar shortlist had to fall back to checking the whole vocabulary."""
+        return {"grammar_steps": self.grammar_steps, "grammar_full_checks": self.grammar_full_checks}
 
     def count_tokens(self, text: str) -> int:
         """Exact token count of `text` under this model's tokenizer."""

@@ -1,0 +1,127 @@
+"""Grammar-constrained sampling that checks the model's top candidates first.
+
+llama-cpp-python runs the JSON grammar over the whole vocabulary (49,152 tokens for SmolLM2)
+before every sampled token, which costs about as much as the forward pass of a small model.
+This checks a shortlist of the highest-logit tokens instead and falls back to the whole
+vocabulary only when the shortlist cannot decide. The idea is llama.cpp's own (common_sampler
+samples first and re-checks against the grammar only on a miss); llama-cpp-python lacks it.
+
+When the shortlist decides, the tokens that can be drawn are the same as with the full check:
+greedy decoding needs only the best valid token, which is in the shortlist if any valid token
+is; sampling keeps only the top_k best valid tokens, and every valid token outside the shortlist
+ranks below every one inside it, so top_k valid tokens in the shortlist are exactly those. With
+fewer, the shortlist still decides when its lowest logit is below max_valid_logit + ln(min_p):
+the tokens it leaves out are ones the min_p stage removes anyway (they can only nudge where the
+top_p stage cuts; on our decision prompts the outputs were identical).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+from typing import Any
+
+import numpy as np
+
+TOKEN_DATA = np.dtype([("id", "<i4"), ("logit", "<f4"), ("p", "<f4")])
+
+
+class ShortlistGrammar:
+    """A grammar sampler for one generation; `apply` is the chain's first stage."""
+
+    def __init__(self, llama: Any, grammar: Any, top_k: int, min_p: float, greedy: bool, shortlist: int = 256) -> None:
+        """Build the grammar state for `llama`'s vocabulary; `top_k`, `min_p`, `greedy` as the chain samples."""
+        import llama_cpp.llama_cpp as low_level
+
+        self._c = low_level
+        self._llama = llama
+        self._sampler = low_level.llama_sampler_init_grammar(
+            llama._model.vocab, grammar._grammar.encode("utf-8"), grammar._root.encode("utf-8")
+        )
+        if not self._sampler:
+            raise ValueError("llama.cpp could not parse the grammar")
+        self._margin = math.log(min_p) if min_p > 0 else -math.inf
+        self._greedy = greedy
+        self._top_k = top_k if top_k > 0 else shortlist + 1  # top_k <= 0 means no top-k stage
+        self._size = shortlist
+        self._data = (low_level.llama_token_data * shortlist)()
+        self._rows = np.frombuffer(self._data, dtype=TOKEN_DATA)
+        self._array = low_level.llama_token_data_array(data=self._data, size=shortlist, selected=-1, sorted=False)
+        self._start: int | None = None
+        self._accepted = 0
+        self.steps = 0
+        self.full_checks = 0
+
+    def _accept_new_tokens(self) -> None:
+        """Advance the grammar over tokens sampled (and evaluated) since the last call."""
+        llama = self._llama
+        if self._start is None:
+            self._start = llama.n_tokens  # the prompt is evaluated before the first sample
+        generated = llama._input_ids[self._start + self._accepted : llama.n_tokens]
+        for token in generated:
+            self._c.llama_sampler_accept(self._sampler, int(token))
+        self._accepted += len(generated)
+
+    def apply(self, cur_p: Any) -> None:
+        """Set every token the grammar forbids to -inf in `cur_p` (llama.cpp's candidate array)."""
+        self._accept_new_tokens()
+        self.steps += 1
+        candidates = cur_p.contents
+        size = int(candidates.size)
+        rows = np.frombuffer(
+            (self._c.llama_token_data * size).from_address(ctypes.addressof(candidates.data.contents)),
+            dtype=TOKEN_DATA,
+        )
+        logits = rows["logit"]
+        k = min(self._size, size)
+        top = np.argpartition(logits, size - k)[size - k :]
+        small = self._rows[:k]
+        small["id"] = rows["id"][top]
+        small["logit"] = logits[top]
+        small["p"] = 0.0
+        self._array.size = k
+        self._array.selected = -1
+        self._array.sorted = False
+        self._c.llama_sampler_apply(self._sampler, ctypes.byref(self._array))
+        allowed = np.isfinite(small["logit"])
+        n_allowed = int(allowed.sum())
+        if n_allowed:
+            best_allowed = float(small["logit"][allowed].max())
+            lowest_listed = float(logits[top].min())
+            if self._greedy or n_allowed >= self._top_k or lowest_listed < best_allowed + self._margin:
+                kept = small["logit"][allowed].copy()
+                logits[:] = -np.inf
+                logits[top[allowed]] = kept
+                return
+        self.full_checks += 1
+        self._c.llama_sampler_apply(self._sampler, cur_p)
+
+    def close(self) -> None:
+        """Free the grammar state."""
+        if self._sampler:
+            self._c.llama_sampler_free(self._sampler)
+            self._sampler = None
+
+
+def chain_with_shortlist(llama: Any, shortlist: ShortlistGrammar, kwargs: dict[str, Any]) -> Any:
+    """The sampler chain llama-cpp-python would build, with `shortlist` in place of its grammar stage.
+
+    Same order as Llama._init_sampler (llama-cpp-python 0.3.x): grammar, then top-k, typical,
+    top-p, min-p, temperature, draw; penalties are left out because storyworld never sets them.
+    """
+    from llama_cpp import _internals as internals
+
+    chain = internals.LlamaSampler()
+    chain.add_custom(shortlist.apply)
+    temp = kwargs.get("temp", 0.8)
+    if temp <= 0.0:
+        chain.add_greedy()
+        return chain
+    min_keep = 1
+    chain.add_top_k(kwargs["top_k"])
+    chain.add_typical(kwargs.get("typical_p", 1.0), min_keep)
+    chain.add_top_p(kwargs.get("top_p", 0.95), min_keep)
+    chain.add_min_p(kwargs["min_p"], min_keep)
+    chain.add_temp(temp)
+    chain.add_dist(llama._seed)
+    return chain
