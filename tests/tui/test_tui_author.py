@@ -106,3 +106,17 @@ async def test_a_draft_from_the_cli_opens_the_review(monkeypatch, runtime, tmp_p
     monkeypatch.setattr("tui.app.run_author", fake_run_author)
     assert cli_main(["author", str(PLAY)]) == 0
     assert seen == {"source": PLAY, "kind": "play"}
+
+
+async def test_author_from_home_drafts_the_named_source(runtime):
+    app = make_app(runtime=runtime)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        app.screen.query_one("#source").value = str(PLAY)
+        await pilot.press("enter")
+        screen = await open_review(pilot)
+        assert screen.draft.kind == "play" and screen.source == PLAY
+        await pilot.press("escape")
+        assert not isinstance(app.screen, ReviewScreen)

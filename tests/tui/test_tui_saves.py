@@ -123,3 +123,24 @@ async def test_loading_a_damaged_save_directly_names_the_file(runtime, tiny_worl
         await pilot.click("#use")
         await settle(pilot)
         assert app.screen.game.sim.state.round == 1
+
+
+async def test_f6_loads_another_save_in_place_of_the_game(runtime, tiny_world):
+    app = make_app(runtime=runtime, world=tiny_world, player="maren")
+    async with app.run_test(size=(100, 30)) as pilot:
+        first = await play_one_round(pilot)
+        await pilot.press(*keys_for("/move tavern"), "enter")
+        await settle(pilot)
+        assert first.game.sim.state.round == 2
+        first.game.save_as("at the harbour")  # a second slot to load (written here, not by the UI)
+        await pilot.press("f6")
+        await settle(pilot)
+        picker = app.screen
+        names = [picker.query_one("#picker").get_row_at(i)[0] for i in range(picker.query_one("#picker").row_count)]
+        assert set(names) == {"tiny-maren", "at-the-harbour"}
+        picker.query_one("#picker").move_cursor(row=names.index("tiny-maren"))
+        await pilot.press("enter")
+        await settle(pilot)
+        loaded = app.screen
+        assert loaded is first and loaded.rounds_shown == 0  # the same screen, a fresh game in it
+        assert loaded.game.slot.name == "tiny-maren" and loaded.game.sim.state.round == 2

@@ -169,6 +169,18 @@ class PlayScreen(Screen):
         self._progress(f"Your move. Round {message.moment.round}. Type a line to speak, or /help.")
         self.query_one("#action", Input).focus()
 
+    def restart(self, request: NewGame | LoadGame) -> None:
+        """Drop the current game and load another in this screen (it may be the app's only screen)."""
+        self.request = request
+        self.game = None
+        self.moment = None
+        self.rounds_shown = 0
+        transcript = self.query_one(Transcript)
+        transcript.remove_children()
+        transcript.add_note(self._loading_note())
+        self._progress("Loading…", loading=True)
+        self.load_game(request)
+
     @on(GameLoadFailed)
     def _game_load_failed(self, message: GameLoadFailed) -> None:
         from tui.screens.dialogs import DamagedSave
@@ -178,9 +190,7 @@ class PlayScreen(Screen):
 
         def chosen(use_fallback: bool | None) -> None:
             if use_fallback and message.fallback is not None:
-                self.request = LoadGame(message.fallback)
-                self._progress("Loading…", loading=True)
-                self.load_game(self.request)
+                self.restart(LoadGame(message.fallback))
             else:
                 self._leave()
 
@@ -470,6 +480,6 @@ class PlayScreen(Screen):
 
         def picked(folder: Any) -> None:
             if folder is not None:
-                self.app.switch_screen(PlayScreen(LoadGame(folder), self.runtime))
+                self.restart(LoadGame(folder))
 
         self.app.push_screen(PickSave(self.runtime.saves()), picked)
