@@ -24,6 +24,7 @@ from memory.persist import (
     FORMAT_VERSION,
     INDEX_FILE,
     STATE_FILE,
+    VECTORS_FILE,
     Retraction,
     StoreFileError,
     StoreState,
@@ -289,17 +290,22 @@ class ConsensusStore:
             self._disputes[owner].setdefault(b, set()).add(a)
         self._retractions = list(state.retractions)
         self._counters.update(state.counters)
-        self._reindex_maps()
+        self._reindex_maps(keys_saved=state.text_keys is not None and state.event_keys is not None)
+        if state.text_keys is not None and state.event_keys is not None:
+            self._by_text = {(ns, norm): rid for ns, norm, rid in state.text_keys}
+            self._by_event = {(ns, ev, kind, atom): rid for ns, ev, kind, atom, rid in state.event_keys}
         keys = list(self._records)
-        data = files.get(INDEX_FILE)
-        index_name = names.get(INDEX_FILE, INDEX_FILE)
-        if data is None:
-            self._rebuild_index(f"{index_name}: missing; rebuilding the vector index from {len(keys)} records")
-            return
         try:
-            self._index = VectorIndex.from_bytes(data, state.dim, keys)
+            self._index, notice = VectorIndex.from_files(files.get(INDEX_FILE), files.get(VECTORS_FILE), state.dim, keys)
         except IndexFileError as exc:
-            self._rebuild_index(f"{index_name}: {exc}; rebuilding the vector index from {len(keys)} records")
+            name = names.get(VECTORS_FILE, VECTORS_FILE)
+            self._rebuild_index(f"{name}: {exc}; re-embedding {len(keys)} records")
+            return
+        if notice is not None:
+            notice = f"{names.get(INDEX_FILE, INDEX_FILE)}: {notice}; rebuilt the graph from the saved vectors"
+            log.warning(notice)
+            self.notices.append(notice)
+            self._counters["index_rebuilds"] = self._counters.get("index_rebuilds", 0) + 1
 
     def _rebuild_index(self, notice: str) -> None:
         """Re-embed every record's anchor text into a fresh index (a logged notice says why)."""
@@ -313,7 +319,7 @@ class ConsensusStore:
             index.add(keys, self._encode(texts))
         self._index = index
 
-    def _reindex_maps(self) -> None:
+    def _reindex_maps(self, keys_saved: bool = False) -> None:
         """Derived lookups (event keys, text keys, holdings per owner) from the records."""
         self._by_event.clear()
         self._by_text.clear()
@@ -322,7 +328,8 @@ class ConsensusStore:
         self._unarchived_rows.clear()
         self._has_archived.clear()
         for record in self._records.values():
-            self._map_record(record)
+            if not keys_saved:
+                self._map_record(record)
             for owner, holding in record.owners.items():
                 self._held.setdefault(owner, {})[record.id] = None
                 if holding.archived:
@@ -346,7 +353,8 @@ class ConsensusStore:
     def dump(self) -> dict[str, bytes]:
         """The store as files (`memory.msgpack`, `memory.usearch`) for embedding in a game save."""
         with self._lock:
-            return {STATE_FILE: encode_state(self._state()), INDEX_FILE: self._ensure_index().to_bytes()}
+            graph, rows = self._ensure_index().to_files(list(self._records))
+            return {STATE_FILE: encode_state(self._state()), VECTORS_FILE: rows, INDEX_FILE: graph}
 
     def _state(self) -> StoreState:
         edges = [(a, b, c) for a, nbrs in self._edges.items() for b, c in nbrs.items() if a < b]
@@ -367,6 +375,10 @@ class ConsensusStore:
             disputes=disputes,
             retractions=list(self._retractions),
             counters=dict(self._counters),
+            text_keys=sorted((ns, norm, rid) for (ns, norm), rid in self._by_text.items() if rid in self._records),
+            event_keys=sorted(
+                (ns, ev, kind, atom, rid) for (ns, ev, kind, atom), rid in self._by_event.items() if rid in self._records
+            ),
         )
 
     def save(self, folder: str | Path | None = None) -> int:

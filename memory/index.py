@@ -1,16 +1,24 @@
-"""Cosine vector index over record ids (usearch HNSW), with the exact vectors kept beside it."""
+"""Cosine vector index over record ids (usearch HNSW), with the exact vectors kept beside it.
+
+Vectors are held at half precision (rounded once, on insert), so what is saved is exactly what
+is searched: a store reopens bit-identical. The raw rows are saved as their own file because
+reading them back out of usearch one key at a time is the slowest part of opening a store.
+"""
 
 from __future__ import annotations
 
-import logging
-
 import numpy as np
 
-log = logging.getLogger(__name__)
+ROW_DTYPE = np.float16
 
 
 class IndexFileError(ValueError):
-    """A serialised index could not be read."""
+    """A serialised index could not be read or does not match the records."""
+
+
+def rounded(vectors: np.ndarray) -> np.ndarray:
+    """float32 rows rounded through half precision (the precision the store keeps)."""
+    return np.asarray(vectors, dtype=np.float32).astype(ROW_DTYPE).astype(np.float32)
 
 
 class VectorIndex:
@@ -27,13 +35,12 @@ class VectorIndex:
         self._matrix = np.zeros((1024, self.dim), dtype=np.float32)
         self._rows = 0
         self._row_of: dict[int, int] = {}
-        self._key_of_row: list[int] = []
 
     def _new_index(self):
         """A fresh, empty usearch index with this wrapper's parameters."""
         from usearch.index import Index
 
-        return Index(ndim=self.dim, metric="cos", dtype="f32", **self._params)
+        return Index(ndim=self.dim, metric="cos", dtype="f16", **self._params)
 
     def __len__(self) -> int:
         return len(self._row_of)
@@ -70,7 +77,7 @@ class VectorIndex:
         """Add keys with their (normalised) vectors; a key already present is replaced."""
         if not keys:
             return
-        vectors = np.asarray(vectors, dtype=np.float32).reshape(len(keys), self.dim)
+        vectors = rounded(np.asarray(vectors, dtype=np.float32).reshape(len(keys), self.dim))
         for key in keys:
             if key in self._row_of:
                 self.remove(key)
@@ -79,7 +86,6 @@ class VectorIndex:
         self._matrix[start : start + len(keys)] = vectors
         for offset, key in enumerate(keys):
             self._row_of[key] = start + offset
-            self._key_of_row.append(key)
         self._rows += len(keys)
         # One thread for the usual single add; all cores for bulk fills.
         self._index.add(np.asarray(keys, dtype=np.uint64), vectors, threads=1 if len(keys) < 64 else 0)
@@ -90,49 +96,68 @@ class VectorIndex:
             self._index.remove(key)
 
     def search(self, vector: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
-        """Approximate nearest keys -> (keys uint64, cosine similarities), best first."""
+        """Approximate nearest keys -> (keys int64, exact cosine similarities), best first."""
         size = len(self._row_of)
         if size == 0 or count <= 0:
-            return np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.float32)
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
         matches = self._index.search(np.asarray(vector, dtype=np.float32), min(count, size), threads=1)
-        return np.asarray(matches.keys, dtype=np.uint64), 1.0 - np.asarray(matches.distances, dtype=np.float32)
+        keys = np.asarray(matches.keys, dtype=np.int64)
+        # Re-score from the matrix: thresholds must not depend on usearch's internal rounding.
+        sims = self._matrix[[self._row_of[int(k)] for k in keys]] @ np.asarray(vector, dtype=np.float32)
+        order = np.argsort(-sims, kind="stable")
+        return keys[order], sims[order]
 
-    def to_bytes(self) -> bytes:
-        """The usearch index serialised (it holds the vectors too)."""
-        return bytes(self._index.save())
+    def to_files(self, keys: list[int]) -> tuple[bytes, bytes]:
+        """(usearch bytes, raw half-precision rows in the order of `keys`)."""
+        rows = [self._row_of[k] for k in keys]
+        raw = self._matrix[rows].astype(ROW_DTYPE).tobytes() if rows else b""
+        return bytes(self._index.save()), raw
 
     @classmethod
-    def from_bytes(cls, data: bytes, dim: int, expected_keys: list[int]) -> "VectorIndex":
-        """Restore from `to_bytes`; raises IndexFileError when unreadable or not matching expected_keys."""
-        from usearch.index import Index
+    def from_files(cls, index_data: bytes | None, raw: bytes | None, dim: int, keys: list[int]) -> tuple["VectorIndex", str | None]:
+        """Restore from `to_files`; returns (index, notice) where notice says what had to be rebuilt.
 
+        Raw rows are the source of truth; the usearch graph is rebuilt from them when missing or
+        inconsistent. Raises IndexFileError when the raw rows are unusable too (re-embed then).
+        """
         made = cls(dim)
-        try:
-            restored = Index.restore(bytearray(data))
-        except (RuntimeError, ValueError, TypeError) as exc:
-            raise IndexFileError(f"unreadable usearch data ({exc})") from exc
-        if restored is None or restored.ndim != dim:
-            raise IndexFileError(f"usearch data has width {getattr(restored, 'ndim', None)}, expected {dim}")
-        if len(restored) != len(expected_keys):
-            raise IndexFileError(f"usearch data holds {len(restored)} keys, records need {len(expected_keys)}")
-        keys = np.asarray(expected_keys, dtype=np.uint64)
-        if len(keys):
-            present = np.asarray(restored.contains(keys), dtype=bool)
-            if not present.all():
-                raise IndexFileError(f"usearch data lacks {int((~present).sum())} record keys")
-            got = restored.get(keys, dtype=np.float32)
-            vectors = np.vstack(got) if isinstance(got, tuple) else np.asarray(got, dtype=np.float32)
-            vectors = vectors.astype(np.float32, copy=False).reshape(len(keys), dim)
+        expected = len(keys) * dim * np.dtype(ROW_DTYPE).itemsize
+        if raw is None or len(raw) != expected:
+            if raw is None:
+                raise IndexFileError("vector rows missing")
+            raise IndexFileError(f"vector rows hold {len(raw)} bytes, {len(keys)} records need {expected}")
+        vectors = np.frombuffer(raw, dtype=ROW_DTYPE).reshape(len(keys), dim).astype(np.float32)
+        notice = None
+        restored = None
+        if index_data is None:
+            notice = "usearch graph missing"
         else:
-            vectors = np.zeros((0, dim), dtype=np.float32)
-        made._index = restored
-        made._index.expansion_search = made._params["expansion_search"]
+            from usearch.index import Index
+
+            try:
+                restored = Index.restore(bytearray(index_data))
+            except (RuntimeError, ValueError, TypeError) as exc:
+                notice = f"unreadable usearch graph ({exc})"
+            if restored is not None:
+                key_array = np.asarray(keys, dtype=np.uint64)
+                if restored.ndim != dim:
+                    notice, restored = f"usearch graph is {restored.ndim} wide, expected {dim}", None
+                elif len(restored) != len(keys):
+                    notice, restored = f"usearch graph holds {len(restored)} keys, records need {len(keys)}", None
+                elif len(keys) and not np.asarray(restored.contains(key_array), dtype=bool).all():
+                    notice, restored = "usearch graph keys do not match the records", None
+            elif notice is None:
+                notice = "unreadable usearch graph"
         made._grow(len(keys))
         made._matrix[: len(keys)] = vectors
         made._rows = len(keys)
-        made._row_of = {int(k): i for i, k in enumerate(expected_keys)}
-        made._key_of_row = [int(k) for k in expected_keys]
-        return made
+        made._row_of = {int(k): i for i, k in enumerate(keys)}
+        if restored is not None:
+            restored.expansion_search = made._params["expansion_search"]
+            made._index = restored
+        elif keys:
+            made._index.add(np.asarray(keys, dtype=np.uint64), vectors, threads=0)
+        return made, notice
 
     @classmethod
     def build(cls, dim: int, keys: list[int], vectors: np.ndarray) -> "VectorIndex":

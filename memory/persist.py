@@ -22,8 +22,9 @@ from memory.records import Base, Record
 FORMAT_VERSION = 1
 STATE_FILE = "memory.msgpack"
 INDEX_FILE = "memory.usearch"
+VECTORS_FILE = "memory.vectors"  # raw half-precision rows in record order (the vectors' source of truth)
 MANIFEST = "manifest.json"
-_GENERATION_FILE = re.compile(r"^memory\.(\d+)\.(msgpack|usearch)(\.tmp)?$")
+_GENERATION_FILE = re.compile(r"^memory\.(\d+)\.(msgpack|usearch|vectors)(\.tmp)?$")
 
 
 class StoreFileError(ValueError):
@@ -55,6 +56,9 @@ class StoreState(Base):
     disputes: list[tuple[str, int, int]] = msgspec.field(default_factory=list)  # (owner, a, b), a < b
     retractions: list[Retraction] = msgspec.field(default_factory=list)
     counters: dict[str, int] = msgspec.field(default_factory=dict)
+    # Lookup keys, saved so opening does not re-normalise every text ever merged.
+    text_keys: list[tuple[str, str, int]] | None = None  # (namespace, normalised text, record id)
+    event_keys: list[tuple[str, str, str, int, int]] | None = None  # (namespace, event id, kind, atom, record id)
 
 
 _encoder = msgspec.msgpack.Encoder()

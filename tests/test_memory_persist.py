@@ -52,7 +52,7 @@ def test_save_open_round_trip(tmp_path):
     assert again.reliability("hamlet", "claudius") == 0.2
     assert again.generation == 1
     manifest = json.loads((tmp_path / "mem" / "manifest.json").read_text())
-    assert manifest["format"] == 1 and set(manifest["files"]) == {"memory.msgpack", "memory.usearch"}
+    assert manifest["format"] == 1 and set(manifest["files"]) == {"memory.msgpack", "memory.vectors", "memory.usearch"}
     # recall answers are the same after reopening
     assert [h.record.id for h in again.recall("hamlet", "ghost platform")] == [
         h.record.id for h in store.recall("hamlet", "ghost platform")
@@ -65,7 +65,7 @@ def test_save_open_round_trip(tmp_path):
 def test_dump_from_files_round_trip():
     store = filled()
     files = store.dump()
-    assert set(files) == {"memory.msgpack", "memory.usearch"}
+    assert set(files) == {"memory.msgpack", "memory.vectors", "memory.usearch"}
     again = ConsensusStore.from_files(files, embedder=HashEmbedder())
     assert content(again) == content(store)
 
@@ -95,6 +95,15 @@ def test_missing_or_inconsistent_index_is_rebuilt(tmp_path, caplog):
     (folder / manifest["files"]["memory.usearch"]["path"]).unlink()
     again = ConsensusStore.open(folder, embedder=HashEmbedder())
     assert again.stats()["index_rebuilds"] == 1 and "missing" in again.notices[0]
+    assert content(again) == content(store)
+    # without the saved vectors too, the records are re-embedded
+    (folder / manifest["files"]["memory.vectors"]["path"]).unlink()
+    calls = []
+    embedder = HashEmbedder()
+    embedder_encode = embedder.encode
+    embedder.encode = lambda texts: calls.append(len(texts)) or embedder_encode(texts)
+    again = ConsensusStore.open(folder, embedder=embedder)
+    assert calls == [len(store)] and "re-embedding" in again.notices[0]
     assert content(again) == content(store)
     # an index from another store (keys do not match) is rebuilt, not trusted
     other = ConsensusStore.open(None, embedder=HashEmbedder())
