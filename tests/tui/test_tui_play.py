@@ -174,3 +174,15 @@ async def test_side_panel_tabs_show_cast_map_and_goals(runtime, tiny_world):
         assert goals.startswith("▶ Keep the lamp lit every night")
         await pilot.press("f8")
         assert not screen.query_one("#side").display
+
+
+async def test_brackets_in_what_is_typed_are_shown_not_parsed(runtime, tiny_world):
+    app = make_app(runtime=runtime, world=tiny_world, player="maren")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press(*keys_for("/move [bold]nowhere"), "enter")
+        await pilot.pause()
+        assert "'[bold]nowhere'" in transcript_text(app.screen)
+        app.screen._progress("reason [Errno 2] [/]")
+        await pilot.pause()
+        assert str(app.screen.query_one("#progress").content) == "reason [Errno 2] [/]"

@@ -57,7 +57,7 @@ class AuthorSourceScreen(ModalScreen[None]):
     def _draft(self) -> None:
         source = Path(self.query_one("#source", Input).value.strip()).expanduser()
         if not source.is_file():
-            self.notify(f"{source}: no such file", severity="error")
+            self.notify(f"{source}: no such file", severity="error", markup=False)
             return
         kind = self.query_one("#kind", Select).value
         self.dismiss(None)
@@ -98,9 +98,9 @@ class ReviewScreen(Screen):
         self._cancel = threading.Event()
 
     def compose(self) -> ComposeResult:
-        yield Static("Drafting…", id="review-title")
+        yield Static("Drafting…", id="review-title", markup=False)
         with Vertical(id="author-progress"):
-            yield Static("", id="author-stage")
+            yield Static("", id="author-stage", markup=False)
             yield ProgressBar(id="author-bar", show_eta=False)
         with TabbedContent(id="review-tabs"):
             with TabPane("Cast", id="tab-cast"):
@@ -167,7 +167,7 @@ class ReviewScreen(Screen):
     def _draft_failed(self, message: DraftFailed) -> None:
         self.query_one("#review-title", Static).update(f"No draft: {message.reason}")
         self.query_one("#author-stage", Static).update("Esc to go back.")
-        self.notify(message.reason, severity="error", timeout=10)
+        self.notify(message.reason, severity="error", timeout=10, markup=False)
 
     def _draft_shown(self) -> None:
         self.query_one("#author-progress").display = False
@@ -256,7 +256,7 @@ class ReviewScreen(Screen):
         try:
             world = change(self.world, *args, **kwargs)
         except UserError as exc:
-            self.notify(str(exc), severity="error", timeout=8)
+            self.notify(str(exc), severity="error", timeout=8, markup=False)
             return False
         self.history.append(self.world)
         self.world = world
@@ -380,12 +380,12 @@ class ReviewScreen(Screen):
     @on(WorldSaved)
     def _world_saved(self, message: WorldSaved) -> None:
         self.saved_to = message.path
-        self.notify(f"Saved {message.path}; it passes the check. Play it from home.")
+        self.notify(f"Saved {message.path}; it passes the check. Play it from home.", markup=False)
         self._refresh_tables()
 
     @on(SaveFailed)
     def _save_failed(self, message: SaveFailed) -> None:
-        self.notify(f"Not saved: {message.reason}", severity="error", timeout=10)
+        self.notify(f"Not saved: {message.reason}", severity="error", timeout=10, markup=False)
 
     def action_leave(self) -> None:
         """Cancel drafting, or leave the review (to home, or quit when this was the first screen)."""

@@ -72,7 +72,7 @@ class AskName(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.title_text, classes="dialog-title")
+            yield Label(self.title_text, classes="dialog-title", markup=False)
             yield Input(value=self.value, placeholder=self.prompt, id="name")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("OK", id="ok", variant="primary")
@@ -103,10 +103,10 @@ class DamagedSave(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog -error"):
             yield Label("This game cannot be loaded", classes="dialog-title")
-            yield Static(self.reason, id="reason")
+            yield Static(self.reason, id="reason", markup=False)
             if self.fallback is not None:
                 yield Static(f"The newest good autosave is {self.fallback.parent.name}/{self.fallback.name}.",
-                             id="fallback")
+                             id="fallback", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 if self.fallback is not None:
                     yield Button("Load that autosave", id="use", variant="primary")
@@ -191,9 +191,9 @@ class PickOne(ModalScreen[str | None]):
         from textual.widgets.option_list import Option
 
         with Vertical(classes="dialog"):
-            yield Label(self.title_text, classes="dialog-title")
+            yield Label(self.title_text, classes="dialog-title", markup=False)
             if self.note:
-                yield Static(self.note, classes="dialog-note")
+                yield Static(self.note, classes="dialog-note", markup=False)
             yield OptionList(*[Option(label, id=ident) for label, ident in self.options], id="pick")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="cancel")

@@ -178,7 +178,7 @@ class HomeScreen(Screen):
         if row.problem:
             self._damaged(row)
             return
-        self.notify(f"Reading {row.folder.name}…")
+        self.notify(f"Reading {row.folder.name}…", markup=False)
         self.open_for_inspection(row)
 
     @work(thread=True, exclusive=True, group="inspect", exit_on_error=False)
@@ -205,7 +205,7 @@ class HomeScreen(Screen):
 
     @on(GameLoadFailed)
     def _not_inspectable(self, message: GameLoadFailed) -> None:
-        self.notify(message.reason, severity="error", timeout=8)
+        self.notify(message.reason, severity="error", timeout=8, markup=False)
 
     @on(Button.Pressed, "#quit")
     def _quit(self) -> None:

@@ -91,7 +91,7 @@ class InspectorScreen(Screen):
         self.sort_by_owners = False
 
     def compose(self) -> ComposeResult:
-        yield Static(self.title_text, id="inspector-title")
+        yield Static(self.title_text, id="inspector-title", markup=False)
         with TabbedContent(id="inspector-tabs"):
             with TabPane("Records", id="tab-records"):
                 with Horizontal(id="filters"):
@@ -100,7 +100,7 @@ class InspectorScreen(Screen):
                     yield Select([], prompt="any kind", id="filter-kind", compact=True)
                 yield DataTable(id="records", cursor_type="row", zebra_stripes=True)
                 with VerticalScroll(id="detail-pane"):
-                    yield Static("Reading the memory…", id="detail")
+                    yield Static("Reading the memory…", id="detail", markup=False)
             with TabPane("Heatmap", id="tab-heatmap"):
                 with ScrollableContainer(id="heatmap-pane"):
                     yield HeatmapView("Reading the memory…", id="heatmap")

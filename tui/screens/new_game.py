@@ -42,7 +42,7 @@ class NewGameScreen(ModalScreen[NewGame | None]):
                 with Vertical(classes="choice"):
                     yield Label("3. Start point", classes="section")
                     yield OptionList(id="pick-start")
-            yield Static("", id="choice-note")
+            yield Static("", id="choice-note", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Start", id="start", variant="primary")
                 yield Button("Cancel", id="cancel")

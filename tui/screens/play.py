@@ -80,7 +80,7 @@ class PlayScreen(Screen):
         """Set each time a resolved round has been drawn."""
 
     def compose(self) -> ComposeResult:
-        yield StatusLine("storyworld", id="status")
+        yield StatusLine("storyworld", id="status", markup=False)
         with Horizontal(id="main"):
             yield Transcript(id="transcript")
             with TabbedContent(id="side"):
@@ -93,7 +93,7 @@ class PlayScreen(Screen):
                 with TabPane("Goals", id="tab-goals"):
                     yield VerticalScroll(GoalsPanel(id="goals"))
         with Horizontal(id="progress-row"):
-            yield Static("", id="progress")
+            yield Static("", id="progress", markup=False)
             yield ProgressBar(id="progress-bar", show_eta=False, show_percentage=True)
         yield ActionBar(
             id="action",
@@ -111,6 +111,10 @@ class PlayScreen(Screen):
             self.query_one(StatusLine).update(
                 f" {world.file.world.title} │ {world.agents[self.request.player].name} │ loading…")
         self.load_game(self.request)
+
+    def on_unmount(self) -> None:
+        # quitting mid-round: stop before the next agent instead of letting the worker thread finish the round
+        self._cancel.set()
 
     def _loading_note(self) -> str:
         if isinstance(self.request, NewGame):
@@ -364,13 +368,13 @@ class PlayScreen(Screen):
     @on(SaveWritten)
     def _save_written(self, message: SaveWritten) -> None:
         if message.what != "autosave":
-            self.notify(f"{message.what}: {message.folder.name}")
+            self.notify(f"{message.what}: {message.folder.name}", markup=False)
         if self.moment is not None:
             self.query_one(StatusLine).show(self.moment, self.game.slot.name if self.game else "")
 
     @on(SaveFailed)
     def _save_failed(self, message: SaveFailed) -> None:
-        self.notify(f"Save failed: {message.reason}", severity="error", timeout=8)
+        self.notify(f"Save failed: {message.reason}", severity="error", timeout=8, markup=False)
 
     # --- recall ----------------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="recall", exit_on_error=False)
