@@ -30,6 +30,7 @@ from memory.persist import (
     StoreState,
     decode_state,
     encode_state,
+    gc_paused,
     folder_bytes,
     read_generation,
     read_manifest,
@@ -246,7 +247,8 @@ class ConsensusStore:
         if manifest is None:
             return store
         files = read_generation(store.folder, manifest)
-        store._load(files, names={k: str(store.folder / e["path"]) for k, e in manifest["files"].items()})
+        with gc_paused():
+            store._load(files, names={k: str(store.folder / e["path"]) for k, e in manifest["files"].items()})
         store._bytes = folder_bytes(store.folder)
         return store
 
@@ -262,7 +264,8 @@ class ConsensusStore:
         if STATE_FILE not in files:
             raise StoreFileError(f"{STATE_FILE}: missing from the store files")
         store = cls(embedder=embedder, settings=settings, judge=judge)
-        store._load(dict(files), names={k: k for k in files})
+        with gc_paused():
+            store._load(dict(files), names={k: k for k in files})
         return store
 
     def _load(self, files: dict[str, bytes | None], names: dict[str, str]) -> None:
@@ -354,7 +357,9 @@ class ConsensusStore:
         """The store as files (`memory.msgpack`, `memory.usearch`) for embedding in a game save."""
         with self._lock:
             graph, rows = self._ensure_index().to_files(list(self._records))
-            return {STATE_FILE: encode_state(self._state()), VECTORS_FILE: rows, INDEX_FILE: graph}
+            with gc_paused():
+                state = encode_state(self._state())
+            return {STATE_FILE: state, VECTORS_FILE: rows, INDEX_FILE: graph}
 
     def _state(self) -> StoreState:
         edges = [(a, b, c) for a, nbrs in self._edges.items() for b, c in nbrs.items() if a < b]

@@ -9,6 +9,8 @@ save readable.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import json
 import os
@@ -70,10 +72,24 @@ def encode_state(state: StoreState) -> bytes:
     return _encoder.encode(state)
 
 
+@contextlib.contextmanager
+def gc_paused():
+    """Pause the cyclic garbage collector: decoding 100k small structs otherwise triggers it
+    dozens of times and takes four times as long (none of them form cycles)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def decode_state(data: bytes, name: str) -> StoreState:
     """msgpack bytes -> state; StoreFileError naming the file when unreadable or of another format."""
     try:
-        state = _decoder.decode(data)
+        with gc_paused():
+            state = _decoder.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise StoreFileError(f"{name}: damaged or not a memory state file ({exc})") from exc
     if state.format != FORMAT_VERSION:
