@@ -108,7 +108,10 @@ def test_markdown_redraws_from_json(chatter, tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["--backends", "consensus,nonesuch"], "unknown nonesuch"),
-    (["--horizons", "5"], "--horizons"),
+    (["--backends", "collaborative", "--horizons", "5"], "needs the consensus backend"),
+    (["--horizons", "0,2"], "--horizons"),
+    (["--backends", "none"], "name at least one backend"),
+    (["--ablations", "fifo,sideways"], "unknown sideways"),
     (["--rounds", "0"], "--rounds"),
 ])
 def test_bad_options_are_one_line_errors(chatter, argv, message, capsys):
@@ -127,3 +130,30 @@ def test_bundled_model_one_round_two_backends(monkeypatch, bundled_lm, capsys): 
     for run in result["backends"].values():
         assert run["decisions"] == 4 and run["leaks"] == 0
     assert result["backends"]["collaborative"]["shared"] == 0
+
+
+def test_horizons_past_rounds_continue_the_consensus_run(chatter, tmp_path, capsys):
+    main(["bench", "backends", TINY, "--rounds", "2", "--backends", "consensus,collaborative", "--horizons", "1,4",
+          "--embedder", "hash", "--json", "--quiet"])
+    result = json.loads(capsys.readouterr().out)
+    consensus, collaborative = result["backends"]["consensus"], result["backends"]["collaborative"]
+    assert set(consensus["horizons"]) == {"1", "4"} and set(collaborative["horizons"]) == {"1"}
+    assert len(consensus["growth"]) == 2, "the tables read round 2"
+    assert consensus["horizons"]["4"]["sim"] >= consensus["sim"]
+
+
+def test_ablation_cells_from_a_second_command_merge_into_table_3(chatter, tmp_path, capsys):
+    first, second = tmp_path / "main.json", tmp_path / "abl.json"
+    main(["bench", "backends", TINY, "--rounds", "2", "--backends", "consensus,collaborative", "--embedder", "hash",
+          "--quiet", "--out", str(first)])
+    main(["bench", "backends", TINY, "--rounds", "2", "--backends", "none", "--ablations", "no-merge,relevance",
+          "--embedder", "hash", "--quiet", "--out", str(second)])
+    capsys.readouterr()
+    assert main(["bench", "backends", "x", "--from-json", f"{first},{second}", "--json"]) == 0
+    merged = json.loads(capsys.readouterr().out)
+    assert [(c["merge"], c["cache"]) for c in merged["ablations"]] == [(True, "fifo"), (True, "relevance"), (False, "fifo")]
+    assert merged["ablations"][0] == merged["backends"]["consensus"]
+    assert set(merged["backends"]) == {"consensus", "collaborative"}
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({**json.loads(second.read_text()), "seed": 99}))
+    assert main(["bench", "backends", "x", "--from-json", f"{first},{other}"]) == 1

@@ -25,6 +25,9 @@ BACKENDS = ("consensus", "generative", "gmemory", "collaborative")
 LABELS = {"consensus": "Consensus", "generative": "Gen. Agents", "gmemory": "G-Memory", "collaborative": "Collaborative"}
 ACTION_NAMES = ("say", "read_thread", "observe", "move", "act_on", "wait")
 BIN = 5  # rounds per latency bin
+ABLATIONS = ("fifo", "relevance", "hybrid", "no-merge")  # Table 3 cells: (merge, cache) one factor at a time
+ABLATION_CELLS = {"fifo": (True, "fifo"), "relevance": (True, "relevance"), "hybrid": (True, "hybrid"),
+                  "no-merge": (False, "fifo")}
 
 
 class Metered:
@@ -169,8 +172,13 @@ def run_one(
     log: Any = None,
     save_dir: Path | None = None,
     quality: Any = None,
+    later: list | None = None,
 ) -> dict[str, Any]:
-    """One backend's run: sediment, N rounds with the kernel, then every figure the tables need."""
+    """One backend's run: sediment, N rounds with the kernel, then every figure the tables need.
+
+    Horizons past `rounds` continue the same run afterwards; with `later` given, that continuation
+    is appended to it as a callable instead of running now (so other backends finish first).
+    """
     from storyworld import session
     from storyworld.state import Settings
 
@@ -185,23 +193,30 @@ def run_one(
     first = sim.state.round
     decide_s = 0.0
     decisions = fallbacks = 0
-    for index in range(rounds):
+    label = f"[{backend}{'' if merge else ' no-merge'} {cache}]"
+    horizon_keys = ("sim", "total", "shared", "shared_fraction", "linked", "linked_fraction", "three_plus", "max_owners")
+
+    def step(index: int, last: int) -> dict[str, Any]:
         meter.round = index
         t0 = time.perf_counter()
         sim.step()
+        shape = structure(meter.store)
+        if index + 1 in horizons:
+            snapshots[str(index + 1)] = {k: shape[k] for k in horizon_keys}
+        if log is not None:
+            print(f"{label} round {index + 1}/{last} (world round {first + index}): {time.perf_counter() - t0:.1f}s, "
+                  f"total {shape['total']}, sim {shape['sim']}, shared {shape['shared']}, linked {shape['linked']}",
+                  file=log, flush=True)
+        return shape
+
+    beyond = max((h for h in horizons if h > rounds), default=rounds)
+    for index in range(rounds):
+        shape = step(index, max(rounds, beyond))
         decide_s += sim.last_timing.decide_s
         decisions += sim.last_timing.decisions
         fallbacks += sim.last_timing.fallbacks
-        shape = structure(meter.store)
         growth.append({"round": index + 1, "sim": shape["sim"], "total": shape["total"], "shared": shape["shared"],
                        "linked": shape["linked"]})
-        if index + 1 in horizons:
-            snapshots[str(index + 1)] = {k: shape[k] for k in ("sim", "total", "shared", "shared_fraction",
-                                                                 "linked", "linked_fraction", "three_plus", "max_owners")}
-        if log is not None:
-            print(f"[{backend}{'' if merge else ' no-merge'} {cache}] round {index + 1}/{rounds} "
-                  f"(world round {first + index}): {time.perf_counter() - t0:.1f}s, total {shape['total']}, "
-                  f"sim {shape['sim']}, shared {shape['shared']}, linked {shape['linked']}", file=log, flush=True)
     sim.store = meter.store
     result: dict[str, Any] = {"backend": backend, "merge": merge, "cache": cache}
     result.update(structure(meter.store))
@@ -231,6 +246,21 @@ def run_one(
         result["save"] = str(folder)
     if quality is not None:
         result["quality"] = quality(sim)
+    if beyond > rounds:
+        def go_on() -> None:
+            """Horizons past --rounds: the same run goes on; only the sharing snapshots read these rounds."""
+            resumed = time.perf_counter()
+            sim.store = meter
+            for index in range(rounds, beyond):
+                step(index, beyond)
+            sim.store = meter.store
+            result["horizons"] = snapshots
+            result["horizon_seconds"] = time.perf_counter() - resumed
+
+        if later is None:
+            go_on()
+        else:
+            later.append(go_on)
     return result
 
 
@@ -286,14 +316,18 @@ def register(benches: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("world", help="world id or path")
     parser.add_argument("--rounds", type=int, default=20, help="rounds per backend (default 20)")
-    parser.add_argument("--backends", default=",".join(BACKENDS), help="comma-separated (default: all four)")
+    parser.add_argument("--backends", default=",".join(BACKENDS),
+                        help="comma-separated (default: all four); 'none' with --ablations runs only the ablation cells")
     parser.add_argument("--start", help="start point id (default: the world's default)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cache", default="fifo", choices=["fifo", "relevance", "hybrid"], help="short-term cache eviction")
     parser.add_argument("--no-merge", action="store_true", help="run the consensus store with merging off")
-    parser.add_argument("--ablations", action="store_true",
-                        help="also run consensus with cache relevance and hybrid and with merging off (Table 3)")
-    parser.add_argument("--horizons", default="", help="comma-separated rounds at which to measure sharing, e.g. 10,20,40")
+    parser.add_argument("--ablations", nargs="?", const=",".join(ABLATIONS), default="", metavar="CELLS",
+                        help="Table 3: consensus one factor at a time; cells from "
+                             f"{','.join(ABLATIONS)} (default: all; fifo is the consensus run when there is one)")
+    parser.add_argument("--horizons", default="",
+                        help="comma-separated rounds at which to measure sharing, e.g. 10,20,40; horizons past "
+                             "--rounds continue the consensus run after its tables are taken")
     parser.add_argument("--judge", action="store_true", help="consensus: ask the model to judge merges in the cosine band")
     parser.add_argument("--quality", action="store_true",
                         help="model-judged quality (grounding, trajectory, narrative, goal), three scorings each")
@@ -305,7 +339,8 @@ def register(benches: argparse._SubParsersAction) -> None:
     parser.add_argument("--markdown", metavar="FILE", help="also write the tables as markdown to FILE")
     parser.add_argument("--plots", metavar="DIR", help="write PNG plots (growth, latency, ownership heatmap) into DIR")
     parser.add_argument("--save-runs", metavar="DIR", help="save each run's simulation into DIR/<backend>")
-    parser.add_argument("--from-json", metavar="FILE", help="do not run: redraw tables/plots from an earlier --out FILE")
+    parser.add_argument("--from-json", metavar="FILE[,FILE]",
+                        help="do not run: redraw tables/plots from earlier --out files (backends and ablations merged)")
     parser.add_argument("--quiet", action="store_true", help="no per-round progress lines on stderr")
     add_model_options(parser)
     parser.set_defaults(func=bench_backends)
@@ -323,22 +358,22 @@ def _parse_list(text: str, what: str, allowed: tuple[str, ...] | None = None) ->
 def bench_backends(args: argparse.Namespace) -> int:
     """Run the comparison and print (or write) the tables."""
     if args.from_json:
-        try:
-            result = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise UserError(f"{args.from_json}: cannot read ({exc})") from None
-        return _emit(result, args)
-    backends = _parse_list(args.backends, "backends", BACKENDS)
-    if not backends:
-        raise UserError("--backends: name at least one backend")
+        return _emit(merge_results(args.from_json.split(",")), args)
+    backends = [] if args.backends.strip() == "none" else _parse_list(args.backends, "backends", BACKENDS)
+    ablations = _parse_list(args.ablations or "", "ablations", ABLATIONS)
+    if not backends and not ablations:
+        raise UserError("--backends: name at least one backend (or give --ablations)")
     if args.rounds < 1:
         raise UserError("--rounds must be 1 or more")
     try:
         horizons = tuple(sorted({int(h) for h in _parse_list(args.horizons, "horizons")}))
     except ValueError:
         raise UserError(f"--horizons: expected comma-separated round counts, got {args.horizons!r}") from None
-    if horizons and (horizons[0] < 1 or horizons[-1] > args.rounds):
-        raise UserError(f"--horizons: each must lie in 1..{args.rounds} (the --rounds of this run)")
+    if horizons and horizons[0] < 1:
+        raise UserError("--horizons: each must be 1 or more")
+    if horizons and horizons[-1] > args.rounds and "consensus" not in backends:
+        raise UserError(f"--horizons: past --rounds {args.rounds} needs the consensus backend (its run continues)")
+    within = tuple(h for h in horizons if h <= args.rounds)
     world = load_world_arg(args.world)
     if args.start is not None:
         try:
@@ -371,6 +406,8 @@ def bench_backends(args: argparse.Namespace) -> int:
                   save_dir=save_dir, quality=quality)
     result: dict[str, Any] = {
         "world": world.file.world.id,
+        "world_digest": world.digest,
+        "agents_active": sum(1 for a in world.file.agent if a.status == "active"),
         "start": world.start(args.start).id,
         "rounds": args.rounds,
         "seed": args.seed,
@@ -389,28 +426,68 @@ def bench_backends(args: argparse.Namespace) -> int:
             partial = dict(result, seconds=time.perf_counter() - began, partial=True)
             Path(args.out).write_text(json.dumps(partial, indent=1, default=str) + "\n", encoding="utf-8")
 
+    later: list = []
     for backend in backends:
         merge = not (backend == "consensus" and args.no_merge)
         result["backends"][backend] = run_one(
             world, backend, merge=merge, cache=args.cache, judge=judge if backend == "consensus" else None,
-            horizons=horizons, embedder=_fresh_embedder(args.embedder), **common,
+            horizons=horizons if backend == "consensus" else within, embedder=_fresh_embedder(args.embedder),
+            later=later, **common,
         )
         checkpoint()
-    if args.ablations:
+    if ablations:
         cells = []
-        for merge, cache in ((True, "fifo"), (True, "relevance"), (True, "hybrid"), (False, "fifo")):
+        for merge, cache in (ABLATION_CELLS[name] for name in ablations):
             main = result["backends"].get("consensus")
             if main is not None and main["merge"] == merge and main["cache"] == cache:
                 cells.append(main)
                 continue
-            cells.append(run_one(world, "consensus", merge=merge, cache=cache, judge=judge, horizons=horizons,
+            cells.append(run_one(world, "consensus", merge=merge, cache=cache, judge=judge, horizons=within,
                                  embedder=_fresh_embedder(args.embedder), **common))
             result["ablations"] = cells
             checkpoint()
         result["ablations"] = cells
+    for go_on in later:
+        go_on()
+        checkpoint()
     result["seconds"] = time.perf_counter() - began
     result["lm"] = lm.stats()
     return _emit(result, args)
+
+
+def merge_results(paths: list[str]) -> dict[str, Any]:
+    """Earlier --out files as one result: the first file's header, every file's backends and ablation cells.
+
+    Table 3's fifo row is the consensus run (same seed and settings) when no file ran it as a cell.
+    """
+    merged: dict[str, Any] | None = None
+    cells: list[dict[str, Any]] = []
+    for path in paths:
+        try:
+            part = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise UserError(f"{path}: cannot read ({exc})") from None
+        if not isinstance(part, dict) or "backends" not in part:
+            raise UserError(f"{path}: not a bench backends result (no 'backends')")
+        if merged is None:
+            merged = {k: v for k, v in part.items() if k not in ("backends", "ablations")}
+            merged["backends"] = {}
+        elif (part.get("world"), part.get("rounds"), part.get("seed")) != (merged.get("world"), merged.get("rounds"), merged.get("seed")):
+            raise UserError(f"{path}: another world, rounds or seed than {paths[0]}")
+        merged["backends"].update(part["backends"])
+        cells.extend(part.get("ablations") or [])
+    assert merged is not None
+    if cells:
+        main = merged["backends"].get("consensus")
+        if main is not None and main.get("merge", True) and not any(c["merge"] and c["cache"] == main["cache"] for c in cells):
+            cells.insert(0, main)
+        order = {cell: i for i, cell in enumerate(ABLATION_CELLS.values())}
+        cells.sort(key=lambda c: order.get((c["merge"], c["cache"]), 99))
+        merged["ablations"] = cells
+    if len(paths) > 1:
+        merged["seconds"] = None
+        merged["sources"] = paths
+    return merged
 
 
 def _emit(result: dict[str, Any], args: argparse.Namespace) -> int:
