@@ -923,6 +923,10 @@ class ConsensusStore:
                 continue
             mine = self._records[rid].owners[owner]
             theirs = record.owners[owner]
+            if mine.via in FIRST_HAND and theirs.via in FIRST_HAND:
+                # Two things one saw oneself that differ in a slot are two occasions, not a dispute
+                # (Hamlet meets Ophelia in the lobby one day and in the garden the next).
+                continue
             if mine.via in FIRST_HAND and theirs.via not in FIRST_HAND:
                 self._set_status(other, owner, "doubted", halve=True, flag=f"contradicted-by:{rid}")
             elif theirs.via in FIRST_HAND and mine.via not in FIRST_HAND:

@@ -114,6 +114,19 @@ def test_dispute_then_settled_by_witnessing():
     assert store.disputes("hamlet") == []
 
 
+def test_two_things_seen_are_two_occasions_not_a_dispute(store):
+    store.remember("hamlet", "Hamlet met Ophelia in the lobby.", round=1)
+    store.remember("hamlet", "Hamlet met Ophelia in the garden.", round=4)
+    assert store.disputes("hamlet") == [] and store.stats()["disputed"] == 0
+
+
+def test_rumour_against_what_one_saw_is_doubted(store):
+    (seen,) = store.remember("horatio", "Two soldiers kept the watch on the platform.")
+    (rumour,) = store.remember("horatio", "Three soldiers kept the watch on the platform.", via="told", source="osric")
+    assert store.get(seen).owners["horatio"].status == "believed"
+    assert store.get(rumour).owners["horatio"].status == "doubted"
+
+
 def test_number_dispute(store):
     (a,) = store.remember("horatio", "Two soldiers kept the watch on the platform.", via="told", source="marcellus")
     (b,) = store.remember("horatio", "Three soldiers kept the watch on the platform.", via="told", source="bernardo")
