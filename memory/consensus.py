@@ -1004,14 +1004,12 @@ class ConsensusStore:
             for other in entry.added_edges:
                 self._unlink(record_id, other)
             # The text as if this merge had never happened.
-            text = record.origin_text or (entry.previous_text if not record.merge_log else record.text)
-            origin = record.origin_text or text
+            text = record.origin_text or record.text  # origin_text is None: the text never changed
             for e in record.merge_log:
                 text = self._choose_text(text, e.incoming_text or e.discarded_text)
             record.text = text
             if record.origin_text is not None and record.origin_text == text:
                 record.origin_text = None
-            del origin
             current = record.owners.get(owner)
             new_id = None
             if entry.previous_holding is not None:
