@@ -157,3 +157,25 @@ def test_ablation_cells_from_a_second_command_merge_into_table_3(chatter, tmp_pa
     other = tmp_path / "other.json"
     other.write_text(json.dumps({**json.loads(second.read_text()), "seed": 99}))
     assert main(["bench", "backends", "x", "--from-json", f"{first},{other}"]) == 1
+
+
+def test_ga_model_rates_importance_and_reflects(chatter, monkeypatch, capsys):
+    calls = []
+    original = chatter.complete
+
+    def complete(messages, schema=None, *args, **kw):
+        props = schema["properties"]
+        if "importance" in props:
+            calls.append("rate")
+            return Completion(text='{"importance": 7}')
+        if "insight" in props:
+            calls.append("reflect")
+            return Completion(text='{"insight": "The lamp matters to everyone here."}')
+        return original(messages, schema, *args, **kw)
+
+    monkeypatch.setattr(chatter, "complete", complete)
+    assert main(["bench", "backends", TINY, "--rounds", "3", "--backends", "generative", "--ga-model",
+                 "--embedder", "hash", "--json", "--quiet"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["ga_model"] is True and "rate" in calls
+    assert result["backends"]["generative"]["leaks"] == 0

@@ -173,6 +173,7 @@ def run_one(
     save_dir: Path | None = None,
     quality: Any = None,
     later: list | None = None,
+    store_options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One backend's run: sediment, N rounds with the kernel, then every figure the tables need.
 
@@ -184,7 +185,17 @@ def run_one(
 
     settings = Settings(seed=seed, backend=backend, cache_policy=cache, merge=merge, awake="all", model=model_name)
     began = time.perf_counter()
-    sim = session.new_simulation(world, start, settings, mind, embedder=embedder, judge=judge)
+    if store_options and backend != "consensus":
+        from memory import baselines
+        from storyworld.sediment import sediment
+        from storyworld.simulation import Simulation, initial_state
+
+        store = baselines.make(backend, embedder=embedder, **store_options)
+        start_id = world.start(start).id
+        sediment(world, store, start_id)
+        sim = Simulation(world, initial_state(world, start_id), store, settings, mind)
+    else:
+        sim = session.new_simulation(world, start, settings, mind, embedder=embedder, judge=judge)
     sediment_s = time.perf_counter() - began
     meter = Metered(sim.store, sim.state.round)
     sim.store = meter
@@ -302,6 +313,41 @@ class WordHashEmbedder:
         return out
 
 
+IMPORTANCE_SCHEMA = {
+    "type": "object",
+    "properties": {"importance": {"type": "integer", "enum": list(range(1, 11))}},
+    "required": ["importance"],
+    "additionalProperties": False,
+}
+REFLECTION_SCHEMA = {
+    "type": "object",
+    "properties": {"insight": {"type": "string", "minLength": 8, "maxLength": 200}},
+    "required": ["insight"],
+    "additionalProperties": False,
+}
+
+
+def generative_hooks(lm: Any, seed: int = 0) -> dict[str, Any]:
+    """Generative Agents' model calls: importance 1-10 of a memory, and one reflection over evidence."""
+
+    def rate(text: str) -> int | None:
+        messages = [{"role": "user", "content": (
+            "On a scale of 1 (mundane, e.g. looking around) to 10 (poignant, e.g. a death or a betrayal), "
+            f'rate how important this memory is: "{text[:400]}". Reply {{"importance": N}}.')}]
+        obj, _ = lm.complete_json(messages, IMPORTANCE_SCHEMA, max_tokens=12, temperature=0.0, seed=seed)
+        return None if obj is None else int(obj["importance"])
+
+    def reflect(texts: list[str]) -> str | None:
+        listing = "\n".join(f"- {t[:200]}" for t in texts)
+        messages = [{"role": "user", "content": (
+            f"Memories:\n{listing}\nWhat one high-level insight can you infer from them? "
+            'Reply {"insight": "..."}.')}]
+        obj, _ = lm.complete_json(messages, REFLECTION_SCHEMA, max_tokens=80, temperature=0.0, seed=seed)
+        return None if obj is None else str(obj["insight"])
+
+    return {"rate": rate, "reflect": reflect}
+
+
 def register(benches: argparse._SubParsersAction) -> None:
     """Add `bench backends`."""
     parser = benches.add_parser(
@@ -329,6 +375,8 @@ def register(benches: argparse._SubParsersAction) -> None:
                         help="comma-separated rounds at which to measure sharing, e.g. 10,20,40; horizons past "
                              "--rounds continue the consensus run after its tables are taken")
     parser.add_argument("--judge", action="store_true", help="consensus: ask the model to judge merges in the cosine band")
+    parser.add_argument("--ga-model", action="store_true",
+                        help="Generative Agents: the model rates importance and writes reflections (default: rules)")
     parser.add_argument("--quality", action="store_true",
                         help="model-judged quality (grounding, trajectory, narrative, goal), three scorings each")
     parser.add_argument("--scorings", type=int, default=3, help="quality scorings per run (default 3)")
@@ -414,6 +462,7 @@ def bench_backends(args: argparse.Namespace) -> int:
         "model": lm.name,
         "embedder": args.embedder,
         "judge": bool(args.judge),
+        "ga_model": bool(args.ga_model),
         "cache": args.cache,
         "backends": {},
     }
@@ -429,6 +478,10 @@ def bench_backends(args: argparse.Namespace) -> int:
     later: list = []
     for backend in backends:
         merge = not (backend == "consensus" and args.no_merge)
+        if backend == "generative" and args.ga_model:
+            common["store_options"] = generative_hooks(lm, seed=args.seed)
+        else:
+            common.pop("store_options", None)
         result["backends"][backend] = run_one(
             world, backend, merge=merge, cache=args.cache, judge=judge if backend == "consensus" else None,
             horizons=horizons if backend == "consensus" else within, embedder=_fresh_embedder(args.embedder),
