@@ -106,3 +106,27 @@ def test_grammar_shortlist_gives_what_the_full_check_gives(bundled_lm):
         backend.shortlist = max(outputs)
     assert outputs[backend.shortlist] == outputs[0]
     assert backend.stats()["grammar_steps"] > 0
+
+
+def test_prefix_reuse_gives_bit_identical_logits(bundled_lm):
+    """Reusing the KV cache of a shared prompt prefix must not change the next token's logits."""
+    import numpy as np
+
+    llama = bundled_lm.unwrap()._llama
+
+    def tokens(text):
+        return llama.tokenize(text.encode(), add_bos=False, special=True)
+
+    shared = tokens("<|im_start|>system\nYou are in a story. Reply with JSON only.<|im_end|>\n" * 3)
+    first, other = tokens("You are in the hall with Horatio."), tokens("You are in the garden, alone at night.")
+    llama.reset()
+    llama.eval(shared + first)
+    full = np.array(llama.scores[llama.n_tokens - 1])
+    llama.reset()
+    llama.eval(shared + other)
+    assert llama._ctx.kv_cache_seq_rm(-1, len(shared), -1)
+    llama.n_tokens = len(shared)
+    llama.eval(first)
+    reused = np.array(llama.scores[llama.n_tokens - 1])
+    llama.reset()
+    assert np.array_equal(full, reused), float(np.abs(full - reused).max())

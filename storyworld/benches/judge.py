@@ -241,10 +241,12 @@ def decision_messages(index: int) -> list[dict[str, str]]:
 def time_decisions(lm: Any, count: int) -> dict[str, Any]:
     """Seconds and tokens per schema-constrained decision, with generation tokens per second."""
     rows = []
+    cpu_started = time.process_time()  # all threads' CPU: on a busy machine wall time says little
     for index in range(count):
         obj, completion = lm.complete_json(decision_messages(index), DECISION_SCHEMA, max_tokens=40,
                                            temperature=0.7, seed=index)
         rows.append((obj is not None, completion))
+    cpu_seconds = time.process_time() - cpu_started
     seconds = sum(c.seconds for _, c in rows)
     out_tokens = sum(c.completion_tokens for _, c in rows)
     return {
@@ -253,6 +255,7 @@ def time_decisions(lm: Any, count: int) -> dict[str, Any]:
         "prompt_tokens_per_decision": round(sum(c.prompt_tokens for _, c in rows) / count, 1),
         "completion_tokens_per_decision": round(out_tokens / count, 1),
         "seconds_per_decision": round(seconds / count, 3),
+        "cpu_seconds_per_decision": round(cpu_seconds / count, 3),
         "seconds_min": round(min(c.seconds for _, c in rows), 3),
         "seconds_max": round(max(c.seconds for _, c in rows), 3),
         "tokens_per_s_overall": round((out_tokens) / seconds, 1) if seconds else 0.0,
@@ -317,6 +320,7 @@ def _print_report(report: dict[str, Any]) -> None:
     if "decision" in report:
         d = report["decision"]
         print(f"decisions: {d['valid']}/{d['decisions']} valid, {d['seconds_per_decision']} s each "
+              f"({d['cpu_seconds_per_decision']} CPU s) "
               f"({d['seconds_min']}-{d['seconds_max']}), {d['prompt_tokens_per_decision']} prompt + "
               f"{d['completion_tokens_per_decision']} completion tokens, {d['tokens_per_s_overall']} tokens/s")
     print(f"=> {report['recommendation']}")

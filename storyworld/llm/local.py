@@ -73,9 +73,11 @@ def check_gguf(path: Path) -> None:
 class LlamaModel(LanguageModel):
     """A local GGUF model; schema-constrained decoding through a grammar built from the schema.
 
-    Each call re-evaluates the whole prompt when `reuse_prefix` is False (the default): the
-    logits then do not depend on what the previous call left in the KV cache, so a decision
-    is a function of (prompt, seed) alone and a resumed run replays exactly.
+    With `reuse_prefix` (the default) a call re-evaluates only the part of its prompt that differs
+    from the previous call's, as llama-cpp-python does. On this build the logits are bit-identical
+    to a full re-evaluation (tests/test_llm_local.py checks it), so a decision stays a function of
+    (prompt, seed) alone and a resumed run replays exactly; `reuse_prefix=False` forces the full
+    re-evaluation for builds where that check fails.
     """
 
     def __init__(
@@ -84,7 +86,7 @@ class LlamaModel(LanguageModel):
         n_ctx: int = 2048,
         seed: int = 0,
         threads: int | None = None,
-        reuse_prefix: bool = False,
+        reuse_prefix: bool = True,
         extra_buffers: bool = False,
         shortlist: int = 256,
     ) -> None:
