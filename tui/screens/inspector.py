@@ -19,23 +19,23 @@ from textual.widgets.data_table import RowDoesNotExist
 from tui.messages import MemoryLoaded
 from tui.views import MemoryView, RecordDetail, RecordRow, record_detail
 from tui.widgets.heatmap import HeatmapView
-from tui.widgets.records import MARK_STYLE, badges
+from tui.widgets.records import MARK_STYLE, Blocks, badges
 
 MAX_TEXT = 90
 
 
-def detail_text(detail: RecordDetail, player: str = "") -> Text:
+def detail_text(detail: RecordDetail, player: str = "") -> Blocks:
     """The detail pane: statement, owners one by one, merges, neighbours, based-on chain."""
     card = detail.card
-    text = Text()
-    text.append(f"#{card.id} {card.kind} · round {card.round}", style="bold")
+    head = Text()
+    head.append(f"#{card.id} {card.kind} · round {card.round}", style="bold")
     if card.place_name:
-        text.append(f" · {card.place_name}", style="dim")
+        head.append(f" · {card.place_name}", style="dim")
     if detail.event_id:
-        text.append(f" · event {detail.event_id}", style="dim")
-    text.append("\n" + card.text + "\n")
-    text.append_text(badges(card.owners, player))
-    text.append(f"\n\nOwners ({len(card.owners)})\n", style="bold")
+        head.append(f" · event {detail.event_id}", style="dim")
+    head.append("\n" + card.text)
+    text = Text()
+    text.append(f"\nOwners ({len(card.owners)})\n", style="bold")
     for owner in card.owners:
         text.append(f"  {owner.name}: ", style="bold")
         text.append(owner.how, style="italic")
@@ -64,7 +64,7 @@ def detail_text(detail: RecordDetail, player: str = "") -> Text:
     for depth, other, other_text in detail.based_on:
         text.append("  " + "  " * (depth - 1) + f"└ #{other} ", style="dim")
         text.append(other_text + "\n")
-    return text
+    return Blocks(head, badges(card.owners, player), text)
 
 
 class InspectorScreen(Screen):

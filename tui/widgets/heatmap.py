@@ -25,10 +25,13 @@ def scale_colour(value: int, top: int) -> str:
     return f"#{r:02x}{g:02x}{bl:02x}"
 
 
+ARTICLES = frozenset({"a", "an", "the"})
+
+
 def short_name(name: str, width: int = 4) -> str:
-    """A column label: the name's first letters (first word, then initials when that collides)."""
-    first = name.split()[0] if name.split() else name
-    return first[:width]
+    """A column label: the first letters of the name's first word that is not an article."""
+    words = [w for w in name.split() if w.lower() not in ARTICLES] or name.split() or [name]
+    return words[0][:width]
 
 
 def heatmap_table(heatmap: Heatmap) -> Table:
@@ -64,14 +67,19 @@ def legend(top: int, steps: int = 8) -> Text:
 
 
 def _unique_labels(names: tuple[str, ...]) -> list[str]:
-    """Four-letter column labels, lengthened with initials where two would read the same."""
-    labels = [short_name(n) for n in names]
-    seen: dict[str, int] = {}
-    for i, label in enumerate(labels):
-        if label in seen:
-            words = names[i].split()
-            labels[i] = (label[:2] + "".join(w[0] for w in words[1:]))[:4] or label
-        seen[labels[i]] = i
+    """Four-letter column labels; where two would read the same, initial + next word ("FPla", "FGra")."""
+    labels: list[str] = []
+    for name in names:
+        words = [w for w in name.split() if w.lower() not in ARTICLES] or name.split() or [name]
+        options = [words[0][:4]]
+        if len(words) > 1:
+            options.append((words[0][:1] + words[1])[:4])
+        label = next((o for o in options if o not in labels), None)
+        n = 2
+        while label is None or label in labels:
+            label = f"{words[0][:3]}{n}"
+            n += 1
+        labels.append(label)
     return labels
 
 
