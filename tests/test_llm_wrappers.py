@@ -8,6 +8,7 @@ import pytest
 from fixtures_llm import ACTION_SCHEMA, ScriptedModel, action_messages
 
 from storyworld.llm import (
+    Completion,
     Accounting,
     ModelError,
     Profiling,
@@ -109,3 +110,21 @@ def test_accounting_counts_errors():
 def test_attempts_must_be_positive():
     with pytest.raises(ValueError):
         Retrying(ScriptedModel([GOOD]), attempts=0)
+
+
+class TruncatingModel(ScriptedModel):
+    """Replies cut off by max_tokens."""
+
+    def complete(self, messages, schema=None, max_tokens=128, temperature=0.7, seed=0):
+        completion = super().complete(messages, schema, max_tokens, temperature, seed)
+        return Completion(text=completion.text, completion_tokens=max_tokens, finish_reason="length")
+
+
+def test_a_reply_cut_off_by_max_tokens_is_not_retried_by_default():
+    backend = TruncatingModel(['{"action": "say", "to": "gar'])
+    lm = wrap(backend, attempts=3)
+    obj, completion = lm.complete_json(action_messages("Hamlet"), ACTION_SCHEMA, max_tokens=9)
+    assert obj is None and completion.finish_reason == "length"
+    assert backend.seeds == [0] and lm.stats()["gave_up"] == 1
+    eager = Retrying(TruncatingModel(['{"action"', GOOD]), attempts=2, retry_truncated=True)
+    assert eager.complete_json(action_messages("Hamlet"), ACTION_SCHEMA)[0] == {"action": "move", "to": "garden"}

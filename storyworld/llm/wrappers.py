@@ -117,12 +117,15 @@ class Retrying(ModelWrapper):
     """Retries transient backend errors, and JSON decisions that failed, with a shifted seed.
 
     The retry seed is `seed + attempt`, so a retried run is as deterministic as a plain one.
+    A reply cut off by max_tokens is not retried unless `retry_truncated`: with the same budget
+    it is mostly cut off again, and the caller can often salvage the fields it has.
     """
 
     def __init__(self, inner: LanguageModel, attempts: int = 2, backoff_s: float = 0.5,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep, retry_truncated: bool = False) -> None:
         """Wrap `inner`; `attempts` counts the first try."""
         super().__init__(inner)
+        self.retry_truncated = retry_truncated
         if attempts < 1:
             raise ValueError(f"attempts must be at least 1, got {attempts}")
         self.attempts = attempts
@@ -171,6 +174,8 @@ class Retrying(ModelWrapper):
                 continue
             if obj is not None:
                 return obj, completion
+            if completion.finish_reason == "length" and not self.retry_truncated:
+                break
             if not last:
                 self._count(retries=1)
         self._count(gave_up=1)
