@@ -29,7 +29,9 @@ SCHEMA_FORMS = ("json_schema", "json_object")
 def _response_format(form: str, schema: Schema) -> dict[str, Any]:
     """The `response_format` value for `schema` in one of SCHEMA_FORMS."""
     if form == "json_schema":
-        return {"type": "json_schema", "json_schema": {"name": "decision", "schema": schema, "strict": True}}
+        # No "strict": OpenAI refuses strict schemas with optional fields; vLLM and llama.cpp
+        # enforce the schema either way.
+        return {"type": "json_schema", "json_schema": {"name": "decision", "schema": schema}}
     return {"type": "json_object", "schema": schema}
 
 
