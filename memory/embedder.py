@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
-import os
 import threading
 from collections import OrderedDict
 from pathlib import Path
