@@ -211,3 +211,22 @@ def test_real_embedder_recalls_by_meaning(backend, minilm):
     files = store.dump()
     again = from_files(backend, files, embedder=minilm)
     assert again.recall("horatio", "Who saw the dead king's spirit?", k=1, round=5)[0].record.id == top.record.id
+
+
+def test_empty_store_round_trips_without_notice(backend):
+    store = make(backend, embedder=HashEmbedder())
+    again = from_files(backend, store.dump(), embedder=HashEmbedder())
+    assert again.records() == [] and again.notices == []
+
+
+def test_vectors_written_as_npy_by_earlier_versions_still_load(backend):
+    import io
+
+    store = make(backend, embedder=HashEmbedder())
+    store.remember_many(scene_deposits())
+    files = store.dump()
+    keys = [r.id for r in store.records()]
+    buffer = io.BytesIO()
+    np.save(buffer, store._matrix[[store._row[k] for k in keys]], allow_pickle=False)
+    again = from_files(backend, {**files, VECTORS_FILE: buffer.getvalue()}, embedder=HashEmbedder())
+    assert again.notices == [] and again.dump() == files

@@ -7,7 +7,6 @@ merged with another agent's row and no two rows are linked: shared and linked st
 
 from __future__ import annotations
 
-import io
 import logging
 import re
 import threading
@@ -77,21 +76,30 @@ _decoder = msgspec.msgpack.Decoder(RowState)
 
 
 def vectors_to_bytes(matrix: np.ndarray) -> bytes:
-    """A float32 matrix as .npy bytes (no pickle)."""
-    buffer = io.BytesIO()
-    np.save(buffer, np.ascontiguousarray(matrix, dtype=np.float32), allow_pickle=False)
-    return buffer.getvalue()
+    """A float32 matrix as raw bytes behind a (rows, dim) little-endian uint32 header."""
+    matrix = np.ascontiguousarray(matrix, dtype="<f4")
+    rows, dim = matrix.shape if matrix.ndim == 2 else (0, 0)
+    return np.array([rows, dim], dtype="<u4").tobytes() + matrix.tobytes()
 
 
 def vectors_from_bytes(data: bytes, name: str) -> np.ndarray:
-    """.npy bytes -> float32 matrix; StoreFileError naming the file when unreadable."""
-    try:
-        matrix = np.load(io.BytesIO(data), allow_pickle=False)
-    except (ValueError, OSError, EOFError) as exc:
-        raise StoreFileError(f"{name}: damaged or not a vector file ({exc})") from exc
-    if matrix.ndim != 2:
-        raise StoreFileError(f"{name}: expected a 2-d vector matrix, got shape {matrix.shape}")
-    return matrix.astype(np.float32, copy=False)
+    """Bytes from vectors_to_bytes (or an .npy of earlier versions) -> float32 matrix; StoreFileError when damaged."""
+    if data[:6] == b"\x93NUMPY":
+        import io
+
+        try:
+            matrix = np.load(io.BytesIO(data), allow_pickle=False)
+        except (ValueError, OSError, EOFError) as exc:
+            raise StoreFileError(f"{name}: damaged vector file ({exc})") from exc
+        if matrix.ndim != 2:
+            raise StoreFileError(f"{name}: damaged vector file (shape {matrix.shape})")
+        return matrix.astype(np.float32)
+    if len(data) < 8:
+        raise StoreFileError(f"{name}: damaged vector file (no header)")
+    rows, dim = (int(v) for v in np.frombuffer(data[:8], dtype="<u4"))
+    if len(data) != 8 + rows * dim * 4:
+        raise StoreFileError(f"{name}: damaged vector file ({len(data) - 8} bytes for {rows}x{dim} floats)")
+    return np.frombuffer(data[8:], dtype="<f4").reshape(rows, dim).astype(np.float32)
 
 
 class RowStore:
@@ -188,7 +196,9 @@ class RowStore:
         else:
             matrix = vectors_from_bytes(data, vectors_name)
             notice = f"{vectors_name}: holds {matrix.shape[0]}x{matrix.shape[1]} vectors, rows need {len(keys)}x{state.dim}; re-embedding"
-            if matrix.shape != (len(keys), state.dim):
+            if not keys and not matrix.size:
+                matrix = np.zeros((0, state.dim), np.float32)
+            elif matrix.shape != (len(keys), state.dim):
                 matrix = None
         if matrix is None:
             log.warning(notice)
