@@ -5,13 +5,18 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from collections.abc import Callable
 
 from storyworld.errors import UserError
+
+# Front-end hooks a plugin module fills in on register: "home" (bare `storyworld`) and "author"
+# (interactive review of a draft). Without them, those paths say the TUI is not installed.
+FRONTEND: dict[str, Callable[..., int]] = {}
 
 # Each module defines `register(subparsers)`, which adds its parser(s) with `set_defaults(func=...)`.
 # Modules that are not there yet are skipped, so the CLI grows one module at a time.
 COMMAND_MODULES = (
-    "storyworld.commands.play",
+    "tui.commands",  # the commands that open the TUI; a plugin, so the core never imports the UI
     "storyworld.commands.run",
     "storyworld.commands.check",
     "storyworld.commands.author",
@@ -45,9 +50,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command is None:
-            from storyworld.commands import play
-
-            result = play.open_home(args)
+            if "home" not in FRONTEND:
+                raise UserError("the TUI is not installed; see `storyworld --help` for headless commands")
+            result = FRONTEND["home"](args)
         else:
             result = args.func(args)
     except UserError as exc:

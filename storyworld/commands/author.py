@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 from pathlib import Path
 
 from storyworld.commands.common import add_model_options
@@ -48,12 +47,11 @@ def run_author(args: argparse.Namespace) -> int:
 
 
 def _run_tui(source: Path, kind: str | None) -> int:
-    try:
-        from tui.app import run_author as tui_run_author  # the TUI is imported only here
-    except ImportError:
-        print("storyworld: the TUI authoring screen is not available yet; use --headless", file=sys.stderr)
-        return 1
-    return int(tui_run_author(source, kind or _detected_kind(source)) or 0)
+    from storyworld.cli import FRONTEND  # filled by the TUI plugin, so this module never imports the UI
+
+    if "author" not in FRONTEND:
+        raise UserError("the TUI authoring screen is not installed; use --headless")
+    return int(FRONTEND["author"](source, kind or _detected_kind(source)) or 0)
 
 
 def _detected_kind(source: Path) -> str:

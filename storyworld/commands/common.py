@@ -41,3 +41,20 @@ def existing_save(path: str) -> Path:
     if not folder.is_dir():
         raise UserError(f"{folder}: no such save folder")
     return folder
+
+
+def resolve_player(world, wanted: str) -> str:
+    """An agent id from an id, a name or an alias (case-insensitive); UserError naming the playable cast."""
+    key = wanted.strip().lower()
+    for agent in world.file.agent:
+        names = {agent.id.lower(), agent.name.lower(), *(a.lower() for a in agent.aliases)}
+        if key in names:
+            if not agent.playable or agent.status != "active":
+                raise UserError(f"{agent.id} is not playable in {world.id}; playable: {playable(world)}")
+            return agent.id
+    raise UserError(f"no character {wanted!r} in {world.id}; playable: {playable(world)}")
+
+
+def playable(world) -> str:
+    """The playable cast's ids, comma-separated."""
+    return ", ".join(a.id for a in world.file.agent if a.playable and a.status == "active") or "none"

@@ -88,7 +88,7 @@ def time_rounds(world_name: str, player: str, rounds: int, args: argparse.Namesp
     import asyncio
 
     from storyworld.commands.common import load_world_arg
-    from storyworld.commands.play import resolve_player
+    from storyworld.commands.common import resolve_player
     from tui.app import make_app
     from tui.runtime import model_runtime
 

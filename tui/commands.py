@@ -1,11 +1,17 @@
-"""`storyworld play WORLD [--as AGENT] [--start ID]` and bare `storyworld` (the TUI home)."""
+"""The CLI commands that open the TUI: `play`, bare `storyworld` (home) and interactive `author`.
+
+storyworld.cli loads this module by name (a plugin), so the core never imports the UI; nothing
+here imports Textual until a handler runs.
+"""
 
 from __future__ import annotations
 
 import argparse
 
-from storyworld.commands.common import add_model_options, load_world_arg
-from storyworld.errors import UserError
+from pathlib import Path
+
+from storyworld import cli
+from storyworld.commands.common import add_model_options, load_world_arg, resolve_player
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,29 +30,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed for the kernel and the model")
     add_model_options(parser)
     parser.set_defaults(func=play)
+    cli.FRONTEND["home"] = open_home
+    cli.FRONTEND["author"] = author_review
 
 
 def _runtime(args: argparse.Namespace):  # -> tui.runtime.Runtime (tui is imported lazily)
     from tui.runtime import model_runtime
 
     return model_runtime(getattr(args, "model", None), getattr(args, "server", None), seed=getattr(args, "seed", 0))
-
-
-def resolve_player(world, wanted: str) -> str:
-    """An agent id from an id, a name or an alias (case-insensitive); UserError naming the playable cast."""
-    key = wanted.strip().lower()
-    for agent in world.file.agent:
-        names = {agent.id.lower(), agent.name.lower(), *(a.lower() for a in agent.aliases)}
-        if key in names:
-            if not agent.playable or agent.status != "active":
-                raise UserError(f"{agent.id} is not playable in {world.id}; playable: {playable(world)}")
-            return agent.id
-    raise UserError(f"no character {wanted!r} in {world.id}; playable: {playable(world)}")
-
-
-def playable(world) -> str:
-    """The playable cast's ids, comma-separated."""
-    return ", ".join(a.id for a in world.file.agent if a.playable and a.status == "active") or "none"
 
 
 def play(args: argparse.Namespace) -> int:
@@ -65,3 +56,10 @@ def open_home(args: argparse.Namespace) -> int:
     from tui.app import run_home
 
     return run_home(_runtime(args))
+
+
+def author_review(source: Path, kind: str) -> int:
+    """`storyworld author SOURCE` without --headless: the authoring review screen."""
+    from tui.app import run_author
+
+    return int(run_author(source, kind) or 0)
