@@ -115,6 +115,7 @@ def provenance_tag(holding: Holding, names: dict[str, str] | None = None) -> str
     """Prompt tag(s) for how an owner holds a record, e.g. "[heard from Horatio] [disputed]"."""
 
     def display(agent: str) -> str:
+        """A display name: from `names`, else the id title-cased ("old-hamlet" -> "Old Hamlet")."""
         if names and agent in names:
             return names[agent]
         return " ".join(part.capitalize() for part in re.split(r"[-_]+", agent) if part)
@@ -158,18 +159,21 @@ class _HeldRows:
             self.rows = np.resize(self.rows, size)
 
     def append(self, rid: int, row: int) -> None:
+        """Add one holding."""
         self._reserve(1)
         self.ids[self.n] = rid
         self.rows[self.n] = row
         self.n += 1
 
     def extend(self, rids: list[int], rows: list[int]) -> None:
+        """Add many holdings."""
         self._reserve(len(rids))
         self.ids[self.n : self.n + len(rids)] = rids
         self.rows[self.n : self.n + len(rids)] = rows
         self.n += len(rids)
 
     def view(self) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, rows) of every holding so far."""
         return self.ids[: self.n], self.rows[: self.n]
 
 

@@ -64,6 +64,7 @@ def evaluate(
             embedder = _Prewarmed(embedder, [p.a for p in pairs] + [p.b for p in pairs])
 
         def store_factory() -> Any:
+            """A fresh in-memory store with the given settings."""
             return ConsensusStore.open(None, embedder=embedder, settings=settings, judge=judge)
 
     tp = fp = fn = tn = 0
