@@ -128,3 +128,10 @@ def test_a_reply_cut_off_by_max_tokens_is_not_retried_by_default():
     assert backend.seeds == [0] and lm.stats()["gave_up"] == 1
     eager = Retrying(TruncatingModel(['{"action"', GOOD]), attempts=2, retry_truncated=True)
     assert eager.complete_json(action_messages("Hamlet"), ACTION_SCHEMA)[0] == {"action": "move", "to": "garden"}
+
+
+def test_a_greedy_reply_is_not_retried():
+    backend = ScriptedModel(["nonsense", GOOD])
+    lm = wrap(backend, attempts=3)
+    obj, _ = lm.complete_json(action_messages("Hamlet"), ACTION_SCHEMA, temperature=0.0)
+    assert obj is None and backend.seeds == [0]

@@ -118,7 +118,8 @@ class Retrying(ModelWrapper):
 
     The retry seed is `seed + attempt`, so a retried run is as deterministic as a plain one.
     A reply cut off by max_tokens is not retried unless `retry_truncated`: with the same budget
-    it is mostly cut off again, and the caller can often salvage the fields it has.
+    it is mostly cut off again, and the caller can often salvage the fields it has. Nor is a
+    greedy (temperature 0) reply, which a new seed would not change.
     """
 
     def __init__(self, inner: LanguageModel, attempts: int = 2, backoff_s: float = 0.5,
@@ -176,6 +177,8 @@ class Retrying(ModelWrapper):
                 return obj, completion
             if completion.finish_reason == "length" and not self.retry_truncated:
                 break
+            if temperature <= 0:
+                break  # greedy decoding ignores the seed: a retry would repeat the same reply
             if not last:
                 self._count(retries=1)
         self._count(gave_up=1)
