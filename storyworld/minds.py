@@ -14,7 +14,8 @@ from storyworld.world import World
 
 log = logging.getLogger("storyworld.minds")
 
-MAX_SPEECH = 120  # characters; short enough that the whole JSON fits the token budget
+MAX_SPEECH = 100  # characters; short enough that the whole JSON fits the token budget
+MAX_LINE = 110  # characters of one remembered or overheard line in a prompt: prompt tokens dominate a decision
 
 
 class Recalled(msgspec.Struct, frozen=True, kw_only=True):
@@ -108,30 +109,34 @@ def build_messages(world: World, context: DecisionContext) -> list[dict[str, str
         f"You are {agent.name} in {world.file.world.title}. {agent.description} "
         f"Your current goal: {goal}. Stay in character. Answer with one JSON action."
     )
-    lines = [f"Round {p.round}. You are in {p.place_name}. {p.place_description}"]
+    lines = [f"Round {p.round}. You are in {p.place_name}. {_clip(p.place_description)}"]
     if p.present:
         lines.append("Here with you: " + ", ".join(f"{world.agents[a].name} ({a})" for a in p.present) + ".")
     else:
         lines.append("You are alone.")
     if p.exits:
-        lines.append("Exits: " + ", ".join(f"{world.places[e].name} ({e})" for e in p.exits) + ".")
+        lines.append("Exits: " + ", ".join(p.exits) + ".")  # ids read well and are what the schema takes
     objects = [*(f"{world.objects[o].name} ({o}, here)" for o in p.objects_here),
                *(f"{world.objects[o].name} ({o}, yours)" for o in p.objects_held)]
     if objects:
         lines.append("Objects: " + ", ".join(objects) + ".")
     if p.recent_talk:
         lines.append("Just said here:")
-        lines.extend(f"- {world.agents[t.speaker].name}: {t.text}" for t in p.recent_talk[-3:])
+        lines.extend(f"- {world.agents[t.speaker].name}: {_clip(t.text)}" for t in p.recent_talk[-3:])
     if context.recalled:
         lines.append("You remember:")
-        lines.extend(f"- {r.tag} {r.text}" for r in context.recalled)
+        lines.extend(f"- {r.tag} {_clip(r.text)}" for r in context.recalled)
     if stm.cache:
-        lines.append("You recently: " + "; ".join(f"{c.action} -> {c.result}" for c in stm.cache[-3:]))
-    lines.append(
-        'Choose: say (text, optional "to"), move ("place" = an exit id), observe, read_thread, '
-        'act_on ("target", "verb", text), or wait. Unused fields are "".'
-    )
+        lines.append("You recently: " + "; ".join(_clip(f"{c.action} -> {c.result}") for c in stm.cache[-2:]))
+    lines.append('Choose: say (text, "to"), move ("place"), observe, read_thread, act_on ("target", "verb"), or wait.')
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n".join(lines)}]
+
+
+def _clip(text: str, limit: int = MAX_LINE) -> str:
+    """Text cut at a word boundary to `limit` characters."""
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0] + "…"
 
 
 def to_action(agent_id: str, obj: dict[str, Any], perception: Perception) -> tuple[Action, str]:
@@ -169,7 +174,7 @@ def to_action(agent_id: str, obj: dict[str, Any], perception: Perception) -> tup
 class LLMMind:
     """A policy on a language model: JSON-schema constrained, falling back to observe on bad output."""
 
-    def __init__(self, lm: Any, *, max_tokens: int = 112, temperature: float = 0.7) -> None:
+    def __init__(self, lm: Any, *, max_tokens: int = 96, temperature: float = 0.7) -> None:
         self.lm = lm
         self.max_tokens = max_tokens
         self.temperature = temperature
