@@ -59,3 +59,16 @@ def test_real_embedder_store(minilm):
     assert "ghost" in hits[0].record.text
     hits = store.recall("hamlet", "letters from Ophelia", k=1)
     assert [h.via for h in hits] == ["semantic", "affiliated"]
+
+
+def test_bench_memory_prints_the_figures(minilm, capsys):
+    import json
+
+    from storyworld.cli import main
+
+    assert main(["bench", "memory", "--records", "40", "--samples", "5", "--no-devset", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    for key in ("remember_new_p50_ms", "remember_new_p95_ms", "remember_witness_merge_p50_ms", "recall_p50_ms",
+                "recall_p95_ms", "embed_query_p50_ms", "save_s", "open_s", "bytes"):
+        assert isinstance(result[key], (int, float)), key
+    assert result["records"] >= 40 and result["leaks"] == 0
