@@ -82,3 +82,48 @@ def test_heatmap_of_shared_ownership(snap_compare, still_runtime, tiny_world):
 
     app = make_app(runtime=still_runtime, world=tiny_world, player="maren")
     assert snap_compare(app, terminal_size=SIZE, run_before=heatmap)
+
+
+LIE = "The old keeper drank himself blind that night."
+TRUST_SCRIPT = {
+    "silas": f"lie:tobin:{LIE}",
+    "tobin": "say:Silas swears the old keeper drank himself blind.",
+    "ada": "observe",
+}
+
+
+@pytest.fixture
+def trust_runtime(tmp_path):
+    """Silas lies to Tobin every round; Tobin repeats it, resting on what he recalls."""
+    from tui_helpers import scripted_runtime
+
+    worlds = tmp_path / "worlds"
+    worlds.mkdir()
+    (worlds / "tiny.toml").write_bytes((TINY_WORLD := __import__("tui_helpers").TINY).read_bytes())
+    rt = scripted_runtime(tmp_path / "saves", TRUST_SCRIPT, derive=True)
+    rt.world_folders = [(worlds, "bundled")]
+    rt.timer = lambda: 0.0
+    return rt
+
+
+def test_inspector_marks_retracted_and_contaminated_records(snap_compare, trust_runtime, tiny_world):
+    """Trust: after Maren exposes Silas, his lie is retracted (halved, marked) and Tobin's repetition contaminated."""
+
+    async def expose(pilot) -> None:
+        await settle(pilot)
+        await pilot.press(*keys_for("/wait"), "enter")
+        await steady(pilot)
+        await pilot.press(*keys_for("/act silas expose"), "enter")
+        await steady(pilot)
+        await pilot.press("f2")
+        await steady(pilot)
+        await pilot.press("slash", *keys_for("drank himself"), "enter")
+        await steady(pilot)
+        from textual.widgets import DataTable
+
+        pilot.app.screen.query_one(DataTable).focus()
+        await pilot.press("down")  # the repetition, resting on the lie
+        await steady(pilot)
+
+    app = make_app(runtime=trust_runtime, world=tiny_world, player="maren")
+    assert snap_compare(app, terminal_size=SIZE, run_before=expose)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from storyworld.actions import Action, Observe, Say, Wait
+from storyworld.actions import ActOn, Action, Observe, Say, Wait
 from storyworld.minds import Decision, DecisionContext
 from tui.runtime import Runtime
 
@@ -51,14 +51,16 @@ TINY_SCRIPT: dict[str, str] = {
 class ScriptedMind:
     """Returns a fixed action per agent (from a script like TINY_SCRIPT); anyone unscripted observes."""
 
-    def __init__(self, script: dict[str, str] | None = None) -> None:
+    def __init__(self, script: dict[str, str] | None = None, *, derive: bool = False) -> None:
         self.script = dict(TINY_SCRIPT if script is None else script)
+        self.derive = derive  # what agents say rests on what they recalled (for contamination scenes)
         self.calls: list[tuple[int, str]] = []
 
     def decide(self, world, context: DecisionContext) -> Decision:
         """The scripted action for this agent."""
         self.calls.append((context.perception.round, context.agent))
-        return Decision(action=self.action(context.agent))
+        based_on = tuple(r.record_id for r in context.recalled) if self.derive else ()
+        return Decision(action=self.action(context.agent), based_on=based_on)
 
     def action(self, agent: str) -> Action:
         """Decode the script entry."""
@@ -66,14 +68,18 @@ class ScriptedMind:
         kind, _, text = entry.partition(":")
         if kind == "say":
             return Say(actor=agent, text=text)
+        if kind == "lie":
+            listener, _, claim = text.partition(":")
+            return ActOn(actor=agent, target=listener, verb="lie", text=claim, to=listener)
         if kind == "wait":
             return Wait(actor=agent)
         return Observe(actor=agent)
 
 
-def scripted_runtime(saves_root: Path | None = None, script: dict[str, str] | None = None) -> Runtime:
+def scripted_runtime(saves_root: Path | None = None, script: dict[str, str] | None = None, *,
+                     derive: bool = False) -> Runtime:
     """A runtime with the scripted mind, the hashed embedder and a fixed clock."""
-    mind = ScriptedMind(script)
+    mind = ScriptedMind(script, derive=derive)
     embedder = HashEmbedder()
     return Runtime(load_mind=lambda: mind, load_embedder=lambda: embedder, model_name="scripted",
                    clock=lambda: FIXED_TIME, seed=7, awake="all", saves_root=saves_root)
