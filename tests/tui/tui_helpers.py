@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
-import re
 from datetime import datetime, timezone
 from pathlib import Path
 
-import numpy as np
-
+from doubles import HashEmbedder  # noqa: F401 — one hashed test embedder for every test
 from storyworld.actions import ActOn, Action, Observe, Say, Wait
 from storyworld.minds import Decision, DecisionContext
 from tui.runtime import Runtime
@@ -16,27 +13,6 @@ from tui.runtime import Runtime
 REPO = Path(__file__).resolve().parents[2]
 TINY = REPO / "tests" / "data" / "worlds" / "tiny.toml"
 FIXED_TIME = datetime(2024, 3, 1, 20, 15, tzinfo=timezone.utc)
-_WORD = re.compile(r"[a-z0-9']+")
-
-
-class HashEmbedder:
-    """Hashed bag of words, L2-normalised: deterministic, no model, instant."""
-
-    dim = 64
-
-    def encode(self, texts: list[str]) -> np.ndarray:
-        """Embed texts -> (n, 64) float32, rows L2-normalised."""
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for word in _WORD.findall(text.lower()):
-                digest = hashlib.blake2b(word.encode(), digest_size=4).digest()
-                out[row, int.from_bytes(digest, "big") % self.dim] += 1.0
-            norm = float(np.linalg.norm(out[row]))
-            if norm:
-                out[row] /= norm
-            else:
-                out[row, 0] = 1.0
-        return out
 
 
 # What each agent of the tiny world does, whatever the round: fixed, so every run resolves the same way.
