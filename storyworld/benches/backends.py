@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from storyworld.commands.common import add_model_options, load_lm, load_world_arg
+from storyworld.commands.common import add_model_options, load_lm, load_world_arg, resolve_player
 from storyworld.errors import UserError
 
 BACKENDS = ("consensus", "generative", "gmemory", "collaborative")
@@ -174,6 +174,9 @@ def run_one(
     quality: Any = None,
     later: list | None = None,
     store_options: dict[str, Any] | None = None,
+    awake: str = "all",
+    player: str | None = None,
+    max_awake: int = 4,
 ) -> dict[str, Any]:
     """One backend's run: sediment, N rounds with the kernel, then every figure the tables need.
 
@@ -183,7 +186,8 @@ def run_one(
     from storyworld import session
     from storyworld.state import Settings
 
-    settings = Settings(seed=seed, backend=backend, cache_policy=cache, merge=merge, awake="all", model=model_name)
+    settings = Settings(seed=seed, backend=backend, cache_policy=cache, merge=merge, awake=awake,
+                        player=player, max_awake=max_awake, model=model_name)
     began = time.perf_counter()
     if store_options and backend != "consensus":
         from memory import baselines
@@ -361,6 +365,11 @@ def register(benches: argparse._SubParsersAction) -> None:
         ),
     )
     parser.add_argument("world", help="world id or path")
+    parser.add_argument("--awake", default="all", choices=["all", "near"],
+                        help="all: every agent decides every round (the paper's protocol); near: only those "
+                             "around --as decide (at most --max-awake), which fits a 2-core machine")
+    parser.add_argument("--as", dest="player", metavar="AGENT", help="the absent player near scheduling centres on")
+    parser.add_argument("--max-awake", type=int, default=4, help="near: most agents deciding per round (default 4)")
     parser.add_argument("--rounds", type=int, default=20, help="rounds per backend (default 20)")
     parser.add_argument("--backends", default=",".join(BACKENDS),
                         help="comma-separated (default: all four); 'none' with --ablations runs only the ablation cells")
@@ -450,8 +459,11 @@ def bench_backends(args: argparse.Namespace) -> int:
 
     log = None if args.quiet else sys.stderr
     save_dir = Path(args.save_runs) if args.save_runs else None
+    player = resolve_player(world, args.player) if args.player else None
+    if args.awake == "near" and player is None:
+        raise UserError("--awake near needs --as AGENT: the (absent) player the scheduling centres on")
     common = dict(rounds=args.rounds, start=args.start, seed=args.seed, mind=mind, model_name=lm.name, log=log,
-                  save_dir=save_dir, quality=quality)
+                  save_dir=save_dir, quality=quality, awake=args.awake, player=player, max_awake=args.max_awake)
     result: dict[str, Any] = {
         "world": world.file.world.id,
         "world_digest": world.digest,
