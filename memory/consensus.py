@@ -9,7 +9,7 @@ import threading
 import time
 import unicodedata
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +38,7 @@ from memory.persist import (
 )
 from memory.records import KINDS, VIAS, Base, Holding, Kind, MergeLogEntry, RecallHit, Record, Via
 from memory.settings import MemorySettings
+from memory.table import RecordTable
 
 log = logging.getLogger(__name__)
 
@@ -177,7 +178,7 @@ class _HeldRows:
         return self.ids[: self.n], self.rows[: self.n]
 
 
-class ConsensusStore:
+class ConsensusStore(RecordTable):
     """Shared long-term memory: equivalent statements merge into one record owned by all holders.
 
     Write path: atomize, then same event id, same normalised text, guarded usearch neighbours,
@@ -412,51 +413,10 @@ class ConsensusStore:
 
     # ------------------------------------------------------------------ basics
 
-    @property
-    def dim(self) -> int:
-        """Embedding width."""
-        if self._dim is None:
-            self._dim = int(self.embedder.dim)
-        return self._dim
-
     def _ensure_index(self) -> VectorIndex:
         if self._index is None:
             self._index = VectorIndex(self.dim)
         return self._index
-
-    def _encode(self, texts: list[str]) -> np.ndarray:
-        vectors = np.asarray(self.embedder.encode(list(texts)), dtype=np.float32)
-        if vectors.shape != (len(texts), self.dim):
-            raise ValueError(f"embedder returned shape {vectors.shape}, expected ({len(texts)}, {self.dim})")
-        return vectors
-
-    def get(self, record_id: int) -> Record:
-        """The record with this id (KeyError when unknown)."""
-        return self._records[record_id]
-
-    def records(self) -> list[Record]:
-        """Every record, by id."""
-        with self._lock:
-            return list(self._records.values())
-
-    def __len__(self) -> int:
-        return len(self._records)
-
-    def __iter__(self) -> Iterator[Record]:
-        return iter(self.records())
-
-    def held_by(self, owner: str) -> list[Record]:
-        """Records an owner holds (archived included), by id."""
-        with self._lock:
-            return [self._records[r] for r in sorted(self._held.get(owner, ()))]
-
-    def holding(self, record_id: int, owner: str) -> Holding | None:
-        """How an owner holds a record, or None."""
-        return self._records[record_id].owners.get(owner)
-
-    def owners(self) -> list[str]:
-        """Every agent holding at least one record."""
-        return sorted(o for o, held in self._held.items() if held)
 
     def neighbours(self, record_id: int) -> list[int]:
         """Records affiliated with this one (one hop), by id."""

@@ -12,7 +12,7 @@ import re
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 
 import msgspec
@@ -23,6 +23,7 @@ from memory.consensus import BASE_CONFIDENCE, Deposit, _percentile, normalise_te
 from memory.embedder import Embedder
 from memory.persist import StoreFileError, folder_bytes, read_generation, read_manifest, write_generation
 from memory.records import KINDS, VIAS, Base, Holding, Kind, RecallHit, Record, Via
+from memory.table import RecordTable
 
 log = logging.getLogger(__name__)
 
@@ -83,17 +84,7 @@ def vectors_to_bytes(matrix: np.ndarray) -> bytes:
 
 
 def vectors_from_bytes(data: bytes, name: str) -> np.ndarray:
-    """Bytes from vectors_to_bytes (or an .npy of earlier versions) -> float32 matrix; StoreFileError when damaged."""
-    if data[:6] == b"\x93NUMPY":
-        import io
-
-        try:
-            matrix = np.load(io.BytesIO(data), allow_pickle=False)
-        except (ValueError, OSError, EOFError) as exc:
-            raise StoreFileError(f"{name}: damaged vector file ({exc})") from exc
-        if matrix.ndim != 2:
-            raise StoreFileError(f"{name}: damaged vector file (shape {matrix.shape})")
-        return matrix.astype(np.float32)
+    """Bytes from vectors_to_bytes -> float32 matrix; StoreFileError naming the file when damaged."""
     if len(data) < 8:
         raise StoreFileError(f"{name}: damaged vector file (no header)")
     rows, dim = (int(v) for v in np.frombuffer(data[:8], dtype="<u4"))
@@ -102,7 +93,7 @@ def vectors_from_bytes(data: bytes, name: str) -> np.ndarray:
     return np.frombuffer(data[8:], dtype="<f4").reshape(rows, dim).astype(np.float32)
 
 
-class RowStore:
+class RowStore(RecordTable):
     """A store of single-owner rows with owner-scoped cosine recall; subclasses add their structure."""
 
     backend = "rows"
@@ -252,47 +243,6 @@ class RowStore:
             return self._bytes
 
     # ------------------------------------------------------------------ basics
-
-    @property
-    def dim(self) -> int:
-        """Embedding width."""
-        if self._dim is None:
-            self._dim = int(self.embedder.dim)
-        return self._dim
-
-    def _encode(self, texts: list[str]) -> np.ndarray:
-        vectors = np.asarray(self.embedder.encode(list(texts)), dtype=np.float32)
-        if vectors.shape != (len(texts), self.dim):
-            raise ValueError(f"embedder returned shape {vectors.shape}, expected ({len(texts)}, {self.dim})")
-        return vectors
-
-    def get(self, record_id: int) -> Record:
-        """The row with this id (KeyError when unknown)."""
-        return self._records[record_id]
-
-    def records(self) -> list[Record]:
-        """Every row, by id."""
-        with self._lock:
-            return list(self._records.values())
-
-    def __len__(self) -> int:
-        return len(self._records)
-
-    def __iter__(self) -> Iterator[Record]:
-        return iter(self.records())
-
-    def held_by(self, owner: str) -> list[Record]:
-        """Rows an owner holds, by id."""
-        with self._lock:
-            return [self._records[r] for r in sorted(self._held.get(owner, ()))]
-
-    def holding(self, record_id: int, owner: str) -> Holding | None:
-        """How an owner holds a row, or None."""
-        return self._records[record_id].owners.get(owner)
-
-    def owners(self) -> list[str]:
-        """Every agent holding at least one row."""
-        return sorted(o for o, held in self._held.items() if held)
 
     def readers(self, record_id: int) -> list[str]:
         """Agents granted read access to a row besides its owner (only Collaborative grants any)."""
