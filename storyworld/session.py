@@ -104,6 +104,14 @@ def save_simulation(sim: Simulation, folder: Path) -> None:
     write_save(Path(folder), files, meta)
 
 
+def save_exists(folder: Path) -> bool:
+    """True when a save is there, after putting back one a crash left half-swapped (never test the manifest alone)."""
+    from saves import MANIFEST_NAME, recover
+
+    recover(Path(folder))
+    return (Path(folder) / MANIFEST_NAME).exists()
+
+
 def read_game(folder: Path) -> tuple[GameState, dict[str, bytes]]:
     """Read and verify a save; SaveError and decode problems become one-line UserErrors."""
     from saves import SaveError, read_save

@@ -18,7 +18,7 @@ def main() -> None:
     save = Path(sys.argv[1])
     rounds = int(sys.argv[2])
     mind = ScriptedMind(script)
-    if (save / "manifest.json").exists():
+    if session.save_exists(save):
         sim = session.load_simulation(save, mind, embedder=HashEmbedder())
     else:
         world = load_world(Path(__file__).parent / "data" / "worlds" / "tiny.toml")
