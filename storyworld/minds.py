@@ -14,7 +14,7 @@ from storyworld.world import World
 
 log = logging.getLogger("storyworld.minds")
 
-MAX_SPEECH = 100  # characters; short enough that the whole JSON fits the token budget
+MAX_SPEECH = 90  # characters; short enough that the whole JSON fits the token budget
 MAX_LINE = 110  # characters of one remembered or overheard line in a prompt: prompt tokens dominate a decision
 
 
@@ -174,7 +174,7 @@ def to_action(agent_id: str, obj: dict[str, Any], perception: Perception) -> tup
 class LLMMind:
     """A policy on a language model: JSON-schema constrained, falling back to observe on bad output."""
 
-    def __init__(self, lm: Any, *, max_tokens: int = 96, temperature: float = 0.7) -> None:
+    def __init__(self, lm: Any, *, max_tokens: int = 80, temperature: float = 0.7) -> None:
         self.lm = lm
         self.max_tokens = max_tokens
         self.temperature = temperature

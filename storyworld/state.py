@@ -64,7 +64,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     awake: AwakePolicy = "all"
     merge: bool = True
     recall_k: int = 4
-    max_awake: int = 4  # near scheduling: most agents deciding in one round besides the player
+    max_awake: int = 3  # near scheduling: most agents deciding in one round besides the player (a crowd takes turns)
     player: str | None = None
     model: str = ""
 
