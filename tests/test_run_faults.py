@@ -59,7 +59,8 @@ def test_sigkill_mid_run_then_resume_loses_no_completed_round(tmp_path):
         time.sleep(rng.uniform(0.9, 1.6))  # import + load take ~0.8 s; kill somewhere inside the round loop
         child.send_signal(signal.SIGKILL)
         out, err = child.communicate()
-        assert child.returncode == -signal.SIGKILL, err
+        # on a fast machine a child may reach ROUNDS before its kill and exit cleanly: also fine
+        assert child.returncode in (-signal.SIGKILL, 0), err
         completed = [int(line) for line in out.split()]
         kills += 1
         if not session.save_exists(save):
