@@ -179,3 +179,21 @@ def test_ga_model_rates_importance_and_reflects(chatter, monkeypatch, capsys):
     result = json.loads(capsys.readouterr().out)
     assert result["ga_model"] is True and "rate" in calls
     assert result["backends"]["generative"]["leaks"] == 0
+
+
+def test_replay_times_every_backend_on_the_consensus_stream(chatter, capsys):
+    assert main(["bench", "backends", TINY, "--rounds", "3", "--backends", "consensus", "--replay",
+                 "--embedder", "hash", "--json", "--quiet"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    replayed = result["replay"]["backends"]
+    assert list(replayed) == ["consensus", "generative", "gmemory", "collaborative"]
+    run = result["backends"]["consensus"]
+    # The replayed consensus store is the recorded one: same stream, same records.
+    assert replayed["consensus"]["total"] == run["total"] and replayed["consensus"]["linked"] == run["linked"]
+    for name, figures in replayed.items():
+        assert figures["deposits"] == run["deposits"] and figures["recall_calls"] == run["recall_calls"]
+        assert figures["leaks"] == 0 and figures["remember_ms_mean"] > 0
+        if name != "consensus":
+            assert figures["shared"] == 0 and figures["total"] > run["total"]
+    assert run["write_ms_mean"] >= run["remember_ms_mean"]
+    assert main(["bench", "backends", TINY, "--rounds", "1", "--backends", "collaborative", "--replay"]) == 1

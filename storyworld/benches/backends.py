@@ -40,12 +40,26 @@ class Metered:
         self.recall_calls: list[tuple[int, float, int, int]] = []  # (round since start, ms, hits, affiliated)
         self.leaks = 0
         self.round = 0
+        self.affiliate_ms = 0.0
+        self.ops: list[tuple] | None = None  # the write/read stream, kept when a replay will need it
 
     def __getattr__(self, name: str) -> Any:
+        if name == "affiliate" and hasattr(self.store, "affiliate"):
+            return self._affiliate
         return getattr(self.store, name)
+
+    def _affiliate(self, ids: list[int]) -> None:
+        """Timed affiliate (the consensus store's second write step in the kernel)."""
+        if self.ops is not None:
+            self.ops.append(("affiliate", self.round, list(ids)))
+        started = time.perf_counter()
+        self.store.affiliate(ids)
+        self.affiliate_ms += (time.perf_counter() - started) * 1000.0
 
     def remember_many(self, deposits: list[Any]) -> list[list[int]]:
         """Timed remember_many."""
+        if self.ops is not None:
+            self.ops.append(("remember", self.round, list(deposits)))
         started = time.perf_counter()
         ids = self.store.remember_many(deposits)
         self.remember_calls.append((self.round, (time.perf_counter() - started) * 1000.0, len(deposits)))
@@ -53,6 +67,8 @@ class Metered:
 
     def recall(self, owner: str, query: str, k: int | None = None, **kwargs: Any) -> list[Any]:
         """Timed recall; a hit the owner may not read counts as a leak."""
+        if self.ops is not None:
+            self.ops.append(("recall", self.round, owner, query, k))
         started = time.perf_counter()
         hits = self.store.recall(owner, query, k=k, **kwargs)
         ms = (time.perf_counter() - started) * 1000.0
@@ -174,6 +190,7 @@ def run_one(
     quality: Any = None,
     later: list | None = None,
     store_options: dict[str, Any] | None = None,
+    ops: list | None = None,
     awake: str = "all",
     player: str | None = None,
     max_awake: int = 4,
@@ -202,6 +219,7 @@ def run_one(
         sim = session.new_simulation(world, start, settings, mind, embedder=embedder, judge=judge)
     sediment_s = time.perf_counter() - began
     meter = Metered(sim.store, sim.state.round)
+    meter.ops = ops  # a list to fill with the write/read stream (for --replay), or None
     sim.store = meter
     growth: list[dict[str, int]] = []
     snapshots: dict[str, dict[str, Any]] = {}
@@ -236,6 +254,9 @@ def run_one(
     result: dict[str, Any] = {"backend": backend, "merge": merge, "cache": cache}
     result.update(structure(meter.store))
     result.update(latency(meter))
+    deposits = result["deposits"]
+    result["affiliate_ms"] = meter.affiliate_ms
+    result["write_ms_mean"] = (sum(ms for _, ms, _ in meter.remember_calls) + meter.affiliate_ms) / deposits if deposits else 0.0
     store_stats = meter.store.stats()
     result["leaks"] = max(int(store_stats.get("leaks", 0)), meter.leaks)
     result["audited_leaks"] = meter.leaks
@@ -265,6 +286,7 @@ def run_one(
         def go_on() -> None:
             """Horizons past --rounds: the same run goes on; only the sharing snapshots read these rounds."""
             resumed = time.perf_counter()
+            meter.ops = None  # the replay stream is the first --rounds only
             sim.store = meter
             for index in range(rounds, beyond):
                 step(index, beyond)
@@ -277,6 +299,63 @@ def run_one(
         else:
             later.append(go_on)
     return result
+
+
+def replay(world: Any, start: str | None, ops: list[tuple], backends: list[str], embedder_kind: str) -> dict[str, Any]:
+    """Feed one recorded write/read stream into a fresh store per backend, interleaved round by round.
+
+    Every store gets the same sediment, the same deposits and the same recall queries, in one
+    process and one time window, so remember and recall costs compare on an identical workload
+    (the runs themselves diverge). Derivation pointers (based_on) are dropped for the baselines:
+    they name the recording store's ids. Affiliation calls replay only into consensus stores,
+    whose ids come out the same for the same stream.
+    """
+    import msgspec as _msgspec
+
+    from storyworld import session
+    from storyworld.sediment import sediment
+
+    meters: dict[str, Metered] = {}
+    for backend in backends:
+        store = session.make_store(backend, embedder=_fresh_embedder(embedder_kind))
+        sediment(world, store, world.start(start).id)
+        meters[backend] = Metered(store, 0)
+    rounds: list[list[tuple]] = []
+    for op in ops:
+        if not rounds or rounds[-1][0][1] != op[1]:
+            rounds.append([])
+        rounds[-1].append(op)
+    for group in rounds:
+        for backend, meter in meters.items():
+            meter.round = group[0][1]
+            for op in group:
+                if op[0] == "remember":
+                    deposits = op[2] if backend == "consensus" else [
+                        _msgspec.structs.replace(d, based_on=()) for d in op[2]]
+                    meter.remember_many(deposits)
+                elif op[0] == "affiliate":
+                    if hasattr(meter.store, "affiliate"):
+                        meter.affiliate(op[2])
+                else:
+                    meter.recall(op[2], op[3], k=op[4])
+    out: dict[str, Any] = {}
+    for backend, meter in meters.items():
+        figures = latency(meter)
+        deposits = figures["deposits"]
+        remember_total = sum(ms for _, ms, _ in meter.remember_calls)
+        out[backend] = {
+            "remember_ms_mean": figures["remember_ms_mean"],
+            "write_ms_mean": (remember_total + meter.affiliate_ms) / deposits if deposits else 0.0,
+            "affiliate_ms": meter.affiliate_ms,
+            "recall_ms_mean": figures["recall_ms_mean"],
+            "recall_ms_p50": figures["recall_ms_p50"],
+            "deposits": deposits,
+            "recall_calls": figures["recall_calls"],
+            "latency_bins": figures["latency_bins"],
+            "leaks": max(meter.leaks, int(meter.store.stats().get("leaks", 0))),
+            **{k: v for k, v in structure(meter.store).items() if k in ("sediment", "sim", "total", "shared", "linked")},
+        }
+    return out
 
 
 def _fresh_embedder(kind: str) -> Any:
@@ -386,6 +465,9 @@ def register(benches: argparse._SubParsersAction) -> None:
     parser.add_argument("--judge", action="store_true", help="consensus: ask the model to judge merges in the cosine band")
     parser.add_argument("--ga-model", action="store_true",
                         help="Generative Agents: the model rates importance and writes reflections (default: rules)")
+    parser.add_argument("--replay", action="store_true",
+                        help="also replay the consensus run's deposits and queries into a fresh store of every "
+                             "backend, interleaved, to compare remember/recall cost on one identical workload")
     parser.add_argument("--quality", action="store_true",
                         help="model-judged quality (grounding, trajectory, narrative, goal), three scorings each")
     parser.add_argument("--scorings", type=int, default=3, help="quality scorings per run (default 3)")
@@ -487,7 +569,10 @@ def bench_backends(args: argparse.Namespace) -> int:
             partial = dict(result, seconds=time.perf_counter() - began, partial=True)
             Path(args.out).write_text(json.dumps(partial, indent=1, default=str) + "\n", encoding="utf-8")
 
+    if args.replay and "consensus" not in backends:
+        raise UserError("--replay needs the consensus backend (its run is the stream replayed)")
     later: list = []
+    stream: list | None = [] if args.replay else None
     for backend in backends:
         merge = not (backend == "consensus" and args.no_merge)
         if backend == "generative" and args.ga_model:
@@ -497,7 +582,7 @@ def bench_backends(args: argparse.Namespace) -> int:
         result["backends"][backend] = run_one(
             world, backend, merge=merge, cache=args.cache, judge=judge if backend == "consensus" else None,
             horizons=horizons if backend == "consensus" else within, embedder=_fresh_embedder(args.embedder),
-            later=later, **common,
+            later=later, ops=stream if backend == "consensus" and merge else None, **common,
         )
         checkpoint()
     if ablations:
@@ -512,6 +597,9 @@ def bench_backends(args: argparse.Namespace) -> int:
             result["ablations"] = cells
             checkpoint()
         result["ablations"] = cells
+    if stream:
+        result["replay"] = {"source": "consensus", "backends": replay(world, args.start, stream, list(BACKENDS), args.embedder)}
+        checkpoint()
     for go_on in later:
         go_on()
         checkpoint()
@@ -638,6 +726,15 @@ def render_markdown(result: dict[str, Any]) -> str:
                     _table(["Rounds", *[LABELS.get(b, b) for b in runs]],
                            [[rounds, *[f"{cell(r, rounds, 'remember_ms_per_deposit')} / {cell(r, rounds, 'recall_ms_mean')}"
                                        for r in runs.values()]] for rounds in bins])]
+        replayed = result.get("replay", {}).get("backends", {})
+        if replayed:
+            base = replayed.get("collaborative", {}).get("write_ms_mean") or 0.0
+            out += ["", "## Same-stream cost: the consensus run's deposits and queries replayed into every backend", "",
+                    _table(["Backend", "entries", "remember ms/deposit", "write ms/deposit (with affiliate)",
+                            "recall ms", "recall p50", "vs Collaborative (write)"],
+                           [[LABELS.get(b, b), r["total"], f"{r['remember_ms_mean']:.2f}", f"{r['write_ms_mean']:.2f}",
+                             f"{r['recall_ms_mean']:.2f}", f"{r['recall_ms_p50']:.2f}",
+                             f"{r['write_ms_mean'] / base:.2f}x" if base else "-"] for b, r in replayed.items()])]
         horizon_rows = [[LABELS.get(b, b), h, s["sim"], _pct(s["shared"], s["shared_fraction"]),
                          _pct(s["linked"], s["linked_fraction"])]
                         for b, r in runs.items() for h, s in sorted(r.get("horizons", {}).items(), key=lambda t: int(t[0]))]
