@@ -50,9 +50,27 @@ def plain_cpu_buffers(llama_cpp_module: Any) -> Iterator[None]:
             low_level.llama_model_default_params = original
 
 
+SMALL_MODEL_BYTES = 1 << 30
+
+
 def default_threads() -> int:
-    """Threads for decoding: the cores there are, at most 4 (a small model gains little beyond)."""
+    """Threads for prompt evaluation: the cores there are, at most 4 (a small model gains little beyond)."""
     return max(1, min(4, os.cpu_count() or 1))
+
+
+def default_decode_threads(path: Path) -> int:
+    """Threads for generating tokens: one for a small model, else as for prompts.
+
+    A token of a sub-gigabyte model is a few milliseconds of arithmetic split into hundreds of
+    operations, each ending at a thread barrier; with passive waiting every barrier is a sleep and
+    a wake-up. Measured with SmolLM2-135M on 2 cores: 24 ms per token on one thread, 43 ms on two.
+    Prompts are evaluated in batches, where the second thread does pay: 1.2 s vs 2.2 s for 346 tokens.
+    """
+    try:
+        small = path.stat().st_size < SMALL_MODEL_BYTES
+    except OSError:
+        small = False
+    return 1 if small else default_threads()
 
 
 def check_gguf(path: Path) -> None:
@@ -86,6 +104,7 @@ class LlamaModel(LanguageModel):
         n_ctx: int = 2048,
         seed: int = 0,
         threads: int | None = None,
+        decode_threads: int | None = None,
         reuse_prefix: bool = True,
         extra_buffers: bool = False,
         shortlist: int = 256,
@@ -104,6 +123,8 @@ class LlamaModel(LanguageModel):
         self.path = path
         self.n_ctx = n_ctx
         self.threads = threads or default_threads()
+        # an explicit `threads` means the caller has chosen for both phases
+        self.decode_threads = decode_threads or threads or default_decode_threads(path)
         self.reuse_prefix = reuse_prefix
         self.shortlist = shortlist  # 0: llama-cpp-python's full-vocabulary grammar check
         self.grammar_steps = 0
@@ -118,7 +139,7 @@ class LlamaModel(LanguageModel):
                     model_path=str(path),
                     n_ctx=n_ctx,
                     seed=seed,
-                    n_threads=self.threads,
+                    n_threads=self.decode_threads,
                     n_threads_batch=self.threads,
                     verbose=False,
                 )
