@@ -779,7 +779,8 @@ class ConsensusStore(RecordTable):
         record = self._records[rid]
         owner = d.owner
         previous = record.owners.get(owner)
-        fresh = Holding(via=d.via, source=d.source, since_round=d.round, confidence=self._fresh_confidence(owner, d))
+        fresh = Holding(via=d.via, source=d.source, since_round=d.round, confidence=self._fresh_confidence(owner, d),
+                        place=d.place if d.place != record.place else None)
         if previous is not None:
             holding = self._combine(previous, fresh)
         else:

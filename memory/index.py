@@ -7,9 +7,37 @@ reading them back out of usearch one key at a time is the slowest part of openin
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
+from typing import Any
+
 import numpy as np
 
 ROW_DTYPE = np.float16
+
+
+@functools.cache
+def usearch_index_class() -> Any:
+    """usearch's Index class, imported after the system C++ runtime is loaded.
+
+    The usearch wheel links its own copy of libstdc++ statically and exports the locale facet ids as
+    process-wide ("GNU unique") symbols. Loaded before the system libstdc++, those copies win, and a
+    C++ library loaded later (llama.cpp) fails in `std::use_facet` with bad_cast: a game whose store
+    opened before its model could not load the model. Loading the system runtime first makes its
+    ids the ones everybody binds to, which is also the order in which both libraries already work.
+    """
+    for name in ("libstdc++.so.6", ctypes.util.find_library("stdc++")):
+        if not name:
+            continue
+        try:
+            ctypes.CDLL(name, mode=ctypes.RTLD_GLOBAL)
+            break
+        except OSError:
+            continue  # not this name; without any system C++ runtime nothing else can use one either
+    from usearch.index import Index
+
+    return Index
 
 
 class IndexFileError(ValueError):
@@ -38,7 +66,7 @@ class VectorIndex:
 
     def _new_index(self):
         """A fresh, empty usearch index with this wrapper's parameters."""
-        from usearch.index import Index
+        Index = usearch_index_class()
 
         return Index(ndim=self.dim, metric="cos", dtype="f16", **self._params)
 
@@ -135,7 +163,7 @@ class VectorIndex:
         if index_data is None:
             notice = "usearch graph missing"
         else:
-            from usearch.index import Index
+            Index = usearch_index_class()
 
             try:
                 restored = Index.restore(bytearray(index_data))

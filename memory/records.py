@@ -29,6 +29,7 @@ class Holding(Base, frozen=True):
     status: Status = "believed"
     archived: bool = False
     flags: tuple[str, ...] = ()
+    place: str | None = None  # where this owner learned it, when not the record's place (a move's two ends)
 
 
 class MergeLogEntry(Base, frozen=True):

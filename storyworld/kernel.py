@@ -82,11 +82,11 @@ class _Resolver:
 
     def deposit_all(self, event: SimEvent, statements: tuple[str, ...], *, kind: str, event_id: str | None = None,
                     via: str = "witnessed", source: str | None = None, owners: tuple[str, ...] | None = None,
-                    based_on: tuple[int, ...] = ()) -> None:
+                    based_on: tuple[int, ...] = (), place: str | None = None) -> None:
         for owner in owners if owners is not None else event.witnesses:
             self.deposits.append(Deposit(
                 owner=owner, statements=statements, round=event.round, event_id=event_id or event.id,
-                via=via, source=source, place=event.place, kind=kind, based_on=based_on,
+                via=via, source=source, place=place or event.place, kind=kind, based_on=based_on,
             ))
 
     # --- one method per action -------------------------------------------------------------
@@ -133,7 +133,11 @@ class _Resolver:
         witnesses = tuple(sorted(set(left_behind) | set(arrivals)))
         text = f"{self.name(action.actor)} went from {self.name(origin)} to {self.name(action.to)}."
         event = self.event(action.actor, "move", text, action.to, witnesses, target=action.to, fallback=fallback)
-        self.deposit_all(event, (text,), kind="event")
+        # one record (one event id), but each witness saw it where they stood: the leaving or the arriving
+        # (arrivals first: the record takes the event's place, the destination)
+        self.deposit_all(event, (text,), kind="event", owners=tuple(w for w in witnesses if w in arrivals))
+        self.deposit_all(event, (text,), kind="event", owners=tuple(w for w in witnesses if w not in arrivals),
+                         place=origin)
         others = [self.name(a) for a in arrivals if a != action.actor]
         self.results[action.actor] = f"arrived; here: {', '.join(others) or 'nobody'}"
 

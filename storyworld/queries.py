@@ -22,11 +22,12 @@ def who_knows(sim: Any, query: str, k: int = 8) -> list[dict[str, Any]]:
             "text": record.text,
             "kind": record.kind,
             "round": record.round,
+            "place": record.place,
             "score": round(float(score), 4),
             "based_on": list(record.based_on),
             "owners": {
                 owner: {
-                    "via": h.via, "source": h.source, "round": h.since_round,
+                    "via": h.via, "source": h.source, "round": h.since_round, "place": h.place or record.place,
                     "confidence": round(h.confidence, 3), "status": h.status, "flags": list(h.flags),
                 }
                 for owner, h in sorted(record.owners.items())

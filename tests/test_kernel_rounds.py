@@ -136,3 +136,18 @@ def test_a_thousand_fuzzed_model_outputs_only_cause_logged_fallbacks(world, capl
     assert sim.state.fallbacks > 0
     assert sim.state.fallbacks <= decisions
     assert sim.store.stats()["leaks"] == 0
+
+
+def test_a_move_is_one_record_each_owner_witnessed_where_they_stood(world):
+    def script(rnd, agent, ctx):
+        if agent == "maren":
+            return Move(actor="maren", to="tavern")
+        return Wait(actor=agent)
+
+    sim, _ = make_sim(world, script)
+    outcome = sim.step()
+    move = next(e for e in outcome.events if e.kind == "move")
+    (record,) = records_for(sim, move.id)
+    assert record.place == "tavern" and set(record.owners) == set(move.witnesses)
+    assert record.owners["silas"].place == "harbour"  # saw her leave
+    assert record.owners["ada"].place is None  # saw her arrive, where the record says

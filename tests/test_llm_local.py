@@ -130,3 +130,17 @@ def test_prefix_reuse_gives_bit_identical_logits(bundled_lm):
     reused = np.array(llama.scores[llama.n_tokens - 1])
     llama.reset()
     assert np.array_equal(full, reused), float(np.abs(full - reused).max())
+
+
+def test_model_loads_after_a_vector_index_was_opened():
+    """usearch links its own C++ runtime; opened first, it used to break llama.cpp's vocabulary load."""
+    script = (
+        "from memory.index import VectorIndex\n"
+        "VectorIndex(8)\n"
+        "from storyworld.llm import load_model\n"
+        "lm = load_model(n_ctx=256)\n"
+        "print(lm.complete([{'role': 'user', 'content': 'Say hi.'}], max_tokens=4, seed=1).completion_tokens)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert int(done.stdout.strip().splitlines()[-1]) > 0

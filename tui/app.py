@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,25 @@ class StoryworldApp(App[int]):
     def on_mount(self) -> None:
         if self.first_frame is not None:
             self.call_after_refresh(self.first_frame)
+        if not self.is_headless and _stdin_is_tty():
+            self.set_interval(1.0, self._exit_if_terminal_gone, name="terminal watchdog")
+
+    def _exit_if_terminal_gone(self) -> None:
+        """Leave when the terminal hangs up (a closed tmux pane, a dropped ssh).
+
+        The kernel sends SIGHUP only to the session leader; under `make play` that is make, which
+        waits for us, while Textual's input thread spins on the dead terminal at full CPU.
+        """
+        if not _stdin_is_tty():
+            self.exit(1, message="storyworld: the terminal went away; the game was autosaved at its last round")
+
+
+def _stdin_is_tty() -> bool:
+    """Whether standard input is still a live terminal (a hung-up one reads as not a tty)."""
+    try:
+        return os.isatty(sys.__stdin__.fileno())
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def make_app(

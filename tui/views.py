@@ -111,12 +111,12 @@ class RecordCard:
 
 def owner_lines(world: Any, record: Any) -> tuple[OwnerLine, ...]:
     """The owners of a record, sorted by id, as display lines."""
-    place_name = name_of(world, record.place)
     lines = []
     for agent, holding in sorted(record.owners.items()):
         lines.append(OwnerLine(
             agent=agent, name=name_of(world, agent), via=holding.via, source=holding.source,
-            source_name=name_of(world, holding.source), since_round=holding.since_round, place_name=place_name,
+            source_name=name_of(world, holding.source), since_round=holding.since_round,
+            place_name=name_of(world, holding.place or record.place),
             confidence=float(holding.confidence), status=holding.status, flags=tuple(holding.flags),
         ))
     return tuple(lines)

@@ -56,6 +56,8 @@ def who_knows_command(args: argparse.Namespace) -> int:
         print(f"#{row['id']} r{row['round']} [{row['kind']}] {row['text']}")
         for owner, h in row["owners"].items():
             source = f" from {h['source']}" if h["source"] else ""
+            if h["via"] == "witnessed" and h["place"]:
+                source = f" at {h['place']}"
             marks = "" if h["status"] == "believed" else f" ({h['status']})"
             print(f"    {owner}: {h['via']}{source} r{h['round']} conf {h['confidence']:.2f}{marks}")
         if row["based_on"]:
