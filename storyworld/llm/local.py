@@ -149,10 +149,12 @@ class LlamaModel(LanguageModel):
 
     def _grammar(self, schema: Schema) -> Any:
         """The grammar for `schema`, built once per distinct schema (building costs milliseconds)."""
-        key = json.dumps(schema, sort_keys=True)
+        key = json.dumps(schema)  # order matters: see below
         grammar = self._grammars.get(key)
         if grammar is None:
             try:
+                # the grammar fixes properties in the schema's order (free text last, so a reply cut
+                # at the token limit has made its choices); the sorted key would reorder them
                 grammar = self._llama_cpp.LlamaGrammar.from_json_schema(key, verbose=False)
             except (ValueError, RuntimeError, KeyError, NotImplementedError) as exc:
                 # A schema the converter cannot express is a programming error: say so loudly
