@@ -196,4 +196,6 @@ def test_replay_times_every_backend_on_the_consensus_stream(chatter, capsys):
         if name != "consensus":
             assert figures["shared"] == 0 and figures["total"] > run["total"]
     assert run["write_ms_mean"] >= run["remember_ms_mean"]
+    markdown = bench.render_markdown(result)
+    assert "## Same stream" in markdown and "Consensus total entries on the same stream:" in markdown
     assert main(["bench", "backends", TINY, "--rounds", "1", "--backends", "collaborative", "--replay"]) == 1

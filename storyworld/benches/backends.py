@@ -665,6 +665,10 @@ def _pct(part: float, fraction: float) -> str:
     return f"{int(part)} ({fraction * 100:.0f}%)"
 
 
+def _share(part: float, whole: float) -> str:
+    return f"{int(part)} ({part / whole * 100:.0f}%)" if whole else f"{int(part)}"
+
+
 def _table(header: list[str], rows: list[list[Any]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
@@ -729,12 +733,23 @@ def render_markdown(result: dict[str, Any]) -> str:
         replayed = result.get("replay", {}).get("backends", {})
         if replayed:
             base = replayed.get("collaborative", {}).get("write_ms_mean") or 0.0
-            out += ["", "## Same-stream cost: the consensus run's deposits and queries replayed into every backend", "",
-                    _table(["Backend", "entries", "remember ms/deposit", "write ms/deposit (with affiliate)",
-                            "recall ms", "recall p50", "vs Collaborative (write)"],
-                           [[LABELS.get(b, b), r["total"], f"{r['remember_ms_mean']:.2f}", f"{r['write_ms_mean']:.2f}",
-                             f"{r['recall_ms_mean']:.2f}", f"{r['recall_ms_p50']:.2f}",
-                             f"{r['write_ms_mean'] / base:.2f}x" if base else "-"] for b, r in replayed.items()])]
+            out += ["", "## Same stream: the consensus run's deposits and queries replayed into every backend", "",
+                    "Every store receives the identical sediment, deposits and recall queries, interleaved round by "
+                    "round in one process, so entry counts and costs compare on one workload.", "",
+                    _table(["Backend", "Sediment", "Sim", "Total", "Shared", "Linked", "Leaks"],
+                           [[LABELS.get(b, b), r["sediment"], r["sim"], r["total"], _share(r["shared"], r["sim"]),
+                             _share(r["linked"], r["sim"]), r["leaks"]] for b, r in replayed.items()])]
+            if "consensus" in replayed and len(replayed) > 1:
+                others = {b: r["total"] for b, r in replayed.items() if b != "consensus"}
+                closest = min(others, key=others.get)
+                gap = 1 - replayed["consensus"]["total"] / others[closest] if others[closest] else 0.0
+                out += ["", f"Consensus total entries on the same stream: {gap * 100:.1f}% below the closest baseline "
+                            f"({LABELS.get(closest, closest)})."]
+            out += ["", _table(["Backend", "remember ms/deposit", "write ms/deposit (with affiliate)",
+                                "recall ms", "recall p50", "vs Collaborative (write)"],
+                               [[LABELS.get(b, b), f"{r['remember_ms_mean']:.2f}", f"{r['write_ms_mean']:.2f}",
+                                 f"{r['recall_ms_mean']:.2f}", f"{r['recall_ms_p50']:.2f}",
+                                 f"{r['write_ms_mean'] / base:.2f}x" if base else "-"] for b, r in replayed.items()])]
         horizon_rows = [[LABELS.get(b, b), h, s["sim"], _pct(s["shared"], s["shared_fraction"]),
                          _pct(s["linked"], s["linked_fraction"])]
                         for b, r in runs.items() for h, s in sorted(r.get("horizons", {}).items(), key=lambda t: int(t[0]))]
