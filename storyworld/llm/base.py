@@ -94,7 +94,9 @@ def parse_json_reply(completion: Completion, schema: Schema, model_name: str) ->
     """The JSON object in a reply if it parses and fits `schema`, else None (and a log line)."""
     obj = _loads_lenient(completion.text)
     if obj is _UNPARSED:
-        log.warning(
+        # a reply cut at the token limit is routine for a small model and callers may salvage it
+        log.log(
+            logging.INFO if completion.finish_reason == "length" else logging.WARNING,
             "%s: reply is not JSON (finish=%s): %r",
             model_name, completion.finish_reason or "?", completion.text[:200],
         )
