@@ -151,7 +151,11 @@ class _Resolver:
         # Everyone who looks around the same place in the same round sees the same scene: one event id.
         shared_id = f"r{self.state.round:04d}-observe-{place}-{_digest(text)}"
         event = self.event(action.actor, "observe", text, place, (action.actor,), fallback=fallback)
-        self.deposit_all(event, (text,), kind="observation", event_id=shared_id)
+        # Remembered as the facts seen, one statement each (the granularity every backend atomizes to),
+        # so they are affiliated as one deposit and each merges with other observers' same fact.
+        where = f"in {self.name(place)} in round {self.state.round}"
+        facts = tuple(f"{self.name(x)} is {where}." for x in (*(a for a in present if a != action.actor), *objects))
+        self.deposit_all(event, facts or (f"Nobody else is {where}.",), kind="observation", event_id=shared_id)
         self.results[action.actor] = f"saw {names}" + (f" and {', '.join(self.name(o) for o in objects)}" if objects else "")
 
     def read_thread(self, action: ReadThread, *, fallback: bool = False) -> None:

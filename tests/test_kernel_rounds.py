@@ -9,7 +9,7 @@ import pytest
 
 from doubles import HashEmbedder, ScriptedMind
 from storyworld import session
-from storyworld.actions import ActOn, Move, Say, Wait
+from storyworld.actions import ActOn, Move, Observe, Say, Wait
 from storyworld.llm import Completion, LanguageModel, wrap
 from storyworld.minds import LLMMind
 from storyworld.state import Settings
@@ -151,3 +151,18 @@ def test_a_move_is_one_record_each_owner_witnessed_where_they_stood(world):
     assert record.place == "tavern" and set(record.owners) == set(move.witnesses)
     assert record.owners["silas"].place == "harbour"  # saw her leave
     assert record.owners["ada"].place is None  # saw her arrive, where the record says
+
+
+def test_an_observation_is_one_affiliated_statement_per_fact_seen(world):
+    def script(rnd, agent, ctx):
+        return Observe(actor=agent) if agent == "tobin" else Wait(actor=agent)
+
+    sim, _ = make_sim(world, script)
+    sim.step()
+    facts = [r for r in sim.store.records() if r.kind == "observation" and not r.sediment]
+    texts = {r.text for r in facts}
+    assert {"Maren is in The harbour in round 0.", "Silas is in The harbour in round 0."} <= texts, texts
+    assert all(set(r.owners) == {"tobin"} for r in facts)
+    ids = {r.id for r in facts}
+    for record in facts:  # one deposit: each fact linked to the others
+        assert ids - {record.id} <= set(sim.store.neighbours(record.id))
