@@ -216,10 +216,13 @@ def _salvage(completion: Any, schema: dict[str, Any]) -> Any:
     text = completion.text.rstrip().rstrip("\\")
     if not text.startswith("{"):
         return None
-    try:
-        obj = json.loads(text + '"}')
-    except ValueError:
-        return None
+    obj = None
+    for ending in ('"}', "}"):  # cut inside the text, or just after its closing quote
+        try:
+            obj = json.loads(text + ending)
+            break
+        except ValueError:
+            continue
     if not isinstance(obj, dict):
         return None
     obj["text"] = str(obj.get("text", ""))[:MAX_SPEECH]

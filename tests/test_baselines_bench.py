@@ -181,7 +181,7 @@ def test_ga_model_rates_importance_and_reflects(chatter, monkeypatch, capsys):
     assert result["backends"]["generative"]["leaks"] == 0
 
 
-def test_replay_times_every_backend_on_the_consensus_stream(chatter, capsys):
+def test_replay_times_every_backend_on_the_consensus_stream(chatter, capsys, tmp_path):
     assert main(["bench", "backends", TINY, "--rounds", "3", "--backends", "consensus", "--replay",
                  "--embedder", "hash", "--json", "--quiet"]) == 0
     result = json.loads(capsys.readouterr().out)
@@ -198,4 +198,7 @@ def test_replay_times_every_backend_on_the_consensus_stream(chatter, capsys):
     assert run["write_ms_mean"] >= run["remember_ms_mean"]
     markdown = bench.render_markdown(result)
     assert "## Same stream" in markdown and "Consensus total entries on the same stream:" in markdown
+    from storyworld.benches.backends_plots import write_plots
+
+    assert "latency-replay.png" in {p.name for p in write_plots(result, tmp_path)}
     assert main(["bench", "backends", TINY, "--rounds", "1", "--backends", "collaborative", "--replay"]) == 1

@@ -52,3 +52,5 @@ def test_a_reply_cut_inside_its_text_is_salvaged_when_every_choice_is_valid():
     bad = '{"action": "say", "to": "hamlet", "place": "", "target": "", "verb": "", "text": "hi'
     assert _salvage(Completion(text=bad, finish_reason="length"), schema) is None
     assert _salvage(Completion(text="garbage", finish_reason="length"), schema) is None
+    closed = '{"action": "say", "to": "maren", "place": "", "target": "", "verb": "", "text": "Look there."'
+    assert _salvage(Completion(text=closed, finish_reason="length"), schema)["text"] == "Look there."

@@ -49,24 +49,11 @@ def write_plots(result: dict[str, Any], folder: Path) -> list[Path]:
     plt.close(fig)
     written.append(path)
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
-    for backend, run in runs.items():
-        bins = run["latency_bins"]
-        labels = [b["rounds"] for b in bins]
-        left.plot(labels, [b["remember_ms_per_deposit"] for b in bins], marker="o", label=LABELS.get(backend, backend))
-        right.plot(labels, [b["recall_ms_mean"] for b in bins], marker="o", label=LABELS.get(backend, backend))
-    left.set_title("remember: ms per deposit")
-    right.set_title("recall: ms per call")
-    for axis in (left, right):
-        axis.set_xlabel("rounds (5-round bins)")
-        axis.set_ylabel("ms")
-        axis.legend()
-    fig.suptitle(title)
-    fig.tight_layout()
-    path = folder / "latency.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    written.append(path)
+    written.append(_latency(plt, runs, title, folder / "latency.png"))
+    replayed = result.get("replay", {}).get("backends", {})
+    if replayed:
+        written.append(_latency(plt, replayed, title + ": consensus stream replayed into every store",
+                                folder / "latency-replay.png"))
 
     if consensus:
         import numpy as np
@@ -106,3 +93,24 @@ def write_plots(result: dict[str, Any], folder: Path) -> list[Path]:
         plt.close(fig)
         written.append(path)
     return written
+
+
+def _latency(plt: Any, runs: dict[str, Any], title: str, path: Path) -> Path:
+    """remember and recall ms per 5-round bin, one line per backend."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    for backend, run in runs.items():
+        bins = run["latency_bins"]
+        labels = [b["rounds"] for b in bins]
+        left.plot(labels, [b["remember_ms_per_deposit"] for b in bins], marker="o", label=LABELS.get(backend, backend))
+        right.plot(labels, [b["recall_ms_mean"] for b in bins], marker="o", label=LABELS.get(backend, backend))
+    left.set_title("remember: ms per deposit")
+    right.set_title("recall: ms per call")
+    for axis in (left, right):
+        axis.set_xlabel("rounds (5-round bins)")
+        axis.set_ylabel("ms")
+        axis.legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
