@@ -219,7 +219,7 @@ def _salvage(completion: Any, schema: dict[str, Any]) -> Any:
     obj = None
     for ending in ('"}', "}"):  # cut inside the text, or just after its closing quote
         try:
-            obj = json.loads(text + ending)
+            obj = json.loads(text + ending, strict=False)
             break
         except ValueError:
             continue

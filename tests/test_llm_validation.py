@@ -65,3 +65,12 @@ def test_any_of_and_nullable_type():
 def test_unsupported_keyword_is_refused_not_ignored():
     with pytest.raises(ValueError, match="pattern"):
         schema_problems("x", {"type": "string", "pattern": "^a"})
+
+
+def test_a_raw_newline_inside_a_string_still_parses():
+    from storyworld.llm.base import Completion, parse_json_reply
+
+    schema = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+    reply = Completion(text='{"text": "to your mind,\n" }', finish_reason="stop")
+    assert parse_json_reply(reply, schema, "m") == {"text": "to your mind,\n"}
+    assert parse_json_reply(Completion(text='{"text": 3}'), schema, "m") is None

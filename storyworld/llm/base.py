@@ -113,15 +113,19 @@ _UNPARSED = object()
 
 
 def _loads_lenient(text: str) -> Any:
-    """json.loads, then the outermost {...} span: servers that ignore the schema wrap JSON in prose."""
+    """json.loads, then the outermost {...} span: servers that ignore the schema wrap JSON in prose.
+
+    Raw newlines and tabs inside strings are accepted (strict=False): small models emit them, and
+    callers normalise whitespace in free text anyway.
+    """
     try:
-        return json.loads(text)
+        return json.loads(text, strict=False)
     except ValueError:
         pass
     start, end = text.find("{"), text.rfind("}")
     if 0 <= start < end:
         try:
-            return json.loads(text[start : end + 1])
+            return json.loads(text[start : end + 1], strict=False)
         except ValueError:
             pass
     return _UNPARSED
