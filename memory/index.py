@@ -27,14 +27,13 @@ def usearch_index_class() -> Any:
     opened before its model could not load the model. Loading the system runtime first makes its
     ids the ones everybody binds to, which is also the order in which both libraries already work.
     """
-    for name in ("libstdc++.so.6", ctypes.util.find_library("stdc++")):
-        if not name:
-            continue
-        try:
+    try:
+        ctypes.CDLL("libstdc++.so.6", mode=ctypes.RTLD_GLOBAL)
+    except OSError:
+        # elsewhere the runtime has another name; without one, nothing else in the process uses it either
+        name = ctypes.util.find_library("stdc++")
+        if name:
             ctypes.CDLL(name, mode=ctypes.RTLD_GLOBAL)
-            break
-        except OSError:
-            continue  # not this name; without any system C++ runtime nothing else can use one either
     from usearch.index import Index
 
     return Index

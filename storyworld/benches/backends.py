@@ -25,6 +25,7 @@ BACKENDS = ("consensus", "generative", "gmemory", "collaborative")
 LABELS = {"consensus": "Consensus", "generative": "Gen. Agents", "gmemory": "G-Memory", "collaborative": "Collaborative"}
 ACTION_NAMES = ("say", "read_thread", "observe", "move", "act_on", "wait")
 BIN = 5  # rounds per latency bin
+REPLAY_STRUCTURE = ("sediment", "sim", "total", "shared", "linked")
 ABLATIONS = ("fifo", "relevance", "hybrid", "no-merge")  # Table 3 cells: (merge, cache) one factor at a time
 ABLATION_CELLS = {"fifo": (True, "fifo"), "relevance": (True, "relevance"), "hybrid": (True, "hybrid"),
                   "no-merge": (False, "fifo")}
@@ -154,6 +155,9 @@ def latency(meter: Metered) -> dict[str, Any]:
     expanding = [a for _, _, _, a in meter.recall_calls if a]
     return {
         "remember_ms_mean": remember_total / deposits if deposits else 0.0,
+        "affiliate_ms": meter.affiliate_ms,
+        # the consensus store writes in two steps (remember, then affiliate); baselines only remember
+        "write_ms_mean": (remember_total + meter.affiliate_ms) / deposits if deposits else 0.0,
         "remember_ms_per_round": _mean([ms for _, ms, _ in meter.remember_calls]),
         "recall_ms_mean": _mean(recall),
         "recall_ms_p50": recall[len(recall) // 2] if recall else 0.0,
@@ -254,9 +258,6 @@ def run_one(
     result: dict[str, Any] = {"backend": backend, "merge": merge, "cache": cache}
     result.update(structure(meter.store))
     result.update(latency(meter))
-    deposits = result["deposits"]
-    result["affiliate_ms"] = meter.affiliate_ms
-    result["write_ms_mean"] = (sum(ms for _, ms, _ in meter.remember_calls) + meter.affiliate_ms) / deposits if deposits else 0.0
     store_stats = meter.store.stats()
     result["leaks"] = max(int(store_stats.get("leaks", 0)), meter.leaks)
     result["audited_leaks"] = meter.leaks
@@ -310,8 +311,6 @@ def replay(world: Any, start: str | None, ops: list[tuple], backends: list[str],
     they name the recording store's ids. Affiliation calls replay only into consensus stores,
     whose ids come out the same for the same stream.
     """
-    import msgspec as _msgspec
-
     from storyworld import session
     from storyworld.sediment import sediment
 
@@ -331,7 +330,7 @@ def replay(world: Any, start: str | None, ops: list[tuple], backends: list[str],
             for op in group:
                 if op[0] == "remember":
                     deposits = op[2] if backend == "consensus" else [
-                        _msgspec.structs.replace(d, based_on=()) for d in op[2]]
+                        msgspec.structs.replace(d, based_on=()) for d in op[2]]
                     meter.remember_many(deposits)
                 elif op[0] == "affiliate":
                     if hasattr(meter.store, "affiliate"):
@@ -341,19 +340,11 @@ def replay(world: Any, start: str | None, ops: list[tuple], backends: list[str],
     out: dict[str, Any] = {}
     for backend, meter in meters.items():
         figures = latency(meter)
-        deposits = figures["deposits"]
-        remember_total = sum(ms for _, ms, _ in meter.remember_calls)
         out[backend] = {
-            "remember_ms_mean": figures["remember_ms_mean"],
-            "write_ms_mean": (remember_total + meter.affiliate_ms) / deposits if deposits else 0.0,
-            "affiliate_ms": meter.affiliate_ms,
-            "recall_ms_mean": figures["recall_ms_mean"],
-            "recall_ms_p50": figures["recall_ms_p50"],
-            "deposits": deposits,
-            "recall_calls": figures["recall_calls"],
-            "latency_bins": figures["latency_bins"],
+            **{k: figures[k] for k in ("remember_ms_mean", "write_ms_mean", "affiliate_ms", "recall_ms_mean",
+                                       "recall_ms_p50", "deposits", "recall_calls", "latency_bins")},
             "leaks": max(meter.leaks, int(meter.store.stats().get("leaks", 0))),
-            **{k: v for k, v in structure(meter.store).items() if k in ("sediment", "sim", "total", "shared", "linked")},
+            **{k: v for k, v in structure(meter.store).items() if k in REPLAY_STRUCTURE},
         }
     return out
 
@@ -665,8 +656,15 @@ def _pct(part: float, fraction: float) -> str:
     return f"{int(part)} ({fraction * 100:.0f}%)"
 
 
-def _share(part: float, whole: float) -> str:
-    return f"{int(part)} ({part / whole * 100:.0f}%)" if whole else f"{int(part)}"
+def _frac(part: float, whole: float) -> float:
+    return part / whole if whole else 0.0
+
+
+def _below_closest(runs: dict[str, Any], key: str) -> tuple[str, float]:
+    """The baseline with the fewest `key` entries, and how far below it consensus is (0.25 = 25% fewer)."""
+    others = {b: r[key] for b, r in runs.items() if b != "consensus"}
+    closest = min(others, key=others.get)
+    return closest, (1 - runs["consensus"][key] / others[closest] if others[closest] else 0.0)
 
 
 def _table(header: list[str], rows: list[list[Any]]) -> str:
@@ -685,12 +683,8 @@ def render_markdown(result: dict[str, Any]) -> str:
                 _table(["Backend", "Sediment", "Sim", "Total"],
                        [[LABELS.get(b, b), r["sediment"], r["sim"], r["total"]] for b, r in runs.items()])]
         if "consensus" in runs and len(runs) > 1:
-            others = {b: r["total"] for b, r in runs.items() if b != "consensus"}
-            closest = min(others, key=others.get)
-            gap = 1 - runs["consensus"]["total"] / others[closest] if others[closest] else 0.0
-            sim_others = {b: r["sim"] for b, r in runs.items() if b != "consensus"}
-            sim_closest = min(sim_others, key=sim_others.get)
-            sim_gap = 1 - runs["consensus"]["sim"] / sim_others[sim_closest] if sim_others[sim_closest] else 0.0
+            closest, gap = _below_closest(runs, "total")
+            sim_closest, sim_gap = _below_closest(runs, "sim")
             out += ["", f"Consensus total entries: {gap * 100:.1f}% below the closest baseline "
                         f"({LABELS.get(closest, closest)}); sim entries: {sim_gap * 100:.1f}% below "
                         f"({LABELS.get(sim_closest, sim_closest)})."]
@@ -737,12 +731,10 @@ def render_markdown(result: dict[str, Any]) -> str:
                     "Every store receives the identical sediment, deposits and recall queries, interleaved round by "
                     "round in one process, so entry counts and costs compare on one workload.", "",
                     _table(["Backend", "Sediment", "Sim", "Total", "Shared", "Linked", "Leaks"],
-                           [[LABELS.get(b, b), r["sediment"], r["sim"], r["total"], _share(r["shared"], r["sim"]),
-                             _share(r["linked"], r["sim"]), r["leaks"]] for b, r in replayed.items()])]
+                           [[LABELS.get(b, b), r["sediment"], r["sim"], r["total"], _pct(r["shared"], _frac(r["shared"], r["sim"])),
+                             _pct(r["linked"], _frac(r["linked"], r["sim"])), r["leaks"]] for b, r in replayed.items()])]
             if "consensus" in replayed and len(replayed) > 1:
-                others = {b: r["total"] for b, r in replayed.items() if b != "consensus"}
-                closest = min(others, key=others.get)
-                gap = 1 - replayed["consensus"]["total"] / others[closest] if others[closest] else 0.0
+                closest, gap = _below_closest(replayed, "total")
                 out += ["", f"Consensus total entries on the same stream: {gap * 100:.1f}% below the closest baseline "
                             f"({LABELS.get(closest, closest)})."]
             out += ["", _table(["Backend", "remember ms/deposit", "write ms/deposit (with affiliate)",

@@ -55,9 +55,10 @@ def who_knows_command(args: argparse.Namespace) -> int:
     for row in rows:
         print(f"#{row['id']} r{row['round']} [{row['kind']}] {row['text']}")
         for owner, h in row["owners"].items():
-            source = f" from {h['source']}" if h["source"] else ""
             if h["via"] == "witnessed" and h["place"]:
                 source = f" at {h['place']}"
+            else:
+                source = f" from {h['source']}" if h["source"] else ""
             marks = "" if h["status"] == "believed" else f" ({h['status']})"
             print(f"    {owner}: {h['via']}{source} r{h['round']} conf {h['confidence']:.2f}{marks}")
         if row["based_on"]:

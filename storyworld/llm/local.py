@@ -104,7 +104,6 @@ class LlamaModel(LanguageModel):
         n_ctx: int = 2048,
         seed: int = 0,
         threads: int | None = None,
-        decode_threads: int | None = None,
         reuse_prefix: bool = True,
         extra_buffers: bool = False,
         shortlist: int = 256,
@@ -124,7 +123,7 @@ class LlamaModel(LanguageModel):
         self.n_ctx = n_ctx
         self.threads = threads or default_threads()
         # an explicit `threads` means the caller has chosen for both phases
-        self.decode_threads = decode_threads or threads or default_decode_threads(path)
+        self.decode_threads = threads or default_decode_threads(path)
         self.reuse_prefix = reuse_prefix
         self.shortlist = shortlist  # 0: llama-cpp-python's full-vocabulary grammar check
         self.grammar_steps = 0

@@ -95,11 +95,11 @@ TRUST_SCRIPT = {
 @pytest.fixture
 def trust_runtime(tmp_path):
     """Silas lies to Tobin every round; Tobin repeats it, resting on what he recalls."""
-    from tui_helpers import scripted_runtime
+    from tui_helpers import TINY, scripted_runtime
 
     worlds = tmp_path / "worlds"
     worlds.mkdir()
-    (worlds / "tiny.toml").write_bytes((TINY_WORLD := __import__("tui_helpers").TINY).read_bytes())
+    (worlds / "tiny.toml").write_bytes(TINY.read_bytes())
     rt = scripted_runtime(tmp_path / "saves", TRUST_SCRIPT, derive=True)
     rt.world_folders = [(worlds, "bundled")]
     rt.timer = lambda: 0.0
