@@ -183,9 +183,10 @@ def policy(world: World, context: DecisionContext) -> Plan | None:
         people = [m for m in intention.meet if m in p.present]
         if intention.kind == "act" and people:
             options = menu(world, context)
-            deed = next(((v, t) for v, t, _ in options.acts if t in people and v in PERSON_CUES and v != "greet"), None)
+            deed = next(((v, t, to) for v, t, to in options.acts
+                         if (t in people and v in PERSON_CUES and v != "greet") or (v == "give" and to in people)), None)
             if deed is not None:
-                return Plan(action=ActOn(actor=agent, verb=deed[0], target=deed[1]), purpose="act")
+                return Plan(action=ActOn(actor=agent, verb=deed[0], target=deed[1], to=deed[2]), purpose="act")
         if intention.kind in ("say", "act") and people:
             return Plan(action=Say(actor=agent, text="", to=people[0]), purpose="beat")
     if not p.present:

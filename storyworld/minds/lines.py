@@ -81,9 +81,7 @@ def problems(line: str, *, names: Iterable[str] = (), prompt: str = "", earlier:
     if len(tokens) < MIN_WORDS:
         return ["fragment"]
     lowered = line.lower()
-    name_words = {w for name in names for w in words(name)} - {"the", "a", "of", "and", "to", "in"}
-    content = [t for t in tokens if t not in {"and", "the", "to", "of", "a", ","}]
-    if content and sum(t in name_words for t in content) / len(content) >= 0.6:
+    if _only_names(line, names):
         found.append("list of names")
     if any(t in FIELD_WORDS for t in tokens) and ("{" in line or "_" in line or sum(t in FIELD_WORDS for t in tokens) >= 2):
         found.append("field names")
@@ -109,6 +107,20 @@ def problems(line: str, *, names: Iterable[str] = (), prompt: str = "", earlier:
     if any(h and similarity(line, h) >= 0.75 for h in heard_lines):
         found.append("parrot")
     return found
+
+
+_GLUE = frozenset({"and", "the", "to", "of", "a", "an", "in", "see", "with", "at", "on"})
+
+
+def _only_names(line: str, names: Iterable[str]) -> bool:
+    """Whether the line is names strung together: with every name taken out, under two other words remain."""
+    rest = f" {line.lower()} "
+    for name in sorted({n.lower() for n in names if n.strip()}, key=len, reverse=True):
+        rest = rest.replace(name, " ")
+        bare = re.sub(r"^(the|a|an)\s+", "", name)
+        if len(bare) > 2:
+            rest = rest.replace(bare, " ")
+    return len([w for w in words(rest) if w not in _GLUE]) < 2
 
 
 def _names_in(name: str, tokens: list[str], *, skip_vocative: bool = False) -> bool:
