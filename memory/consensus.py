@@ -16,7 +16,7 @@ from pathlib import Path
 import msgspec
 import numpy as np
 
-from memory import guard
+from memory import equivalence, frames, guard
 from memory.atomize import atomize
 from memory.embedder import Embedder
 from memory.index import IndexFileError, VectorIndex
@@ -60,7 +60,7 @@ BASE_CONFIDENCE = {
 VIA_STRENGTH = {"inferred": 0, "told": 1, "read": 2, "sediment": 3, "witnessed": 4, "authored": 5}
 FACT_KINDS = frozenset({"claim", "inference", "insight", "reflection"})
 STATUS_WEIGHT = {"believed": 1.0, "doubted": 0.8, "disputed": 0.85, "retracted": 0.5}
-RULES = ("event_id", "text", "cosine", "judge")
+RULES = ("event_id", "text", "cosine", "frame", "judge")
 LATENCY_SAMPLES = 200_000
 NEVER = -(2**31)  # "no decay yet": rounds before the start point are negative (story time)
 
@@ -575,7 +575,7 @@ class ConsensusStore(RecordTable):
     def _embed_needed(self, atoms: list[_Atom]) -> None:
         """Embed, in one call, every atom the event-id and text rules cannot place."""
         seen_events: set[tuple] = set()
-        seen_texts: set[tuple[str, str]] = set()
+        seen_texts: set[tuple] = set()
         need: list[_Atom] = []
         for atom in atoms:
             d = atom.deposit
@@ -589,19 +589,26 @@ class ConsensusStore(RecordTable):
                     continue
                 seen_events.add(key)
             tkey = (ns, atom.norm)
-            if tkey in seen_texts or self._text_match(tkey) is not None:
+            if self._text_match(tkey, d) is not None:
                 continue
-            seen_texts.add(tkey)
+            skey = (*tkey, d.kind, equivalence.deposit_speaker(d) if d.kind in equivalence.SPOKEN else "", d.event_id if d.kind == "utterance" else "")
+            if skey in seen_texts:
+                continue
+            seen_texts.add(skey)
             need.append(atom)
         if need:
             vectors = self._encode([a.text for a in need])
             for atom, vector in zip(need, vectors):
                 atom.vector = vector
 
-    def _text_match(self, key: tuple[str, str]) -> int | None:
-        """The record a normalised text belongs to (unmerge keeps this map exact)."""
+    def _text_match(self, key: tuple[str, str], deposit: Deposit | None = None) -> int | None:
+        """The record a normalised text belongs to (unmerge keeps this map exact), if it can be the same fact."""
         rid = self._by_text.get(key)
-        return rid if rid is not None and rid in self._records else None
+        if rid is None or rid not in self._records:
+            return None
+        if deposit is not None and not equivalence.same_kind(deposit, self._records[rid]):
+            return None
+        return rid
 
     def _deposit(self, atoms: list[_Atom]) -> list[int]:
         """Place each atom of one deposit, then link them and finish their merge-log entries."""
@@ -668,7 +675,7 @@ class ConsensusStore(RecordTable):
                 if rid is not None and rid in self._records:
                     self._merge(rid, atom, "event_id", None)
                     return rid
-            rid = self._text_match((ns, atom.norm))
+            rid = self._text_match((ns, atom.norm), d)
             if rid is not None:
                 self._merge(rid, atom, "text", None)
                 return rid
@@ -699,15 +706,24 @@ class ConsensusStore(RecordTable):
         else:  # a private namespace only ever holds its owner's records
             pairs = self._owner_scan(d.owner, atom.vector, s.write_neighbours, include_archived=True)
         band: list[tuple[int, float]] = []
+        floor = min(s.merge_low, s.frame_cosine_min)
+        framed: tuple[int, str, float] | None = None
         for rid, sim in pairs:
             record = self._records.get(rid)
-            if record is None or record.namespace != d.namespace or sim < s.merge_low:
+            if record is None or record.namespace != d.namespace or sim < floor:
+                continue
+            if not equivalence.same_kind(d, record):
                 continue
             if not guard.check(atom.text, record.text, d.place, record.place).ok:
                 continue
             if sim >= s.merge_high:
                 return rid, "cosine", sim
-            band.append((rid, sim))
+            if framed is None and sim >= s.frame_cosine_min and frames.similarity(atom.text, record.text) >= s.frame_min:
+                framed = (rid, "frame", sim)
+            if sim >= s.merge_low:
+                band.append((rid, sim))
+        if framed is not None:
+            return framed
         if band and self.judge is not None and s.judge_enabled:
             for rid, sim in band[: s.judge_max_calls]:
                 self._counters["judge_calls"] += 1
@@ -747,6 +763,7 @@ class ConsensusStore(RecordTable):
             owners={d.owner: holding},
             based_on=sorted(set(d.based_on)),
             sediment=d.via == "sediment",
+            speaker=equivalence.deposit_speaker(d) if d.kind in equivalence.SPOKEN else None,
         )
         self._records[rid] = record
         self._ensure_index().add([rid], atom.vector.reshape(1, -1))
