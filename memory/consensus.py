@@ -844,6 +844,7 @@ class ConsensusStore(RecordTable):
             added_based_on=added_based_on,
             raised=tuple(raised),
             deposit_id=atom.deposit_id,
+            event_id=d.event_id,
         )
         record.merge_log.append(entry)
         atom.log_position = len(record.merge_log) - 1
@@ -1217,15 +1218,62 @@ class ConsensusStore(RecordTable):
             frontier = nxt
         return order
 
-    def retract(self, record_id: int, by: str, round: int | None = None) -> list[int]:
-        """Expose a record as false: its holdings are retracted and halved, everything derived from it
-        (transitively) is halved and flagged contaminated. Nothing is deleted. Returns affected ids."""
+    def deposited_under(self, event_id: str) -> dict[int, tuple[str, ...]]:
+        """Every record a statement of this event was deposited into, with the owners it gave it to.
+
+        A statement that merged into an earlier record (by text, cosine or frame) is found through
+        the record's merge log, not only by the record's own event id.
+        """
+        found: dict[int, tuple[str, ...]] = {}
+        with self._lock:
+            for record in self._records.values():
+                merged: dict[str, set[str | None]] = {}
+                for entry in record.merge_log:
+                    merged.setdefault(entry.owner, set()).add(entry.event_id)
+                owners = []
+                for owner in record.owners:
+                    events = merged.get(owner)
+                    if event_id in (events or ()):
+                        owners.append(owner)
+                    elif record.event_id == event_id and (events is None or None in events):
+                        owners.append(owner)  # the inserter (or a merge logged before event ids were)
+                if owners:
+                    found[record.id] = tuple(owners)
+        return found
+
+    def retract_event(self, event_id: str, by: str, round: int | None = None) -> list[int]:
+        """Expose an event's claim as false wherever its statements went; returns affected record ids.
+
+        Only the holdings that event deposited are retracted: a lie that merged into a record other
+        owners hold for their own reasons leaves their holdings standing (contamination still runs
+        to everything derived from the record). A whole record retracts when every holder got it so.
+        """
+        with self._lock:
+            self._check_owner(by, "by")
+            affected: list[int] = []
+            for rid, owners in self.deposited_under(event_id).items():
+                record = self._records[rid]
+                whole = set(owners) == set(record.owners)
+                for rid2 in self.retract(rid, by=by, round=round, owners=None if whole else owners, event_id=event_id):
+                    if rid2 not in affected:
+                        affected.append(rid2)
+            return affected
+
+    def retract(
+        self, record_id: int, by: str, round: int | None = None, owners: Iterable[str] | None = None,
+        event_id: str | None = None,
+    ) -> list[int]:
+        """Expose a record as false: its holdings (or just `owners`') are retracted and halved, everything
+        derived from it (transitively) is halved and flagged contaminated. Nothing is deleted. Returns affected ids."""
         with self._lock:
             self._check_owner(by, "by")
             if record_id not in self._records:
                 raise ValueError(f"retract: {record_id!r} is not a record id")
             record = self._records[record_id]
+            chosen = None if owners is None else [o for o in owners if o in record.owners]
             for owner, h in list(record.owners.items()):
+                if chosen is not None and owner not in chosen:
+                    continue
                 flags = h.flags + tuple(f for f in ("retracted", f"retracted-by:{by}") if f not in h.flags)
                 record.owners[owner] = msgspec.structs.replace(h, status="retracted", confidence=h.confidence * 0.5, flags=flags)
             derived = self.derived_from(record_id)
@@ -1236,9 +1284,22 @@ class ConsensusStore(RecordTable):
                     status = "doubted" if h.status == "believed" else h.status
                     child.owners[owner] = msgspec.structs.replace(h, confidence=h.confidence * 0.5, flags=flags, status=status)
             self._retractions.append(
-                Retraction(record_id=record_id, by=by, round=self.current_round if round is None else round, contaminated=tuple(derived))
+                Retraction(record_id=record_id, by=by, round=self.current_round if round is None else round,
+                           contaminated=tuple(derived), owners=tuple(chosen or ()), event_id=event_id)
             )
+            if chosen is None or chosen:
+                self._lower_reliability(record, by, chosen)
             return [record_id, *derived]
+
+    def _lower_reliability(self, record: Record, by: str, owners: list[str] | None) -> None:
+        """Whoever held the exposed record on a speaker's word trusts that speaker less from now on."""
+        factor = self.settings.liar_reliability_factor
+        for owner, h in record.owners.items():
+            if owners is not None and owner not in owners:
+                continue
+            if h.via in ("told", "read") and h.source and h.source != owner:
+                current = self.reliability(owner, h.source)
+                self._reliability.setdefault(owner, {})[h.source] = round(current * factor, 6)
 
     def retractions(self) -> list[Retraction]:
         """Every retraction so far, in order."""
@@ -1253,14 +1314,19 @@ class ConsensusStore(RecordTable):
             s = self.settings
             if round <= self._last_decay_round:
                 return 0
+            # Only rounds played count: the first call after a (late) start is one round, not the
+            # story time since round 0, which canon learned before the start would otherwise fade through.
+            since = self._last_decay_round if self._last_decay_round != NEVER else round - 1
             archived = 0
             for record in self._records.values():
-                rate = s.fact_decay if record.kind in FACT_KINDS else s.observation_decay
+                # Canon (sediment) is story knowledge, kept like a fact, not a stale sighting.
+                slow = record.kind in FACT_KINDS or record.sediment
+                rate = s.fact_decay if slow else s.observation_decay
                 for owner, h in list(record.owners.items()):
                     if h.archived:
                         continue
                     fresh_until = max(h.since_round, record.last_access_round) + s.decay_grace_rounds
-                    steps = round - max(self._last_decay_round, fresh_until)
+                    steps = round - max(since, fresh_until)
                     if steps <= 0:
                         continue
                     confidence = h.confidence * (1.0 - rate) ** steps

@@ -40,6 +40,8 @@ class Retraction(Base, frozen=True):
     by: str
     round: int
     contaminated: tuple[int, ...] = ()
+    owners: tuple[str, ...] = ()  # the holdings retracted, when not every owner's (a lie merged into a true record)
+    event_id: str | None = None  # the exposed claim's event, when the retraction followed it
 
 
 class StoreState(Base):

@@ -23,6 +23,7 @@ class MemorySettings(Base, frozen=True):
     expand_max: int = 10  # affiliated hits added at most per recall
     dispute_min: float = 0.8  # cosine above which a guard contradiction is a dispute
     default_reliability: float = 0.8  # how far a listener trusts an unknown speaker
+    liar_reliability_factor: float = 0.5  # a speaker exposed as a liar keeps this share of each listener's trust
     corroboration_gain: float = 0.25  # share of the gap to the cap an independent witness closes
     confidence_cap: float = 0.98
     observation_decay: float = 0.03  # per idle round, events and observations
