@@ -16,7 +16,7 @@ from pathlib import Path
 import msgspec
 import numpy as np
 
-from memory import equivalence, frames, guard
+from memory import disputes, equivalence, frames, guard
 from memory.atomize import atomize
 from memory.embedder import Embedder
 from memory.index import IndexFileError, VectorIndex
@@ -219,6 +219,7 @@ class ConsensusStore(RecordTable):
         self._has_archived: set[str] = set()
         self._reliability: dict[str, dict[str, float]] = {}
         self._disputes: dict[str, dict[int, set[int]]] = {}
+        self._cross: dict[int, set[int]] = {}  # records of different owners that contradict each other
         self._retractions: list[Retraction] = []
         self._counters: dict[str, int] = {f"merges_{r}": 0 for r in RULES}
         self._counters.update(judge_calls=0, judge_errors=0, unmerges=0, index_rebuilds=0, deposits=0)
@@ -297,6 +298,9 @@ class ConsensusStore(RecordTable):
             self._disputes.setdefault(owner, {}).setdefault(a, set()).add(b)
             self._disputes[owner].setdefault(b, set()).add(a)
         self._retractions = list(state.retractions)
+        for a, b in state.cross_disputes:
+            self._cross.setdefault(a, set()).add(b)
+            self._cross.setdefault(b, set()).add(a)
         self._counters.update(state.counters)
         self._reindex_maps(keys_saved=state.text_keys is not None and state.event_keys is not None)
         if state.text_keys is not None and state.event_keys is not None:
@@ -385,6 +389,7 @@ class ConsensusStore(RecordTable):
             disputes=disputes,
             retractions=list(self._retractions),
             counters=dict(self._counters),
+            cross_disputes=sorted((a, b) for a, others in self._cross.items() for b in others if a < b),
             # Insertion order is deterministic already; sorting 40k keys would only cost time.
             text_keys=[(ns, norm, rid) for (ns, norm), rid in self._by_text.items() if rid in self._records],
             event_keys=[
@@ -430,6 +435,13 @@ class ConsensusStore(RecordTable):
         """Pairs of records an owner holds that contradict each other (unsettled)."""
         pairs = self._disputes.get(owner, {})
         return sorted((a, b) for a, others in pairs.items() for b in others if a < b)
+
+    def cross_disputes(self, record_id: int | None = None) -> list[tuple[int, int]]:
+        """Pairs of contradicting records held by different owners (all, or those involving one record)."""
+        pairs = sorted((a, b) for a, others in self._cross.items() for b in others if a < b)
+        if record_id is None:
+            return pairs
+        return [p for p in pairs if record_id in p]
 
     def reliability(self, listener: str, speaker: str) -> float:
         """How far a listener trusts what a speaker says (default from settings)."""
@@ -693,6 +705,9 @@ class ConsensusStore(RecordTable):
         rid = self._insert(atom)
         atom.record_id = rid
         self._check_disputes(atom)
+        for other in disputes.candidates(self, rid, atom.vector, self.settings.cross_dispute_min):
+            self._cross.setdefault(rid, set()).add(other)
+            self._cross.setdefault(other, set()).add(rid)
         return rid
 
     def _cosine_match(self, atom: _Atom) -> tuple[int, str, float] | None:
@@ -802,6 +817,7 @@ class ConsensusStore(RecordTable):
             holding = self._combine(previous, fresh)
         else:
             holding = fresh
+        incoming_confidence = fresh.confidence
         raised: list[str] = []
         became_first_hand = d.via in FIRST_HAND and (previous is None or previous.via not in FIRST_HAND)
         if became_first_hand:
@@ -845,6 +861,8 @@ class ConsensusStore(RecordTable):
             raised=tuple(raised),
             deposit_id=atom.deposit_id,
             event_id=d.event_id,
+            event_atom=atom.index,
+            previous_confidences={owner: incoming_confidence},
         )
         record.merge_log.append(entry)
         atom.log_position = len(record.merge_log) - 1
@@ -855,7 +873,9 @@ class ConsensusStore(RecordTable):
         self._hold(owner, rid)
         self.current_round = max(self.current_round, d.round)
         if d.via in FIRST_HAND:
-            self._settle(owner, rid)
+            settled = self._settle(owner, rid)
+            if settled:
+                record.merge_log[-1] = msgspec.structs.replace(record.merge_log[-1], settled=tuple(settled))
 
     @staticmethod
     def _combine(previous: Holding, fresh: Holding) -> Holding:
@@ -930,11 +950,15 @@ class ConsensusStore(RecordTable):
             h, status=status, confidence=h.confidence * 0.5 if halve else h.confidence, flags=flags
         )
 
-    def _settle(self, owner: str, rid: int) -> None:
-        """The owner witnessed `rid`: it is believed, what it contradicted becomes doubted."""
+    def _settle(self, owner: str, rid: int) -> list[tuple[int, Holding]]:
+        """The owner witnessed `rid`: it is believed, what it contradicted becomes doubted.
+
+        Returns the (record, holding before) of every dispute it settled, so an unmerge can restore them.
+        """
         pairs = self._disputes.get(owner)
         if not pairs or rid not in pairs:
-            return
+            return []
+        settled: list[tuple[int, Holding]] = []
         for other in pairs.pop(rid):
             pairs.get(other, set()).discard(rid)
             if not pairs.get(other):
@@ -942,6 +966,7 @@ class ConsensusStore(RecordTable):
             other_holding = self._records[other].owners.get(owner)
             if other_holding is None:
                 continue
+            settled.append((other, other_holding))
             if other_holding.via in FIRST_HAND:
                 # Both seen with one's own eyes: still a dispute.
                 pairs.setdefault(rid, set()).add(other)
@@ -952,6 +977,7 @@ class ConsensusStore(RecordTable):
             h = self._records[rid].owners[owner]
             if h.status == "disputed":
                 self._set_status(rid, owner, "believed")
+        return settled
 
     # ------------------------------------------------------------------ unmerge
 
@@ -1001,11 +1027,30 @@ class ConsensusStore(RecordTable):
             else:
                 record.owners.pop(owner, None)
                 self._unhold(owner, record_id)
+                if current is not None and owner in entry.previous_confidences:
+                    # the confidence the statement had on its own, before corroboration raised it
+                    current = msgspec.structs.replace(current, confidence=entry.previous_confidences[owner])
                 new_id = self._split(record, entry, current)
             self._repoint_siblings(record_id, entry, new_id)
             self._drop_text_key(record, entry, new_id)
+            self._restore_settled(owner, record_id if new_id is None else new_id, entry)
             self._counters["unmerges"] = self._counters.get("unmerges", 0) + 1
             return new_id
+
+    def _restore_settled(self, owner: str, rid: int, entry: MergeLogEntry) -> None:
+        """Disputes the undone merge settled are open again, with the holdings they had."""
+        if not entry.settled:
+            return
+        pairs = self._disputes.setdefault(owner, {})
+        for other, holding in entry.settled:
+            if other not in self._records or owner not in self._records[other].owners:
+                continue
+            self._records[other].owners[owner] = holding
+            pairs.setdefault(rid, set()).add(other)
+            pairs.setdefault(other, set()).add(rid)
+        h = self._records[rid].owners.get(owner)
+        if h is not None and h.status == "believed":
+            self._set_status(rid, owner, "disputed")
 
     def _split(self, record: Record, entry: MergeLogEntry, holding: Holding | None) -> int:
         """A new record holding what the owner deposited, linked where the owner's deposit linked."""
@@ -1019,13 +1064,19 @@ class ConsensusStore(RecordTable):
             kind=record.kind,
             round=entry.round,
             place=record.place,
-            event_id=None,  # the owner's statement was judged not to be that event
+            event_id=entry.event_id if entry.event_id != record.event_id else None,  # its own event, back
+            event_atom=entry.event_atom,
             deposit_id=None,
             namespace=record.namespace,
             owners={entry.owner: holding},
             based_on=sorted(entry.added_based_on),
+            speaker=record.speaker,
         )
         self._records[rid] = split
+        if split.event_id is not None:
+            key = (split.namespace, split.event_id, split.kind, split.event_atom)
+            if self._by_event.get(key) == record.id:
+                self._by_event[key] = rid  # later statements of that event join the split record
         self._ensure_index().add([rid], self._encode([text]))
         for other in entry.added_edges:
             if other in self._records:
@@ -1388,6 +1439,7 @@ class ConsensusStore(RecordTable):
                 "deposits": self._counters.get("deposits", 0),
                 "index_rebuilds": self._counters.get("index_rebuilds", 0),
                 "disputed": sum(1 for h in holdings if h.status == "disputed"),
+                "cross_owner_disputes": sum(len(v) for v in self._cross.values()) // 2,
                 "doubted": sum(1 for h in holdings if h.status == "doubted"),
                 "retracted": sum(1 for h in holdings if h.status == "retracted"),
                 "contaminated": sum(1 for h in holdings if "contaminated" in h.flags),

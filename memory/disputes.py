@@ -71,3 +71,30 @@ def gist(text: str, other: str) -> str:
 def summary(names: list[tuple[str, str, str]]) -> str:
     """"Agnes: lens found · Hale: lens missing" from (owner name, own text, opposing text) triples."""
     return " · ".join(f"{name}: {gist(text, other)}" for name, text, other in names)
+
+
+def _owners_label(owners: list[str], name: Any, limit: int = 3) -> str:
+    shown = ", ".join(name(o) for o in owners[:limit])
+    return shown + (f" +{len(owners) - limit}" if len(owners) > limit else "")
+
+
+def describe(store: Any, record_id: int, name: Any = str) -> list[dict]:
+    """The cross-owner disputes of one record, each with the other record and a one-line summary.
+
+    Owners holding both records are left out of both sides: they are no party to the disagreement.
+    """
+    record = store.get(record_id)
+    rows = []
+    for a, b in store.cross_disputes(record_id):
+        other = store.get(b if a == record_id else a)
+        both = set(record.owners) & set(other.owners)
+        mine = sorted(o for o in record.owners if o not in both)
+        theirs = sorted(o for o in other.owners if o not in both)
+        rows.append({
+            "record": other.id,
+            "text": other.text,
+            "owners": theirs,
+            "summary": summary([(_owners_label(mine, name), record.text, other.text),
+                                (_owners_label(theirs, name), other.text, record.text)]),
+        })
+    return rows

@@ -50,8 +50,8 @@ class MergeLogEntry(Base, frozen=True):
     deposit_id: str = ""  # the deposit the merged statement came from
     event_id: str | None = None  # the event id the merged statement was deposited under (retraction follows it)
     previous_confidences: dict[str, float] = msgspec.field(default_factory=dict)  # owners' confidence before this merge
-    previous_statuses: dict[str, str] = msgspec.field(default_factory=dict)  # owners' status before this merge settled a dispute
-    settled: tuple[tuple[str, int], ...] = ()  # (owner, record) disputes this merge settled (unmerge restores them)
+    settled: tuple[tuple[int, Holding], ...] = ()  # (record, owner's holding before) disputes this merge settled
+    event_atom: int = 0  # the merged statement's position in its event (its event-id key)
 
 
 class Validation(Base, frozen=True):
