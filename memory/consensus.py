@@ -36,7 +36,7 @@ from memory.persist import (
     read_manifest,
     write_generation,
 )
-from memory.records import KINDS, VIAS, Base, Holding, Kind, MergeLogEntry, RecallHit, Record, Via
+from memory.records import KINDS, VIAS, Base, Holding, Kind, MergeLogEntry, RecallHit, Record, Validation, Via
 from memory.settings import MemorySettings
 from memory.table import RecordTable
 
@@ -80,6 +80,7 @@ class Deposit(Base, frozen=True):
     namespace: str = "shared"
     based_on: tuple[int, ...] = ()  # record ids this was derived from (a list works too)
     confidence: float | None = None
+    expires_at: int | None = None  # a time-bound fact: recall leaves it out after this round
 
 
 @dataclass(slots=True)
@@ -488,6 +489,8 @@ class ConsensusStore(RecordTable):
         # Rounds are story time: canon before a start point (sediment) has negative rounds (DESIGN §4.1).
         if isinstance(deposit.round, bool) or not isinstance(deposit.round, int):
             raise ValueError(f"{where}.round: must be an integer, got {deposit.round!r}")
+        if deposit.expires_at is not None and (isinstance(deposit.expires_at, bool) or not isinstance(deposit.expires_at, int)):
+            raise ValueError(f"{where}.expires_at: must be an integer round or None, got {deposit.expires_at!r}")
         if deposit.via not in VIAS:
             raise ValueError(f"{where}.via: {deposit.via!r} is not one of {', '.join(VIAS)}")
         if deposit.kind not in KINDS:
@@ -545,6 +548,7 @@ class ConsensusStore(RecordTable):
         namespace: str = "shared",
         based_on: Iterable[int] = (),
         confidence: float | None = None,
+        expires_at: int | None = None,
     ) -> list[int]:
         """Deposit what `owner` learned; returns one record id per atom (merged or new).
 
@@ -554,11 +558,11 @@ class ConsensusStore(RecordTable):
         if isinstance(text, (list, tuple)):
             deposit = Deposit(owner=owner, statements=tuple(text), round=round, event_id=event_id, source=source,
                               via=via, place=place, kind=kind, namespace=namespace, based_on=tuple(based_on),
-                              confidence=confidence)
+                              confidence=confidence, expires_at=expires_at)
         else:
             deposit = Deposit(owner=owner, text=text, round=round, event_id=event_id, source=source, via=via,
                               place=place, kind=kind, namespace=namespace, based_on=tuple(based_on),
-                              confidence=confidence)
+                              confidence=confidence, expires_at=expires_at)
         return self.remember_many([deposit])[0]
 
     def remember_many(self, deposits: list[Deposit]) -> list[list[int]]:
@@ -760,11 +764,23 @@ class ConsensusStore(RecordTable):
             base *= self.reliability(owner, d.source)
         return base
 
+    def _admitted(self, d: Deposit, holding: Holding) -> Holding:
+        """Below its kind's write floor a statement is still kept (every atom gets a record id) but doubted."""
+        if self.admits(d.owner, d):
+            return holding
+        return msgspec.structs.replace(holding, status="doubted", flags=holding.flags + ("below-write-floor",))
+
+    def admits(self, owner: str, deposit: Deposit) -> bool:
+        """The write policy: a statement is kept only at or above its kind's confidence floor (stricter for facts)."""
+        floor = self.settings.write_floors.get(deposit.kind, 0.0)
+        return self._fresh_confidence(owner, deposit) >= floor
+
     def _insert(self, atom: _Atom) -> int:
         d = atom.deposit
         rid = self._next_id
         self._next_id += 1
-        holding = Holding(via=d.via, source=d.source, since_round=d.round, confidence=self._fresh_confidence(d.owner, d))
+        holding = self._admitted(d, Holding(via=d.via, source=d.source, since_round=d.round,
+                                            confidence=self._fresh_confidence(d.owner, d)))
         record = Record(
             id=rid,
             text=atom.text,
@@ -779,6 +795,7 @@ class ConsensusStore(RecordTable):
             based_on=sorted(set(d.based_on)),
             sediment=d.via == "sediment",
             speaker=equivalence.deposit_speaker(d) if d.kind in equivalence.SPOKEN else None,
+            expires_at=d.expires_at,
         )
         self._records[rid] = record
         self._ensure_index().add([rid], atom.vector.reshape(1, -1))
@@ -811,8 +828,9 @@ class ConsensusStore(RecordTable):
         record = self._records[rid]
         owner = d.owner
         previous = record.owners.get(owner)
-        fresh = Holding(via=d.via, source=d.source, since_round=d.round, confidence=self._fresh_confidence(owner, d),
-                        place=d.place if d.place != record.place else None)
+        fresh = self._admitted(d, Holding(via=d.via, source=d.source, since_round=d.round,
+                                          confidence=self._fresh_confidence(owner, d),
+                                          place=d.place if d.place != record.place else None))
         if previous is not None:
             holding = self._combine(previous, fresh)
         else:
@@ -836,6 +854,10 @@ class ConsensusStore(RecordTable):
                         )
                         raised.append(other)
                 record.validations += 1
+                record.validation_log.append(
+                    Validation(validator=owner, result="confirmed", evidence=f"{d.via}:{atom.deposit_id}", round=d.round)
+                )
+                self._revalidate(record, owner)
         kept = self._choose_text(record.text, atom.text)
         previous_text = record.text
         if kept != record.text:
@@ -876,6 +898,23 @@ class ConsensusStore(RecordTable):
             settled = self._settle(owner, rid)
             if settled:
                 record.merge_log[-1] = msgspec.structs.replace(record.merge_log[-1], settled=tuple(settled))
+
+    def _revalidate(self, record: Record, witness: str) -> None:
+        """An independent witness confirmed the record: contamination from a retracted source is lifted.
+
+        Independent: the witness saw it first-hand and is not the one whose lie contaminated it.
+        """
+        liars = {r.by for r in self._retractions} | {
+            self._records[r.record_id].speaker for r in self._retractions if r.record_id in self._records
+        }
+        if witness in liars:
+            return
+        for owner, h in list(record.owners.items()):
+            if "contaminated" not in h.flags:
+                continue
+            flags = tuple(f for f in h.flags if f != "contaminated" and not f.startswith("contaminated-by:")) + ("revalidated",)
+            status = "believed" if h.status == "doubted" else h.status
+            record.owners[owner] = msgspec.structs.replace(h, flags=flags, status=status)
 
     @staticmethod
     def _combine(previous: Holding, fresh: Holding) -> Holding:
@@ -1200,10 +1239,15 @@ class ConsensusStore(RecordTable):
             when = self.current_round if round is None else round
             pool = self._owner_scan(owner, vector, k * self.settings.candidate_factor, include_archived, force=_force)
             scored = []
+            floor = self.settings.min_recall_confidence
             for rid, sim in pool:
                 if sim <= 0.0:  # unrelated: not worth a prompt line
                     continue
                 record = self._records[rid]
+                if record.owners[owner].confidence < floor:
+                    continue
+                if record.expires_at is not None and when > record.expires_at:
+                    continue  # a time-bound fact that no longer holds
                 scored.append((self._rank_score(sim, record.owners[owner]), rid))
             scored.sort(key=lambda t: (-t[0], t[1]))
             hits = [RecallHit(record=self._records[rid], via="semantic", score=score) for score, rid in scored[:k]]

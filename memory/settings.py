@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import msgspec
+
 from memory.records import Base
 
 
@@ -23,6 +25,10 @@ class MemorySettings(Base, frozen=True):
     expand_max: int = 10  # affiliated hits added at most per recall
     dispute_min: float = 0.8  # cosine above which a guard contradiction is a dispute
     cross_dispute_min: float = 0.7  # cosine above which opposite records of different owners are in dispute
+    # Write policy: the least confidence a fresh statement of each kind needs to be kept (facts stricter).
+    write_floors: dict[str, float] = msgspec.field(
+        default_factory=lambda: {"claim": 0.2, "inference": 0.3, "insight": 0.3, "reflection": 0.2}
+    )
     min_recall_confidence: float = 0.0  # recall leaves out holdings the owner is less sure of than this
     default_reliability: float = 0.8  # how far a listener trusts an unknown speaker
     liar_reliability_factor: float = 0.5  # a speaker exposed as a liar keeps this share of each listener's trust

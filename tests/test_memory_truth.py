@@ -220,3 +220,35 @@ def test_unmerge_command(tmp_path, monkeypatch, capsys):
     reopened = session.load_simulation(save, None, embedder=HashEmbedder(), world=world)
     assert reopened.store.get(out["split"]).owners == {"tobin": reopened.store.get(out["split"]).owners["tobin"]}
     assert main(["unmerge", str(save), str(rid), "nobody"]) == 1
+
+
+def test_min_confidence_filter_and_expiry_on_recall():
+    from memory import MemorySettings
+
+    store = ConsensusStore.open(None, embedder=HashEmbedder(), settings=MemorySettings(min_recall_confidence=0.5))
+    (sure,) = store.remember("hale", "The ferry leaves the harbour at noon.", round=1, expires_at=4)
+    (unsure,) = store.remember("hale", "The ferry leaves the harbour at dusk.", round=1, confidence=0.3)
+    ids = {h.record.id for h in store.recall("hale", "ferry harbour", round=2)}
+    assert sure in ids and unsure not in ids
+    assert sure not in {h.record.id for h in store.recall("hale", "ferry harbour", round=5)}
+
+
+def test_validation_records_and_revalidation_lift_contamination(store):
+    (lie,) = store.remember("hale", "The keeper hid the key.", via="told", source="tobin", kind="claim")
+    (derived,) = store.remember("hale", "The lamp room is locked.", via="inferred", kind="inference", based_on=[lie])
+    (seen,) = store.remember("maren", "The lamp room is locked.", via="witnessed", kind="inference")
+    assert seen == derived
+    store.retract(lie, by="maren")
+    assert "contaminated" in store.get(derived).owners["hale"].flags
+    store.remember("ada", "The lamp room is locked.", via="witnessed", kind="inference", round=3)
+    record = store.get(derived)
+    assert "contaminated" not in record.owners["hale"].flags and "revalidated" in record.owners["hale"].flags
+    assert record.validation_log[-1].validator == "ada" and record.validation_log[-1].result == "confirmed"
+    assert record.validation_log[-1].round == 3
+
+
+def test_write_floor_doubts_a_weak_claim(store):
+    store.set_reliability("hale", "tobin", 0.1)
+    (rid,) = store.remember("hale", "The keeper is a smuggler.", via="told", source="tobin", kind="claim")
+    holding = store.get(rid).owners["hale"]
+    assert holding.status == "doubted" and "below-write-floor" in holding.flags
