@@ -258,6 +258,12 @@ class Simulation:
         if retract is None or not outcome.retractions:
             return
         exposed = dict(outcome.retractions)
+        retract_event = getattr(self.store, "retract_event", None)
+        if retract_event is not None:
+            # follows the claim into every record it merged into, not only the one carrying its event id
+            for event_id, by in exposed.items():
+                retract_event(event_id, by=by, round=outcome.round)
+            return
         for record in list(self.store.records()):
             if record.event_id in exposed:
                 retract(record.id, by=exposed[record.event_id], round=outcome.round)

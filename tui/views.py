@@ -98,6 +98,7 @@ class RecordCard:
     owners: tuple[OwnerLine, ...]
     reason: str = ""  # why it is shown now: "this round", "recall"
     score: float | None = None
+    disputes: tuple[str, ...] = ()  # other owners hold the opposite: "Agnes: lens found · Hale: lens missing"
 
     def groups(self) -> list[tuple[str, tuple[OwnerLine, ...]]]:
         """Owners grouped by identical provenance, so ten witnesses take one line, not ten."""
@@ -122,11 +123,17 @@ def owner_lines(world: Any, record: Any) -> tuple[OwnerLine, ...]:
     return tuple(lines)
 
 
-def record_card(world: Any, record: Any, reason: str = "", score: float | None = None) -> RecordCard:
-    """One record as a card."""
+def record_card(world: Any, record: Any, reason: str = "", score: float | None = None, store: Any = None) -> RecordCard:
+    """One record as a card (with its cross-owner disputes when the store is given and keeps them)."""
+    disputes: tuple[str, ...] = ()
+    if store is not None and hasattr(store, "cross_disputes"):
+        from memory.disputes import describe
+
+        disputes = tuple(d["summary"] for d in describe(store, record.id, name=lambda a: name_of(world, a)))
     return RecordCard(
         id=record.id, text=record.text, kind=record.kind, round=record.round,
         place_name=name_of(world, record.place), owners=owner_lines(world, record), reason=reason, score=score,
+        disputes=disputes,
     )
 
 
@@ -241,14 +248,14 @@ def moment_records(sim: Simulation, player: str, since_round: int | None, *, rec
         fresh.sort(key=lambda r: ((r.event_id or "").split("/")[0] not in own_events, _kind_order(r.kind),
                                   r.event_id or "", r.id))
         for record in fresh[:limit]:
-            cards.append(record_card(world, record, reason="this round"))
+            cards.append(record_card(world, record, reason="this round", store=store))
             seen.add(record.id)
     query = context_query(sim, player)
     if query and len(cards) < limit:
         for hit in store.recall(player, query, k=recall_k):
             if hit.record.id in seen or player not in hit.record.owners:
                 continue
-            cards.append(record_card(world, hit.record, reason="recall", score=float(hit.score)))
+            cards.append(record_card(world, hit.record, reason="recall", score=float(hit.score), store=store))
             seen.add(hit.record.id)
     return tuple(cards[:limit])
 
@@ -441,5 +448,5 @@ def record_detail(world: Any, store: Any, record_id: int, *, max_depth: int = 4)
             continue
         chain.append((depth, rid, parent.text))
         frontier.extend((depth + 1, r) for r in parent.based_on)
-    return RecordDetail(card=record_card(world, record), merges=merges, neighbours=tuple(neighbours),
+    return RecordDetail(card=record_card(world, record, store=store), merges=merges, neighbours=tuple(neighbours),
                         based_on=tuple(chain), event_id=record.event_id)

@@ -92,6 +92,8 @@ def card_text(card: RecordCard, player: str = "", *, max_text: int = 240) -> Blo
         text.append(plain, style="italic")
         if sep:
             text.append(" [" + marks, style=MARK_STYLE)
+    for line in card.disputes:
+        text.append(f"\n  in dispute: {line}", style=MARK_STYLE)
     return Blocks(head, badges(card.owners, player), text)
 
 
