@@ -183,8 +183,10 @@ def policy(world: World, context: DecisionContext) -> Plan | None:
         people = [m for m in intention.meet if m in p.present]
         if intention.kind == "act" and people:
             options = menu(world, context)
+            done = {c.action.split(":")[0] for c in context.shortterm.cache[-4:]}
             deed = next(((v, t, to) for v, t, to in options.acts
-                         if (t in people and v in PERSON_CUES and v != "greet") or (v == "give" and to in people)), None)
+                         if ((t in people and v in PERSON_CUES and v != "greet") or (v == "give" and to in people))
+                         and f"{v} {t}" not in done), None)  # a deed once done is not done again at once
             if deed is not None:
                 return Plan(action=ActOn(actor=agent, verb=deed[0], target=deed[1], to=deed[2]), purpose="act")
         if intention.kind in ("say", "act") and people:

@@ -148,9 +148,15 @@ def instruction(name: str, beat: str) -> str:
 def line_schema(world: World, plan: Plan) -> dict[str, Any]:
     """The line's JSON shape: a vocative start when it is spoken to someone, plain speech characters only."""
     to = addressee(plan)
-    start = re.escape(vocative(world, to)) + ", " if to in world.agents else "[A-Z]"
+    start = _pattern_literal(vocative(world, to)) + ", " if to in world.agents else "[A-Z]"
     pattern = f"^{start}{SPEECH_CHARS}{{12,200}}$"
     return {"type": "object", "properties": {"line": {"type": "string", "pattern": pattern}}, "required": ["line"]}
+
+
+def _pattern_literal(text: str) -> str:
+    """Text as a literal in a schema pattern: metacharacters escaped, spaces left bare (the grammar
+    converter reads `\\ ` as an unknown escape)."""
+    return "".join("\\" + c if c in ".^$*+?()[]{}|\\/-" else c for c in text)
 
 
 def fallback_line(world: World, context: DecisionContext, plan: Plan) -> str:
