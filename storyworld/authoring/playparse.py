@@ -24,6 +24,7 @@ from storyworld.authoring.common import (
     trim_text,
     unique_id,
 )
+from storyworld.authoring.editions import first_word, is_direction_line, is_stage_words, normalize_edition
 from storyworld.errors import UserError
 from storyworld.schema import Agent, Event, Place, Start, WorldFile, WorldInfo
 
@@ -118,6 +119,11 @@ class PlayParse(msgspec.Struct, kw_only=True):
     scenes: list[ScenePlan]
     layout: str
     warnings: list[str] = msgspec.field(default_factory=list)
+    personae: list[Persona] = msgspec.field(default_factory=list)
+
+    def figures(self) -> dict[str, object]:
+        """How the draft's cast, places and starts compare with the edition's own dramatis personae."""
+        return cast_figures(self)
 
     def scene(self, act: int, number: int) -> ScenePlan:
         """The scene `act.number`; KeyError when the play has no such scene."""
@@ -191,7 +197,7 @@ def _unbracket(text: str) -> str:
 
 def detect_layout(text: str) -> Layout:
     """`paragraph` (SPEAKER. text) or `heading` (speaker on a line of its own, then the lines)."""
-    lines = text.splitlines()
+    lines = normalize_edition(text).splitlines()
     paragraph = heading = 0
     for i, line in enumerate(lines):
         stripped = line.strip()
@@ -211,6 +217,7 @@ def detect_layout(text: str) -> Layout:
 
 def looks_like_play(text: str) -> bool:
     """Whether a text has the scene headings and speech headings of a play."""
+    text = normalize_edition(text)
     scenes = sum(1 for line in text.splitlines() if SCENE_RE.match(line.strip()))
     if scenes == 0:
         return False
@@ -232,7 +239,7 @@ def _front_matter(lines: list[str]) -> tuple[int, list[str], str]:
     in_personae = False
     for index, line in enumerate(lines):
         stripped = line.strip()
-        is_contents = len(re.findall(r"\bscene\b", stripped, re.I)) > 1
+        is_contents = len(re.findall(r"\bscene\b", stripped, re.I)) > 1 or _heads_a_contents_list(lines, index)
         if (ACT_RE.match(stripped) or SCENE_RE.match(stripped)) and not is_contents:
             if personae_at is None or index > personae_at:
                 return index, personae, setting
@@ -249,9 +256,18 @@ def _front_matter(lines: list[str]) -> tuple[int, list[str], str]:
     return len(lines), personae, setting
 
 
+def _heads_a_contents_list(lines: list[str], index: int) -> bool:
+    """Whether the heading at `index` is an entry of a contents list: only headings follow it closely."""
+    following = [line.strip() for line in lines[index + 1 : index + 14] if line.strip()][:6]
+    if not following:
+        return True
+    return all(ACT_RE.match(line) or SCENE_RE.match(line) for line in following[:3])
+
+
 def tokenize(text: str, layout: Layout | None = None) -> tuple[list[str], str, list[Item]]:
     """(personae lines, setting, body items) of a play in either layout."""
-    lines = text.replace("\r\n", "\n").replace("\ufeff", "").split("\n")
+    text = normalize_edition(text)
+    lines = text.split("\n")
     layout = layout or detect_layout(text)
     body_start, personae, setting = _front_matter(lines)
     body = lines[body_start:]
@@ -322,14 +338,18 @@ def _tokenize_paragraphs(body: list[str], offset: int, known: set[str]) -> list[
             if close != -1 and joined[close + 1 :].strip():
                 items.append(Item(kind="speech", line=line, text=joined, label=""))
                 continue
-        if first.startswith(" ") or DIRECTION_START_RE.match(joined):
+        if first.startswith(" ") or DIRECTION_START_RE.match(joined) or is_direction_line(joined):
             items.append(Item(kind="direction", line=line, text=joined))
             continue
         match = CAPS_SPEECH_RE.match(joined)
+        if match and is_stage_words(match.group("label")):
+            match = None
         if match and (match.group("dot") or dotted[match.group("label")] >= 1) and match.group("label") not in {"ACT", "SCENE"}:
             items.append(Item(kind="speech", line=line, label=match.group("label"), text=match.group("rest")))
             continue
         abbrev = ABBREV_SPEECH_RE.match(joined)
+        if abbrev and is_stage_words(abbrev.group("label")):
+            abbrev = None
         if abbrev and (abbreviations[abbrev.group("label")] >= 3 or _abbreviates_persona(abbrev.group("label"), known)):
             items.append(Item(kind="speech", line=line, label=abbrev.group("label"), text=abbrev.group("rest")))
             continue
@@ -355,23 +375,68 @@ def _tokenize_headings(body: list[str], offset: int, known: set[str]) -> list[It
             items.append(Item(kind="speech", line=speech_line, label=label, text=" ".join(speech_lines)))
         speech_lines = []
 
+    # Where speech lines sit: Gutenberg editions set speech at column 0 and directions one space in.
+    speech_indents: Counter[int] = Counter()
+    for before, after in zip(body, body[1:]):
+        match = HEADING_LINE_RE.match(before.strip())
+        if match and match.group("label").isupper() and after.strip():
+            speech_indents[len(after) - len(after.lstrip())] += 1
+    speech_indent = speech_indents.most_common(1)[0][0] if speech_indents else 0
+    direction_open = ""  # the closing mark an open direction waits for, or "indent:N" for an unbracketed one
+
+    def add_direction(text: str) -> None:
+        nonlocal direction_open
+        flush()
+        items.append(Item(kind="direction", line=line, text=text))
+        closers = {"[": "]", "(": ")"}
+        opener = text[:1]
+        if opener in closers and closers[opener] not in text:
+            direction_open = closers[opener]
+        elif opener not in closers:
+            direction_open = f"indent:{indent}"
+        else:
+            direction_open = ""
+
+    previous_blank = True
     for index, raw in enumerate(body):
         line = index + 1 + offset
         stripped = raw.strip()
         if not stripped:
+            previous_blank = True
+            if direction_open.startswith("indent:"):
+                direction_open = ""
             continue
+        was_blank, previous_blank = previous_blank, False
+        indent = len(raw) - len(raw.lstrip())
         heading = _heading_item(stripped, line)
         if heading is not None:
             flush()
             label = ""
+            direction_open = ""
             items.append(heading)
             continue
+        if direction_open and items and items[-1].kind == "direction":
+            continues = direction_open in {"]", ")"} or (
+                direction_open == f"indent:{indent}" and not HEADING_LINE_RE.match(stripped)
+            )
+            if continues:
+                last = items[-1]
+                items[-1] = msgspec.structs.replace(last, text=f"{last.text} {stripped}")
+                if direction_open in stripped:
+                    direction_open = ""
+                continue
+            direction_open = ""
         if DIRECTION_START_RE.match(stripped) and not (stripped.startswith("[") and not stripped.endswith(("]", "]."))):
-            flush()
-            items.append(Item(kind="direction", line=line, text=stripped))
+            add_direction(stripped)
+            continue
+        if is_direction_line(stripped) or (
+            speech_indent == 0 and 1 <= indent <= 3 and was_blank and first_word(stripped) not in {"", "o"}
+            and not HEADING_LINE_RE.match(stripped)
+        ):
+            add_direction(stripped)
             continue
         match = HEADING_LINE_RE.match(stripped)
-        if match:
+        if match and not is_stage_words(match.group("label")):
             candidate = match.group("label")
             caps = candidate.replace(" and ", " ").replace(" & ", " ")
             if (caps.isupper() and len(candidate) >= 2) or (
@@ -422,7 +487,7 @@ def _norm(text: str) -> str:
 
 def parse_personae(lines: list[str]) -> list[Persona]:
     """Entries of a dramatis personae block, wrapped prose or one per line."""
-    lines = [line for line in lines if line.strip()]
+    lines = [re.sub(r"\s+[-–—:]\s+", ", ", line) for line in lines if line.strip()]
     if not lines:
         return []
     long_lines = sum(1 for line in lines if len(line.strip()) >= 60)
@@ -502,7 +567,10 @@ def _persona_from_entry(entry: str) -> list[Persona]:
         head_words = head_words[1:]
     if not head_words:
         return []
-    plural = head_words[-1].endswith("s") and len(head_words[-1]) > 3
+    # Latin and Greek names end in -us, -is, -as, -os (Titus, Cassius): plural only with a number word.
+    plural = head_words[-1].endswith("s") and len(head_words[-1]) > 3 and (
+        count != 1 or not head_words[-1].lower().endswith(("us", "is", "as", "os", "ss"))
+    )
     if plural:
         head_words = [*head_words[:-1], _singular(head_words[-1])]
         count = count or 0
@@ -788,6 +856,57 @@ def _place_text(heading: str, setting: str) -> str:
     return parts[-1]
 
 
+ANOTHER_PART_RE = re.compile(r"^(?:yet\s+)?(?:another|other|a\s+different)\s+part\s+of\s+(?:the\s+)?(?P<rest>.+)$", re.I)
+
+
+def _is_town(part: str) -> bool:
+    """`Rome`, `Elsinore`, `Forres`: a bare proper name that heads a scene heading before the place itself."""
+    words = part.split()
+    return 1 <= len(words) <= 3 and all(w[:1].isupper() for w in words) and words[0].lower() not in {"a", "an", "the", "another", "before", "within", "without", "near"}
+
+
+def _scene_location(heading: str) -> tuple[str, str]:
+    """(town, place) of a scene heading: `Rome. A street.` -> (Rome, A street); `The same. A hall.` -> (=, A hall)."""
+    heading = heading.strip().strip("[]()_* ")
+    parts = [p.strip().rstrip(".").strip() for p in re.split(r"(?<=\.)\s+", heading) if p.strip().rstrip(".").strip()]
+    town = ""
+    rest: list[str] = []
+    for index, part in enumerate(parts):
+        if re.fullmatch(r"(the\s+)?same(\s+place)?", part, re.I):
+            town = "="
+            continue
+        if not rest and index + 1 < len(parts) and _is_town(part):
+            town = part
+            continue
+        rest.append(part)
+    if not rest:
+        return town, ("The same" if town == "=" else "")
+    if len(rest) > 1 and rest[0].lower().startswith(("in the middle", "enter")):
+        rest = rest[1:]
+    return town, rest[0]
+
+
+def _place_key_in(location: str, town: str, place_texts: dict[str, list[str]], towns: dict[str, str],
+                  earlier: list[str]) -> str:
+    """The place key for a heading: `Another part of the field` joins the field seen last; two towns' streets differ."""
+    another = ANOTHER_PART_RE.match(location.strip())
+    if another:
+        wanted = set(_place_key(another.group("rest")).split())
+        for key in reversed(earlier):
+            if wanted and wanted <= set(key.split()):
+                return key
+        return _place_key(another.group("rest"))
+    key = _place_key(location)
+    if not key:
+        return key
+    if town and town != "=":
+        seen = towns.setdefault(key, town)
+        if seen != town:
+            key = f"{key} {_norm(town)}"
+            towns.setdefault(key, town)
+    return key
+
+
 STOP_PLACE_WORDS = {"a", "an", "the", "another", "other", "same", "yet"}
 
 
@@ -860,6 +979,8 @@ def parse_play(
     recent_speakers: list[str] = []
     show_mode = False
     place_texts: dict[str, list[str]] = defaultdict(list)
+    place_cities: dict[str, str] = {}  # place key -> the town its heading named, to tell two towns' streets apart
+    current_city = ""
     total = len(items)
 
     def current_round() -> int:
@@ -936,12 +1057,18 @@ def parse_play(
                 round_base = drafts[-1].round + 1
             elif not scenes:
                 round_base = 1
-            location = _place_text(item.text, setting) or (setting.rstrip(".") if setting else "")
-            if re.fullmatch(r"(the\s+)?same(\s+place)?", location.strip(), re.I) and scenes:
+            city, location = _scene_location(item.text)
+            if city == "=":
+                city = current_city
+            current_city = city
+            if not location and not item.text.strip() and setting:
+                location = _scene_location(setting)[1] or setting.rstrip(".")
+            if (not location or re.fullmatch(r"(the\s+)?same(\s+place)?", location.strip(), re.I)) and scenes:
                 key = scenes[-1].place
             else:
-                key = _place_key(location) or "stage"
-                place_texts[key].append(location or "The stage")
+                key = _place_key_in(location, city, place_texts, place_cities, [s.place for s in scenes]) or "stage"
+                if not (ANOTHER_PART_RE.match(location.strip()) and place_texts.get(key)):
+                    place_texts[key].append(location or "The stage")
             stage = _carry_dead(stage)
             scenes.append(ScenePlan(act=act or 1, number=item.number, heading=item.text, place=key,
                                     first_round=round_base, dead=sorted(stage.dead), first_event=len(drafts)))
@@ -1042,7 +1169,7 @@ def parse_play(
         drafts=drafts,
         place_texts=place_texts,
     )
-    return PlayParse(world=world, scenes=scenes, layout=layout, warnings=warnings)
+    return PlayParse(world=world, scenes=scenes, layout=layout, warnings=warnings, personae=cast.personae)
 
 
 def _carry_dead(stage: _Stage) -> _Stage:
@@ -1293,3 +1420,45 @@ def _positions_at(events: list[Event], index: int, dead: set[str]) -> dict[str, 
         for agent_id in event.witness_ids():
             positions[agent_id] = event.place
     return {agent_id: place for agent_id, place in sorted(positions.items()) if agent_id not in dead}
+
+
+def _words_of(text: str) -> set[str]:
+    return {_norm(_singular(w)) for w in WORD_RE.findall(text) if len(w) >= 3} - {"the", "and", "her", "his", "son", "wife"}
+
+
+def cast_figures(parse: PlayParse) -> dict[str, object]:
+    """Agents in the dramatis personae (precision), named personae found (recall), places, starts, acts.
+
+    An agent is in the personae when a word of its name names an entry (`First Citizen` is one of
+    the `Citizens`); a principal is a persona with a proper name. Without a personae list the two
+    ratios are None.
+    """
+    world = parse.world
+    persona_words: set[str] = set()
+    for persona in parse.personae:
+        # "REYNALDO, Servant to Polonius": the role noun of a description names a kind of person too.
+        role = persona.description.split(",")[0].split(" to ")[0].split(" of ")[0]
+        persona_words |= _words_of(persona.name) | _words_of(role) | {_norm(_singular(s)) for s in persona.synonyms}
+    agent_words = {agent.id: _words_of(" ".join([agent.name, *agent.aliases])) for agent in world.agent}
+    outside = sorted(a for a, words in agent_words.items() if not words & persona_words)
+    principals = [p for p in parse.personae if p.named]
+    found = [p for p in principals if any(_words_of(p.name) <= words or _norm(p.name) in {_norm(n) for n in words}
+                                          for words in agent_words.values())]
+    missing = sorted(p.name for p in principals if p not in found)
+    stage_agents = sorted(a.id for a in world.agent if is_stage_words(a.name))
+    stage_places = sorted(p.id for p in world.place if is_stage_words(p.name))
+    return {
+        "agents": len(world.agent),
+        "precision": round(1 - len(outside) / len(world.agent), 3) if parse.personae and world.agent else None,
+        "outside_personae": outside,
+        "principals": len(principals),
+        "principal_recall": round(len(found) / len(principals), 3) if principals else None,
+        "missing_principals": missing,
+        "places": len(world.place),
+        "scenes": len(parse.scenes),
+        "acts": len({scene.act for scene in parse.scenes}),
+        "starts": len(world.start),
+        "stage_words_as_agents": stage_agents,
+        "stage_words_as_places": stage_places,
+        "objects": len(world.object),
+    }
