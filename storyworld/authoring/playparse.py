@@ -26,7 +26,7 @@ from storyworld.authoring.common import (
 )
 from storyworld.authoring.editions import first_word, is_direction_line, is_stage_words, normalize_edition
 from storyworld.errors import UserError
-from storyworld.schema import Agent, Event, Place, Start, WorldFile, WorldInfo
+from storyworld.schema import Agent, Event, Place, Start, WorldFile, WorldInfo, WorldObject
 
 Layout = Literal["paragraph", "heading"]
 
@@ -979,6 +979,7 @@ def parse_play(
     recent_speakers: list[str] = []
     show_mode = False
     place_texts: dict[str, list[str]] = defaultdict(list)
+    props = _Props()
     place_cities: dict[str, str] = {}  # place key -> the town its heading named, to tell two towns' streets apart
     current_city = ""
     total = len(items)
@@ -1018,6 +1019,8 @@ def parse_play(
                 rest = re.sub(r"^(re-?enter|enter)\s*", "", clause, flags=re.I)
                 entered = stage.enter(cast.mentions(rest))
                 note_present()
+                props.direction(clause, entered or cast.mentions(rest), [], last_speakers,
+                                scenes[-1].place if scenes else "", len(drafts))
                 if entered:
                     add("move", entered, list(stage.present), clause)
                 continue
@@ -1037,8 +1040,10 @@ def parse_play(
                 continue
             named = cast.mentions(clause)
             actors = _actors_of(clause, named, last_speakers, cast)
-            if re.search(r"\bdies\b|\bdie\b", low):
-                dying = actors or list(last_speakers)
+            props.direction(clause, actors, named, [*last_speakers, *reversed(recent_speakers), *stage.present],
+                            scenes[-1].place if scenes else "", len(drafts))
+            if DEATH_RE.search(low):
+                dying = (named if re.search(r"\b(is|are)\s+(slain|killed)\b", low) and named else actors) or list(last_speakers)
                 add("act", dying, list(stage.present), clause)
                 stage.leave(dying)
                 stage.dead.update(dying)
@@ -1137,6 +1142,7 @@ def parse_play(
                 if offstage:
                     said = f"(within) {said}"
             add("say", speakers, [w for w in witnesses if w not in stage.dead or w in speakers], said, flags)
+            props.speech(said, speakers[0], scenes[-1].place, len(drafts))
             flags = []
             speeches_in_scene += 1
             scenes[-1].speeches += 1
@@ -1168,8 +1174,113 @@ def parse_play(
         scenes=scenes,
         drafts=drafts,
         place_texts=place_texts,
+        props=props,
     )
     return PlayParse(world=world, scenes=scenes, layout=layout, warnings=warnings, personae=cast.personae)
+
+
+DEATH_RE = re.compile(r"\b(dies|die|is slain|are slain|is killed|are killed|falls dead|expires)\b")
+PROP_NOUNS = (
+    "letter", "letters", "dagger", "sword", "rapier", "foil", "poison", "cup", "chalice", "vial", "potion", "ring",
+    "handkerchief", "paper", "papers", "scroll", "purse", "crown", "book", "skull", "key", "jewel", "casket", "seal",
+    "warrant", "commission", "torch", "taper", "bond", "pearl", "picture", "locket", "token", "will", "document",
+    "note", "map", "gun", "pistol", "knife",
+)
+PROP_RE = re.compile(r"\b(?P<det>a|an|the|his|her|their|my|thy|your|this|that|these|those|its)\s+(?:[a-z]+\s+)?(?P<noun>" + "|".join(PROP_NOUNS) + r")\b", re.I)
+GIVE_RE = re.compile(r"\b(gives?|hands?|delivers?|passes?|throws?)\b", re.I)
+READ_RE = re.compile(r"\b(reads?|reading|opens?)\b", re.I)
+TAKE_RE = re.compile(r"\b(takes?|draws?|snatches|seizes?|drinks?|picks? up|holds?|with|pours?|brings?|shows?)\b", re.I)
+SPEECH_PROP_RE = re.compile(r"\b(?:here is|here's|here’s|take|read|behold)\s+(?:my|this|the|thy)\s+(?P<noun>" + "|".join(PROP_NOUNS) + r")\b", re.I)
+
+
+class _Prop(msgspec.Struct, kw_only=True):
+    """A prop seen in the play: who first held it, who holds it now, what reading it tells."""
+
+    noun: str
+    first_holder: str = ""
+    holder: str = ""
+    place: str = ""
+    first_event: int = 0
+    handled: list[str] = msgspec.field(default_factory=list)  # how it changed hands, for its description
+    read_by: list[str] = msgspec.field(default_factory=list)
+
+
+class _Props:
+    """Objects that change hands or are read, from stage directions (`Gives him a letter`, `Reads`)."""
+
+    def __init__(self) -> None:
+        self.props: list[_Prop] = []
+
+    def _current(self, noun: str, det: str, holder: str) -> _Prop | None:
+        singular = noun.rstrip("s") if noun.endswith("s") and noun not in {"papers", "letters"} else noun
+        if det.lower() in {"a", "an"}:
+            # "Enter Maro, with a letter": the letter he was given earlier, if he holds one.
+            return next((p for p in reversed(self.props) if p.noun == singular and holder and p.holder == holder), None)
+        for prop in reversed(self.props):
+            if prop.noun == singular and (not holder or prop.holder in {holder, ""} or det.lower() in {"the", "this", "that"}):
+                return prop
+        return None
+
+    def direction(self, clause: str, actors: list[str], named: list[str], last_speakers: list[str], place: str,
+                  event_index: int) -> None:
+        """Note the props a stage direction shows, and who ends up holding them."""
+        matches = list(PROP_RE.finditer(clause))
+        doer = actors[0] if actors else (last_speakers[0] if last_speakers else "")
+        reading = READ_RE.search(clause)
+        if not matches and reading and doer:
+            # A bare "Reads.": the letter (or paper) the reader holds or was last given.
+            prop = next((p for p in reversed(self.props) if p.holder == doer and p.noun in {"letter", "paper", "letters", "scroll"}), None)
+            if prop is not None and doer not in prop.read_by:
+                prop.read_by.append(doer)
+            return
+        for match in matches:
+            noun, det = match.group("noun").lower(), match.group("det")
+            singular = noun[:-1] if noun.endswith("s") and noun not in {"papers", "letters"} else noun
+            prop = self._current(noun, det, doer)
+            if prop is None:
+                prop = _Prop(noun=singular, place=place, first_event=event_index)
+                self.props.append(prop)
+            receiver = ""
+            if GIVE_RE.search(clause[: match.start()] or clause):
+                others = [k for k in named if k != doer] or [k for k in last_speakers if k != doer]  # the one spoken to
+                receiver = others[0] if others else ""
+            if not prop.first_holder:
+                prop.first_holder = doer or receiver
+            if receiver:
+                prop.holder = receiver
+                prop.handled.append(f"{clause}")
+            elif doer and (TAKE_RE.search(clause) or reading):
+                prop.holder = doer
+                prop.handled.append(clause)
+            if reading and doer and doer not in prop.read_by:
+                prop.read_by.append(doer)
+
+    def speech(self, text: str, speaker: str, place: str, event_index: int) -> None:
+        """`Here is my dagger`, `Read this letter`: a prop the speaker holds, when none of its kind is known yet."""
+        for match in SPEECH_PROP_RE.finditer(text):
+            noun = match.group("noun").lower()
+            if any(p.noun == noun and p.holder == speaker for p in self.props):
+                continue
+            self.props.append(_Prop(noun=noun, first_holder=speaker, holder=speaker, place=place,
+                                    first_event=event_index, handled=[trim_text(match.group(0), 80)]))
+
+    def objects(self, agent_ids: dict[str, str], place_ids: dict[str, str]) -> list[WorldObject]:
+        """World objects: each held by whoever first held it, else lying where it was first seen."""
+        out: list[WorldObject] = []
+        taken: set[str] = set()
+        for prop in self.props:
+            holder = agent_ids.get(prop.first_holder)
+            place = None if holder else place_ids.get(prop.place, next(iter(place_ids.values()), None))
+            if holder is None and place is None:
+                continue
+            readers = ", ".join(agent_ids.get(r, r) for r in prop.read_by)
+            description = "; ".join(prop.handled[:3]) or "Seen on stage."
+            out.append(WorldObject(
+                id=unique_id(slugify(prop.noun, "object"), taken), name=prop.noun[:1].upper() + prop.noun[1:],
+                description=trim_text(description, 240), holder=holder, place=place,
+                carries=f"Read by {readers} in the play." if readers else "",
+            ))
+        return out
 
 
 def _carry_dead(stage: _Stage) -> _Stage:
@@ -1290,6 +1401,7 @@ def _build_world(
     scenes: list[ScenePlan],
     drafts: list[_Draft],
     place_texts: dict[str, list[str]],
+    props: _Props | None = None,
 ) -> WorldFile:
     # Places: merge abbreviated headings, one id per normalised name.
     keys = list(dict.fromkeys(scene.place for scene in scenes)) or ["stage"]
@@ -1381,9 +1493,10 @@ def _build_world(
         scene.dead = [agent_ids[k] for k in scene.dead if k in agent_ids]
 
     starts = _starts(scenes, events)
+    objects = props.objects(agent_ids, place_ids) if props is not None else []
     info = WorldInfo(id=world_id, title=title, source=source, default_start=starts[0].id if starts else "",
                      description=f"Drafted from the play by the storyworld play parser: {len(scenes)} scenes.")
-    return WorldFile(world=info, place=places, agent=agents, event=events, start=starts)
+    return WorldFile(world=info, place=places, agent=agents, object=objects, event=events, start=starts)
 
 
 def _where_set(labels: list[str]) -> str:
@@ -1409,7 +1522,8 @@ def _starts(scenes: list[ScenePlan], events: list[Event]) -> list[Start]:
             continue
         starts.append(Start(id=f"act-{scene.act}", round=events[first].round,
                             description=f"The beginning of act {scene.act}.",
-                            positions=_positions_at(events, first, set(scene.dead))))
+                            positions=_positions_at(events, first, set(scene.dead)),
+                            absent=sorted(set(scene.dead)) if scene.dead else []))
     return starts
 
 
