@@ -110,6 +110,8 @@ def author_source(
         from storyworld.authoring.fountain import author_fountain
 
         world = author_fountain(text, world_id=world_id, title=title, progress=progress, cancel=cancel)
+        if not world.agent:
+            raise UserError(f"{source}: no character cues with dialogue found: is this a Fountain screenplay?")
         notes.append(f"fountain screenplay, {len(world.place)} places, {len(world.agent)} characters")
         draft = Draft(world=world, kind="fountain", notes=notes)
     elif kind == "play":
