@@ -12,7 +12,7 @@ from storyworld.authoring.playparse import parse_play
 from storyworld.world import World
 
 PLAYS = Path(__file__).parent / "data" / "plays"
-LAYOUTS = ["gutenberg", "worldlib", "acting"]
+LAYOUTS = ["gutenberg", "worldlib", "acting", "plain"]
 CORVUS_CAST = {
     "titus", "first-citizen", "second-citizen", "corvus", "livia", "maro", "tullus", "decima", "soothsayer",
     "lucius", "fulvia", "messenger", "ghost-of-corvus",
@@ -76,6 +76,20 @@ def test_props_and_deaths(layout):
     assert [e.actors for e in dies] == [["corvus"], ["tullus"], ["maro"]]
     after = [e for e in parse.scene_events(3, 2) if e.kind == "say"]
     assert all("corvus" not in e.witnesses for e in after)
+
+
+def test_first_folio_layout_without_personae_or_places():
+    parse = _corvus("folio")
+    # `Actus Primus. Scoena Prima.`, `Scena Secunda.`; `Tull.` is the Tullus the entrances bring on.
+    assert [(s.act, s.number) for s in parse.scenes][:3] == [(1, 1), (1, 2), (1, 3)]
+    assert {a.id for a in parse.world.agent} == (CORVUS_CAST - {"ghost-of-corvus"}) | {"ghost"}
+    assert len(parse.world.start) == 5 and len(parse.scenes) == 15
+    figures = parse.figures()
+    assert figures["precision"] is None and figures["stage_words_as_agents"] == []
+    hold = next(e for e in parse.world.event if e.kind == "say" and e.text.startswith("They come down"))
+    assert hold.text == "They come down to meet us. Hold the left." and hold.actors == ["titus"]
+    assert {s.id: s for s in parse.world.start}["act-4"].absent == ["corvus"]
+    assert World.from_file(parse.world).warnings == []
 
 
 def test_stage_words():

@@ -27,12 +27,24 @@ STAGE_WORDS = {
 GUTENBERG_START_RE = re.compile(r"^\s*\*{3}\s*START OF (THE|THIS) PROJECT GUTENBERG", re.I)
 GUTENBERG_END_RE = re.compile(r"^\s*(\*{3}\s*END OF (THE|THIS) PROJECT GUTENBERG|End of (the )?Project Gutenberg)", re.I)
 NOTICE_RE = re.compile(r"<<.*?>>", re.S)
+END_RE = re.compile(r"^(FINIS|THE END|END OF (THE )?PLAY)\.?$", re.I)
 COMBINED_RE = re.compile(
     r"^(?P<act>ACT\s+(?:[IVXLC]+|\d+))\s*[.,:]?\s*(?P<scene>SCENE\s+(?:[IVXLC]+|\d+))\s*[.:]?\s*(?P<rest>.*)$", re.I
 )
 SCENE_ONLY_RE = re.compile(r"^(?P<scene>SCENE\s+(?:[IVXLC]+|\d+))\s*[.:]?\s*(?P<rest>.*)$", re.I)
 ACT_LINE_RE = re.compile(r"^ACT\s+(?:[IVXLC]+|\d+)\s*\.?\s*$", re.I)
 CAPS_PREFIX_RE = re.compile(r"^(?P<indent>\s{1,8})(?P<label>(?:[1-6]\.?\s*)?[A-Z][A-Z’'\-]+(?:\s+(?:and\s+|&\s+|OF\s+)?[A-Z][A-Z’'\-]+){0,3})\.\s+(?P<rest>\S.*)$")
+# A speech opening an indented line in mixed case, as the First Folio sets it: `  Tull. Then read`.
+MIXED_PREFIX_RE = re.compile(r"^(?P<indent>\s{1,8})(?P<label>(?:[1-6]\.?\s*)?[A-Z][a-z’'\-]{1,13}(?:\s[A-Z][a-z’'\-]{1,13})?)\.\s+(?P<rest>\S.*)$")
+LATIN_NUMBERS = {
+    "primus": 1, "prima": 1, "secundus": 2, "secunda": 2, "tertius": 3, "tertia": 3, "quartus": 4, "quarta": 4,
+    "quintus": 5, "quinta": 5, "sextus": 6, "sexta": 6, "septimus": 7, "septima": 7, "octavus": 8, "octava": 8,
+    "nonus": 9, "nona": 9, "decimus": 10, "decima": 10, "undecimus": 11, "undecima": 11,
+}
+LATIN_RE = re.compile(
+    r"^(?:Actus\s+(?P<act>[A-Za-z]+)\.?\s*)?(?:(?:Scoena|Scena|Scæna|Scaena)\s+(?P<scene>[A-Za-z]+)\.?)?\s*(?P<rest>.*)$"
+)
+ROMAN_OUT = ["", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI"]
 CAPS_ALONE_RE = re.compile(r"^\s*(?:[1-6]\.?\s*)?[A-Z][A-Z’'\-]+(?:\s+[A-Z][A-Z’'\-]+){0,3}\.?\s*$")
 
 
@@ -77,6 +89,8 @@ def normalize_edition(text: str) -> str:
     end = next((i for i, line in enumerate(lines) if GUTENBERG_END_RE.match(line)), None)
     if end is not None:
         lines = lines[:end]
+    lines = [line for line in lines if not END_RE.match(line.strip())]
+    lines = _latin_headings(lines)
     lines = _split_headings(lines)
     if _prefixed_speeches(lines):
         body = _first_body_heading(lines)
@@ -89,9 +103,35 @@ def _first_body_heading(lines: list[str]) -> int:
     for index, line in enumerate(lines):
         stripped = line.strip()
         if ACT_LINE_RE.match(stripped) or SCENE_ONLY_RE.match(stripped):
-            if any(CAPS_PREFIX_RE.match(after) for after in lines[index + 1 : index + 12]):
+            if any(_prefix_match(after) for after in lines[index + 1 : index + 12]):
                 return index
     return 0
+
+
+def _latin_headings(lines: list[str]) -> list[str]:
+    """`Actus Primus. Scoena Prima.` -> `ACT I` / `SCENE I.`; `Scena Secunda.` -> `SCENE II.`"""
+    out: list[str] = []
+    for line in lines:
+        stripped = line.strip()
+        match = LATIN_RE.match(stripped) if stripped[:2] in {"Ac", "Sc"} else None
+        act = LATIN_NUMBERS.get((match.group("act") or "").lower()) if match else None
+        scene = LATIN_NUMBERS.get((match.group("scene") or "").lower()) if match else None
+        if match and (act or scene) and (match.group("act") is None or act) and (match.group("scene") is None or scene):
+            if act:
+                out += [f"ACT {ROMAN_OUT[act]}", ""]
+            if scene:
+                out.append(f"SCENE {ROMAN_OUT[scene]}. {match.group('rest').strip()}".rstrip())
+            continue
+        out.append(line)
+    return out
+
+
+def _prefix_match(line: str) -> re.Match[str] | None:
+    """A speech opening an indented line, in capitals or (First Folio) mixed case."""
+    match = CAPS_PREFIX_RE.match(line) or MIXED_PREFIX_RE.match(line)
+    if match and not is_stage_words(match.group("label")):
+        return match
+    return None
 
 
 def _is_location_line(line: str) -> bool:
@@ -142,15 +182,23 @@ def _split_headings(lines: list[str]) -> list[str]:
 
 
 def _prefixed_speeches(lines: list[str]) -> bool:
-    """Whether speeches begin `  NAME. text` on indented lines that follow each other without blank lines."""
-    packed = loose = 0
-    for previous, line in zip(lines, lines[1:]):
+    """Whether speeches begin `  NAME. text` on indented lines (World Library, First Folio editions).
+
+    Mixed-case labels count when they recur; flush-left `NAME. text` speeches (Gutenberg's Hamlet)
+    mean the indented ones are something else.
+    """
+    mixed: dict[str, int] = {}
+    caps = 0
+    for line in lines:
         if CAPS_PREFIX_RE.match(line):
-            if previous.strip():
-                packed += 1
-            else:
-                loose += 1
-    return packed >= 10 and packed > loose
+            caps += 1
+        else:
+            match = MIXED_PREFIX_RE.match(line)
+            if match and not is_stage_words(match.group("label")):
+                mixed[match.group("label")] = mixed.get(match.group("label"), 0) + 1
+    indented = caps + sum(count for count in mixed.values() if count >= 2)
+    flush = sum(1 for line in lines if re.match(r"^[A-Z][A-Z’'\- ]+[A-Z]\.\s+\S", line))
+    return indented >= 10 and indented > flush
 
 
 def _unfold_prefixed(lines: list[str]) -> list[str]:
@@ -176,15 +224,23 @@ def _unfold_prefixed(lines: list[str]) -> list[str]:
             flush()
             out += [stripped, ""]
             continue
-        speech = CAPS_PREFIX_RE.match(line)
+        speech = _prefix_match(line)
         indent = len(line) - len(line.lstrip())
-        if speech and not is_stage_words(speech.group("label")):
+        if speech:
             flush()
-            block, block_kind = [f"{speech.group('label')}. {speech.group('rest')}"], "speech"
+            # Upper case, so that `Tull.` reads like `TULLUS.` to the parser: a label, then the speech.
+            block, block_kind = [f"{speech.group('label').upper()}. {speech.group('rest')}"], "speech"
             continue
-        if indent == 0 or indent >= 10 or (block_kind != "speech" and not block):
+        # A flush-left line right under a speech goes on with it (First Folio), unless it is business.
+        continues_speech = block_kind == "speech" and indent < 10 and not (
+            re.match(r"^[\[(]?\s*(Enter|Exit|Exeunt|Re-?enter|Manet)\b", stripped) or is_direction_line(stripped)
+        )
+        if continues_speech:
+            block.append(stripped)
+            continue
+        if indent == 0 or indent >= 10 or not block:
             # Column 0 and far right are where these editions set stage directions.
-            if block_kind == "direction" and indent > 0 and indent < 10:
+            if block_kind == "direction" and 0 < indent < 10:
                 block.append(stripped)
                 continue
             flush()

@@ -964,8 +964,9 @@ def parse_play(
         items = numbered
     if not any(item.kind == "scene" for item in items) or not any(item.kind == "speech" and item.label for item in items):
         raise UserError("no scenes or speeches found: is this a play? (try --kind prose)")
-    cast = Cast(parse_personae(personae_lines))
+    personae = parse_personae(personae_lines)
     labels = Counter(item.label for item in items if item.kind == "speech" and item.label)
+    cast = Cast(personae or _entrance_personae(items, labels))
     cast.learn_labels(labels)
     warnings: list[str] = []
 
@@ -1176,7 +1177,7 @@ def parse_play(
         place_texts=place_texts,
         props=props,
     )
-    return PlayParse(world=world, scenes=scenes, layout=layout, warnings=warnings, personae=cast.personae)
+    return PlayParse(world=world, scenes=scenes, layout=layout, warnings=warnings, personae=personae)
 
 
 DEATH_RE = re.compile(r"\b(dies|die|is slain|are slain|is killed|are killed|falls dead|expires)\b")
@@ -1281,6 +1282,28 @@ class _Props:
                 carries=f"Read by {readers} in the play." if readers else "",
             ))
         return out
+
+
+def _entrance_personae(items: list[Item], labels: Counter[str]) -> list[Persona]:
+    """Without a dramatis personae: names in `Enter ...` directions that abbreviated headings shorten.
+
+    The First Folio heads speeches `Tull.` and brings on `Tullus`: the full name is the one the
+    entrance gives, so the heading, the entrance and the display name agree.
+    """
+    heads = {_norm(label).split()[-1] for label in labels if _norm(label)}
+    found: dict[str, str] = {}
+    for item in items:
+        if item.kind != "direction" or not re.search(r"\b(Enter|Re-?enter)\b", item.text):
+            continue
+        for word in WORD_RE.findall(item.text.split("Enter", 1)[-1]):
+            norm = _norm(word)
+            if not word[:1].isupper() or len(norm) < 3 or is_stage_words(word) or norm in {"and", "with", "the"}:
+                continue
+            if norm.endswith("s") and not norm.endswith(("us", "is", "as", "os", "ss")):
+                continue  # "Citizens": a crowd, not a person
+            if any(norm.startswith(head) and len(head) >= 3 for head in heads):
+                found.setdefault(norm, _titlecase(word))
+    return [Persona(name=name, named=True) for name in found.values()]
 
 
 def _carry_dead(stage: _Stage) -> _Stage:
@@ -1554,7 +1577,7 @@ def cast_figures(parse: PlayParse) -> dict[str, object]:
         role = persona.description.split(",")[0].split(" to ")[0].split(" of ")[0]
         persona_words |= _words_of(persona.name) | _words_of(role) | {_norm(_singular(s)) for s in persona.synonyms}
     agent_words = {agent.id: _words_of(" ".join([agent.name, *agent.aliases])) for agent in world.agent}
-    outside = sorted(a for a, words in agent_words.items() if not words & persona_words)
+    outside = sorted(a for a, words in agent_words.items() if not words & persona_words) if parse.personae else []
     principals = [p for p in parse.personae if p.named]
     found = [p for p in principals if any(_words_of(p.name) <= words or _norm(p.name) in {_norm(n) for n in words}
                                           for words in agent_words.values())]

@@ -7,7 +7,11 @@ the layouts imitate how public-domain editions set plays out (see ../shared/FORM
 - corvus_worldlib.txt: `ACT I. SCENE I.` with the place on the next line, `  NAME. speech` with
   indented continuation lines, right-aligned exits, `<<...>>` licence blocks inside the text;
 - corvus_acting.txt: `ACT 1 SCENE 1` and `Scene 2` headings, names in small capitals alone on
-  a line, speech indented, directions in parentheses.
+  a line, speech indented, directions in parentheses;
+- corvus_plain.txt: like the Gutenberg one but directions flush left without marks, `[Exeunt.]`
+  right above the next `SCENE` line, `[Aside.]` opening a speech line;
+- corvus_folio.txt: First Folio style: Latin headings (`Actus Primus. Scoena Prima.`, `Scena
+  Secunda.`), mixed-case abbreviated speakers (`  Tul. text`), no dramatis personae, no places.
 """
 
 from __future__ import annotations
@@ -270,7 +274,61 @@ def acting() -> str:
     return "\n".join(out)
 
 
+def plain() -> str:
+    out = [TITLE, "", "by the storyworld authors", "", "", "Dramatis Personæ", ""]
+    out += [f"{name}, {desc}." if desc else f"{name}." for name, desc in PERSONAE]
+    out += [f"SCENE: {SETTING}"]
+    act_now = 0
+    for act, scene, heading, items in PLAY:
+        if act != act_now:
+            out += [f"ACT {ROMAN[act]}"]
+            act_now = act
+        out += [f"SCENE {ROMAN[scene]}. {heading}", ""]
+        for index, item in enumerate(items):
+            if item[0] == "dir":
+                out += [item[1], ""]
+                continue
+            text = item[2]
+            if item[1] == "TULLUS" and "meet" in text:
+                text = f"[Aside.] {text}"
+            out += [f"{item[1]}.", text, ""]
+            if len(item) > 3:
+                out += [f"[{item[3]}]"]
+                if index + 1 < len(items):
+                    out.append("")
+    return "\n".join(out)
+
+
+LATIN_ACTS = ["", "Actus Primus", "Actus Secundus", "Actus Tertius", "Actus Quartus", "Actus Quintus"]
+LATIN_SCENES = ["", "Prima", "Secunda", "Tertia", "Quarta", "Quinta", "Sexta"]
+
+
+def folio() -> str:
+    out = [f"[{TITLE.title()} by the storyworld authors]", "", ""]
+    for act, scene, _heading, items in PLAY:
+        if scene == 1:
+            out += [f"{LATIN_ACTS[act]}. Scoena Prima.", ""]
+        else:
+            out += ["", f"Scena {LATIN_SCENES[scene]}.", ""]
+        for item in items:
+            if item[0] == "dir":
+                out += [item[1], ""]
+                continue
+            name = item[1].title().replace("First ", "1. ").replace("Second ", "2. ")
+            label = name if len(name) <= 5 or name[0].isdigit() else name[:4]
+            words = item[2].split(" ")
+            out.append(f"  {label}. {' '.join(words[:6])}")
+            if words[6:]:
+                out.append(" ".join(words[6:]))
+            if len(item) > 3:
+                out += ["", item[3]]
+            out.append("")
+    out += ["", "FINIS."]
+    return "\n".join(out)
+
+
 if __name__ == "__main__":
     here = Path(__file__).parent
-    for name, make in (("gutenberg", gutenberg), ("worldlib", worldlib), ("acting", acting)):
+    for name, make in (("gutenberg", gutenberg), ("worldlib", worldlib), ("acting", acting), ("plain", plain),
+                       ("folio", folio)):
         (here / f"corvus_{name}.txt").write_text(make() + "\n", encoding="utf-8")
