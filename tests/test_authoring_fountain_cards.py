@@ -148,3 +148,35 @@ def test_bad_card_files_give_one_line(tmp_path, capsys):
     assert main(["author", str(path), "--kind", "card", "--headless", "--out", str(tmp_path / "x.toml")]) == 1
     err = [line for line in capsys.readouterr().err.strip().splitlines() if not line.startswith("authoring ")]
     assert len(err) == 1 and "no character card" in err[0]  # one line, no traceback
+
+
+def test_kind_auto_tells_the_sources_apart(tmp_path, shared_dir):
+    card = tmp_path / "ilse.json"
+    card.write_text(json.dumps(_card()), encoding="utf-8")
+    plain = tmp_path / "ferry.txt"  # a Fountain screenplay without the .fountain suffix
+    plain.write_text(FERRY.read_text(encoding="utf-8"), encoding="utf-8")
+    assert detect_file_kind(DATA / "plays" / "corvus_worldlib.txt") == "play"
+    assert detect_file_kind(DATA / "plays" / "corvus_folio.txt") == "play"
+    assert detect_file_kind(DATA / "prose" / "river_oath.txt") == "prose"
+    assert detect_file_kind(plain) == "fountain"
+    assert detect_file_kind(card) == "card"
+    assert detect_file_kind(shared_dir / "texts" / "sanguo_yanyi_zh_ch01-10.txt") == "prose"
+    assert detect_file_kind(shared_dir / "texts" / "hamlet.txt") == "play"
+
+
+def test_cli_authors_a_fountain_file_and_writes_a_run_as_fountain(tmp_path, capsys):
+    out = tmp_path / "ferry.toml"
+    assert main(["author", str(FERRY), "--headless", "--out", str(out)]) == 0
+    assert "fountain" in capsys.readouterr().out
+    assert load_world(out).file.world.title == "The Night Ferry"
+    save = tmp_path / "run"
+    sim = session.new_simulation(load_world(TINY), None, Settings(seed=2), ScriptedMind(
+        lambda r, a, c: Say(actor=a, text=f"Round {r}, and the lamp is out.") if a in {"maren", "tobin"} else Wait(actor=a)),
+        embedder=HashEmbedder())
+    sim.step()
+    session.save_simulation(sim, save)
+    script = tmp_path / "run.fountain"
+    assert main(["screenplay", str(save), "--world", str(TINY), "--format", "fountain", "-o", str(script)]) == 0
+    text = script.read_text(encoding="utf-8")
+    assert text.startswith("Title: ") and "\nMAREN\n" in text and "\nINT. " in text
+    assert {a.name for a in author_fountain(text).agent} == {"Maren", "Tobin"}
