@@ -110,6 +110,14 @@ def test_licence_matter_is_dropped():
     assert "SCENE I. Corvium. A street." in worldlib  # `ACT I. SCENE I.` + the place on the next line
 
 
+def test_a_licence_without_its_end_marker_gives_no_speakers():
+    text = (PLAYS / "corvus_gutenberg.txt").read_text(encoding="utf-8").replace("*** END OF THE PROJECT", "END THE")
+    text += "\n\n1.F.3. LIMITED RIGHT OF REPLACEMENT OR REFUND - If you discover a defect\n\nINCIDENTAL\nDAMAGE.\n\n"
+    text += "1.F.4. Except for the limited right of replacement set forth in paragraph 1.F.3\n"
+    ids = {a.id for a in parse_play(text, world_id="corvus").world.agent}
+    assert ids == CORVUS_CAST
+
+
 # ------------------------------------------------------------------------------ Hamlet re-set (../shared)
 
 

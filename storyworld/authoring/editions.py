@@ -24,6 +24,7 @@ STAGE_WORDS = {
     "thunders", "lightnings", "peal", "shot", "shots", "flourish.", "loud", "soft", "still", "horns", "horn",
     "sound", "sounds", "trumpets.", "wind", "winds", "a", "an", "the", "thunder.",
 }
+HEADING_WORDS = {"act", "actus", "scene", "scena", "scoena", "scaena", "contents", "dramatis", "finis", "section"}
 GUTENBERG_START_RE = re.compile(r"^\s*\*{3}\s*START OF (THE|THIS) PROJECT GUTENBERG", re.I)
 GUTENBERG_END_RE = re.compile(r"^\s*(\*{3}\s*END OF (THE|THIS) PROJECT GUTENBERG|End of (the )?Project Gutenberg)", re.I)
 NOTICE_RE = re.compile(r"<<.*?>>", re.S)
@@ -59,6 +60,8 @@ def is_stage_words(label: str) -> bool:
     words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z’'\-]*", label)]
     if not words:
         return False
+    if all(len(w) == 1 for w in words) or words[0] in HEADING_WORDS:
+        return True  # "1.F." is a licence section, "ACT II" a heading: neither speaks
     return words[0] in STAGE_WORDS - {"a", "an", "the"} or all(w in STAGE_WORDS or w == "and" for w in words)
 
 
@@ -87,6 +90,9 @@ def normalize_edition(text: str) -> str:
     if start is not None:
         lines = lines[start + 1 :]
     end = next((i for i, line in enumerate(lines) if GUTENBERG_END_RE.match(line)), None)
+    if end is None:
+        # No end marker, but the licence follows the play: a play's text never names Project Gutenberg.
+        end = next((i for i in range(len(lines) // 2, len(lines)) if "project gutenberg" in lines[i].lower()), None)
     if end is not None:
         lines = lines[:end]
     lines = [line for line in lines if not END_RE.match(line.strip())]
