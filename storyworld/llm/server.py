@@ -24,6 +24,8 @@ from storyworld.llm.base import (
 # server takes both; llama-cpp-python's server only takes "json_object" with a "schema" key
 # (it answers 422 to the OpenAI form). We try the OpenAI form first, then remember what works.
 SCHEMA_FORMS = ("json_schema", "json_object")
+# Requests kept in flight at a server that does not report its slots (vLLM batches any number).
+DEFAULT_PARALLEL = 4
 
 
 def _response_format(form: str, schema: Schema) -> dict[str, Any]:
@@ -48,7 +50,11 @@ def base_url(url: str) -> str:
 
 
 class ServerModel(LanguageModel):
-    """A model behind /v1/chat/completions; the constructor checks the server answers /v1/models."""
+    """A model behind /v1/chat/completions; the constructor checks the server answers /v1/models.
+
+    Thread-safe: every request opens its own connection and the counters live in the wrappers,
+    so callers may keep `parallel` requests in flight (the schema-form memo is a benign race).
+    """
 
     def __init__(
         self,
@@ -58,8 +64,13 @@ class ServerModel(LanguageModel):
         connect_timeout: float = 10.0,
         api_key: str | None = None,
         n_ctx: int = 2048,
+        parallel: int | None = None,
     ) -> None:
-        """Connect to the server at `url`; ModelError (one line) if it does not answer."""
+        """Connect to the server at `url`; ModelError (one line) if it does not answer.
+
+        `parallel` is how many requests callers keep in flight (storyworld.concurrency): given,
+        or the server's slot count where it reports one (llama.cpp's /props), else 4.
+        """
         self.url = base_url(url)
         self.timeout = timeout
         self.api_key = api_key
@@ -76,6 +87,20 @@ class ServerModel(LanguageModel):
             model = ids[0]
         self.model = model
         self.name = f"{model.rsplit('/', 1)[-1]}@{urllib.parse.urlsplit(self.url).netloc}"
+        self.slots = self.server_slots(connect_timeout)
+        self.parallel = parallel if parallel and parallel > 0 else (self.slots or DEFAULT_PARALLEL)
+
+    def server_slots(self, timeout: float = 10.0) -> int | None:
+        """The server's parallel slots if it says (llama.cpp: /props total_slots, or /slots), else None."""
+        for path in ("/props", "/slots"):
+            try:
+                answer: Any = self._request("GET", path, None, timeout)
+            except (ModelError, _HTTPStatusError):
+                continue
+            value = answer.get("total_slots") if isinstance(answer, dict) else None
+            if isinstance(value, int) and value > 0:
+                return value
+        return None
 
     def _request(self, method: str, path: str, body: dict[str, Any] | None, timeout: float) -> dict[str, Any]:
         """One JSON request; ModelError (TransientModelError when retrying may help) on failure."""
@@ -105,6 +130,8 @@ class ServerModel(LanguageModel):
             decoded = json.loads(payload)
         except ValueError as exc:
             raise ModelError(f"{where}: the server did not answer JSON: {payload[:120]!r}") from exc
+        if isinstance(decoded, list) and path == "/slots":
+            return {"total_slots": len(decoded)}  # llama.cpp lists one entry per slot
         if not isinstance(decoded, dict):
             raise ModelError(f"{where}: unexpected answer: {payload[:120]!r}")
         return decoded
