@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.client
 import json
 import socket
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -76,6 +77,9 @@ class ServerModel(LanguageModel):
         self.api_key = api_key
         self.n_ctx = n_ctx
         self._schema_form: str | None = None
+        self._timings_lock = threading.Lock()
+        self._timings = {"prompt_s": 0.0, "generation_s": 0.0, "prompt_tokens_evaluated": 0,
+                         "tokens_generated": 0, "prompt_tokens_cached": 0}
         try:
             models = self._request("GET", "/v1/models", None, connect_timeout).get("data") or []
         except _HTTPStatusError as exc:
@@ -177,6 +181,7 @@ class ServerModel(LanguageModel):
             text = choice["message"].get("content") or ""
         except (KeyError, IndexError, TypeError, AttributeError) as exc:
             raise TransientModelError(f"{self.url}: malformed completion: {str(result)[:160]}") from exc
+        self._add_timings(result.get("timings"))
         usage = result.get("usage") or {}
         return Completion(
             text=text,
@@ -185,6 +190,29 @@ class ServerModel(LanguageModel):
             seconds=seconds,
             finish_reason=choice.get("finish_reason") or "",
         )
+
+    def _add_timings(self, timings: Any) -> None:
+        """Add llama.cpp's per-request `timings` (prompt and generation ms, cached tokens) if present."""
+        if not isinstance(timings, dict):
+            return
+        with self._timings_lock:
+            counts = self._timings
+            counts["prompt_s"] += float(timings.get("prompt_ms") or 0) / 1000
+            counts["generation_s"] += float(timings.get("predicted_ms") or 0) / 1000
+            counts["prompt_tokens_evaluated"] += int(timings.get("prompt_n") or 0)
+            counts["tokens_generated"] += int(timings.get("predicted_n") or 0)
+            counts["prompt_tokens_cached"] += int(timings.get("cache_n") or 0)
+
+    def stats(self) -> dict[str, Any]:
+        """The server's own timers summed over requests (llama.cpp reports them; others: zeros).
+
+        With requests in flight together these add up to more than the wall time they took.
+        """
+        with self._timings_lock:
+            out = dict(self._timings)
+        out["prompt_s"] = round(out["prompt_s"], 3)
+        out["generation_s"] = round(out["generation_s"], 3)
+        return {**out, "parallel": self.parallel, "server_slots": self.slots}
 
 
 class _HTTPStatusError(Exception):
