@@ -86,10 +86,16 @@ class LlamaServerProcess:
             *extra_args,
         ]
         env = {**os.environ, "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
-        with self.log_path.open("wb") as log:
-            self.process: subprocess.Popen[bytes] | None = subprocess.Popen(
-                args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env
-            )
+        self.process: subprocess.Popen[bytes] | None = None
+        try:
+            with self.log_path.open("wb") as log:
+                self.process = subprocess.Popen(
+                    args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env
+                )
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                self.log_path.unlink()
+            raise ModelError(f"cannot start llama-server at {self.binary}: {exc.strerror or exc}") from exc
         atexit.register(self.stop)
         self._wait_healthy(startup_s)
 
