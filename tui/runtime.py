@@ -61,7 +61,8 @@ class Runtime:
         return saves_dir()
 
 
-def model_runtime(model_path: str | None = None, server_url: str | None = None, *, seed: int = 0) -> Runtime:
+def model_runtime(model_path: str | None = None, server_url: str | None = None, *, seed: int = 0,
+                  parallel: int | None = None) -> Runtime:
     """The real runtime: LLMMind on a GGUF (bundled by default) or a server, and the bundled embedder."""
 
     # llama.cpp and torch both run OpenMP pools in this one process; spin-waiting pools starve each other on
@@ -72,7 +73,7 @@ def model_runtime(model_path: str | None = None, server_url: str | None = None, 
         from storyworld.llm import load_model
         from storyworld.minds import LLMMind
 
-        return LLMMind(load_model(model_path=model_path, server_url=server_url, seed=seed))
+        return LLMMind(load_model(model_path=model_path, server_url=server_url, seed=seed, parallel=parallel))
 
     def load_embedder() -> Any:
         from memory.embedder import SentenceEmbedder

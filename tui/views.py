@@ -370,6 +370,15 @@ class Heatmap:
 
 
 @dataclass(frozen=True)
+class Relations:
+    """Pairs of agents ranked by how much they interacted, with what memory they share, and communities."""
+
+    pairs: tuple[Any, ...]  # storyworld.relations.PairRelation, ranked
+    names: dict[str, str]  # agent id -> name
+    communities: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
 class MemoryView:
     """Everything the inspector lists, built once in a worker."""
 
@@ -378,10 +387,21 @@ class MemoryView:
     kinds: tuple[str, ...]
     heatmap: Heatmap
     stats: dict[str, Any]
+    relations: Relations | None = None
 
 
-def memory_view(world: Any, store: Any) -> MemoryView:
-    """All records as rows, the owner and kind lists for filters, and the shared-ownership heatmap."""
+def relations_view(world: Any, store: Any, events: Any) -> Relations:
+    """The Relations tab: ranked pairs (spoke, acted, shared, linked) and conversational communities."""
+    from storyworld.relations import communities, pair_relations
+
+    agents = [a.id for a in world.file.agent]
+    pairs = pair_relations(agents, events, store)
+    return Relations(pairs=tuple(pairs), names={a.id: a.name for a in world.file.agent},
+                     communities=tuple(tuple(c) for c in communities(agents, pairs) if len(c) > 1))
+
+
+def memory_view(world: Any, store: Any, events: Any = None) -> MemoryView:
+    """All records as rows, filter lists, the shared-ownership heatmap and (given events) the relations."""
     rows = []
     pair_counts: Counter[tuple[str, str]] = Counter()
     for record in store.records():
@@ -407,6 +427,7 @@ def memory_view(world: Any, store: Any) -> MemoryView:
         kinds=tuple(sorted({r.kind for r in rows})),
         heatmap=Heatmap(agents=agents, names=tuple(a.name for a in world.file.agent), counts=counts),
         stats=stats,
+        relations=None if events is None else relations_view(world, store, events),
     )
 
 

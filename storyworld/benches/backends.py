@@ -274,6 +274,10 @@ def run_one(
     result["agents"] = agents
     result["ownership"] = ownership_matrix(meter.store, agents)
     result["owned_per_agent"] = {a: len(meter.store.held_by(a)) for a in agents}
+    from storyworld.relations import relations_summary
+
+    # the pictures of a run (interaction graph, affiliation clusters, pairwise relations)
+    result["relations"] = relations_summary(agents, sim.state.events, meter.store, affiliation=backend == "consensus")
     keep = ("reflections", "insights", "grants", "merges_by_rule", "judge_calls", "remember_mean_ms", "recall_mean_ms",
             "edges", "records")
     result["store_stats"] = {k: store_stats[k] for k in keep if k in store_stats}

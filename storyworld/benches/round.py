@@ -1,76 +1,254 @@
-"""`storyworld bench round WORLD`: seconds per round and per decision with the configured model."""
+"""`storyworld bench round WORLD`: seconds per round, concurrent against sequential, in one run.
+
+Each configuration runs its own simulation from the same start with the same seed; their rounds
+are interleaved (round 1 of each, then round 2 of each, ...) so that load from other work on a
+shared machine falls on all of them alike. The configurations:
+
+- `concurrent`: the model decisions go `--parallel N` at a time. Locally the model is served by a
+  llama-server with N slots that this bench starts (storyworld.llm.llama_server); with
+  `--server URL`, N requests go to that server (default: its slot count, else 4).
+- `sequential`: one decision after another, as storyworld did before: locally the in-process
+  llama-cpp-python model, with `--server` the same server one request at a time.
+- `server_sequential` (local only): the same llama-server one request at a time, which isolates
+  what batching gains from what the backend change gains; its events are compared with
+  `concurrent`'s (`same_events`), which must match when the server is deterministic.
+
+`speedup` is sequential over concurrent seconds per round.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import time
+from typing import Any
 
-from storyworld.commands.common import add_model_options, load_lm, load_world_arg
+import msgspec
+
+from storyworld.commands.common import add_model_options, load_world_arg
 
 
 def register(benches: argparse._SubParsersAction) -> None:
     """Add `bench round`."""
-    parser = benches.add_parser("round", help="seconds per round and per decision with the model")
+    parser = benches.add_parser("round", help="seconds per round, concurrent against sequential decisions")
     parser.add_argument("world", help="world id or path")
     parser.add_argument("--start", help="start point id")
     parser.add_argument("--rounds", type=int, default=2, help="rounds to time (default 2)")
     parser.add_argument("--awake", default="near", choices=["all", "near"], help="scheduling (default near)")
-    parser.add_argument("--as", dest="player", help="the player's agent for near scheduling (default: first playable)")
+    parser.add_argument("--as", dest="player", help="the player's agent, who waits (default: first playable)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="one JSON object")
+    parser.add_argument("--no-sequential", action="store_true", help="time only the concurrent configuration")
     add_model_options(parser)
     parser.set_defaults(func=bench_round)
 
 
-def bench_round(args: argparse.Namespace) -> int:
-    """Time rounds; the player waits, everyone awake decides with the model."""
+class Run:
+    """One configuration: its simulation, its model, and what its rounds cost."""
+
+    def __init__(self, name: str, lm: Any, sim: Any, parallel: int, sediment_s: float) -> None:
+        self.name = name
+        self.lm = lm
+        self.sim = sim
+        self.parallel = parallel
+        self.sediment_s = sediment_s
+        self.round_s: list[float] = []
+        self.decide_s: list[float] = []
+        self.decisions: list[int] = []
+        self.prompt_tokens: list[float] = []
+        self.completion_tokens: list[float] = []
+        self.recall_s: list[float] = []
+        self.remember_s: list[float] = []
+        self.events: list[bytes] = []
+        self.model_spent: dict[str, float] = {}  # the model's counters' growth over this run's rounds
+
+    def step(self, player: str) -> None:
+        """One timed round; the player waits."""
+        from storyworld.actions import Wait
+
+        before = self.lm.stats()
+        started = time.perf_counter()
+        outcome = self.sim.step(player_action=Wait(actor=player))
+        self.round_s.append(time.perf_counter() - started)
+        # counted per round, not per run: two configurations may share one model (one server)
+        for key, value in self.lm.stats().items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and key in before:
+                self.model_spent[key] = self.model_spent.get(key, 0) + value - before[key]
+        timing = self.sim.last_timing
+        n = max(timing.decisions, 1)
+        self.decisions.append(timing.decisions)
+        self.decide_s.append(timing.decide_s)
+        self.prompt_tokens.append(timing.prompt_tokens / n)
+        self.completion_tokens.append(timing.completion_tokens / n)
+        self.recall_s.append(timing.recall_s)
+        self.remember_s.append(timing.remember_s)
+        self.events.append(msgspec.json.encode(outcome.events))
+
+    def report(self) -> dict[str, Any]:
+        """Means per round, and where a round's time went."""
+        rounds = max(len(self.round_s), 1)
+        total_round = sum(self.round_s)
+        total_decisions = sum(self.decisions)
+
+        def spent(key: str) -> float:
+            return round(self.model_spent.get(key, 0) / rounds, 3)
+
+        # Where a round goes. prompt/generation: llama.cpp's own timers (a server's add up over its
+        # slots, so with requests in flight together they can exceed the wall time); grammar: the
+        # in-process grammar stage; model_wall: the decisions' wall time; python: the rest of the
+        # round (perception, recall, the kernel, writing memories).
+        breakdown = {
+            "prompt_s": spent("prompt_s"),
+            "generation_s": spent("generation_s"),
+            "grammar_s": spent("grammar_s"),
+            "decide_wall_s": round(sum(self.decide_s) / rounds, 3),
+            "recall_s": round(sum(self.recall_s) / rounds, 3),
+            "remember_s": round(sum(self.remember_s) / rounds, 3),
+        }
+        breakdown["python_s"] = round(total_round / rounds - breakdown["decide_wall_s"], 3)
+        if "calls_s" in self.model_spent:
+            calls = spent("calls_s")
+            breakdown["sampling_other_s"] = round(
+                calls - breakdown["prompt_s"] - breakdown["generation_s"] - breakdown["grammar_s"], 3)
+            breakdown["mind_python_s"] = round(breakdown["decide_wall_s"] - calls, 3)
+        return {
+            "model": self.lm.name,
+            "parallel": self.parallel,
+            "sediment_s": round(self.sediment_s, 3),
+            "seconds_per_round": _mean(self.round_s),
+            "decisions_per_round": _mean(self.decisions),
+            "decisions_per_s": round(total_decisions / total_round, 4) if total_round else 0.0,
+            "seconds_per_decision": round(sum(self.decide_s) / total_decisions, 4) if total_decisions else 0.0,
+            "prompt_tokens_per_decision": _mean(self.prompt_tokens),
+            "completion_tokens_per_decision": _mean(self.completion_tokens),
+            "prompt_tokens_evaluated_per_round": spent("prompt_tokens_evaluated"),
+            "prompt_tokens_cached_per_round": spent("prompt_tokens_cached"),
+            "tokens_generated_per_round": spent("tokens_generated"),
+            "breakdown_per_round": breakdown,
+            "fallbacks": self.sim.state.fallbacks,
+            "round_seconds": [round(s, 3) for s in self.round_s],
+        }
+
+
+def _mean(values: list[float]) -> float:
+    """The mean rounded to 4 places (0.0 when empty)."""
+    return round(statistics.fmean(values), 4) if values else 0.0
+
+
+def _load_model(args: argparse.Namespace, parallel: int | None) -> Any:
+    """The model the options name, served with `parallel` slots when local and parallel > 1."""
+    from storyworld.llm import load_model
+
+    return load_model(model_path=args.model, server_url=args.server, seed=args.seed, parallel=parallel)
+
+
+def _open(name: str, args: argparse.Namespace, world: Any, player: str, lm: Any, decide_parallel: int | None) -> Run:
+    """Start one configuration's simulation on `lm`, deciding `decide_parallel` at once (None: lm's)."""
     from storyworld import session
-    from storyworld.actions import Wait
+    from storyworld.concurrency import parallelism
     from storyworld.minds import LLMMind
     from storyworld.state import Settings
 
-    world = load_world_arg(args.world)
-    player = args.player or next(a.id for a in world.file.agent if a.playable and a.status == "active")
-    lm = load_lm(args, seed=args.seed)
     settings = Settings(seed=args.seed, awake=args.awake, player=player, model=lm.name)
     started = time.perf_counter()
     sim = session.new_simulation(world, args.start, settings, LLMMind(lm))
     sediment_s = time.perf_counter() - started
-    round_s, per_decision, prompt, completion, remember_ms, recall_ms, awake = [], [], [], [], [], [], []
-    for _ in range(args.rounds):
-        t0 = time.perf_counter()
-        sim.step(player_action=Wait(actor=player))
-        round_s.append(time.perf_counter() - t0)
-        timing = sim.last_timing
-        n = max(timing.decisions, 1)
-        awake.append(timing.decisions)
-        per_decision.append(timing.decide_s / n)
-        prompt.append(timing.prompt_tokens / n)
-        completion.append(timing.completion_tokens / n)
-        remember_ms.append(timing.remember_s * 1000)
-        recall_ms.append(timing.recall_s * 1000 / n)
-    mean = lambda xs: round(statistics.fmean(xs), 4) if xs else 0.0  # noqa: E731
-    result = {
-        "world": world.file.world.id,
-        "model": lm.name,
-        "awake_policy": args.awake,
-        "player": player,
-        "rounds": args.rounds,
-        "sediment_s": round(sediment_s, 3),
-        "awake_per_round": mean(awake),
-        "seconds_per_round": mean(round_s),
-        "seconds_per_decision": mean(per_decision),
-        "prompt_tokens_per_decision": mean(prompt),
-        "completion_tokens_per_decision": mean(completion),
-        "remember_ms_per_round": mean(remember_ms),
-        "recall_ms_per_decision": mean(recall_ms),
-        "fallbacks": sim.state.fallbacks,
-    }
+    sim.parallel = decide_parallel
+    return Run(name, lm, sim, decide_parallel or parallelism(lm), sediment_s)
+
+
+def bench_round(args: argparse.Namespace) -> int:
+    """Time rounds of each configuration, interleaved; report concurrent against sequential."""
+    from storyworld.concurrency import DEFAULT_PARALLEL
+
+    world = load_world_arg(args.world)
+    player = args.player or next(a.id for a in world.file.agent if a.playable and a.status == "active")
+    load_before = _load()
+    runs: list[Run] = []
+    try:
+        if args.server:
+            lm = _load_model(args, args.parallel)
+            runs.append(_open("concurrent", args, world, player, lm, None))
+            if not args.no_sequential:
+                runs.append(_open("sequential", args, world, player, lm, 1))
+        else:
+            slots = args.parallel or DEFAULT_PARALLEL
+            served = _load_model(args, slots) if slots > 1 else None
+            if served is not None:
+                runs.append(_open("concurrent", args, world, player, served, None))
+            if not args.no_sequential or served is None:
+                runs.append(_open("sequential", args, world, player, _load_model(args, None), 1))
+            if served is not None and not args.no_sequential:
+                # the same server, one request at a time: the events must match the concurrent run's
+                runs.append(_open("server_sequential", args, world, player, served, 1))
+        for _ in range(args.rounds):
+            for run in runs:
+                run.step(player)
+        reports = {run.name: run.report() for run in runs}
+        result = _summary(args, world, player, runs, reports, load_before)
+    finally:
+        closed: set[int] = set()
+        for run in runs:
+            if id(run.lm) not in closed:
+                closed.add(id(run.lm))
+                run.lm.close()
     if args.json:
         print(json.dumps(result))
     else:
         for key, value in result.items():
-            print(f"{key}: {value}")
+            if key != "runs":
+                print(f"{key}: {value}")
+        for name, report in result["runs"].items():
+            print(f"[{name}] {json.dumps(report)}")
     return 0
+
+
+def _summary(args: argparse.Namespace, world: Any, player: str, runs: list[Run], reports: dict[str, Any],
+             load_before: list[float]) -> dict[str, Any]:
+    """The top-level figures: the first configuration's, the sequential one's, their ratio."""
+    main = reports[runs[0].name]
+    result: dict[str, Any] = {
+        "world": world.file.world.id,
+        "model": main["model"],
+        "awake_policy": args.awake,
+        "player": player,
+        "rounds": args.rounds,
+        "seed": args.seed,
+        "parallel": main["parallel"],
+        "cpu_count": os.cpu_count(),
+        "load_1m_before": load_before,
+        "load_1m_after": _load(),
+        "awake_per_round": main["decisions_per_round"],
+        "seconds_per_round": main["seconds_per_round"],
+        "decisions_per_s": main["decisions_per_s"],
+        "seconds_per_decision": main["seconds_per_decision"],
+        "prompt_tokens_per_decision": main["prompt_tokens_per_decision"],
+        "completion_tokens_per_decision": main["completion_tokens_per_decision"],
+        "sediment_s": main["sediment_s"],
+        "fallbacks": main["fallbacks"],
+    }
+    sequential = reports.get("sequential")
+    if sequential is not None and runs[0].name != "sequential":
+        result["sequential_seconds_per_round"] = sequential["seconds_per_round"]
+        result["sequential_decisions_per_s"] = sequential["decisions_per_s"]
+        result["speedup"] = round(sequential["seconds_per_round"] / main["seconds_per_round"], 3)
+    server_seq = reports.get("server_sequential")
+    if server_seq is not None:
+        result["server_sequential_seconds_per_round"] = server_seq["seconds_per_round"]
+        result["batching_speedup"] = round(server_seq["seconds_per_round"] / main["seconds_per_round"], 3)
+    by_name = {run.name: run for run in runs}
+    twin = by_name.get("server_sequential") or (by_name.get("sequential") if args.server else None)
+    if twin is not None and "concurrent" in by_name:
+        result["same_events"] = twin.events == by_name["concurrent"].events
+    result["runs"] = reports
+    return result
+
+
+def _load() -> list[float]:
+    """The 1-, 5- and 15-minute load averages (the machine may be shared)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return []

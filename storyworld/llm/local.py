@@ -128,6 +128,8 @@ class LlamaModel(LanguageModel):
         self.shortlist = shortlist  # 0: llama-cpp-python's full-vocabulary grammar check
         self.grammar_steps = 0
         self.grammar_full_checks = 0
+        self.grammar_s = 0.0
+        self.calls_s = 0.0  # wall seconds inside complete(), for the breakdown in stats()
         self.name = path.stem
         self._grammars: dict[str, Any] = {}
         self._lock = threading.Lock()  # one llama context cannot decode two prompts at once
@@ -207,7 +209,9 @@ class LlamaModel(LanguageModel):
                     shortlist.close()
                     self.grammar_steps += shortlist.steps
                     self.grammar_full_checks += shortlist.full_checks
-        seconds = time.perf_counter() - started
+                    self.grammar_s += shortlist.seconds
+            seconds = time.perf_counter() - started
+            self.calls_s += seconds
         choice = result["choices"][0]
         usage = result.get("usage") or {}
         return Completion(
@@ -219,8 +223,20 @@ class LlamaModel(LanguageModel):
         )
 
     def stats(self) -> dict[str, Any]:
-        """How often the grammar shortlist had to fall back to checking the whole vocabulary."""
-        return {"grammar_steps": self.grammar_steps, "grammar_full_checks": self.grammar_full_checks}
+        """Grammar shortlist counters, and where the time of the calls went (cumulative seconds).
+
+        prompt_s and generation_s are llama.cpp's own timers (evaluating prompt tokens, evaluating
+        generated tokens); grammar_s is the grammar stage of sampling; the rest of calls_s is the
+        other samplers, detokenising, the chat template and Python around them.
+        """
+        out: dict[str, Any] = {"grammar_steps": self.grammar_steps, "grammar_full_checks": self.grammar_full_checks,
+                               "grammar_s": round(self.grammar_s, 3), "calls_s": round(self.calls_s, 3)}
+        llama = getattr(self, "_llama", None)
+        if llama is not None:
+            perf = self._llama_cpp.llama_cpp.llama_perf_context(llama._ctx.ctx)
+            out.update(prompt_s=round(perf.t_p_eval_ms / 1000, 3), prompt_tokens_evaluated=int(perf.n_p_eval),
+                       generation_s=round(perf.t_eval_ms / 1000, 3), tokens_generated=int(perf.n_eval))
+        return out
 
     def count_tokens(self, text: str) -> int:
         """Exact token count of `text` under this model's tokenizer."""

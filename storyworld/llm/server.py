@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.client
 import json
 import socket
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -24,6 +25,8 @@ from storyworld.llm.base import (
 # server takes both; llama-cpp-python's server only takes "json_object" with a "schema" key
 # (it answers 422 to the OpenAI form). We try the OpenAI form first, then remember what works.
 SCHEMA_FORMS = ("json_schema", "json_object")
+# Requests kept in flight at a server that does not report its slots (vLLM batches any number).
+DEFAULT_PARALLEL = 4
 
 
 def _response_format(form: str, schema: Schema) -> dict[str, Any]:
@@ -48,7 +51,11 @@ def base_url(url: str) -> str:
 
 
 class ServerModel(LanguageModel):
-    """A model behind /v1/chat/completions; the constructor checks the server answers /v1/models."""
+    """A model behind /v1/chat/completions; the constructor checks the server answers /v1/models.
+
+    Thread-safe: every request opens its own connection and the counters live in the wrappers,
+    so callers may keep `parallel` requests in flight (the schema-form memo is a benign race).
+    """
 
     def __init__(
         self,
@@ -58,13 +65,21 @@ class ServerModel(LanguageModel):
         connect_timeout: float = 10.0,
         api_key: str | None = None,
         n_ctx: int = 2048,
+        parallel: int | None = None,
     ) -> None:
-        """Connect to the server at `url`; ModelError (one line) if it does not answer."""
+        """Connect to the server at `url`; ModelError (one line) if it does not answer.
+
+        `parallel` is how many requests callers keep in flight (storyworld.concurrency): given,
+        or the server's slot count where it reports one (llama.cpp's /props), else 4.
+        """
         self.url = base_url(url)
         self.timeout = timeout
         self.api_key = api_key
         self.n_ctx = n_ctx
         self._schema_form: str | None = None
+        self._timings_lock = threading.Lock()
+        self._timings = {"prompt_s": 0.0, "generation_s": 0.0, "prompt_tokens_evaluated": 0,
+                         "tokens_generated": 0, "prompt_tokens_cached": 0}
         try:
             models = self._request("GET", "/v1/models", None, connect_timeout).get("data") or []
         except _HTTPStatusError as exc:
@@ -76,6 +91,20 @@ class ServerModel(LanguageModel):
             model = ids[0]
         self.model = model
         self.name = f"{model.rsplit('/', 1)[-1]}@{urllib.parse.urlsplit(self.url).netloc}"
+        self.slots = self.server_slots(connect_timeout)
+        self.parallel = parallel if parallel and parallel > 0 else (self.slots or DEFAULT_PARALLEL)
+
+    def server_slots(self, timeout: float = 10.0) -> int | None:
+        """The server's parallel slots if it says (llama.cpp: /props total_slots, or /slots), else None."""
+        for path in ("/props", "/slots"):
+            try:
+                answer: Any = self._request("GET", path, None, timeout)
+            except (ModelError, _HTTPStatusError):
+                continue
+            value = answer.get("total_slots") if isinstance(answer, dict) else None
+            if isinstance(value, int) and value > 0:
+                return value
+        return None
 
     def _request(self, method: str, path: str, body: dict[str, Any] | None, timeout: float) -> dict[str, Any]:
         """One JSON request; ModelError (TransientModelError when retrying may help) on failure."""
@@ -105,6 +134,8 @@ class ServerModel(LanguageModel):
             decoded = json.loads(payload)
         except ValueError as exc:
             raise ModelError(f"{where}: the server did not answer JSON: {payload[:120]!r}") from exc
+        if isinstance(decoded, list) and path == "/slots":
+            return {"total_slots": len(decoded)}  # llama.cpp lists one entry per slot
         if not isinstance(decoded, dict):
             raise ModelError(f"{where}: unexpected answer: {payload[:120]!r}")
         return decoded
@@ -150,6 +181,7 @@ class ServerModel(LanguageModel):
             text = choice["message"].get("content") or ""
         except (KeyError, IndexError, TypeError, AttributeError) as exc:
             raise TransientModelError(f"{self.url}: malformed completion: {str(result)[:160]}") from exc
+        self._add_timings(result.get("timings"))
         usage = result.get("usage") or {}
         return Completion(
             text=text,
@@ -158,6 +190,29 @@ class ServerModel(LanguageModel):
             seconds=seconds,
             finish_reason=choice.get("finish_reason") or "",
         )
+
+    def _add_timings(self, timings: Any) -> None:
+        """Add llama.cpp's per-request `timings` (prompt and generation ms, cached tokens) if present."""
+        if not isinstance(timings, dict):
+            return
+        with self._timings_lock:
+            counts = self._timings
+            counts["prompt_s"] += float(timings.get("prompt_ms") or 0) / 1000
+            counts["generation_s"] += float(timings.get("predicted_ms") or 0) / 1000
+            counts["prompt_tokens_evaluated"] += int(timings.get("prompt_n") or 0)
+            counts["tokens_generated"] += int(timings.get("predicted_n") or 0)
+            counts["prompt_tokens_cached"] += int(timings.get("cache_n") or 0)
+
+    def stats(self) -> dict[str, Any]:
+        """The server's own timers summed over requests (llama.cpp reports them; others: zeros).
+
+        With requests in flight together these add up to more than the wall time they took.
+        """
+        with self._timings_lock:
+            out = dict(self._timings)
+        out["prompt_s"] = round(out["prompt_s"], 3)
+        out["generation_s"] = round(out["generation_s"], 3)
+        return {**out, "parallel": self.parallel, "server_slots": self.slots}
 
 
 class _HTTPStatusError(Exception):

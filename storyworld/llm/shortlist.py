@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import time
 from typing import Any
 
 import numpy as np
@@ -51,6 +52,7 @@ class ShortlistGrammar:
         self._accepted = 0
         self.steps = 0
         self.full_checks = 0
+        self.seconds = 0.0  # in the grammar stage, for `bench round`'s breakdown
 
     def _accept_new_tokens(self) -> None:
         """Advance the grammar over tokens sampled (and evaluated) since the last call."""
@@ -64,6 +66,14 @@ class ShortlistGrammar:
 
     def apply(self, cur_p: Any) -> None:
         """Set every token the grammar forbids to -inf in `cur_p` (llama.cpp's candidate array)."""
+        started = time.perf_counter()
+        try:
+            self._apply(cur_p)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+    def _apply(self, cur_p: Any) -> None:
+        """`apply` without the timing."""
         self._accept_new_tokens()
         self.steps += 1
         candidates = cur_p.contents

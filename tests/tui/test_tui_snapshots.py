@@ -84,6 +84,22 @@ def test_heatmap_of_shared_ownership(snap_compare, still_runtime, tiny_world):
     assert snap_compare(app, terminal_size=SIZE, run_before=heatmap)
 
 
+def test_relations_tab_ranks_pairs_with_a_small_matrix(snap_compare, still_runtime, tiny_world):
+    """Relations: pairs ranked by who spoke to or acted on whom, with shared records, and the active agents' matrix."""
+
+    async def relations(pilot) -> None:
+        await play_a_round(pilot)
+        await pilot.press(*keys_for("/say @silas And you, Silas?"), "enter")
+        await steady(pilot)
+        await pilot.press("f2")
+        await steady(pilot)
+        await pilot.press("l")
+        await steady(pilot)
+
+    app = make_app(runtime=still_runtime, world=tiny_world, player="maren")
+    assert snap_compare(app, terminal_size=SIZE, run_before=relations)
+
+
 LIE = "The old keeper drank himself blind that night."
 TRUST_SCRIPT = {
     "silas": f"lie:tobin:{LIE}",

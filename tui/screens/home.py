@@ -201,7 +201,7 @@ class HomeScreen(Screen):
 
         game = message.game
         self.app.push_screen(InspectorScreen(game.sim.world, game.sim.store, lock=game.lock, player=game.player,
-                                             title=f"Memory of {game.slot.name}"))
+                                             title=f"Memory of {game.slot.name}", events=game.sim.state.events))
 
     @on(GameLoadFailed)
     def _not_inspectable(self, message: GameLoadFailed) -> None:

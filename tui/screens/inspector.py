@@ -1,4 +1,4 @@
-"""The memory inspector: every record, filters, a detail pane with provenance, and the ownership heatmap."""
+"""The memory inspector: every record, filters, a detail pane with provenance, the ownership heatmap, relations."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from tui.messages import MemoryLoaded
 from tui.cells import fit
 from tui.views import MemoryView, RecordDetail, RecordRow, record_detail
 from tui.widgets.heatmap import HeatmapView
+from tui.widgets.relations import RelationsView
 from tui.widgets.records import MARK_STYLE, Blocks, badges
 
 MAX_TEXT = 90
@@ -77,11 +78,14 @@ class InspectorScreen(Screen):
         Binding("slash", "focus_filter", "Filter", tooltip="Type to filter the records by text"),
         Binding("h", "show_tab('tab-heatmap')", "Heatmap", tooltip="Agents × agents: records both hold"),
         Binding("r", "show_tab('tab-records')", "Records", tooltip="The records table"),
+        Binding("l", "show_tab('tab-relations')", "Relations",
+                tooltip="Pairs of agents ranked by how much they interacted, with what they remember in common"),
     ]
 
     def __init__(self, world: Any, store: Any, *, lock: threading.Lock | None = None, record_id: int | None = None,
-                 player: str = "", title: str = "") -> None:
+                 player: str = "", title: str = "", events: Any = None) -> None:
         super().__init__()
+        self.events = events  # the run's events (state.events), read under `lock`; None: no Relations
         self.world = world
         self.store = store
         self.lock = lock or threading.Lock()
@@ -105,6 +109,9 @@ class InspectorScreen(Screen):
             with TabPane("Heatmap", id="tab-heatmap"):
                 with ScrollableContainer(id="heatmap-pane"):
                     yield HeatmapView("Reading the memory…", id="heatmap")
+            with TabPane("Relations", id="tab-relations"):
+                with ScrollableContainer(id="relations-pane"):
+                    yield RelationsView("Reading the memory…", id="relations")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -122,7 +129,7 @@ class InspectorScreen(Screen):
         from tui.views import memory_view
 
         with self.lock:
-            view = memory_view(self.world, self.store)
+            view = memory_view(self.world, self.store, None if self.events is None else list(self.events))
         self.post_message(MemoryLoaded(view))
 
     @on(MemoryLoaded)
@@ -138,6 +145,7 @@ class InspectorScreen(Screen):
         self.query_one("#filter-owner", Select).set_options([(name, ident) for ident, name in view.agents])
         self.query_one("#filter-kind", Select).set_options([(k, k) for k in view.kinds])
         self.query_one(HeatmapView).show(view.heatmap)
+        self.query_one(RelationsView).show(view.relations)
         self._fill()
         if self.record_id is not None:
             table = self.query_one("#records", DataTable)
@@ -209,7 +217,8 @@ class InspectorScreen(Screen):
     def action_show_tab(self, tab: str) -> None:
         """Switch between records and heatmap (focus follows, or the tabs would switch back to the focus)."""
         self.query_one(TabbedContent).active = tab
-        self.query_one("#heatmap-pane" if tab == "tab-heatmap" else "#records").focus()
+        panes = {"tab-heatmap": "#heatmap-pane", "tab-relations": "#relations-pane"}
+        self.query_one(panes.get(tab, "#records")).focus()
 
     def action_back(self) -> None:
         """Close the inspector."""

@@ -423,7 +423,8 @@ class PlayScreen(Screen):
             item = self.query_one(WhoKnows).highlighted_child
             record_id = getattr(getattr(item, "card", None), "id", None)
         self.app.push_screen(InspectorScreen(self.game.sim.world, self.game.sim.store, lock=self.game.lock,
-                                             record_id=record_id, player=self.game.player))
+                                             record_id=record_id, player=self.game.player,
+                                             events=self.game.sim.state.events))
 
     @on(RecordChosen)
     def _record_chosen(self, message: RecordChosen) -> None:

@@ -1,0 +1,90 @@
+"""Deciding a round's agents concurrently: up to N decisions in flight, results in a fixed order.
+
+Decisions within a round are independent (the barrier: everyone decides against the same
+start-of-round state, each with its own seed), so they can run at the same time. What makes
+the results identical to deciding one after another is that each decision is a function of its
+own context alone; this module only keeps the order and the bookkeeping (progress, cancel).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+C = TypeVar("C")
+D = TypeVar("D")
+
+# Without a hint from the backend: enough to keep a batching server busy, few enough for a laptop.
+DEFAULT_PARALLEL = 4
+
+
+class CancelledRun(Exception):
+    """`cancelled()` said stop before every decision had started; the ones in flight were awaited."""
+
+    def __init__(self, next_index: int) -> None:
+        """Remember which decision would have started next."""
+        super().__init__(next_index)
+        self.next_index = next_index
+
+
+def run_ordered(
+    work: Callable[[C], D],
+    items: Sequence[C],
+    parallel: int,
+    started: Callable[[int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> list[D]:
+    """`[work(item) for item in items]` with up to `parallel` calls at once; results in input order.
+
+    `started(i)` and `cancelled()` are called on the calling thread only (UI callbacks need not be
+    thread-safe), just before item i starts. The first exception raised by `work` propagates after
+    the calls in flight finish. `parallel <= 1` runs on the calling thread, exactly as a loop.
+    """
+    if parallel <= 1 or len(items) <= 1:
+        results: list[D] = []
+        for index, item in enumerate(items):
+            if cancelled is not None and cancelled():
+                raise CancelledRun(index)
+            if started is not None:
+                started(index)
+            results.append(work(item))
+        return results
+    slots: list[Any] = [None] * len(items)
+    pending: dict[concurrent.futures.Future[D], int] = {}
+    next_index = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=min(parallel, len(items)),
+                                               thread_name_prefix="decide") as pool:
+        try:
+            while next_index < len(items) or pending:
+                while next_index < len(items) and len(pending) < parallel:
+                    if cancelled is not None and cancelled():
+                        raise CancelledRun(next_index)
+                    if started is not None:
+                        started(next_index)
+                    pending[pool.submit(work, items[next_index])] = next_index
+                    next_index += 1
+                done, _ = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
+                for future in done:
+                    slots[pending.pop(future)] = future.result()
+        finally:
+            # leaving the pool waits for the calls in flight; nothing further starts
+            for future in pending:
+                future.cancel()
+    return slots
+
+
+def parallelism(model: Any) -> int:
+    """How many requests `model` serves at once: its `parallel` (e.g. a server's slots), else 1.
+
+    Wrappers are looked through. One in-process llama.cpp context decodes one prompt at a time,
+    so a plain local model says 1 and deciding stays sequential there.
+    """
+    for _ in range(16):  # a bounded walk: wrappers (`inner`) and minds (`lm`)
+        if model is None:
+            break
+        value = getattr(model, "parallel", None)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+        model = getattr(model, "inner", None) or getattr(model, "lm", None)
+    return 1

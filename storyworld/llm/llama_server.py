@@ -1,0 +1,161 @@
+"""llama.cpp's `llama-server` run by storyworld: found, started on demand, stopped at exit.
+
+The local way to decide several agents at once: one llama.cpp context with N slots decodes N
+sequences per step (continuous batching, each slot with its own grammar, all in C++), while an
+in-process llama-cpp-python context decodes one. `make install` builds the binary from the
+llama.cpp sources of the installed llama-cpp-python (scripts/build_llama_server.py).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from storyworld.llm.base import ModelError
+from storyworld.llm.local import default_threads
+from storyworld.llm.server import ServerModel
+
+ENV_BINARY = "STORYWORLD_LLAMA_SERVER"
+
+
+def find_llama_server() -> Path | None:
+    """The llama-server binary: $STORYWORLD_LLAMA_SERVER, this Python's bin/ (make install), PATH."""
+    named = os.environ.get(ENV_BINARY)
+    candidates = [Path(named)] if named else []
+    candidates.append(Path(sys.prefix) / "bin" / "llama-server")
+    found = shutil.which("llama-server")
+    if found:
+        candidates.append(Path(found))
+    for path in candidates:
+        if path.is_file() and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class LlamaServerProcess:
+    """One `llama-server` child process serving one GGUF with `parallel` slots on 127.0.0.1."""
+
+    def __init__(
+        self,
+        model_path: str | os.PathLike[str],
+        parallel: int = 4,
+        n_ctx: int = 2048,
+        threads: int | None = None,
+        binary: Path | None = None,
+        startup_s: float = 120.0,
+        extra_args: tuple[str, ...] = (),
+    ) -> None:
+        """Start the server and wait until it answers /health; ModelError (one line) if it cannot."""
+        self.binary = binary or find_llama_server()
+        if self.binary is None:
+            raise ModelError(
+                "llama-server not found: run `make install` (it builds it), or set "
+                f"{ENV_BINARY}=/path/to/llama-server"
+            )
+        self.model_path = Path(model_path)
+        self.parallel = parallel
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        threads = threads or default_threads()
+        self.log_path = Path(tempfile.mkstemp(prefix="llama-server-", suffix=".log")[1])
+        args = [
+            str(self.binary), "-m", str(self.model_path), "--host", "127.0.0.1", "--port", str(self.port),
+            # every slot gets the context an in-process model has; separate KV streams per slot
+            "--parallel", str(parallel), "--ctx-size", str(n_ctx * parallel), "--no-kv-unified",
+            "--threads", str(threads), "--threads-batch", str(threads),
+            # no repacked weights (AMX buffers crash on hosts that advertise AMX they cannot run;
+            # see storyworld.llm.local); no web UI; jinja templates as llama-cpp-python uses them
+            "--no-repack", "--no-webui", "--jinja",
+            *extra_args,
+        ]
+        env = {**os.environ, "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
+        self.process: subprocess.Popen[bytes] | None = None
+        try:
+            with self.log_path.open("wb") as log:
+                self.process = subprocess.Popen(
+                    args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env
+                )
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                self.log_path.unlink()
+            raise ModelError(f"cannot start llama-server at {self.binary}: {exc.strerror or exc}") from exc
+        atexit.register(self.stop)
+        self._wait_healthy(startup_s)
+
+    def _wait_healthy(self, startup_s: float) -> None:
+        """Poll /health until 200; stop and raise ModelError if the process dies or time runs out."""
+        deadline = time.monotonic() + startup_s
+        while time.monotonic() < deadline:
+            assert self.process is not None
+            if self.process.poll() is not None:
+                tail = self.log_tail()
+                self.stop()
+                raise ModelError(f"llama-server exited at startup ({self.process.returncode}): {tail}")
+            try:
+                with urllib.request.urlopen(self.url + "/health", timeout=2) as response:
+                    if response.status == 200:
+                        return
+            except (urllib.error.URLError, OSError):
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise ModelError(f"llama-server did not become ready within {startup_s:g} s: {self.log_tail()}")
+
+    def log_tail(self, lines: int = 3) -> str:
+        """The last lines of the server's log, on one line."""
+        try:
+            text = self.log_path.read_text("utf-8", "replace")
+        except OSError:
+            return ""
+        return " | ".join(line.strip() for line in text.strip().splitlines()[-lines:])
+
+    def stop(self) -> None:
+        """Terminate the server (kill after 10 s) and remove its log; safe to call twice."""
+        process, self.process = getattr(self, "process", None), None
+        if process is not None and process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        atexit.unregister(self.stop)
+        with contextlib.suppress(OSError):
+            self.log_path.unlink()
+
+
+class ManagedServerModel(ServerModel):
+    """A ServerModel on a llama-server that it started itself and stops on close()."""
+
+    def __init__(self, model_path: str | os.PathLike[str], parallel: int = 4, n_ctx: int = 2048,
+                 threads: int | None = None, extra_args: tuple[str, ...] = ()) -> None:
+        """Start llama-server on `model_path` with `parallel` slots and connect to it."""
+        self.server = LlamaServerProcess(model_path, parallel=parallel, n_ctx=n_ctx, threads=threads,
+                                         extra_args=extra_args)
+        try:
+            super().__init__(self.server.url, n_ctx=n_ctx, parallel=parallel)
+        except BaseException:
+            self.server.stop()
+            raise
+        self.name = f"{Path(model_path).stem}@llama-server-x{parallel}"
+
+    def close(self) -> None:
+        """Stop the server."""
+        self.server.stop()
