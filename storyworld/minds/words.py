@@ -31,6 +31,12 @@ EXAMPLES = (
      '{"line": "Finn, has the miller come back from town yet?"}'),
 )
 EXAMPLE_TEXT = " ".join(answer for _, answer in EXAMPLES)
+# How a line spoken to someone may go on after their name: a tiny model otherwise takes the name as the
+# subject of a sentence about them ("Horatio, has told Marcellus…") or tags the speaker ("Horatio, Barnardo, …").
+OPENERS = ("I", "I'm", "I'll", "I have", "you", "your", "we", "my", "what", "how", "why", "where", "who", "come",
+           "look", "listen", "tell me", "do", "did", "have you", "can", "will you", "let", "there", "this", "that",
+           "it", "no", "yes", "good", "stay", "go", "speak", "hear", "see", "by", "if", "when", "not", "now",
+           "peace", "alas", "the", "our", "all", "is it", "are you", "be", "take", "follow", "wait", "think")
 SPOKEN_LIMIT = 120  # characters kept: whole sentences up to here (a small model rambles after its first)
 
 
@@ -153,7 +159,7 @@ def instruction(name: str, beat: str) -> str:
 def line_schema(world: World, plan: Plan) -> dict[str, Any]:
     """The line's JSON shape: a vocative start when it is spoken to someone, plain speech characters only."""
     to = addressee(plan)
-    start = _pattern_literal(vocative(world, to)) + ", " if to in world.agents else "[A-Z]"
+    start = (_pattern_literal(vocative(world, to)) + ", (" + "|".join(OPENERS) + ") ") if to in world.agents else "[A-Z]"
     pattern = f"^{start}{SPEECH_CHARS}{{12,200}}$"
     return {"type": "object", "properties": {"line": {"type": "string", "pattern": pattern}}, "required": ["line"]}
 
@@ -206,11 +212,20 @@ def check(world: World, context: DecisionContext, plan: Plan, text: str) -> list
 def tidy(world: World, context: DecisionContext, plan: Plan, raw: str) -> str:
     """The spoken part of a reply: whole sentences up to the limit, the speaker's own name after the vocative dropped."""
     text = lines.first_sentences(raw, SPOKEN_LIMIT)
-    to = addressee(plan)
-    if to in world.agents and text:
-        own = re.escape(vocative(world, context.agent))
-        text = re.sub(rf"^({re.escape(vocative(world, to))}, )(?:{own}|{re.escape(world.agents[context.agent].name)}),\s*",
-                      r"\1", text)
+    if not text:
+        return text
+    own = "|".join(re.escape(n) for n in {vocative(world, context.agent), world.agents[context.agent].name})
+    # "…what do you mean, Barnardo?" said by Barnardo: the speaker's own name tagged on is dropped
+    text = re.sub(rf",\s*(?:{own})(?=[.!?])", "", text)
+    # from the first sentence that names the speaker on, the model has turned to narrating: keep what came before
+    sentences = re.findall(r"[^.!?…]+[.!?…]+[\"')\]]*\s*", text) or [text]
+    kept: list[str] = []
+    for sentence in sentences:
+        if re.search(rf"\b(?:{own})\b", sentence):
+            break
+        kept.append(sentence)
+    if kept and len(lines.words("".join(kept))) >= lines.MIN_WORDS:
+        text = "".join(kept).strip()
     return text
 
 
@@ -232,6 +247,7 @@ def write(lm: Any, world: World, context: DecisionContext, plan: Plan, *, tries:
         found = ["no sentence end"] if not text else check(world, context, plan, text)
         if not found:
             return text, False, "", costs
+        log.debug("rejected line for %s (%s): %r", context.agent, ", ".join(found), raw[:120])
         reasons.append(f"{', '.join(found)}: {raw[:80]!r}")
     text = fallback_line(world, context, plan)
     reason = "line rejected (" + "; ".join(reasons) + ")"
