@@ -140,8 +140,9 @@ def menu(world: World, context: DecisionContext) -> Menu:
     for obj in p.objects_here:
         if _name_words(world.objects[obj].name) & set(re.findall(r"[\w']+", direction.lower())):
             acts.append(("take", obj, None))
-    for obj in (*p.objects_held, *p.objects_here):
-        if world.objects[obj].carries and obj in p.objects_held:
+    for obj in p.objects_held:
+        # a carrier once read is known: reading it again and again is no story
+        if world.objects[obj].carries and obj not in context.read_already:
             acts.append(("read", obj, None))
     giving = _mentions(direction, GIVE_CUES)
     for obj in p.objects_held:
