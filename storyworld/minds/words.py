@@ -96,9 +96,13 @@ def build_messages(world: World, context: DecisionContext, plan: Plan) -> list[d
         talk = context.perception.recent_talk
         if talk and talk[-1].speaker != context.agent:
             parts.append(f'{world.agents[talk[-1].speaker].name} has just said: "{_clip(talk[-1].text)}"')
-    mood = context.shortterm.status.get("mood")
+    status = context.shortterm.status
+    mood = status.get("mood")
     if mood and mood != "watchful":
         parts.append(f"{agent.name} feels {mood}.")
+    to = addressee(plan)
+    if to is not None and to == context.player and status.get("stance") not in (None, "attentive"):
+        parts.append(f"{agent.name} is {status['stance']} toward {world.agents[to].name}.")
     parts.append(_direction(world, context, plan))
     messages = [{"role": "system", "content": SYSTEM}]
     for question, answer in EXAMPLES:
@@ -229,7 +233,7 @@ def tidy(world: World, context: DecisionContext, plan: Plan, raw: str) -> str:
     return text
 
 
-def write(lm: Any, world: World, context: DecisionContext, plan: Plan, *, tries: int = 3,
+def write(lm: Any, world: World, context: DecisionContext, plan: Plan, *, tries: int = 4,
           max_tokens: int = 40) -> tuple[str, bool, str, dict[str, float]]:
     """The line for a plan: (text, fallback?, reason, costs). Rejected lines are regenerated, then replaced."""
     messages = build_messages(world, context, plan)
