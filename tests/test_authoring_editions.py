@@ -166,3 +166,15 @@ def test_hamlet_in_other_layouts(hamlet_text, reset):
     assert figures["stage_words_as_agents"] == [] and figures["stage_words_as_places"] == []
     speakers = {a for e in parse.world.event if e.kind == "say" for a in e.actors}
     assert {"hamlet", "claudius", "gertrude", "ghost", "horatio", "ophelia", "polonius", "laertes"} <= speakers
+
+
+def test_hamlet_props_and_the_dead(hamlet_text):
+    parse = parse_play(hamlet_text, world_id="hamlet")
+    objects = {o.id: o for o in parse.world.object}
+    letters = [o for o in objects.values() if o.holder == "horatio"]
+    assert letters and letters[0].carries.startswith("‘Horatio, when thou shalt have overlooked this")
+    polonius_letter = next(o for o in objects.values() if o.holder == "polonius")
+    assert "most beautified Ophelia" in polonius_letter.carries and "Doubt thou the stars" in polonius_letter.carries
+    assert objects["poison"].holder == "lucianus" and objects["skull"].holder == "first-clown"
+    starts = {s.id: s for s in parse.world.start}
+    assert starts["act-4"].absent == ["polonius"] and starts["act-5"].absent == ["polonius"]

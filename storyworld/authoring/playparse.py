@@ -1148,12 +1148,19 @@ def parse_play(
             speeches_in_scene += 1
             scenes[-1].speeches += 1
 
+        reading_aloud = False
         for kind, content in segments:
             if kind == "text":
+                if reading_aloud:
+                    # "[_Reads._] 'Horatio, when thou shalt...'": what the letter says is what it carries.
+                    props.read_aloud(speakers[0], content, scenes[-1].place, len(drafts), len(scenes))
+                    reading_aloud = False
                 buffer.append(content)
                 continue
             if kind == "modifier":
                 low = content.lower()
+                if low in {"reads", "read", "reading", "reads the letter", "reads the paper"}:
+                    reading_aloud = True
                 if low == "aside":
                     flush_say()
                     aside = True
@@ -1204,6 +1211,8 @@ class _Prop(msgspec.Struct, kw_only=True):
     first_event: int = 0
     handled: list[str] = msgspec.field(default_factory=list)  # how it changed hands, for its description
     read_by: list[str] = msgspec.field(default_factory=list)
+    text: str = ""  # what it says, when someone reads it out
+    read_scene: int = -1
 
 
 class _Props:
@@ -1256,6 +1265,22 @@ class _Props:
             if reading and doer and doer not in prop.read_by:
                 prop.read_by.append(doer)
 
+    def read_aloud(self, reader: str, text: str, place: str, event_index: int, scene: int) -> None:
+        """A speaker reads out a letter: the one they hold (else a new one), carrying the words read."""
+        # A letter read out in an earlier scene is not the one read now (Claudius's paper of 2.2 is not
+        # Hamlet's letter of 4.7); one read in bits within a scene is one letter (Polonius in 2.2).
+        prop = next((p for p in reversed(self.props)
+                     if p.holder == reader and p.noun in {"letter", "paper", "scroll"}
+                     and (not p.text or p.read_scene == scene)), None)
+        if prop is None:
+            prop = _Prop(noun="letter", first_holder=reader, holder=reader, place=place, first_event=event_index,
+                         handled=["Reads a letter aloud"])
+            self.props.append(prop)
+        if reader not in prop.read_by:
+            prop.read_by.append(reader)
+        prop.text = trim_text(f"{prop.text} {text}".strip(), 300)
+        prop.read_scene = scene
+
     def speech(self, text: str, speaker: str, place: str, event_index: int) -> None:
         """`Here is my dagger`, `Read this letter`: a prop the speaker holds, when none of its kind is known yet."""
         for match in SPEECH_PROP_RE.finditer(text):
@@ -1279,7 +1304,7 @@ class _Props:
             out.append(WorldObject(
                 id=unique_id(slugify(prop.noun, "object"), taken), name=prop.noun[:1].upper() + prop.noun[1:],
                 description=trim_text(description, 240), holder=holder, place=place,
-                carries=f"Read by {readers} in the play." if readers else "",
+                carries=prop.text or (f"Read by {readers} in the play." if readers else ""),
             ))
         return out
 
