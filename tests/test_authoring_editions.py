@@ -178,3 +178,15 @@ def test_hamlet_props_and_the_dead(hamlet_text):
     assert objects["poison"].holder == "lucianus" and objects["skull"].holder == "first-clown"
     starts = {s.id: s for s in parse.world.start}
     assert starts["act-4"].absent == ["polonius"] and starts["act-5"].absent == ["polonius"]
+
+
+def test_a_verse_line_that_opens_with_a_name_is_not_a_speaker():
+    speech = ["  Bru. The games are done, and Caesar rides", "    in triumph. Pompey. Many a time", "    Pompey. Many a time and oft"]
+    lines = ["A TEST", "", "Actus Primus. Scoena Prima.", "", "Enter Brutus and Cassius.", ""]
+    for _ in range(6):
+        lines += [*speech, "", "  Cas. So say you.", ""]
+    lines += ["Exeunt."]
+    parse = parse_play("\n".join(lines), world_id="test")
+    assert {a.id for a in parse.world.agent} == {"brutus", "cassius"}
+    first = next(e for e in parse.world.event if e.kind == "say")
+    assert first.text.endswith("Pompey. Many a time and oft")
