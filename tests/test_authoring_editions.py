@@ -190,3 +190,14 @@ def test_a_verse_line_that_opens_with_a_name_is_not_a_speaker():
     assert {a.id for a in parse.world.agent} == {"brutus", "cassius"}
     first = next(e for e in parse.world.event if e.kind == "say")
     assert first.text.endswith("Pompey. Many a time and oft")
+
+
+def test_an_entrance_right_above_a_speech_line_ends_at_its_full_stop():
+    lines = ["A TEST", "", "ACT I", "", "SCENE I. A heath.", "", "Enter Duncan and Ross.", "", "DUNCAN.",
+             "Who comes here?", "Enter Angus.", "Welcome, Angus.", "", "ANGUS.", "Good morrow,", "my lord.", "",
+             "Enter Macbeth, with a letter from", "the king of Norway.", "DUNCAN.", "Cousin!", "", "[Exeunt.]"]
+    parse = parse_play("\n".join(lines * 1), world_id="test")
+    says = [(e.actors[0], e.text) for e in parse.world.event if e.kind == "say"]
+    assert says == [("duncan", "Who comes here?"), ("duncan", "Welcome, Angus."), ("angus", "Good morrow, my lord."),
+                    ("duncan", "Cousin!")]
+    assert {a.id for a in parse.world.agent} == {"duncan", "angus"}  # no personae: the speakers

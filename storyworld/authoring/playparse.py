@@ -393,7 +393,8 @@ def _tokenize_headings(body: list[str], offset: int, known: set[str]) -> list[It
         if opener in closers and closers[opener] not in text:
             direction_open = closers[opener]
         elif opener not in closers:
-            direction_open = f"indent:{indent}"
+            # An unbracketed direction goes on to the next line only when this one has not ended.
+            direction_open = "" if text.rstrip().endswith((".", "!", "?")) else f"indent:{indent}"
         else:
             direction_open = ""
 
@@ -422,7 +423,7 @@ def _tokenize_headings(body: list[str], offset: int, known: set[str]) -> list[It
             if continues:
                 last = items[-1]
                 items[-1] = msgspec.structs.replace(last, text=f"{last.text} {stripped}")
-                if direction_open in stripped:
+                if direction_open in stripped or (direction_open.startswith("indent:") and stripped.endswith(".")):
                     direction_open = ""
                 continue
             direction_open = ""
