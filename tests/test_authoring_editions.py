@@ -201,3 +201,17 @@ def test_an_entrance_right_above_a_speech_line_ends_at_its_full_stop():
     assert says == [("duncan", "Who comes here?"), ("duncan", "Welcome, Angus."), ("angus", "Good morrow, my lord."),
                     ("duncan", "Cousin!")]
     assert {a.id for a in parse.world.agent} == {"duncan", "angus"}  # no personae: the speakers
+
+
+def test_a_death_told_in_speech_holds_until_the_dead_walk_on():
+    lines = ["A TEST", "", "Dramatis Personae", "", "CLAUDIO, a lord", "HERO, a lady", "FRIAR, a friar", "",
+             "ACT I", "", "SCENE I. A church.", "", " Enter Claudio and Friar.", "",
+             "FRIAR. Hero is dead. So we must say.", "", "CLAUDIO. Then I mourn her.", "", " [_Exeunt._]", "",
+             "ACT II", "", "SCENE I. The same.", "", " Enter Claudio and Friar.", "",
+             "CLAUDIO. Is Hero dead? Tell me true.", "", "FRIAR. Wait and see.", "", " [_Exeunt._]", "",
+             "ACT III", "", "SCENE I. A hall.", "", " Enter Hero and Claudio.", "", "HERO. I live.", "",
+             "CLAUDIO. O joy!", "", " [_Exeunt._]", "", "ACT IV", "", "SCENE I. A hall.", "", " Enter Claudio.", "",
+             "CLAUDIO. All is well.", ""]
+    starts = {s.id: s for s in parse_play("\n".join(lines), world_id="test").world.start}
+    assert starts["act-2"].absent == ["hero"] and starts["act-3"].absent == ["hero"]
+    assert starts["act-4"].absent == []  # she walked on in act 3: the report was false

@@ -930,8 +930,14 @@ class _Stage:
     def __init__(self) -> None:
         self.present: list[str] = []
         self.dead: set[str] = set()
+        self.reported: set[str] = set()  # said to be dead; a report can be false (Hero in Much Ado)
+
+    def gone(self) -> set[str]:
+        """Who is out of the play: dead on stage, or reported dead and not seen since."""
+        return self.dead | self.reported
 
     def enter(self, keys: list[str]) -> list[str]:
+        self.reported -= set(keys)  # whoever walks on was not dead after all
         entered = [k for k in keys if k not in self.present and k not in self.dead]
         self.present.extend(entered)
         return entered
@@ -1078,7 +1084,7 @@ def parse_play(
                     place_texts[key].append(location or "The stage")
             stage = _carry_dead(stage)
             scenes.append(ScenePlan(act=act or 1, number=item.number, heading=item.text, place=key,
-                                    first_round=round_base, dead=sorted(stage.dead), first_event=len(drafts)))
+                                    first_round=round_base, dead=sorted(stage.gone()), first_event=len(drafts)))
             speeches_in_scene = 0
             last_speakers = []
             recent_speakers = []
@@ -1145,6 +1151,13 @@ def parse_play(
                     said = f"(within) {said}"
             add("say", speakers, [w for w in witnesses if w not in stage.dead or w in speakers], said, flags)
             props.speech(said, speakers[0], scenes[-1].place, len(drafts))
+            if not aside:
+                # "Fulvia is dead.": a death off stage, told; who is on stage is plainly not dead.
+                for match in REPORTED_DEATH_RE.finditer(said):
+                    if match.group(0).rstrip().endswith("?"):
+                        continue
+                    told = [k for k in cast.mentions(match.group("name")) if k not in stage.present and k not in speakers]
+                    stage.reported.update(told)
             flags = []
             speeches_in_scene += 1
             scenes[-1].speeches += 1
@@ -1188,6 +1201,7 @@ def parse_play(
     return PlayParse(world=world, scenes=scenes, layout=layout, warnings=warnings, personae=personae)
 
 
+REPORTED_DEATH_RE = re.compile(r"(?P<name>\b[A-Z][\w’'\-]+(?: [A-Z][\w’'\-]+)?) is (?:dead|slain|drown[’']?d|drowned|no more)\b[^.!?]*[.!?]?")
 DEATH_RE = re.compile(r"\b(dies|die|is slain|are slain|is killed|are killed|falls dead|expires)\b")
 PROP_NOUNS = (
     "letter", "letters", "dagger", "sword", "rapier", "foil", "poison", "cup", "chalice", "vial", "potion", "ring",
@@ -1335,6 +1349,7 @@ def _entrance_personae(items: list[Item], labels: Counter[str]) -> list[Persona]
 def _carry_dead(stage: _Stage) -> _Stage:
     fresh = _Stage()
     fresh.dead = set(stage.dead)
+    fresh.reported = set(stage.reported)
     return fresh
 
 
