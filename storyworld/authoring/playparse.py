@@ -399,15 +399,24 @@ def _tokenize_headings(body: list[str], offset: int, known: set[str]) -> list[It
             direction_open = ""
 
     previous_blank = True
+    after_label = False  # the line right under a speech heading is that speech, whatever it looks like
     for index, raw in enumerate(body):
         line = index + 1 + offset
         stripped = raw.strip()
         if not stripped:
             previous_blank = True
+            after_label = False
             if direction_open.startswith("indent:"):
                 direction_open = ""
             continue
         was_blank, previous_blank = previous_blank, False
+        if after_label:
+            after_label = False
+            # Italics open sung or read speech (`_For us, and for our tragedy_`); brackets and `Enter` do not.
+            business = bool(DIRECTION_START_RE.match(stripped)) and not stripped.startswith("_")
+            if not business:
+                speech_lines.append(stripped)
+                continue
         indent = len(raw) - len(raw.lstrip())
         heading = _heading_item(stripped, line)
         if heading is not None:
@@ -440,12 +449,14 @@ def _tokenize_headings(body: list[str], offset: int, known: set[str]) -> list[It
         if match and not is_stage_words(match.group("label")):
             candidate = match.group("label")
             caps = candidate.replace(" and ", " ").replace(" & ", " ")
+            # A mixed-case heading (`Tes.`) stands after a blank line; `Farewell.` under a speaker is speech.
             if (caps.isupper() and len(candidate) >= 2) or (
-                match.group("dot") and (standalone[candidate] >= 2 or _abbreviates_persona(candidate, known))
+                was_blank and match.group("dot") and (standalone[candidate] >= 2 or _abbreviates_persona(candidate, known))
             ):
                 flush()
                 label = candidate
                 speech_line = line
+                after_label = True
                 continue
         if label:
             speech_lines.append(stripped)
