@@ -77,8 +77,15 @@ STAGE_SENTENCE_EXTRA = {"and", "within", "afar", "off", "again", "then", "heard"
 
 
 def is_direction_line(stripped: str) -> bool:
-    """A line whose first sentence is stage business only: `Drum.`, `Thunder and lightning. Enter...`."""
-    text = stripped.strip().lstrip("[(_*").strip()
+    """A line whose first sentence is stage business only: `Drum.`, `Thunder and lightning. Enter...`.
+
+    `[_Sings._] How should I...` is a speech with an inline direction, not a direction.
+    """
+    text = stripped.strip()
+    closers = {"[": "]", "(": ")"}
+    if text[:1] in closers and not text.rstrip(".").endswith(closers[text[:1]]):
+        return False
+    text = text.lstrip("[(_*").strip()
     match = re.match(r"^([^.;:!?]+)[.;:]", text)
     if not match:
         return False
