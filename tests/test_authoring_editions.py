@@ -192,6 +192,9 @@ def test_hamlet_in_other_layouts(hamlet_text, reset):
     assert figures["stage_words_as_agents"] == [] and figures["stage_words_as_places"] == []
     speakers = {a for e in parse.world.event if e.kind == "say" for a in e.actors}
     assert {"hamlet", "claudius", "gertrude", "ghost", "horatio", "ophelia", "polonius", "laertes"} <= speakers
+    # Every speech is kept (a few merge where a paragraph break no longer splits them).
+    original = sum(1 for e in parse_play(hamlet_text, world_id="hamlet").world.event if e.kind == "say")
+    assert sum(1 for e in parse.world.event if e.kind == "say") >= 0.95 * original
 
 
 def test_hamlet_props_and_the_dead(hamlet_text):
