@@ -244,3 +244,27 @@ def test_a_death_told_in_speech_holds_until_the_dead_walk_on():
     starts = {s.id: s for s in parse_play("\n".join(lines), world_id="test").world.start}
     assert starts["act-2"].absent == ["hero"] and starts["act-3"].absent == ["hero"]
     assert starts["act-4"].absent == []  # she walked on in act 3: the report was false
+
+
+def test_speech_headings_find_fuller_persona_names():
+    personae = [
+        "Dramatis Personæ", "", "JULIUS CAESAR", "OCTAVIUS CAESAR, Triumvir after his death.", "MARCUS ANTONIUS, ” ” ”",
+        "M. AEMILIUS LEPIDUS, ” ” ”", "CICERO, PUBLIUS, POPILIUS LENA, Senators.", "MARCUS BRUTUS, a conspirator.",
+        "FLAVIUS and MARULLUS, Tribunes.", "Senators, Citizens, Guards, Attendants, &c.", "",
+    ]
+    body = ["ACT I", "", "SCENE I. Rome. A street.", "", " Enter Caesar, Antony, Octavius, Lepidus, Brutus and Cicero.", ""]
+    for label, line in [("CAESAR", "Peace, ho."), ("ANTONY", "Caesar, my lord?"), ("OCTAVIUS", "I am here."),
+                        ("LEPIDUS", "And I."), ("BRUTUS", "Beware."), ("CICERO", "Strange times."),
+                        ("PUBLIUS", "Good morrow."), ("FLAVIUS", "Home, home.")]:
+        body += [f"{label}.", line, ""]
+    parse = parse_play("\n".join(["A PLAY", "", *personae, *body, " [_Exeunt._]"]), world_id="jc")
+    agents = {a.id: a for a in parse.world.agent}
+    assert set(agents) == {"julius-caesar", "octavius-caesar", "marcus-antonius", "aemilius-lepidus", "marcus-brutus",
+                           "cicero", "publius", "flavius"}
+    assert "Antony" in agents["marcus-antonius"].aliases
+    assert agents["aemilius-lepidus"].description == "Triumvir after his death"  # ditto marks
+    assert agents["publius"].description == "Senators"
+    assert parse.figures()["precision"] == 1.0
+    enter = parse.world.event[0]
+    assert set(enter.actors) == {"julius-caesar", "marcus-antonius", "octavius-caesar", "aemilius-lepidus",
+                                 "marcus-brutus", "cicero"}

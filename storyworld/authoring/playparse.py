@@ -508,11 +508,23 @@ def parse_personae(lines: list[str]) -> list[Persona]:
     else:
         pieces = [line.strip() for line in lines]
     entries: list[str] = []
-    for piece in pieces:
-        entries.extend(_split_caps_entries(piece))
     personae: list[Persona] = []
-    for entry in entries:
-        personae.extend(_persona_from_entry(entry))
+    for piece in pieces:
+        piece = re.sub(r",?\s*(&c|etc)\.?\s*$", "", piece.strip())  # "Citizens, Guards, Attendants, &c."
+        from_piece: list[Persona] = []
+        for entry in _split_caps_entries(piece):
+            for persona in _persona_from_entry(entry):
+                # `MARCUS ANTONIUS, ” ” ”`: ditto marks repeat the description above.
+                ditto = re.search(r"[”“\"〃]\s*[”“\"〃]", persona.description) is not None
+                if personae and persona.description and (ditto or not re.search(r"[A-Za-z]", persona.description)):
+                    persona = msgspec.structs.replace(persona, description=personae[-1].description)
+                from_piece.append(persona)
+        # "LUCILIUS, TITINIUS, young CATO, and VOLUMNIUS, Friends to Brutus": the list shares the last description.
+        shared = from_piece[-1].description if from_piece else ""
+        for persona in from_piece:
+            if shared and persona.named and persona.description.lower() in {"", "and", "young", "&", "old"}:
+                persona = msgspec.structs.replace(persona, description=shared)
+            personae.append(persona)
     # A title shared by two personae ("Prince" of Denmark and of Norway) is no alias.
     title_counts = Counter(title.lower() for persona in personae for title in persona.titles)
     names = {_norm(persona.name) for persona in personae}
@@ -534,8 +546,9 @@ def _split_caps_entries(piece: str) -> list[str]:
     out: list[list[str]] = [[]]
     for i, word in enumerate(words):
         starts_run = _is_caps_word(word) and (i == 0 or not _is_caps_word(words[i - 1]))
-        # "The GHOST of..." keeps its article with the name.
-        article_before = i > 0 and words[i - 1] in {"The", "A", "An"} and len(out[-1]) == 1
+        # "The GHOST of..." keeps its article with the name; "M. AEMILIUS LEPIDUS" its initial.
+        article_before = i > 0 and len(out[-1]) == 1 and (
+            words[i - 1] in {"The", "A", "An"} or re.fullmatch(r"[A-Z]\.", words[i - 1]) is not None)
         if starts_run and out[-1] and not article_before:
             out.append([])
         out[-1].append(word)
@@ -561,6 +574,11 @@ def _persona_from_entry(entry: str) -> list[Persona]:
         else:
             description = f"{name} {rest}".strip()
         description = description[:1].upper() + description[1:]
+        names = [n.strip() for n in name.split(",") if n.strip()]
+        if len(names) > 1:
+            # "CICERO, PUBLIUS, POPILIUS LENA, Senators": three senators, one description.
+            shared = rest or description
+            return [Persona(name=n, description=shared[:1].upper() + shared[1:], named=True) for n in names]
         return [Persona(name=name, description=description, named=True, titles=_titles_of(description))]
     # Mixed-case entries: "Marta Voss, keeper of the lantern" or kinds of people ("Two Clowns, Grave-diggers").
     head, _, description = entry.partition(",")
@@ -732,6 +750,14 @@ class Cast:
                 if len(norm) >= 2:
                     self.aliases[key].add(_titlecase(part.rstrip(".")))
                 return key
+        # A word of a fuller persona name: BRUTUS is Marcus Brutus, ANTONY is Marcus Antonius.
+        if " " not in norm and len(norm) >= 4:
+            key = self._persona_by_word(norm)
+            if key is not None:
+                self._ensure(key, self.persona_by_key[key].name)
+                self.lookup[norm] = key
+                self.aliases[key].add(_titlecase(part.rstrip(".")))
+                return key
         if not create:
             return None
         singular = _norm(_singular(part))
@@ -742,6 +768,20 @@ class Cast:
         if norm.endswith("s") and not self.persona_by_key.get(norm):
             self.groups.add(key)
         return key
+
+    def _persona_by_word(self, norm: str) -> str | None:
+        """The named persona a one-word heading names: by its last word, any word, then a shared stem.
+
+        CAESAR, when both Julius and Octavius Caesar are listed, is the one listed first (the title
+        role); a stem (`anton` of ANTONY and Antonius) must be five letters and name one persona.
+        """
+        named = [(key, key.split()) for key, persona in self.persona_by_key.items() if persona.named and " " in key]
+        for test in (lambda words: words[-1] == norm, lambda words: norm in words):
+            hits = [key for key, words in named if test(words)]
+            if hits:
+                return hits[0]
+        stems = [key for key, words in named if any(len(w) >= 5 and w[:5] == norm[:5] for w in words)]
+        return stems[0] if len(stems) == 1 and len(norm) >= 5 else None
 
     # -- resolving --------------------------------------------------------------------------
 
