@@ -99,7 +99,9 @@ def test_stage_words():
         assert not is_stage_words(label), label
     assert is_direction_line("Thunder and lightning. Enter three Witches.")
     assert is_direction_line("Drum. Enter Brutus.")
+    assert is_direction_line("A march afar off.") and not is_direction_line("A Sergeant.")
     assert not is_direction_line("Soft you now, the fair Ophelia.")
+    assert not is_direction_line("[_Sings._] How should I your true love know")
 
 
 def test_licence_matter_is_dropped():

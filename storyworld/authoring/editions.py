@@ -90,7 +90,9 @@ def is_direction_line(stripped: str) -> bool:
     if not match:
         return False
     words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z’'\-]*", match.group(1))]
-    if not words or words[0] in {"a", "an", "the", "and"}:
+    if words and words[0] in {"a", "an", "the"}:
+        words = words[1:]  # "A march afar off."
+    if not words or words[0] == "and":
         return False
     return all(w in STAGE_WORDS or w in STAGE_SENTENCE_EXTRA for w in words) and len(words) <= 6
 

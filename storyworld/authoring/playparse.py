@@ -1652,7 +1652,7 @@ def _positions_at(events: list[Event], index: int, dead: set[str]) -> dict[str, 
 
 
 def _words_of(text: str) -> set[str]:
-    return {_norm(_singular(w)) for w in WORD_RE.findall(text) if len(w) >= 3} - {"the", "and", "her", "his", "son", "wife"}
+    return {_norm(_singular(w)) for w in WORD_RE.findall(text) if len(w) >= 3} - {"the", "and", "her", "his"}
 
 
 def cast_figures(parse: PlayParse) -> dict[str, object]:
