@@ -16,7 +16,7 @@ from pathlib import Path
 import msgspec
 import numpy as np
 
-from memory import guard
+from memory import disputes, equivalence, frames, guard
 from memory.atomize import atomize
 from memory.embedder import Embedder
 from memory.index import IndexFileError, VectorIndex
@@ -36,7 +36,7 @@ from memory.persist import (
     read_manifest,
     write_generation,
 )
-from memory.records import KINDS, VIAS, Base, Holding, Kind, MergeLogEntry, RecallHit, Record, Via
+from memory.records import KINDS, VIAS, Base, Holding, Kind, MergeLogEntry, RecallHit, Record, Validation, Via
 from memory.settings import MemorySettings
 from memory.table import RecordTable
 
@@ -60,7 +60,7 @@ BASE_CONFIDENCE = {
 VIA_STRENGTH = {"inferred": 0, "told": 1, "read": 2, "sediment": 3, "witnessed": 4, "authored": 5}
 FACT_KINDS = frozenset({"claim", "inference", "insight", "reflection"})
 STATUS_WEIGHT = {"believed": 1.0, "doubted": 0.8, "disputed": 0.85, "retracted": 0.5}
-RULES = ("event_id", "text", "cosine", "judge")
+RULES = ("event_id", "text", "cosine", "frame", "judge")
 LATENCY_SAMPLES = 200_000
 NEVER = -(2**31)  # "no decay yet": rounds before the start point are negative (story time)
 
@@ -80,6 +80,7 @@ class Deposit(Base, frozen=True):
     namespace: str = "shared"
     based_on: tuple[int, ...] = ()  # record ids this was derived from (a list works too)
     confidence: float | None = None
+    expires_at: int | None = None  # a time-bound fact: recall leaves it out after this round
 
 
 @dataclass(slots=True)
@@ -219,6 +220,7 @@ class ConsensusStore(RecordTable):
         self._has_archived: set[str] = set()
         self._reliability: dict[str, dict[str, float]] = {}
         self._disputes: dict[str, dict[int, set[int]]] = {}
+        self._cross: dict[int, set[int]] = {}  # records of different owners that contradict each other
         self._retractions: list[Retraction] = []
         self._counters: dict[str, int] = {f"merges_{r}": 0 for r in RULES}
         self._counters.update(judge_calls=0, judge_errors=0, unmerges=0, index_rebuilds=0, deposits=0)
@@ -297,6 +299,9 @@ class ConsensusStore(RecordTable):
             self._disputes.setdefault(owner, {}).setdefault(a, set()).add(b)
             self._disputes[owner].setdefault(b, set()).add(a)
         self._retractions = list(state.retractions)
+        for a, b in state.cross_disputes:
+            self._cross.setdefault(a, set()).add(b)
+            self._cross.setdefault(b, set()).add(a)
         self._counters.update(state.counters)
         self._reindex_maps(keys_saved=state.text_keys is not None and state.event_keys is not None)
         if state.text_keys is not None and state.event_keys is not None:
@@ -385,6 +390,7 @@ class ConsensusStore(RecordTable):
             disputes=disputes,
             retractions=list(self._retractions),
             counters=dict(self._counters),
+            cross_disputes=sorted((a, b) for a, others in self._cross.items() for b in others if a < b),
             # Insertion order is deterministic already; sorting 40k keys would only cost time.
             text_keys=[(ns, norm, rid) for (ns, norm), rid in self._by_text.items() if rid in self._records],
             event_keys=[
@@ -431,6 +437,13 @@ class ConsensusStore(RecordTable):
         pairs = self._disputes.get(owner, {})
         return sorted((a, b) for a, others in pairs.items() for b in others if a < b)
 
+    def cross_disputes(self, record_id: int | None = None) -> list[tuple[int, int]]:
+        """Pairs of contradicting records held by different owners (all, or those involving one record)."""
+        pairs = sorted((a, b) for a, others in self._cross.items() for b in others if a < b)
+        if record_id is None:
+            return pairs
+        return [p for p in pairs if record_id in p]
+
     def reliability(self, listener: str, speaker: str) -> float:
         """How far a listener trusts what a speaker says (default from settings)."""
         return self._reliability.get(listener, {}).get(speaker, self.settings.default_reliability)
@@ -476,6 +489,8 @@ class ConsensusStore(RecordTable):
         # Rounds are story time: canon before a start point (sediment) has negative rounds (DESIGN §4.1).
         if isinstance(deposit.round, bool) or not isinstance(deposit.round, int):
             raise ValueError(f"{where}.round: must be an integer, got {deposit.round!r}")
+        if deposit.expires_at is not None and (isinstance(deposit.expires_at, bool) or not isinstance(deposit.expires_at, int)):
+            raise ValueError(f"{where}.expires_at: must be an integer round or None, got {deposit.expires_at!r}")
         if deposit.via not in VIAS:
             raise ValueError(f"{where}.via: {deposit.via!r} is not one of {', '.join(VIAS)}")
         if deposit.kind not in KINDS:
@@ -533,6 +548,7 @@ class ConsensusStore(RecordTable):
         namespace: str = "shared",
         based_on: Iterable[int] = (),
         confidence: float | None = None,
+        expires_at: int | None = None,
     ) -> list[int]:
         """Deposit what `owner` learned; returns one record id per atom (merged or new).
 
@@ -542,11 +558,11 @@ class ConsensusStore(RecordTable):
         if isinstance(text, (list, tuple)):
             deposit = Deposit(owner=owner, statements=tuple(text), round=round, event_id=event_id, source=source,
                               via=via, place=place, kind=kind, namespace=namespace, based_on=tuple(based_on),
-                              confidence=confidence)
+                              confidence=confidence, expires_at=expires_at)
         else:
             deposit = Deposit(owner=owner, text=text, round=round, event_id=event_id, source=source, via=via,
                               place=place, kind=kind, namespace=namespace, based_on=tuple(based_on),
-                              confidence=confidence)
+                              confidence=confidence, expires_at=expires_at)
         return self.remember_many([deposit])[0]
 
     def remember_many(self, deposits: list[Deposit]) -> list[list[int]]:
@@ -575,7 +591,7 @@ class ConsensusStore(RecordTable):
     def _embed_needed(self, atoms: list[_Atom]) -> None:
         """Embed, in one call, every atom the event-id and text rules cannot place."""
         seen_events: set[tuple] = set()
-        seen_texts: set[tuple[str, str]] = set()
+        seen_texts: set[tuple] = set()
         need: list[_Atom] = []
         for atom in atoms:
             d = atom.deposit
@@ -589,19 +605,26 @@ class ConsensusStore(RecordTable):
                     continue
                 seen_events.add(key)
             tkey = (ns, atom.norm)
-            if tkey in seen_texts or self._text_match(tkey) is not None:
+            if self._text_match(tkey, d) is not None:
                 continue
-            seen_texts.add(tkey)
+            skey = (*tkey, d.kind, equivalence.deposit_speaker(d) if d.kind in equivalence.SPOKEN else "", d.event_id if d.kind == "utterance" else "")
+            if skey in seen_texts:
+                continue
+            seen_texts.add(skey)
             need.append(atom)
         if need:
             vectors = self._encode([a.text for a in need])
             for atom, vector in zip(need, vectors):
                 atom.vector = vector
 
-    def _text_match(self, key: tuple[str, str]) -> int | None:
-        """The record a normalised text belongs to (unmerge keeps this map exact)."""
+    def _text_match(self, key: tuple[str, str], deposit: Deposit | None = None) -> int | None:
+        """The record a normalised text belongs to (unmerge keeps this map exact), if it can be the same fact."""
         rid = self._by_text.get(key)
-        return rid if rid is not None and rid in self._records else None
+        if rid is None or rid not in self._records:
+            return None
+        if deposit is not None and not equivalence.same_kind(deposit, self._records[rid]):
+            return None
+        return rid
 
     def _deposit(self, atoms: list[_Atom]) -> list[int]:
         """Place each atom of one deposit, then link them and finish their merge-log entries."""
@@ -668,7 +691,7 @@ class ConsensusStore(RecordTable):
                 if rid is not None and rid in self._records:
                     self._merge(rid, atom, "event_id", None)
                     return rid
-            rid = self._text_match((ns, atom.norm))
+            rid = self._text_match((ns, atom.norm), d)
             if rid is not None:
                 self._merge(rid, atom, "text", None)
                 return rid
@@ -686,6 +709,9 @@ class ConsensusStore(RecordTable):
         rid = self._insert(atom)
         atom.record_id = rid
         self._check_disputes(atom)
+        for other in disputes.candidates(self, rid, atom.vector, self.settings.cross_dispute_min):
+            self._cross.setdefault(rid, set()).add(other)
+            self._cross.setdefault(other, set()).add(rid)
         return rid
 
     def _cosine_match(self, atom: _Atom) -> tuple[int, str, float] | None:
@@ -699,15 +725,24 @@ class ConsensusStore(RecordTable):
         else:  # a private namespace only ever holds its owner's records
             pairs = self._owner_scan(d.owner, atom.vector, s.write_neighbours, include_archived=True)
         band: list[tuple[int, float]] = []
+        floor = min(s.merge_low, s.frame_cosine_min)
+        framed: tuple[int, str, float] | None = None
         for rid, sim in pairs:
             record = self._records.get(rid)
-            if record is None or record.namespace != d.namespace or sim < s.merge_low:
+            if record is None or record.namespace != d.namespace or sim < floor:
+                continue
+            if not equivalence.same_kind(d, record):
                 continue
             if not guard.check(atom.text, record.text, d.place, record.place).ok:
                 continue
             if sim >= s.merge_high:
                 return rid, "cosine", sim
-            band.append((rid, sim))
+            if framed is None and sim >= s.frame_cosine_min and frames.similarity(atom.text, record.text) >= s.frame_min:
+                framed = (rid, "frame", sim)
+            if sim >= s.merge_low:
+                band.append((rid, sim))
+        if framed is not None:
+            return framed
         if band and self.judge is not None and s.judge_enabled:
             for rid, sim in band[: s.judge_max_calls]:
                 self._counters["judge_calls"] += 1
@@ -729,11 +764,23 @@ class ConsensusStore(RecordTable):
             base *= self.reliability(owner, d.source)
         return base
 
+    def _admitted(self, d: Deposit, holding: Holding) -> Holding:
+        """Below its kind's write floor a statement is still kept (every atom gets a record id) but doubted."""
+        if self.admits(d.owner, d):
+            return holding
+        return msgspec.structs.replace(holding, status="doubted", flags=holding.flags + ("below-write-floor",))
+
+    def admits(self, owner: str, deposit: Deposit) -> bool:
+        """The write policy: a statement is kept only at or above its kind's confidence floor (stricter for facts)."""
+        floor = self.settings.write_floors.get(deposit.kind, 0.0)
+        return self._fresh_confidence(owner, deposit) >= floor
+
     def _insert(self, atom: _Atom) -> int:
         d = atom.deposit
         rid = self._next_id
         self._next_id += 1
-        holding = Holding(via=d.via, source=d.source, since_round=d.round, confidence=self._fresh_confidence(d.owner, d))
+        holding = self._admitted(d, Holding(via=d.via, source=d.source, since_round=d.round,
+                                            confidence=self._fresh_confidence(d.owner, d)))
         record = Record(
             id=rid,
             text=atom.text,
@@ -747,6 +794,8 @@ class ConsensusStore(RecordTable):
             owners={d.owner: holding},
             based_on=sorted(set(d.based_on)),
             sediment=d.via == "sediment",
+            speaker=equivalence.deposit_speaker(d) if d.kind in equivalence.SPOKEN else None,
+            expires_at=d.expires_at,
         )
         self._records[rid] = record
         self._ensure_index().add([rid], atom.vector.reshape(1, -1))
@@ -779,12 +828,14 @@ class ConsensusStore(RecordTable):
         record = self._records[rid]
         owner = d.owner
         previous = record.owners.get(owner)
-        fresh = Holding(via=d.via, source=d.source, since_round=d.round, confidence=self._fresh_confidence(owner, d),
-                        place=d.place if d.place != record.place else None)
+        fresh = self._admitted(d, Holding(via=d.via, source=d.source, since_round=d.round,
+                                          confidence=self._fresh_confidence(owner, d),
+                                          place=d.place if d.place != record.place else None))
         if previous is not None:
             holding = self._combine(previous, fresh)
         else:
             holding = fresh
+        incoming_confidence = fresh.confidence
         raised: list[str] = []
         became_first_hand = d.via in FIRST_HAND and (previous is None or previous.via not in FIRST_HAND)
         if became_first_hand:
@@ -803,6 +854,10 @@ class ConsensusStore(RecordTable):
                         )
                         raised.append(other)
                 record.validations += 1
+                record.validation_log.append(
+                    Validation(validator=owner, result="confirmed", evidence=f"{d.via}:{atom.deposit_id}", round=d.round)
+                )
+                self._revalidate(record, owner)
         kept = self._choose_text(record.text, atom.text)
         previous_text = record.text
         if kept != record.text:
@@ -827,6 +882,9 @@ class ConsensusStore(RecordTable):
             added_based_on=added_based_on,
             raised=tuple(raised),
             deposit_id=atom.deposit_id,
+            event_id=d.event_id,
+            event_atom=atom.index,
+            previous_confidences={owner: incoming_confidence},
         )
         record.merge_log.append(entry)
         atom.log_position = len(record.merge_log) - 1
@@ -837,7 +895,26 @@ class ConsensusStore(RecordTable):
         self._hold(owner, rid)
         self.current_round = max(self.current_round, d.round)
         if d.via in FIRST_HAND:
-            self._settle(owner, rid)
+            settled = self._settle(owner, rid)
+            if settled:
+                record.merge_log[-1] = msgspec.structs.replace(record.merge_log[-1], settled=tuple(settled))
+
+    def _revalidate(self, record: Record, witness: str) -> None:
+        """An independent witness confirmed the record: contamination from a retracted source is lifted.
+
+        Independent: the witness saw it first-hand and is not the one whose lie contaminated it.
+        """
+        liars = {r.by for r in self._retractions} | {
+            self._records[r.record_id].speaker for r in self._retractions if r.record_id in self._records
+        }
+        if witness in liars:
+            return
+        for owner, h in list(record.owners.items()):
+            if "contaminated" not in h.flags:
+                continue
+            flags = tuple(f for f in h.flags if f != "contaminated" and not f.startswith("contaminated-by:")) + ("revalidated",)
+            status = "believed" if h.status == "doubted" else h.status
+            record.owners[owner] = msgspec.structs.replace(h, flags=flags, status=status)
 
     @staticmethod
     def _combine(previous: Holding, fresh: Holding) -> Holding:
@@ -912,11 +989,15 @@ class ConsensusStore(RecordTable):
             h, status=status, confidence=h.confidence * 0.5 if halve else h.confidence, flags=flags
         )
 
-    def _settle(self, owner: str, rid: int) -> None:
-        """The owner witnessed `rid`: it is believed, what it contradicted becomes doubted."""
+    def _settle(self, owner: str, rid: int) -> list[tuple[int, Holding]]:
+        """The owner witnessed `rid`: it is believed, what it contradicted becomes doubted.
+
+        Returns the (record, holding before) of every dispute it settled, so an unmerge can restore them.
+        """
         pairs = self._disputes.get(owner)
         if not pairs or rid not in pairs:
-            return
+            return []
+        settled: list[tuple[int, Holding]] = []
         for other in pairs.pop(rid):
             pairs.get(other, set()).discard(rid)
             if not pairs.get(other):
@@ -924,6 +1005,7 @@ class ConsensusStore(RecordTable):
             other_holding = self._records[other].owners.get(owner)
             if other_holding is None:
                 continue
+            settled.append((other, other_holding))
             if other_holding.via in FIRST_HAND:
                 # Both seen with one's own eyes: still a dispute.
                 pairs.setdefault(rid, set()).add(other)
@@ -934,6 +1016,7 @@ class ConsensusStore(RecordTable):
             h = self._records[rid].owners[owner]
             if h.status == "disputed":
                 self._set_status(rid, owner, "believed")
+        return settled
 
     # ------------------------------------------------------------------ unmerge
 
@@ -983,11 +1066,30 @@ class ConsensusStore(RecordTable):
             else:
                 record.owners.pop(owner, None)
                 self._unhold(owner, record_id)
+                if current is not None and owner in entry.previous_confidences:
+                    # the confidence the statement had on its own, before corroboration raised it
+                    current = msgspec.structs.replace(current, confidence=entry.previous_confidences[owner])
                 new_id = self._split(record, entry, current)
             self._repoint_siblings(record_id, entry, new_id)
             self._drop_text_key(record, entry, new_id)
+            self._restore_settled(owner, record_id if new_id is None else new_id, entry)
             self._counters["unmerges"] = self._counters.get("unmerges", 0) + 1
             return new_id
+
+    def _restore_settled(self, owner: str, rid: int, entry: MergeLogEntry) -> None:
+        """Disputes the undone merge settled are open again, with the holdings they had."""
+        if not entry.settled:
+            return
+        pairs = self._disputes.setdefault(owner, {})
+        for other, holding in entry.settled:
+            if other not in self._records or owner not in self._records[other].owners:
+                continue
+            self._records[other].owners[owner] = holding
+            pairs.setdefault(rid, set()).add(other)
+            pairs.setdefault(other, set()).add(rid)
+        h = self._records[rid].owners.get(owner)
+        if h is not None and h.status == "believed":
+            self._set_status(rid, owner, "disputed")
 
     def _split(self, record: Record, entry: MergeLogEntry, holding: Holding | None) -> int:
         """A new record holding what the owner deposited, linked where the owner's deposit linked."""
@@ -1001,13 +1103,19 @@ class ConsensusStore(RecordTable):
             kind=record.kind,
             round=entry.round,
             place=record.place,
-            event_id=None,  # the owner's statement was judged not to be that event
+            event_id=entry.event_id if entry.event_id != record.event_id else None,  # its own event, back
+            event_atom=entry.event_atom,
             deposit_id=None,
             namespace=record.namespace,
             owners={entry.owner: holding},
             based_on=sorted(entry.added_based_on),
+            speaker=record.speaker,
         )
         self._records[rid] = split
+        if split.event_id is not None:
+            key = (split.namespace, split.event_id, split.kind, split.event_atom)
+            if self._by_event.get(key) == record.id:
+                self._by_event[key] = rid  # later statements of that event join the split record
         self._ensure_index().add([rid], self._encode([text]))
         for other in entry.added_edges:
             if other in self._records:
@@ -1131,10 +1239,15 @@ class ConsensusStore(RecordTable):
             when = self.current_round if round is None else round
             pool = self._owner_scan(owner, vector, k * self.settings.candidate_factor, include_archived, force=_force)
             scored = []
+            floor = self.settings.min_recall_confidence
             for rid, sim in pool:
                 if sim <= 0.0:  # unrelated: not worth a prompt line
                     continue
                 record = self._records[rid]
+                if record.owners[owner].confidence < floor:
+                    continue
+                if record.expires_at is not None and when > record.expires_at:
+                    continue  # a time-bound fact that no longer holds
                 scored.append((self._rank_score(sim, record.owners[owner]), rid))
             scored.sort(key=lambda t: (-t[0], t[1]))
             hits = [RecallHit(record=self._records[rid], via="semantic", score=score) for score, rid in scored[:k]]
@@ -1200,15 +1313,62 @@ class ConsensusStore(RecordTable):
             frontier = nxt
         return order
 
-    def retract(self, record_id: int, by: str, round: int | None = None) -> list[int]:
-        """Expose a record as false: its holdings are retracted and halved, everything derived from it
-        (transitively) is halved and flagged contaminated. Nothing is deleted. Returns affected ids."""
+    def deposited_under(self, event_id: str) -> dict[int, tuple[str, ...]]:
+        """Every record a statement of this event was deposited into, with the owners it gave it to.
+
+        A statement that merged into an earlier record (by text, cosine or frame) is found through
+        the record's merge log, not only by the record's own event id.
+        """
+        found: dict[int, tuple[str, ...]] = {}
+        with self._lock:
+            for record in self._records.values():
+                merged: dict[str, set[str | None]] = {}
+                for entry in record.merge_log:
+                    merged.setdefault(entry.owner, set()).add(entry.event_id)
+                owners = []
+                for owner in record.owners:
+                    events = merged.get(owner)
+                    if event_id in (events or ()):
+                        owners.append(owner)
+                    elif record.event_id == event_id and (events is None or None in events):
+                        owners.append(owner)  # the inserter (or a merge logged before event ids were)
+                if owners:
+                    found[record.id] = tuple(owners)
+        return found
+
+    def retract_event(self, event_id: str, by: str, round: int | None = None) -> list[int]:
+        """Expose an event's claim as false wherever its statements went; returns affected record ids.
+
+        Only the holdings that event deposited are retracted: a lie that merged into a record other
+        owners hold for their own reasons leaves their holdings standing (contamination still runs
+        to everything derived from the record). A whole record retracts when every holder got it so.
+        """
+        with self._lock:
+            self._check_owner(by, "by")
+            affected: list[int] = []
+            for rid, owners in self.deposited_under(event_id).items():
+                record = self._records[rid]
+                whole = set(owners) == set(record.owners)
+                for rid2 in self.retract(rid, by=by, round=round, owners=None if whole else owners, event_id=event_id):
+                    if rid2 not in affected:
+                        affected.append(rid2)
+            return affected
+
+    def retract(
+        self, record_id: int, by: str, round: int | None = None, owners: Iterable[str] | None = None,
+        event_id: str | None = None,
+    ) -> list[int]:
+        """Expose a record as false: its holdings (or just `owners`') are retracted and halved, everything
+        derived from it (transitively) is halved and flagged contaminated. Nothing is deleted. Returns affected ids."""
         with self._lock:
             self._check_owner(by, "by")
             if record_id not in self._records:
                 raise ValueError(f"retract: {record_id!r} is not a record id")
             record = self._records[record_id]
+            chosen = None if owners is None else [o for o in owners if o in record.owners]
             for owner, h in list(record.owners.items()):
+                if chosen is not None and owner not in chosen:
+                    continue
                 flags = h.flags + tuple(f for f in ("retracted", f"retracted-by:{by}") if f not in h.flags)
                 record.owners[owner] = msgspec.structs.replace(h, status="retracted", confidence=h.confidence * 0.5, flags=flags)
             derived = self.derived_from(record_id)
@@ -1219,9 +1379,22 @@ class ConsensusStore(RecordTable):
                     status = "doubted" if h.status == "believed" else h.status
                     child.owners[owner] = msgspec.structs.replace(h, confidence=h.confidence * 0.5, flags=flags, status=status)
             self._retractions.append(
-                Retraction(record_id=record_id, by=by, round=self.current_round if round is None else round, contaminated=tuple(derived))
+                Retraction(record_id=record_id, by=by, round=self.current_round if round is None else round,
+                           contaminated=tuple(derived), owners=tuple(chosen or ()), event_id=event_id)
             )
+            if chosen is None or chosen:
+                self._lower_reliability(record, by, chosen)
             return [record_id, *derived]
+
+    def _lower_reliability(self, record: Record, by: str, owners: list[str] | None) -> None:
+        """Whoever held the exposed record on a speaker's word trusts that speaker less from now on."""
+        factor = self.settings.liar_reliability_factor
+        for owner, h in record.owners.items():
+            if owners is not None and owner not in owners:
+                continue
+            if h.via in ("told", "read") and h.source and h.source != owner:
+                current = self.reliability(owner, h.source)
+                self._reliability.setdefault(owner, {})[h.source] = round(current * factor, 6)
 
     def retractions(self) -> list[Retraction]:
         """Every retraction so far, in order."""
@@ -1236,14 +1409,19 @@ class ConsensusStore(RecordTable):
             s = self.settings
             if round <= self._last_decay_round:
                 return 0
+            # Only rounds played count: the first call after a (late) start is one round, not the
+            # story time since round 0, which canon learned before the start would otherwise fade through.
+            since = self._last_decay_round if self._last_decay_round != NEVER else round - 1
             archived = 0
             for record in self._records.values():
-                rate = s.fact_decay if record.kind in FACT_KINDS else s.observation_decay
+                # Canon (sediment) is story knowledge, kept like a fact, not a stale sighting.
+                slow = record.kind in FACT_KINDS or record.sediment
+                rate = s.fact_decay if slow else s.observation_decay
                 for owner, h in list(record.owners.items()):
                     if h.archived:
                         continue
                     fresh_until = max(h.since_round, record.last_access_round) + s.decay_grace_rounds
-                    steps = round - max(self._last_decay_round, fresh_until)
+                    steps = round - max(since, fresh_until)
                     if steps <= 0:
                         continue
                     confidence = h.confidence * (1.0 - rate) ** steps
@@ -1305,6 +1483,7 @@ class ConsensusStore(RecordTable):
                 "deposits": self._counters.get("deposits", 0),
                 "index_rebuilds": self._counters.get("index_rebuilds", 0),
                 "disputed": sum(1 for h in holdings if h.status == "disputed"),
+                "cross_owner_disputes": sum(len(v) for v in self._cross.values()) // 2,
                 "doubted": sum(1 for h in holdings if h.status == "doubted"),
                 "retracted": sum(1 for h in holdings if h.status == "retracted"),
                 "contaminated": sum(1 for h in holdings if "contaminated" in h.flags),

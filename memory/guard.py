@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from memory import frames, lexicon
+
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'\u2019\-]*|\d+(?:[.,:]\d+)*")
 
 # Capitalised words that are not names (sentence starters, pronouns, titles handled apart).
@@ -20,7 +22,8 @@ _NOT_NAMES = set(
     until till unless once he she it they we i you his her its their our my your him them us me
     who whom whose what which where why how all both each every some any no none not never nothing
     later soon now today tonight yesterday tomorrow meanwhile suddenly finally afterwards still also
-    only even perhaps maybe indeed alas oh o yes well let lo behold thus hence therefore however""".split()
+    only even perhaps maybe indeed alas oh o yes well let lo behold thus hence therefore however
+    someone somebody something everyone everybody anyone anybody nobody""".split()
 )
 _TITLES = set(
     """king queen prince princess lord lady sir madam mr mrs ms dr doctor captain general duke duchess
@@ -50,7 +53,8 @@ _PHRASE_STOPS = (
     _PLACE_PREPS
     | _NEGATIONS
     | set(
-        """of to from by with for and but or as that which who whom where when while after before
+        """of to from by with for and but or as that which who whom where when while after before about during
+        out up down off away back aloud again together
         was were is are be been being had has have did does do will would shall should could might
         must can he she it they we i you him them us me""".split()
     )
@@ -77,7 +81,9 @@ _GROUP_JOINERS = {"and", "&", "of"}
 # must not make Claudius the teller.
 _SUBORDINATORS = set("that because who whom which while when after before although though if since until whereas".split())
 _AUXILIARIES = set("was were is are been being be got gets get".split())
-CONTRADICTIONS = frozenset({"negation", "number", "time", "place", "entity", "role"})
+CONTRADICTIONS = frozenset({"negation", "opposite", "order", "number", "time", "place", "entity", "role"})
+# The reasons that mean one statement asserts the opposite of the other (not just another occasion).
+POLAR_CONTRADICTIONS = frozenset({"negation", "opposite", "order"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +98,7 @@ class Features:
     negations: int
     subject: frozenset[str]  # participants of the acting group (after passive normalisation)
     patient: str | None  # first named participant acted on
+    participants: frozenset[str] = frozenset()  # heads of the noun phrases taking part (common nouns too)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +123,8 @@ def _clean(token: str) -> str:
 
 @lru_cache(maxsize=65536)
 def features(text: str) -> Features:
-    """Guard features of one statement (cached by text)."""
+    """Guard features of one statement (cached by text); a fronted adverbial is read last."""
+    text = frames.front_to_back(text)
     raw = [_clean(t) for t in _TOKEN.findall(text)]
     raw = [t for t in raw if t]
     lower = [t.lower() for t in raw]
@@ -153,6 +161,14 @@ def features(text: str) -> Features:
             continue
         if low in entities:
             participants.append((i, low))
+        elif low == "by":
+            # the passive agent, determiner or not ("struck by lightning")
+            phrase, j = _phrase(lower, i + 1, entities)
+            for offset, word in enumerate(phrase):
+                if word not in _TIME_WORDS:
+                    participants.append((j - len(phrase) + offset, word))
+            i = max(j, i + 1)
+            continue
         elif low in _DETERMINERS:
             phrase, j = _phrase(lower, i + 1, entities)
             for offset, word in enumerate(phrase):
@@ -177,6 +193,7 @@ def features(text: str) -> Features:
         negations=negations,
         subject=subject,
         patient=patient,
+        participants=frozenset(name for _, name in participants),
     )
 
 
@@ -204,7 +221,11 @@ def _phrase(lower: list[str], start: int, entities: set[str]) -> tuple[list[str]
 
 def _looks_like_verb(word: str) -> bool:
     """Past tenses and common verbs (the narration is mostly past tense)."""
-    return (len(word) > 3 and word.endswith("ed")) or word in _COMMON_VERBS
+    return (len(word) > 3 and word.endswith("ed")) or word in _COMMON_VERBS or word in _IRREGULAR_VERB_FORMS
+
+
+# Irregular past forms from the lexicon ("blew", "rose", "slew"), less the plural nouns it also folds.
+_IRREGULAR_VERB_FORMS = frozenset(w for w, base in lexicon.IRREGULAR.items() if base not in ("child", "man", "woman", "foot", "tooth", "mouse", "goose", "dead", "death", "better", "worse"))
 
 
 def _roles(lower: list[str], participants: list[tuple[int, str]], entities: set[str]) -> tuple[frozenset[str], str | None]:
@@ -269,8 +290,9 @@ def check(text_a: str, text_b: str, place_a: str | None = None, place_b: str | N
     if text_a == text_b:
         return Verdict(True)
     fa, fb = features(text_a), features(text_b)
-    if (fa.negations % 2) != (fb.negations % 2):
-        return Verdict(False, "negation")
+    polarity = frames.polarity_conflict(frames.frame(frames.front_to_back(text_a)), frames.frame(frames.front_to_back(text_b)))
+    if polarity is not None:
+        return Verdict(False, polarity)
     if fa.numbers != fb.numbers and fa.numbers and fb.numbers:
         return Verdict(False, "number")
     if _substituted(set(fa.numbers), set(fb.numbers), fa.words, fb.words):
@@ -288,7 +310,21 @@ def check(text_a: str, text_b: str, place_a: str | None = None, place_b: str | N
         return Verdict(False, "role")
     if fa.patient and fb.patient and fa.patient != fb.patient and fa.patient in fb.words and fb.patient in fa.words:
         return Verdict(False, "role")
+    if _swapped_participant(fa, fb):
+        return Verdict(False, "participant")
     return Verdict(True)
+
+
+def _swapped_participant(fa: Features, fb: Features) -> bool:
+    """Each side has a participant (a noun phrase head) the other lacks even as a synonym.
+
+    "The maid broke the mirror" / "The butler broke the mirror": no name differs, but the actor does.
+    """
+    concepts_a = {lexicon.concept(w) for w in fa.words}
+    concepts_b = {lexicon.concept(w) for w in fb.words}
+    only_a = {p for p in fa.participants if p not in fb.words and lexicon.concept(p) not in concepts_b}
+    only_b = {p for p in fb.participants if p not in fa.words and lexicon.concept(p) not in concepts_a}
+    return bool(only_a) and bool(only_b)
 
 
 def named(text: str) -> frozenset[str]:

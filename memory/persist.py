@@ -40,6 +40,8 @@ class Retraction(Base, frozen=True):
     by: str
     round: int
     contaminated: tuple[int, ...] = ()
+    owners: tuple[str, ...] = ()  # the holdings retracted, when not every owner's (a lie merged into a true record)
+    event_id: str | None = None  # the exposed claim's event, when the retraction followed it
 
 
 class StoreState(Base):
@@ -58,6 +60,7 @@ class StoreState(Base):
     disputes: list[tuple[str, int, int]] = msgspec.field(default_factory=list)  # (owner, a, b), a < b
     retractions: list[Retraction] = msgspec.field(default_factory=list)
     counters: dict[str, int] = msgspec.field(default_factory=dict)
+    cross_disputes: list[tuple[int, int]] = msgspec.field(default_factory=list)  # (a, b), a < b: held by different owners
     # Lookup keys, saved so opening does not re-normalise every text ever merged.
     text_keys: list[tuple[str, str, int]] | None = None  # (namespace, normalised text, record id)
     event_keys: list[tuple[str, str, str, int, int]] | None = None  # (namespace, event id, kind, atom, record id)

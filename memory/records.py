@@ -48,6 +48,19 @@ class MergeLogEntry(Base, frozen=True):
     added_based_on: tuple[int, ...] = ()  # derivations this merge added to the record
     raised: tuple[str, ...] = ()  # owners whose confidence this corroboration raised
     deposit_id: str = ""  # the deposit the merged statement came from
+    event_id: str | None = None  # the event id the merged statement was deposited under (retraction follows it)
+    previous_confidences: dict[str, float] = msgspec.field(default_factory=dict)  # owners' confidence before this merge
+    settled: tuple[tuple[int, Holding], ...] = ()  # (record, owner's holding before) disputes this merge settled
+    event_atom: int = 0  # the merged statement's position in its event (its event-id key)
+
+
+class Validation(Base, frozen=True):
+    """One check of a record against the world: who checked, what they found, on what evidence, when."""
+
+    validator: str
+    result: Literal["confirmed", "refuted"]
+    evidence: str = ""  # e.g. "witnessed", "record:42", "deposit:d17"
+    round: int = 0
 
 
 class Record(Base):
@@ -70,6 +83,9 @@ class Record(Base):
     sediment: bool = False
     event_atom: int = 0  # position of this statement among its event's atoms (the event-id rule's key)
     origin_text: str | None = None  # the inserted text when merges changed it (what the vector embeds)
+    speaker: str | None = None  # who said it (claims and utterances): a claim is only ever the same as its speaker's
+    expires_at: int | None = None  # the round after which a time-bound fact no longer holds (None: never)
+    validation_log: list["Validation"] = msgspec.field(default_factory=list)  # who confirmed or refuted it, when, how
 
 
 class RecallHit(msgspec.Struct, frozen=True, kw_only=True):

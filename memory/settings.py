@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import msgspec
+
 from memory.records import Base
 
 
@@ -11,6 +13,8 @@ class MemorySettings(Base, frozen=True):
     merge: bool = True  # False: every atom becomes its own record (the no-merge ablation)
     merge_high: float = 0.88  # cosine at or above which a guarded neighbour merges (dev set: paraphrases >= 0.91, guarded non-pairs <= 0.85)
     merge_low: float = 0.72  # below this never merge; between low and high ask the judge (if any)
+    frame_min: float = 0.8  # normalised-frame overlap at or above which a guarded neighbour merges (memory/frames.py)
+    frame_cosine_min: float = 0.5  # ... provided its cosine is at least this (frames alone ignore what the lexicon lacks)
     judge_enabled: bool = True  # use the judge callable (when one is given) in the band
     judge_max_calls: int = 2  # judge calls per atom at most
     write_neighbours: int = 8  # usearch neighbours examined per new atom
@@ -20,7 +24,14 @@ class MemorySettings(Base, frozen=True):
     oversample: int = 8  # usearch over-fetch factor when the owner holds more rows
     expand_max: int = 10  # affiliated hits added at most per recall
     dispute_min: float = 0.8  # cosine above which a guard contradiction is a dispute
+    cross_dispute_min: float = 0.7  # cosine above which opposite records of different owners are in dispute
+    # Write policy: the least confidence a fresh statement of each kind needs to be kept (facts stricter).
+    write_floors: dict[str, float] = msgspec.field(
+        default_factory=lambda: {"claim": 0.2, "inference": 0.3, "insight": 0.3, "reflection": 0.2}
+    )
+    min_recall_confidence: float = 0.0  # recall leaves out holdings the owner is less sure of than this
     default_reliability: float = 0.8  # how far a listener trusts an unknown speaker
+    liar_reliability_factor: float = 0.5  # a speaker exposed as a liar keeps this share of each listener's trust
     corroboration_gain: float = 0.25  # share of the gap to the cap an independent witness closes
     confidence_cap: float = 0.98
     observation_decay: float = 0.03  # per idle round, events and observations

@@ -39,6 +39,7 @@ class ActOn(_Action, tag="act_on"):
     verb: str
     text: str = ""
     to: str | None = None  # the recipient of `give` or the listener of `lie`
+    place: str | None = None  # where `lead` takes the actor and the one led
 
 
 class Wait(_Action, tag="wait"):
@@ -48,7 +49,11 @@ class Wait(_Action, tag="wait"):
 Action = Say | ReadThread | Observe | Move | ActOn | Wait
 ACTION_NAMES: tuple[str, ...] = ("say", "read_thread", "observe", "move", "act_on", "wait")
 CARRIER_VERBS: tuple[str, ...] = ("give", "take", "read")
-VERBS: tuple[str, ...] = ("give", "take", "read", "lie", "expose", "use", "show", "hide", "strike", "embrace")
+# Verb typing: what each verb may be done to. Objects: `read` needs a readable one (it carries words).
+OBJECT_VERBS: tuple[str, ...] = ("take", "give", "read", "show", "hide", "use")
+PERSON_VERBS: tuple[str, ...] = ("greet", "embrace", "confront", "accuse", "strike", "expose", "lie", "lead")
+WORDED_VERBS: tuple[str, ...] = ("confront", "accuse", "expose", "lie")  # acts done with words: the line is written
+VERBS: tuple[str, ...] = (*OBJECT_VERBS, *PERSON_VERBS)
 
 
 def describe(action: Action) -> str:
@@ -62,6 +67,8 @@ def describe(action: Action) -> str:
             return "looked around"
         case Move(to=to):
             return f"went to {to}"
+        case ActOn(target=target, verb="lead", place=place):
+            return f"led {target} to {place}"
         case ActOn(target=target, verb=verb, text=text):
             return f"{verb} {target}{': ' + text if text else ''}"
         case Wait():

@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "storyworld.commands.author",
     "storyworld.commands.inspect",
     "storyworld.commands.screenplay",
+    "storyworld.commands.log",
     "storyworld.commands.bench",
 )
 

@@ -36,6 +36,7 @@ class RoundOutcome(msgspec.Struct, frozen=True, kw_only=True):
     results: dict[str, str]
     order: tuple[str, ...]
     retractions: tuple[tuple[str, str], ...] = ()  # (event id of the exposed claim, who exposed it)
+    refused: tuple[str, ...] = ()  # actors whose action the kernel could not carry out
 
 
 def _digest(text: str) -> str:
@@ -45,10 +46,13 @@ def _digest(text: str) -> str:
 class _Resolver:
     """Applies actions one at a time to the state, collecting events and deposits."""
 
-    def __init__(self, world: World, state: WorldState, based_on: dict[str, tuple[int, ...]]) -> None:
+    def __init__(self, world: World, state: WorldState, based_on: dict[str, tuple[int, ...]],
+                 actions: dict[str, Action] | None = None) -> None:
         self.world = world
         self.state = state
         self.based_on = based_on
+        self.actions = actions or {}
+        self.refused: list[str] = []
         self.events: list[SimEvent] = []
         self.deposits: list[Deposit] = []
         self.results: dict[str, str] = {}
@@ -99,10 +103,11 @@ class _Resolver:
         text = f'{speaker} {verb}{to} in {self.name(place)}: "{action.text}"' if action.to else (
             f'{speaker} says in {self.name(place)}: "{action.text}"')
         event = self.event(action.actor, "say", text, place, witnesses, target=action.to, claim=action.text,
-                           fallback=fallback)
+                           fallback=fallback, to=action.to)
         heard_by = witnesses
         self.state.threads.setdefault(place, []).append(
-            ThreadLine(round=event.round, speaker=action.actor, text=action.text, event_id=event.id, heard_by=heard_by)
+            ThreadLine(round=event.round, speaker=action.actor, text=action.text, event_id=event.id, heard_by=heard_by,
+                       to=action.to)
         )
         self.state.threads[place] = self.state.threads[place][-40:]
         self.deposit_all(event, (text,), kind="utterance")
@@ -124,7 +129,7 @@ class _Resolver:
     def move(self, action: Move, *, fallback: bool = False) -> None:
         origin = self.state.positions[action.actor]
         if action.to not in self.world.places[origin].exits:
-            self.results[action.actor] = f"there is no way from here to {action.to}"
+            self.refuse(action.actor, f"there is no way from here to {action.to}")
             return
         left_behind = self.present(origin)
         self.state.positions[action.actor] = action.to
@@ -132,7 +137,8 @@ class _Resolver:
         arrivals = self.present(action.to)
         witnesses = tuple(sorted(set(left_behind) | set(arrivals)))
         text = f"{self.name(action.actor)} went from {self.name(origin)} to {self.name(action.to)}."
-        event = self.event(action.actor, "move", text, action.to, witnesses, target=action.to, fallback=fallback)
+        event = self.event(action.actor, "move", text, action.to, witnesses, target=action.to, fallback=fallback,
+                           from_place=origin)
         # one record (one event id), but each witness saw it where they stood: the leaving or the arriving
         # (arrivals first: the record takes the event's place, the destination)
         self.deposit_all(event, (text,), kind="event", owners=tuple(w for w in witnesses if w in arrivals))
@@ -186,14 +192,14 @@ class _Resolver:
             return
         if verb == "take" and is_object:
             if places.get(action.target) != place:
-                self.results[action.actor] = f"{target} is not here to take"
+                self.refuse(action.actor, f"{target} is not here to take")
                 return
             places[action.target], holders[action.target] = None, action.actor
             text = f"{actor} took {target} in {self.name(place)}."
         elif verb == "give" and is_object:
             recipient = action.to if action.to in witnesses else None
             if holders.get(action.target) != action.actor or recipient is None or recipient == action.actor:
-                self.results[action.actor] = f"cannot give {target}"
+                self.refuse(action.actor, f"cannot give {target}")
                 return
             holders[action.target] = recipient
             text = f"{actor} gave {target} to {self.name(recipient)}."
@@ -201,22 +207,59 @@ class _Resolver:
             reachable = holders.get(action.target) == action.actor or places.get(action.target) == place
             carried = self.world.objects[action.target].carries
             if not reachable or not carried:
-                self.results[action.actor] = f"there is nothing to read in {target}"
+                self.refuse(action.actor, f"there is nothing to read in {target}")
                 return
             text = f"{actor} read {target} in {self.name(place)}."
-            event = self.event(action.actor, "act", text, place, witnesses, target=action.target, fallback=fallback)
+            event = self.event(action.actor, "act", text, place, witnesses, target=action.target, fallback=fallback,
+                               verb="read")
             self.deposit_all(event, (text,), kind="event")
             # Every reader of one carrier shares one record of its content.
             self.deposit_all(event, (carried,), kind="claim", event_id=f"read:{action.target}", via="read",
                              source=action.target, owners=(action.actor,))
             self.results[action.actor] = f"it says: {carried}"
             return
+        elif verb == "lead":
+            self.lead(action, fallback)
+            return
         else:
-            detail = f": {action.text}" if action.text else "."
-            text = f"{actor} {verb} {target} in {self.name(place)}{detail}"
-        event = self.event(action.actor, "act", text, place, witnesses, target=action.target, fallback=fallback)
+            if action.target in self.world.agents and action.target not in witnesses:
+                self.refuse(action.actor, f"{target} is not here")
+                return
+            detail = f': "{action.text}"' if action.text else "."
+            text = f"{actor} {_past(verb)} {target} in {self.name(place)}{detail}"
+        event = self.event(action.actor, "act", text, place, witnesses, target=action.target, fallback=fallback,
+                           verb=verb, to=action.to if verb == "give" else None)
         self.deposit_all(event, (text,), kind="event")
         self.results[action.actor] = "done"
+
+    def lead(self, action: ActOn, fallback: bool) -> None:
+        """Go to a neighbouring place and take someone along: they come unless they are going elsewhere."""
+        origin = self.state.positions[action.actor]
+        if action.place not in self.world.places[origin].exits:
+            self.refuse(action.actor, f"cannot lead {self.name(action.target)} there")
+            return
+        if action.target not in self.present(origin):
+            # the one to be led went first (to the same place, or elsewhere): the leader still goes
+            self.move(Move(actor=action.actor, to=action.place), fallback=fallback)
+            return
+        own = self.actions.get(action.target)
+        heading = own.to if isinstance(own, Move) else (own.place if isinstance(own, ActOn) and own.verb == "lead" else None)
+        goes_elsewhere = heading is not None and heading != action.place
+        if action.text:
+            self.say(Say(actor=action.actor, text=action.text, to=action.target), fallback=fallback)
+        self.move(Move(actor=action.actor, to=action.place), fallback=fallback)
+        if goes_elsewhere or heading == action.place:  # going their own way, or coming anyway by themselves
+            if goes_elsewhere:
+                self.results[action.actor] = f"{self.name(action.target)} would not come"
+            return
+        self.move(Move(actor=action.target, to=action.place))
+        self.results[action.target] = f"went with {self.name(action.actor)} to {self.name(action.place)}"
+        self.results[action.actor] = f"brought {self.name(action.target)} to {self.name(action.place)}"
+
+    def refuse(self, actor: str, why: str) -> None:
+        """The action could not be carried out: say why, and count it."""
+        self.results[actor] = why
+        self.refused.append(actor)
 
     def expose(self, action: ActOn, place: str, witnesses: tuple[str, ...], fallback: bool) -> None:
         """Expose a forged carrier or a liar: what was taken from them is retracted (kept, flagged)."""
@@ -248,6 +291,9 @@ class _Resolver:
             case ActOn():
                 self.act_on(action, fallback=fallback)
             case Wait():
+                place = self.state.positions[action.actor]
+                self.event(action.actor, "wait", f"{self.name(action.actor)} waited.", place, (action.actor,),
+                           fallback=fallback)
                 self.results[action.actor] = "time passed"
 
 
@@ -265,8 +311,8 @@ def resolve_round(
     rng.shuffle(order)
     # Moves resolve after everything else: whoever was in the room when the round began hears what
     # was said there, which is what a player expects from a simultaneous round.
-    order.sort(key=lambda actor: isinstance(actions[actor], Move))
-    resolver = _Resolver(world, state, based_on or {})
+    order.sort(key=lambda actor: _moves(actions[actor]))
+    resolver = _Resolver(world, state, based_on or {}, actions)
     for actor in order:
         if world.agents[actor].status != "active":
             continue
@@ -280,9 +326,24 @@ def resolve_round(
         results={a: resolver.results.get(a, "") for a in order},
         order=tuple(order),
         retractions=tuple(resolver.retractions),
+        refused=tuple(resolver.refused),
     )
+    state.invalid += len(resolver.refused)
     state.round += 1
     return outcome
+
+
+def _moves(action: Action) -> bool:
+    return isinstance(action, Move) or (isinstance(action, ActOn) and action.verb == "lead")
+
+
+_PAST = {"greet": "greeted", "embrace": "embraced", "confront": "confronted", "accuse": "accused",
+         "strike": "struck", "show": "showed", "hide": "hid", "use": "used", "take": "took", "give": "gave"}
+
+
+def _past(verb: str) -> str:
+    """A verb as narration says it ("Hamlet struck Polonius"); unknown verbs stay as typed."""
+    return _PAST.get(verb, verb)
 
 
 __all__ = ["Deposit", "RoundOutcome", "resolve_round", "describe"]

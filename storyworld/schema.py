@@ -33,6 +33,7 @@ class Place(Base, frozen=True, kw_only=True):
     name: str
     description: str = ""
     exits: list[str] = msgspec.field(default_factory=list)
+    native_name: str = ""  # the name in the source's own script (洛陽 for Luoyang)
 
 
 class Agent(Base, frozen=True, kw_only=True):
@@ -45,7 +46,12 @@ class Agent(Base, frozen=True, kw_only=True):
     goals: list[str] = msgspec.field(default_factory=list)
     status: AgentStatus = "active"
     playable: bool = True
-    aliases: list[str] = msgspec.field(default_factory=list)
+    aliases: list[str] = msgspec.field(default_factory=list)  # other names, in any script (Xuande, 玄德)
+    native_name: str = ""  # the name in the source's own script (劉備 for Liu Bei)
+
+    def all_names(self) -> list[str]:
+        """Name, native name and aliases, each once, in that order."""
+        return list(dict.fromkeys(n for n in [self.name, self.native_name, *self.aliases] if n))
 
 
 class WorldObject(Base, frozen=True, kw_only=True):

@@ -226,6 +226,43 @@ def render(world: World, events: list[SimEvent], *, positions: dict[str, str] | 
     )
 
 
+def _cue(name: str) -> str:
+    """A Fountain character cue: upper case, forced with `@` when the name has no upper case (CJK)."""
+    upper = name.upper()
+    return upper if upper != name.lower() and not re.search(r"[a-z]", upper) else f"@{name}"
+
+
+def render_fountain(world: World, events: list[SimEvent], *, positions: dict[str, str] | None = None,
+                    max_rounds: int = MAX_SCENE_ROUNDS, title: str | None = None, note: str = "") -> str:
+    """A run's events as a Fountain screenplay (fountain.io) that screenwriting apps open."""
+    beats = beats_from_events(world, events, positions)
+    grouped = scenes_from_beats(beats, max_rounds=max_rounds)
+    title = title or world.file.world.title
+    lines = [f"Title: {title}", "Credit: Played out in storyworld", f"Source: {world.file.world.source or world.file.world.id}"]
+    if note:
+        lines.append(f"Notes: {note}")
+    lines.append("")
+    for group in grouped:
+        first, last = group[0].round, group[-1].round
+        span = f"ROUND {first}" if first == last else f"ROUND {first}-{last}"
+        place = " ".join(_name(world, group[0].place).split()).upper()
+        lines += ["", f"INT. {place} - {span}", ""]
+        for beat in group:
+            if beat.kind == "say":
+                lines.append(_cue(_name(world, beat.actor)))
+                if beat.to:
+                    lines.append(f"(to {_name(world, beat.to)})")
+                lines += [" ".join(beat.text.split()) or "...", ""]
+            else:
+                text = " ".join(beat.text.split())
+                # An action line that would read as a scene heading or cue is forced to stay action.
+                forced = "!" if re.match(r"^(INT|EXT|EST|I/E)[./\s]", text, re.I) or text.isupper() else ""
+                lines += [f"{forced}{text}", ""]
+        while lines and lines[-1] == "":
+            lines.pop()
+    return "\n".join(lines) + "\n"
+
+
 def render_simulation(sim) -> Screenplay:
     """The screenplay of a simulation's run so far (from its start positions)."""
     from storyworld.simulation import initial_state
@@ -235,4 +272,4 @@ def render_simulation(sim) -> Screenplay:
     return render(sim.world, sim.state.events, positions=start.positions, note=note)
 
 
-__all__ = ["Beat", "Scene", "Screenplay", "beats_from_events", "render", "render_simulation", "scenes_from_beats"]
+__all__ = ["Beat", "Scene", "Screenplay", "beats_from_events", "render", "render_fountain", "render_simulation", "scenes_from_beats"]

@@ -16,6 +16,8 @@ from storyworld.actions import describe
 from storyworld.concurrency import CancelledRun, parallelism, run_ordered
 from storyworld.kernel import RoundOutcome, resolve_round
 from storyworld.minds import Decision, DecisionContext, Mind, Recalled, provenance_tag
+from storyworld.minds import direction
+from storyworld.minds.status import update_status
 from storyworld.perception import perceive
 from storyworld.shortterm import new_shortterm, remember_result
 from storyworld.state import CacheEntry, Settings, WorldState
@@ -111,11 +113,58 @@ class Simulation:
              and (derive_seed(a) + rnd) % 8 == 0],
         )
         chosen: list[str] = []
+        # whoever was spoken to last round is awake to answer, before anyone else takes a turn
+        for agent in self.addressed_agents():
+            if agent != player and agent in active and len(chosen) < self.settings.max_awake + 2:
+                chosen.append(agent)
+        # then whoever the canon brings to the player's place now (the ghost keeps its appointment)
+        for agent in active:
+            if agent == player or agent in chosen or self.state.positions[agent] not in exits | {here}:
+                continue
+            intention = direction.intention_for(self.world, self.state, self.state.canon, agent)
+            if intention is not None and intention.place == here and self.state.positions[agent] != here \
+                    and len(chosen) < self.settings.max_awake + 1:
+                chosen.append(agent)
         for tier in tiers:
-            for agent in sorted((a for a in tier if a != player), key=rotation):
+            for agent in sorted((a for a in tier if a != player and a not in chosen), key=rotation):
                 if len(chosen) < self.settings.max_awake:
                     chosen.append(agent)
         return sorted(chosen)
+
+    def addressed_agents(self) -> list[str]:
+        """Agents spoken to in the last round by someone who is still with them."""
+        last = self.state.round - 1
+        found: list[str] = []
+        for place, thread in self.state.threads.items():
+            for line in thread:
+                if line.round == last and line.to and self.state.positions.get(line.to) == place \
+                        and self.state.positions.get(line.speaker) == place and line.to not in found:
+                    found.append(line.to)
+        return found
+
+    def addressed_by(self, agent: str) -> Any:
+        """The latest line spoken to `agent` last round (or this one) by someone still present, or None."""
+        place = self.state.positions[agent]
+        found = []
+        for line in reversed(self.state.threads.get(place, [])):
+            if line.round < self.state.round - 1:
+                break
+            if line.to == agent and self.state.positions.get(line.speaker) == place:
+                found.append(line)
+        # the person playing is answered first: they are the one waiting for it
+        mine = [line for line in found if line.speaker == self.settings.player]
+        return (mine or found or [None])[0]
+
+    def own_lines(self, agent: str, limit: int = 6) -> tuple[str, ...]:
+        """What `agent` said most recently, newest last."""
+        said = [e.claim for e in self.state.events[-200:] if e.kind == "say" and e.actor == agent and e.claim]
+        return tuple(said[-limit:])
+
+    def arrivals(self, agent: str) -> tuple[str, ...]:
+        """Who came to this agent's place last round."""
+        place = self.state.positions[agent]
+        return tuple(a for a in self.state.present(place)
+                     if a != agent and self.state.arrived.get(a) == self.state.round - 1)
 
     # --- one round ---------------------------------------------------------------------------
     def context_for(self, agent: str) -> tuple[DecisionContext, float]:
@@ -132,7 +181,15 @@ class Simulation:
             for h in hits if agent in h.record.owners
         )
         seed = derive_seed(self.settings.seed, self.state.round, agent)
-        return DecisionContext(agent=agent, perception=perception, shortterm=stm, recalled=recalled, seed=seed), recall_s
+        place = self.state.positions[agent]
+        missed = sum(1 for t in self.state.threads.get(place, []) if agent not in t.heard_by)
+        context = DecisionContext(
+            agent=agent, perception=perception, shortterm=stm, recalled=recalled, seed=seed,
+            intention=direction.intention_for(self.world, self.state, self.state.canon, agent),
+            addressed_by=self.addressed_by(agent), own_lines=self.own_lines(agent), arrivals=self.arrivals(agent),
+            missed_lines=missed, player=self.settings.player,
+        )
+        return context, recall_s
 
     def decide_all(
         self, exclude: set[str], progress: Progress | None = None, cancelled: Callable[[], bool] | None = None
@@ -201,6 +258,9 @@ class Simulation:
                     policy=self.settings.cache_policy,
                     size=self.settings.cache_size,
                 )
+        direction.update(self.world, self.state, self.state.canon, list(outcome.events),
+                         worked={a: d.beat for a, d in decisions.items() if d.beat}, player=self.settings.player)
+        update_status(self.world, self.state, outcome, self.settings.player)
         if hasattr(self.store, "decay"):
             self.store.decay(self.state.round)
         version, internal, _ = self.rng.getstate()
@@ -213,6 +273,12 @@ class Simulation:
         if retract is None or not outcome.retractions:
             return
         exposed = dict(outcome.retractions)
+        retract_event = getattr(self.store, "retract_event", None)
+        if retract_event is not None:
+            # follows the claim into every record it merged into, not only the one carrying its event id
+            for event_id, by in exposed.items():
+                retract_event(event_id, by=by, round=outcome.round)
+            return
         for record in list(self.store.records()):
             if record.event_id in exposed:
                 retract(record.id, by=exposed[record.event_id], round=outcome.round)

@@ -8,6 +8,13 @@ import msgspec
 
 from storyworld.actions import Action
 
+
+class CanonProgress(msgspec.Struct, kw_only=True):
+    """Which canon beats the run has met or left behind (saved with the state)."""
+
+    met: list[str] = msgspec.field(default_factory=list)
+    dropped: list[str] = msgspec.field(default_factory=list)
+
 EventKind = Literal["say", "act", "move", "observe", "read", "wait", "narration"]
 CachePolicy = Literal["fifo", "relevance", "hybrid"]
 AwakePolicy = Literal["all", "near"]
@@ -26,6 +33,9 @@ class SimEvent(msgspec.Struct, frozen=True, kw_only=True):
     target: str | None = None
     claim: str | None = None  # what was asserted, for say/lie
     fallback: bool = False  # the actor's decision was a logged fallback
+    to: str | None = None  # the addressee of a say, the recipient of a give, the one led
+    verb: str | None = None  # for act events
+    from_place: str | None = None  # for moves (and leads): where the mover came from
 
 
 class ThreadLine(msgspec.Struct, frozen=True, kw_only=True):
@@ -36,6 +46,7 @@ class ThreadLine(msgspec.Struct, frozen=True, kw_only=True):
     text: str
     event_id: str
     heard_by: tuple[str, ...] = ()
+    to: str | None = None  # whom it was spoken to (None: everyone here)
 
 
 class CacheEntry(msgspec.Struct, frozen=True, kw_only=True):
@@ -89,6 +100,8 @@ class WorldState(msgspec.Struct, kw_only=True):
     rng_state: list[int] = msgspec.field(default_factory=list)
     fallbacks: int = 0
     absent: list[str] = msgspec.field(default_factory=list)  # out of play: dead or not yet come
+    canon: CanonProgress = msgspec.field(default_factory=CanonProgress)  # beats met or left behind
+    invalid: int = 0  # actions the kernel had to refuse (a mind's choice it could not carry out)
 
     def present(self, place: str) -> list[str]:
         """Agents in play at a place, in id order."""

@@ -761,10 +761,21 @@ def _check_references(
     # Agents.
     archived: set[str] = set()
     playable = 0
+    claimed: dict[str, str] = {}  # a native name -> the first agent that has it
     for index, agent in good["agent"]:
         assert isinstance(agent, Agent)
         if not agent.name.strip():
             problems.error(("agent", index, "name"), "empty name")
+        if agent.native_name and not agent.native_name.strip():
+            problems.error(("agent", index, "native_name"), "blank native name; leave it out instead")
+        for j, alias in enumerate(agent.aliases):
+            if not alias.strip():
+                problems.error(("agent", index, "aliases", j), "empty alias")
+        if agent.native_name.strip():
+            # Courtesy names are shared (two men styled Ziyi); a native name names one person.
+            owner = claimed.setdefault(agent.native_name.strip(), agent.id)
+            if owner != agent.id:
+                problems.warn(("agent", index, "native_name"), f'"{agent.native_name}" is also agent "{owner}"', owner)
         ref(("agent", index, "home"), agent.home, places, "place")
         if agent.status == "archived":
             archived.add(agent.id)

@@ -1,56 +1,142 @@
-"""The LLM policy's pure parts: the decision schema, turning JSON into actions, salvaging cut-off replies."""
+"""The mind pipeline's pure parts: the typed menu, the policy, the line checker, the fallback, direction."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
-from storyworld.actions import ActOn, Move, Observe, Say
+import pytest
+
+from storyworld.actions import ActOn, Move, Observe, Say, Wait
 from storyworld.llm import Completion, schema_problems
-from storyworld.minds import MAX_SPEECH, _salvage, decision_schema, to_action
+from storyworld.minds import direction, lines, words
+from storyworld.minds.choice import Plan, menu, policy
+from storyworld.minds.context import DecisionContext
 from storyworld.perception import perceive
 from storyworld.simulation import initial_state
+from storyworld.state import ShortTerm, ThreadLine
 from storyworld.world import load_world
 
 TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
 
 
-def _perception(agent="tobin"):
+def _context(agent="tobin", state=None, **extra):
     world = load_world(TINY)
-    return world, perceive(world, initial_state(world, "arrival"), agent)
+    state = state or initial_state(world, "arrival")
+    return world, state, DecisionContext(agent=agent, perception=perceive(world, state, agent),
+                                         shortterm=ShortTerm(), recalled=(), seed=1, **extra)
 
 
-def test_schema_enums_list_only_what_is_possible_here():
-    world, p = _perception()
-    schema = decision_schema(world, p)
-    props = schema["properties"]
-    assert set(props["place"]["enum"]) == {"", "tavern", "lighthouse"}
-    assert set(props["to"]["enum"]) == {"", "maren", "silas"}
-    assert "letter" in props["target"]["enum"]
-    assert list(props)[-1] == "text"  # free text last
+def test_the_menu_types_verbs_by_target_and_the_schema_has_one_branch_per_action():
+    world, _, ctx = _context()
+    options = menu(world, ctx)
+    assert set(options.say_to) == {"maren", "silas"}  # spoken to someone present, never "all"
+    assert all(verb != "read" or target == "letter" for verb, target, _ in options.acts)  # nobody reads a person
+    assert not any(verb in ("strike", "accuse") for verb, _, _ in options.acts)  # no beat calls for violence
+    schema = options.schema()
+    kinds = [branch["properties"]["action"]["const"] for branch in schema["oneOf"]]
+    assert kinds[0] == "say" and "wait" in kinds and "move" not in kinds  # nobody wanders off without a reason
+    assert not schema_problems({"action": "say", "to": "maren"}, schema)
+    assert schema_problems({"action": "say", "to": "ada"}, schema)  # not here
+    assert schema_problems({"action": "act_on", "verb": "read", "target": "maren"}, schema)
+    assert options.to_action("tobin", {"action": "say", "to": "silas"}) == Say(actor="tobin", text="", to="silas")
+    assert options.to_action("tobin", {"action": "act_on", "verb": "strike", "target": "silas"}) is None
 
 
-def test_to_action_turns_valid_json_into_actions_and_invalid_into_observe():
-    _, p = _perception()
-    base = {"to": "", "place": "", "target": "", "verb": "", "text": ""}
-    assert to_action("tobin", {**base, "action": "move", "place": "tavern"}, p)[0] == Move(actor="tobin", to="tavern")
-    action, problem = to_action("tobin", {**base, "action": "say", "text": "hello", "to": "maren"}, p)
-    assert action == Say(actor="tobin", text="hello", to="maren") and not problem
-    action, problem = to_action("tobin", {**base, "action": "act_on", "target": "letter", "verb": "read"}, p)
-    assert isinstance(action, ActOn) and not problem
-    for bad in ({**base, "action": "move", "place": "moon"}, {**base, "action": "say"}, {**base, "action": "fly"}):
-        action, problem = to_action("tobin", bad, p)
-        assert isinstance(action, Observe) and problem
+def test_a_beat_that_calls_for_a_deed_offers_it_and_greet_is_offered_for_arrivals():
+    world, state, _ = _context()
+    intention = direction.Intention(beat_id="x", round=0, place="harbour", kind="act", role="actor",
+                                    text="Tobin strikes Silas for the lie.", meet=("silas",))
+    _, _, ctx = _context(state=state, intention=intention, arrivals=("maren",))
+    acts = menu(world, ctx).acts
+    assert ("strike", "silas", None) in acts and ("strike", "maren", None) not in acts
+    assert ("greet", "maren", None) in acts
+    assert policy(world, ctx).action == ActOn(actor="tobin", verb="strike", target="silas")
 
 
-def test_a_reply_cut_inside_its_text_is_salvaged_when_every_choice_is_valid():
-    world, p = _perception()
-    schema = decision_schema(world, p)
-    cut = '{"action": "say", "to": "maren", "place": "", "target": "", "verb": "", "text": "' + "x" * 300
-    obj = _salvage(Completion(text=cut, finish_reason="length"), schema)
-    assert obj["action"] == "say" and len(obj["text"]) == MAX_SPEECH
-    assert not schema_problems(obj, schema)
-    bad = '{"action": "say", "to": "hamlet", "place": "", "target": "", "verb": "", "text": "hi'
-    assert _salvage(Completion(text=bad, finish_reason="length"), schema) is None
-    assert _salvage(Completion(text="garbage", finish_reason="length"), schema) is None
-    closed = '{"action": "say", "to": "maren", "place": "", "target": "", "verb": "", "text": "Look there."'
-    assert _salvage(Completion(text=closed, finish_reason="length"), schema)["text"] == "Look there."
+def test_policy_answers_who_spoke_leads_a_companion_and_keeps_still_alone():
+    world, state, _ = _context()
+    line = ThreadLine(round=0, speaker="maren", text="Where is the letter?", event_id="e", to="tobin")
+    _, _, ctx = _context(state=state, addressed_by=line)
+    plan = policy(world, ctx)
+    assert plan.action == Say(actor="tobin", text="", to="maren") and plan.purpose == "answer"
+    go = direction.Intention(beat_id="y", round=0, place="tavern", kind="move", role="actor", text="They go.",
+                             meet=("maren",), companions=("maren",))
+    _, _, ctx = _context(state=state, intention=go)
+    assert policy(world, ctx).action == ActOn(actor="tobin", verb="lead", target="maren", place="tavern")
+    alone = direction.Intention(beat_id="z", round=0, place="chapel", kind="say", role="actor", text="x")
+    _, _, ctx = _context(state=state, intention=alone)
+    assert policy(world, ctx).action == Move(actor="tobin", to="tavern")  # first step of the way
+    _, _, ctx = _context(agent="ada", state=state)
+    assert isinstance(policy(world, ctx).action, (Wait, Observe))
+
+
+@pytest.mark.parametrize(("line", "problem"), [
+    ("to", "fragment"),
+    ("Maren, Silas, Tobin.", "list of names"),
+    ('{"action": "say", "to": "maren"}', "markup"),
+    ("Maren, the thing, the thing, the thing is here.", "stutter"),
+    ("Maren, a true friend, and the only true friend, and a true friend.", "stutter"),
+    ("As he stood on the quay, a look of concern crossed his face.", "narration, not speech"),
+    ("Maren, Tobin here; the boat is late.", "speaker names themself"),
+    ("Maren, Maren's boat is late again today.", "talks about the addressee"),
+    ("Maren, not tonight; the ice is thin as paper.", "echo of the prompt"),
+])
+def test_the_checker_rejects_garbage(line, problem):
+    found = lines.problems(line, names=["Maren", "Silas", "Tobin"], speaker="Tobin", addressee="Maren",
+                           prompt=words.EXAMPLE_TEXT)
+    assert problem in found, found
+
+
+def test_the_checker_accepts_speech_and_catches_repeats_and_parrots():
+    good = "Maren, the lamp was dark the night the ship went down."
+    assert lines.problems(good, names=["Maren", "Silas"], speaker="Tobin", addressee="Maren") == []
+    assert "repeat" in lines.problems(good, earlier=[good])
+    assert "parrot" in lines.problems("Where is the letter now?", heard=["Where is the letter now, Tobin?"])
+    assert lines.first_sentences("Maren, come. The night is cold and the ice is thin and the", 60) == "Maren, come."
+    assert lines.end_at_sentence("the lamp was dark that night, and I saw the ship go", 80) == "the lamp was dark that night."
+
+
+class _Garbage:
+    """A model that only ever says the same broken thing (a unit-test double for the fallback path)."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def complete_json(self, messages, schema, **kwargs):
+        self.calls += 1
+        return {"line": "Maren, Maren, Maren, Maren, Maren."}, Completion(text="", prompt_tokens=5, completion_tokens=5)
+
+
+def test_a_rejected_line_is_regenerated_then_replaced_by_a_logged_in_character_fallback(caplog):
+    world, state, _ = _context()
+    _, _, ctx = _context(state=state)
+    plan = Plan(action=Say(actor="tobin", text="", to="maren"), purpose="beat")
+    lm = _Garbage()
+    with caplog.at_level(logging.INFO, logger="storyworld.minds"):
+        text, fallback, reason, _ = words.write(lm, world, ctx, plan)
+    assert fallback and lm.calls == 3 and ("stutter" in reason or "list of names" in reason)
+    assert "fallback line for tobin" in caplog.text
+    assert text.startswith("Maren, ") and not lines.problems(text, names=words.world_names(world), speaker="Tobin",
+                                                             addressee="Maren")
+
+
+def test_direction_gives_the_next_beat_and_marks_it_met():
+    world = load_world(TINY)
+    state = initial_state(world, "arrival")
+    intention = direction.intention_for(world, state, state.canon, "maren")
+    assert intention is not None and intention.round >= 0
+    assert direction.shortest_path(world, "lighthouse", "chapel") == ["harbour", "tavern", "chapel"]
+    upcoming = direction.upcoming(world, state, state.canon, "silas")
+    assert [e.id for e in upcoming][:1] and all(e.round >= 0 for e in upcoming)
+    first = intention.beat_id
+    state.positions["maren"] = world.events_by_id[first].place
+    state.positions["tobin"] = world.events_by_id[first].place
+    state.round += 1
+    from storyworld.state import SimEvent
+
+    said = [SimEvent(id="r0-0", round=0, place=state.positions["tobin"], actor=a, kind="say", text="x")
+            for a in ("tobin", "maren")]
+    met = direction.update(world, state, state.canon, said)
+    assert first in met
+    assert direction.intention_for(world, state, state.canon, "maren").beat_id != first

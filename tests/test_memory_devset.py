@@ -72,3 +72,17 @@ def test_bench_memory_prints_the_figures(minilm, capsys):
                 "recall_p95_ms", "embed_query_p50_ms", "save_s", "open_s", "bytes"):
         assert isinstance(result[key], (int, float)), key
     assert result["records"] >= 40 and result["leaks"] == 0
+
+
+def test_equivalence_sets_by_category(minilm):
+    from memory.devset import SPLITS
+
+    dev, holdout = load_pairs(SPLITS["dev"]), load_pairs(SPLITS["holdout"])
+    assert len(dev) + len(holdout) >= 300
+    categories = {"paraphrase", "reorder", "voice", "synonym", "opposite", "negation", "actor", "object", "place",
+                  "time", "number"}
+    assert {p.category for p in dev} == categories == {p.category for p in holdout}
+    for pairs in (dev, holdout):
+        result = evaluate(pairs, embedder=minilm, settings=MemorySettings())
+        assert result["precision"] >= 0.95 and result["recall"] >= 0.8, result["missed"] + result["false_merges"]
+        assert result["by_category"]["opposite"]["merged"] == 0

@@ -7,6 +7,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from tui.cells import fit
+
 
 @dataclass(frozen=True)
 class WorldEntry:
@@ -27,8 +29,7 @@ class WorldEntry:
         if self.problem:
             return (self.title, self.origin, "—", "—", f"does not load: {self.problem}")
         starts = ", ".join(s[0] for s in self.starts)
-        if len(starts) > 28:  # the table must fit 80 columns; the new-game dialog lists them all
-            starts = starts[:27] + "…"
+        starts = fit(starts, 28)  # the table must fit 80 columns; the new-game dialog lists them all
         return (self.title, self.origin, str(self.cast), str(len(self.starts)), starts)
 
 

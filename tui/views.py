@@ -7,6 +7,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from storyworld.minds import guide
+
 if TYPE_CHECKING:
     from storyworld.simulation import Simulation
     from storyworld.state import SimEvent
@@ -98,6 +100,7 @@ class RecordCard:
     owners: tuple[OwnerLine, ...]
     reason: str = ""  # why it is shown now: "this round", "recall"
     score: float | None = None
+    disputes: tuple[str, ...] = ()  # other owners hold the opposite: "Agnes: lens found · Hale: lens missing"
 
     def groups(self) -> list[tuple[str, tuple[OwnerLine, ...]]]:
         """Owners grouped by identical provenance, so ten witnesses take one line, not ten."""
@@ -122,11 +125,17 @@ def owner_lines(world: Any, record: Any) -> tuple[OwnerLine, ...]:
     return tuple(lines)
 
 
-def record_card(world: Any, record: Any, reason: str = "", score: float | None = None) -> RecordCard:
-    """One record as a card."""
+def record_card(world: Any, record: Any, reason: str = "", score: float | None = None, store: Any = None) -> RecordCard:
+    """One record as a card (with its cross-owner disputes when the store is given and keeps them)."""
+    disputes: tuple[str, ...] = ()
+    if store is not None and hasattr(store, "cross_disputes"):
+        from memory.disputes import describe
+
+        disputes = tuple(d["summary"] for d in describe(store, record.id, name=lambda a: name_of(world, a)))
     return RecordCard(
         id=record.id, text=record.text, kind=record.kind, round=record.round,
         place_name=name_of(world, record.place), owners=owner_lines(world, record), reason=reason, score=score,
+        disputes=disputes,
     )
 
 
@@ -183,6 +192,9 @@ class Moment:
     goals: tuple[str, ...]
     present: tuple[str, ...] = ()
     results: dict[str, str] = field(default_factory=dict)
+    happening: str = ""  # the director's note on what is going on near the player
+    suggestions: tuple[tuple[str, str], ...] = ()  # the player's canon beats: (text, next | done | overtaken)
+    hint: str = ""  # where the story is, shown when the player has drifted for a few rounds
 
 
 def beats_for(sim: Simulation, events: tuple[SimEvent, ...] | list[SimEvent], player: str,
@@ -241,14 +253,14 @@ def moment_records(sim: Simulation, player: str, since_round: int | None, *, rec
         fresh.sort(key=lambda r: ((r.event_id or "").split("/")[0] not in own_events, _kind_order(r.kind),
                                   r.event_id or "", r.id))
         for record in fresh[:limit]:
-            cards.append(record_card(world, record, reason="this round"))
+            cards.append(record_card(world, record, reason="this round", store=store))
             seen.add(record.id)
     query = context_query(sim, player)
     if query and len(cards) < limit:
         for hit in store.recall(player, query, k=recall_k):
             if hit.record.id in seen or player not in hit.record.owners:
                 continue
-            cards.append(record_card(world, hit.record, reason="recall", score=float(hit.score)))
+            cards.append(record_card(world, hit.record, reason="recall", score=float(hit.score), store=store))
             seen.add(hit.record.id)
     return tuple(cards[:limit])
 
@@ -330,7 +342,31 @@ def build_moment(sim: Simulation, player: str, *, events: tuple[SimEvent, ...] =
         goals=tuple(reversed(stm.goals)) if stm else (),
         present=tuple(a for a in state.present(place) if a != player),
         results=dict(results or {}),
+        happening=guide.happening(world, state, player),
+        suggestions=tuple((s.text, s.status) for s in guide.suggestions(world, state, player)),
+        hint=guide.hint(world, state, player) if not opening and _due_hint(idle_rounds(state, player)) else "",
     )
+
+
+IDLE_ROUNDS = 2  # rounds of only waiting or looking around before the director offers a hint
+
+
+def _due_hint(idle: int) -> bool:
+    return idle >= IDLE_ROUNDS and idle % IDLE_ROUNDS == 0
+
+
+def idle_rounds(state: Any, player: str) -> int:
+    """How many of the player's latest actions in a row did nothing for the story (wait, look, catch up)."""
+    from storyworld.actions import Observe, ReadThread, Wait
+
+    count = 0
+    for action in reversed(state.actions):
+        if action.actor != player:
+            continue
+        if not isinstance(action, (Wait, Observe, ReadThread)):
+            break
+        count += 1
+    return count
 
 
 # --- the memory inspector ------------------------------------------------------------------------
@@ -462,5 +498,5 @@ def record_detail(world: Any, store: Any, record_id: int, *, max_depth: int = 4)
             continue
         chain.append((depth, rid, parent.text))
         frontier.extend((depth + 1, r) for r in parent.based_on)
-    return RecordDetail(card=record_card(world, record), merges=merges, neighbours=tuple(neighbours),
+    return RecordDetail(card=record_card(world, record, store=store), merges=merges, neighbours=tuple(neighbours),
                         based_on=tuple(chain), event_id=record.event_id)

@@ -515,6 +515,7 @@ class RowStore(RecordTable):
                 "deposits": self._counters.get("deposits", 0),
                 "index_rebuilds": 0,
                 "disputed": 0,
+                "cross_owner_disputes": 0,
                 "doubted": 0,
                 "retracted": 0,
                 "contaminated": 0,

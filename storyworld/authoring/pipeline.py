@@ -15,7 +15,9 @@ from storyworld.errors import UserError
 
 log = logging.getLogger("storyworld.authoring")
 
-SourceKind = Literal["play", "prose"]
+SourceKind = Literal["play", "prose", "fountain", "card"]
+CARD_SUFFIXES = {".png", ".json"}
+FOUNTAIN_SUFFIXES = {".fountain", ".spmd"}
 
 
 def read_source(source: str | os.PathLike[str]) -> str:
@@ -35,9 +37,28 @@ def read_source(source: str | os.PathLike[str]) -> str:
         raise UserError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
 
 
-def detect_kind(text: str) -> SourceKind:
-    """`play` when the text has scene headings and speech headings, else `prose`."""
-    return "play" if looks_like_play(text) else "prose"
+def detect_kind(text: str, source: str | os.PathLike[str] | None = None) -> SourceKind:
+    """card (PNG or JSON card), fountain (file suffix, or sluglines and cues), play (scene and speech headings), else prose."""
+    from storyworld.authoring.fountain import looks_like_fountain
+
+    suffix = Path(source).suffix.lower() if source is not None else ""
+    if suffix in CARD_SUFFIXES or text.lstrip().startswith("{"):
+        return "card"
+    if suffix in FOUNTAIN_SUFFIXES:
+        return "fountain"
+    if looks_like_play(text):
+        return "play"
+    if looks_like_fountain(text):
+        return "fountain"
+    return "prose"
+
+
+def detect_file_kind(source: str | os.PathLike[str]) -> SourceKind:
+    """The kind of a source file, reading it only as far as needed (a PNG card is not text)."""
+    path = Path(source)
+    if path.suffix.lower() in CARD_SUFFIXES:
+        return "card"
+    return detect_kind(read_source(path), path)
 
 
 def world_id_for(source: str | os.PathLike[str]) -> str:
@@ -59,6 +80,7 @@ def author_source(
     progress: ProgressCallback | None = None,
     cancel: CancelToken = None,
     seed: int = 0,
+    into: Any = None,
 ) -> Draft:
     """Draft a world from a source file; the draft passes `storyworld check` (WorldError otherwise).
 
@@ -70,15 +92,38 @@ def author_source(
     from storyworld.world import World
 
     started = time.perf_counter()
+    if kind in (None, "auto"):
+        kind = detect_file_kind(source)
+    if kind == "card":
+        from storyworld.authoring.cards import import_card, read_card
+
+        world = import_card(read_card(source), into, world_id=world_id)
+        World.from_file(world, name=str(source))
+        card_agent = world.agent[-1]
+        return Draft(world=world, kind="card", seconds=time.perf_counter() - started,
+                     notes=[f"card: {card_agent.name} ({card_agent.id}), "
+                            f"{sum(1 for e in world.event if e.id.startswith('card-' + card_agent.id))} canon lines and facts"])
     text = read_source(source)
-    kind = kind or detect_kind(text)
     world_id = world_id or world_id_for(source)
     notes: list[str] = []
-    if kind == "play":
+    if kind == "fountain":
+        from storyworld.authoring.fountain import author_fountain
+
+        world = author_fountain(text, world_id=world_id, title=title, progress=progress, cancel=cancel)
+        if not world.agent:
+            raise UserError(f"{source}: no character cues with dialogue found: is this a Fountain screenplay?")
+        notes.append(f"fountain screenplay, {len(world.place)} places, {len(world.agent)} characters")
+        draft = Draft(world=world, kind="fountain", notes=notes)
+    elif kind == "play":
         parsed = parse_play(text, world_id=world_id, title=title, progress=progress, cancel=cancel)
         world = parsed.world
         notes.append(f"{parsed.layout} layout, {len(parsed.scenes)} scenes, "
                      f"{len(world.agent)} speaking or entering characters")
+        figures = parsed.figures()
+        if figures["precision"] is not None:
+            notes.append(f"cast against the dramatis personae: precision {figures['precision']}, "
+                         f"principals found {figures['principal_recall']}; places {figures['places']}, "
+                         f"starts {figures['starts']} for {figures['acts']} acts, objects {figures['objects']}")
         notes.extend(parsed.warnings[:20])
         draft = Draft(world=world, kind="play", chunks=len(parsed.scenes), notes=notes)
     else:

@@ -24,8 +24,9 @@ from storyworld.authoring.common import (
     trim_text,
     unique_id,
 )
+from storyworld.authoring.editions import first_word, is_direction_line, is_stage_words, normalize_edition
 from storyworld.errors import UserError
-from storyworld.schema import Agent, Event, Place, Start, WorldFile, WorldInfo
+from storyworld.schema import Agent, Event, Place, Start, WorldFile, WorldInfo, WorldObject
 
 Layout = Literal["paragraph", "heading"]
 
@@ -118,6 +119,11 @@ class PlayParse(msgspec.Struct, kw_only=True):
     scenes: list[ScenePlan]
     layout: str
     warnings: list[str] = msgspec.field(default_factory=list)
+    personae: list[Persona] = msgspec.field(default_factory=list)
+
+    def figures(self) -> dict[str, object]:
+        """How the draft's cast, places and starts compare with the edition's own dramatis personae."""
+        return cast_figures(self)
 
     def scene(self, act: int, number: int) -> ScenePlan:
         """The scene `act.number`; KeyError when the play has no such scene."""
@@ -191,7 +197,7 @@ def _unbracket(text: str) -> str:
 
 def detect_layout(text: str) -> Layout:
     """`paragraph` (SPEAKER. text) or `heading` (speaker on a line of its own, then the lines)."""
-    lines = text.splitlines()
+    lines = normalize_edition(text).splitlines()
     paragraph = heading = 0
     for i, line in enumerate(lines):
         stripped = line.strip()
@@ -211,6 +217,7 @@ def detect_layout(text: str) -> Layout:
 
 def looks_like_play(text: str) -> bool:
     """Whether a text has the scene headings and speech headings of a play."""
+    text = normalize_edition(text)
     scenes = sum(1 for line in text.splitlines() if SCENE_RE.match(line.strip()))
     if scenes == 0:
         return False
@@ -232,7 +239,7 @@ def _front_matter(lines: list[str]) -> tuple[int, list[str], str]:
     in_personae = False
     for index, line in enumerate(lines):
         stripped = line.strip()
-        is_contents = len(re.findall(r"\bscene\b", stripped, re.I)) > 1
+        is_contents = len(re.findall(r"\bscene\b", stripped, re.I)) > 1 or _heads_a_contents_list(lines, index)
         if (ACT_RE.match(stripped) or SCENE_RE.match(stripped)) and not is_contents:
             if personae_at is None or index > personae_at:
                 return index, personae, setting
@@ -249,9 +256,18 @@ def _front_matter(lines: list[str]) -> tuple[int, list[str], str]:
     return len(lines), personae, setting
 
 
+def _heads_a_contents_list(lines: list[str], index: int) -> bool:
+    """Whether the heading at `index` is an entry of a contents list: only headings follow it closely."""
+    following = [line.strip() for line in lines[index + 1 : index + 14] if line.strip()][:6]
+    if not following:
+        return True
+    return all(ACT_RE.match(line) or SCENE_RE.match(line) for line in following[:3])
+
+
 def tokenize(text: str, layout: Layout | None = None) -> tuple[list[str], str, list[Item]]:
     """(personae lines, setting, body items) of a play in either layout."""
-    lines = text.replace("\r\n", "\n").replace("\ufeff", "").split("\n")
+    text = normalize_edition(text)
+    lines = text.split("\n")
     layout = layout or detect_layout(text)
     body_start, personae, setting = _front_matter(lines)
     body = lines[body_start:]
@@ -322,14 +338,18 @@ def _tokenize_paragraphs(body: list[str], offset: int, known: set[str]) -> list[
             if close != -1 and joined[close + 1 :].strip():
                 items.append(Item(kind="speech", line=line, text=joined, label=""))
                 continue
-        if first.startswith(" ") or DIRECTION_START_RE.match(joined):
+        if first.startswith(" ") or DIRECTION_START_RE.match(joined) or is_direction_line(joined):
             items.append(Item(kind="direction", line=line, text=joined))
             continue
         match = CAPS_SPEECH_RE.match(joined)
+        if match and is_stage_words(match.group("label")):
+            match = None
         if match and (match.group("dot") or dotted[match.group("label")] >= 1) and match.group("label") not in {"ACT", "SCENE"}:
             items.append(Item(kind="speech", line=line, label=match.group("label"), text=match.group("rest")))
             continue
         abbrev = ABBREV_SPEECH_RE.match(joined)
+        if abbrev and is_stage_words(abbrev.group("label")):
+            abbrev = None
         if abbrev and (abbreviations[abbrev.group("label")] >= 3 or _abbreviates_persona(abbrev.group("label"), known)):
             items.append(Item(kind="speech", line=line, label=abbrev.group("label"), text=abbrev.group("rest")))
             continue
@@ -355,23 +375,68 @@ def _tokenize_headings(body: list[str], offset: int, known: set[str]) -> list[It
             items.append(Item(kind="speech", line=speech_line, label=label, text=" ".join(speech_lines)))
         speech_lines = []
 
+    # Where speech lines sit: Gutenberg editions set speech at column 0 and directions one space in.
+    speech_indents: Counter[int] = Counter()
+    for before, after in zip(body, body[1:]):
+        match = HEADING_LINE_RE.match(before.strip())
+        if match and match.group("label").isupper() and after.strip():
+            speech_indents[len(after) - len(after.lstrip())] += 1
+    speech_indent = speech_indents.most_common(1)[0][0] if speech_indents else 0
+    direction_open = ""  # the closing mark an open direction waits for, or "indent:N" for an unbracketed one
+
+    def add_direction(text: str) -> None:
+        nonlocal direction_open
+        flush()
+        items.append(Item(kind="direction", line=line, text=text))
+        closers = {"[": "]", "(": ")"}
+        opener = text[:1]
+        if opener in closers and closers[opener] not in text:
+            direction_open = closers[opener]
+        elif opener not in closers:
+            direction_open = f"indent:{indent}"
+        else:
+            direction_open = ""
+
+    previous_blank = True
     for index, raw in enumerate(body):
         line = index + 1 + offset
         stripped = raw.strip()
         if not stripped:
+            previous_blank = True
+            if direction_open.startswith("indent:"):
+                direction_open = ""
             continue
+        was_blank, previous_blank = previous_blank, False
+        indent = len(raw) - len(raw.lstrip())
         heading = _heading_item(stripped, line)
         if heading is not None:
             flush()
             label = ""
+            direction_open = ""
             items.append(heading)
             continue
+        if direction_open and items and items[-1].kind == "direction":
+            continues = direction_open in {"]", ")"} or (
+                direction_open == f"indent:{indent}" and not HEADING_LINE_RE.match(stripped)
+            )
+            if continues:
+                last = items[-1]
+                items[-1] = msgspec.structs.replace(last, text=f"{last.text} {stripped}")
+                if direction_open in stripped:
+                    direction_open = ""
+                continue
+            direction_open = ""
         if DIRECTION_START_RE.match(stripped) and not (stripped.startswith("[") and not stripped.endswith(("]", "]."))):
-            flush()
-            items.append(Item(kind="direction", line=line, text=stripped))
+            add_direction(stripped)
+            continue
+        if is_direction_line(stripped) or (
+            speech_indent == 0 and 1 <= indent <= 3 and was_blank and first_word(stripped) not in {"", "o"}
+            and not HEADING_LINE_RE.match(stripped)
+        ):
+            add_direction(stripped)
             continue
         match = HEADING_LINE_RE.match(stripped)
-        if match:
+        if match and not is_stage_words(match.group("label")):
             candidate = match.group("label")
             caps = candidate.replace(" and ", " ").replace(" & ", " ")
             if (caps.isupper() and len(candidate) >= 2) or (
@@ -422,7 +487,7 @@ def _norm(text: str) -> str:
 
 def parse_personae(lines: list[str]) -> list[Persona]:
     """Entries of a dramatis personae block, wrapped prose or one per line."""
-    lines = [line for line in lines if line.strip()]
+    lines = [re.sub(r"\s+[-–—:]\s+", ", ", line) for line in lines if line.strip()]
     if not lines:
         return []
     long_lines = sum(1 for line in lines if len(line.strip()) >= 60)
@@ -502,7 +567,10 @@ def _persona_from_entry(entry: str) -> list[Persona]:
         head_words = head_words[1:]
     if not head_words:
         return []
-    plural = head_words[-1].endswith("s") and len(head_words[-1]) > 3
+    # Latin and Greek names end in -us, -is, -as, -os (Titus, Cassius): plural only with a number word.
+    plural = head_words[-1].endswith("s") and len(head_words[-1]) > 3 and (
+        count != 1 or not head_words[-1].lower().endswith(("us", "is", "as", "os", "ss"))
+    )
     if plural:
         head_words = [*head_words[:-1], _singular(head_words[-1])]
         count = count or 0
@@ -788,6 +856,57 @@ def _place_text(heading: str, setting: str) -> str:
     return parts[-1]
 
 
+ANOTHER_PART_RE = re.compile(r"^(?:yet\s+)?(?:another|other|a\s+different)\s+part\s+of\s+(?:the\s+)?(?P<rest>.+)$", re.I)
+
+
+def _is_town(part: str) -> bool:
+    """`Rome`, `Elsinore`, `Forres`: a bare proper name that heads a scene heading before the place itself."""
+    words = part.split()
+    return 1 <= len(words) <= 3 and all(w[:1].isupper() for w in words) and words[0].lower() not in {"a", "an", "the", "another", "before", "within", "without", "near"}
+
+
+def _scene_location(heading: str) -> tuple[str, str]:
+    """(town, place) of a scene heading: `Rome. A street.` -> (Rome, A street); `The same. A hall.` -> (=, A hall)."""
+    heading = heading.strip().strip("[]()_* ")
+    parts = [p.strip().rstrip(".").strip() for p in re.split(r"(?<=\.)\s+", heading) if p.strip().rstrip(".").strip()]
+    town = ""
+    rest: list[str] = []
+    for index, part in enumerate(parts):
+        if re.fullmatch(r"(the\s+)?same(\s+place)?", part, re.I):
+            town = "="
+            continue
+        if not rest and index + 1 < len(parts) and _is_town(part):
+            town = part
+            continue
+        rest.append(part)
+    if not rest:
+        return town, ("The same" if town == "=" else "")
+    if len(rest) > 1 and rest[0].lower().startswith(("in the middle", "enter")):
+        rest = rest[1:]
+    return town, rest[0]
+
+
+def _place_key_in(location: str, town: str, place_texts: dict[str, list[str]], towns: dict[str, str],
+                  earlier: list[str]) -> str:
+    """The place key for a heading: `Another part of the field` joins the field seen last; two towns' streets differ."""
+    another = ANOTHER_PART_RE.match(location.strip())
+    if another:
+        wanted = set(_place_key(another.group("rest")).split())
+        for key in reversed(earlier):
+            if wanted and wanted <= set(key.split()):
+                return key
+        return _place_key(another.group("rest"))
+    key = _place_key(location)
+    if not key:
+        return key
+    if town and town != "=":
+        seen = towns.setdefault(key, town)
+        if seen != town:
+            key = f"{key} {_norm(town)}"
+            towns.setdefault(key, town)
+    return key
+
+
 STOP_PLACE_WORDS = {"a", "an", "the", "another", "other", "same", "yet"}
 
 
@@ -845,8 +964,9 @@ def parse_play(
         items = numbered
     if not any(item.kind == "scene" for item in items) or not any(item.kind == "speech" and item.label for item in items):
         raise UserError("no scenes or speeches found: is this a play? (try --kind prose)")
-    cast = Cast(parse_personae(personae_lines))
+    personae = parse_personae(personae_lines)
     labels = Counter(item.label for item in items if item.kind == "speech" and item.label)
+    cast = Cast(personae or _entrance_personae(items, labels))
     cast.learn_labels(labels)
     warnings: list[str] = []
 
@@ -860,6 +980,9 @@ def parse_play(
     recent_speakers: list[str] = []
     show_mode = False
     place_texts: dict[str, list[str]] = defaultdict(list)
+    props = _Props()
+    place_cities: dict[str, str] = {}  # place key -> the town its heading named, to tell two towns' streets apart
+    current_city = ""
     total = len(items)
 
     def current_round() -> int:
@@ -897,6 +1020,8 @@ def parse_play(
                 rest = re.sub(r"^(re-?enter|enter)\s*", "", clause, flags=re.I)
                 entered = stage.enter(cast.mentions(rest))
                 note_present()
+                props.direction(clause, entered or cast.mentions(rest), [], last_speakers,
+                                scenes[-1].place if scenes else "", len(drafts))
                 if entered:
                     add("move", entered, list(stage.present), clause)
                 continue
@@ -916,8 +1041,10 @@ def parse_play(
                 continue
             named = cast.mentions(clause)
             actors = _actors_of(clause, named, last_speakers, cast)
-            if re.search(r"\bdies\b|\bdie\b", low):
-                dying = actors or list(last_speakers)
+            props.direction(clause, actors, named, [*last_speakers, *reversed(recent_speakers), *stage.present],
+                            scenes[-1].place if scenes else "", len(drafts))
+            if DEATH_RE.search(low):
+                dying = (named if re.search(r"\b(is|are)\s+(slain|killed)\b", low) and named else actors) or list(last_speakers)
                 add("act", dying, list(stage.present), clause)
                 stage.leave(dying)
                 stage.dead.update(dying)
@@ -936,12 +1063,18 @@ def parse_play(
                 round_base = drafts[-1].round + 1
             elif not scenes:
                 round_base = 1
-            location = _place_text(item.text, setting) or (setting.rstrip(".") if setting else "")
-            if re.fullmatch(r"(the\s+)?same(\s+place)?", location.strip(), re.I) and scenes:
+            city, location = _scene_location(item.text)
+            if city == "=":
+                city = current_city
+            current_city = city
+            if not location and not item.text.strip() and setting:
+                location = _scene_location(setting)[1] or setting.rstrip(".")
+            if (not location or re.fullmatch(r"(the\s+)?same(\s+place)?", location.strip(), re.I)) and scenes:
                 key = scenes[-1].place
             else:
-                key = _place_key(location) or "stage"
-                place_texts[key].append(location or "The stage")
+                key = _place_key_in(location, city, place_texts, place_cities, [s.place for s in scenes]) or "stage"
+                if not (ANOTHER_PART_RE.match(location.strip()) and place_texts.get(key)):
+                    place_texts[key].append(location or "The stage")
             stage = _carry_dead(stage)
             scenes.append(ScenePlan(act=act or 1, number=item.number, heading=item.text, place=key,
                                     first_round=round_base, dead=sorted(stage.dead), first_event=len(drafts)))
@@ -1010,6 +1143,7 @@ def parse_play(
                 if offstage:
                     said = f"(within) {said}"
             add("say", speakers, [w for w in witnesses if w not in stage.dead or w in speakers], said, flags)
+            props.speech(said, speakers[0], scenes[-1].place, len(drafts))
             flags = []
             speeches_in_scene += 1
             scenes[-1].speeches += 1
@@ -1041,8 +1175,135 @@ def parse_play(
         scenes=scenes,
         drafts=drafts,
         place_texts=place_texts,
+        props=props,
     )
-    return PlayParse(world=world, scenes=scenes, layout=layout, warnings=warnings)
+    return PlayParse(world=world, scenes=scenes, layout=layout, warnings=warnings, personae=personae)
+
+
+DEATH_RE = re.compile(r"\b(dies|die|is slain|are slain|is killed|are killed|falls dead|expires)\b")
+PROP_NOUNS = (
+    "letter", "letters", "dagger", "sword", "rapier", "foil", "poison", "cup", "chalice", "vial", "potion", "ring",
+    "handkerchief", "paper", "papers", "scroll", "purse", "crown", "book", "skull", "key", "jewel", "casket", "seal",
+    "warrant", "commission", "torch", "taper", "bond", "pearl", "picture", "locket", "token", "will", "document",
+    "note", "map", "gun", "pistol", "knife",
+)
+PROP_RE = re.compile(r"\b(?P<det>a|an|the|his|her|their|my|thy|your|this|that|these|those|its)\s+(?:[a-z]+\s+)?(?P<noun>" + "|".join(PROP_NOUNS) + r")\b", re.I)
+GIVE_RE = re.compile(r"\b(gives?|hands?|delivers?|passes?|throws?)\b", re.I)
+READ_RE = re.compile(r"\b(reads?|reading|opens?)\b", re.I)
+TAKE_RE = re.compile(r"\b(takes?|draws?|snatches|seizes?|drinks?|picks? up|holds?|with|pours?|brings?|shows?)\b", re.I)
+SPEECH_PROP_RE = re.compile(r"\b(?:here is|here's|here’s|take|read|behold)\s+(?:my|this|the|thy)\s+(?P<noun>" + "|".join(PROP_NOUNS) + r")\b", re.I)
+
+
+class _Prop(msgspec.Struct, kw_only=True):
+    """A prop seen in the play: who first held it, who holds it now, what reading it tells."""
+
+    noun: str
+    first_holder: str = ""
+    holder: str = ""
+    place: str = ""
+    first_event: int = 0
+    handled: list[str] = msgspec.field(default_factory=list)  # how it changed hands, for its description
+    read_by: list[str] = msgspec.field(default_factory=list)
+
+
+class _Props:
+    """Objects that change hands or are read, from stage directions (`Gives him a letter`, `Reads`)."""
+
+    def __init__(self) -> None:
+        self.props: list[_Prop] = []
+
+    def _current(self, noun: str, det: str, holder: str) -> _Prop | None:
+        singular = noun.rstrip("s") if noun.endswith("s") and noun not in {"papers", "letters"} else noun
+        if det.lower() in {"a", "an"}:
+            # "Enter Maro, with a letter": the letter he was given earlier, if he holds one.
+            return next((p for p in reversed(self.props) if p.noun == singular and holder and p.holder == holder), None)
+        for prop in reversed(self.props):
+            if prop.noun == singular and (not holder or prop.holder in {holder, ""} or det.lower() in {"the", "this", "that"}):
+                return prop
+        return None
+
+    def direction(self, clause: str, actors: list[str], named: list[str], last_speakers: list[str], place: str,
+                  event_index: int) -> None:
+        """Note the props a stage direction shows, and who ends up holding them."""
+        matches = list(PROP_RE.finditer(clause))
+        doer = actors[0] if actors else (last_speakers[0] if last_speakers else "")
+        reading = READ_RE.search(clause)
+        if not matches and reading and doer:
+            # A bare "Reads.": the letter (or paper) the reader holds or was last given.
+            prop = next((p for p in reversed(self.props) if p.holder == doer and p.noun in {"letter", "paper", "letters", "scroll"}), None)
+            if prop is not None and doer not in prop.read_by:
+                prop.read_by.append(doer)
+            return
+        for match in matches:
+            noun, det = match.group("noun").lower(), match.group("det")
+            singular = noun[:-1] if noun.endswith("s") and noun not in {"papers", "letters"} else noun
+            prop = self._current(noun, det, doer)
+            if prop is None:
+                prop = _Prop(noun=singular, place=place, first_event=event_index)
+                self.props.append(prop)
+            receiver = ""
+            if GIVE_RE.search(clause[: match.start()] or clause):
+                others = [k for k in named if k != doer] or [k for k in last_speakers if k != doer]  # the one spoken to
+                receiver = others[0] if others else ""
+            if not prop.first_holder:
+                prop.first_holder = doer or receiver
+            if receiver:
+                prop.holder = receiver
+                prop.handled.append(f"{clause}")
+            elif doer and (TAKE_RE.search(clause) or reading):
+                prop.holder = doer
+                prop.handled.append(clause)
+            if reading and doer and doer not in prop.read_by:
+                prop.read_by.append(doer)
+
+    def speech(self, text: str, speaker: str, place: str, event_index: int) -> None:
+        """`Here is my dagger`, `Read this letter`: a prop the speaker holds, when none of its kind is known yet."""
+        for match in SPEECH_PROP_RE.finditer(text):
+            noun = match.group("noun").lower()
+            if any(p.noun == noun and p.holder == speaker for p in self.props):
+                continue
+            self.props.append(_Prop(noun=noun, first_holder=speaker, holder=speaker, place=place,
+                                    first_event=event_index, handled=[trim_text(match.group(0), 80)]))
+
+    def objects(self, agent_ids: dict[str, str], place_ids: dict[str, str]) -> list[WorldObject]:
+        """World objects: each held by whoever first held it, else lying where it was first seen."""
+        out: list[WorldObject] = []
+        taken: set[str] = set()
+        for prop in self.props:
+            holder = agent_ids.get(prop.first_holder)
+            place = None if holder else place_ids.get(prop.place, next(iter(place_ids.values()), None))
+            if holder is None and place is None:
+                continue
+            readers = ", ".join(agent_ids.get(r, r) for r in prop.read_by)
+            description = "; ".join(prop.handled[:3]) or "Seen on stage."
+            out.append(WorldObject(
+                id=unique_id(slugify(prop.noun, "object"), taken), name=prop.noun[:1].upper() + prop.noun[1:],
+                description=trim_text(description, 240), holder=holder, place=place,
+                carries=f"Read by {readers} in the play." if readers else "",
+            ))
+        return out
+
+
+def _entrance_personae(items: list[Item], labels: Counter[str]) -> list[Persona]:
+    """Without a dramatis personae: names in `Enter ...` directions that abbreviated headings shorten.
+
+    The First Folio heads speeches `Tull.` and brings on `Tullus`: the full name is the one the
+    entrance gives, so the heading, the entrance and the display name agree.
+    """
+    heads = {_norm(label).split()[-1] for label in labels if _norm(label)}
+    found: dict[str, str] = {}
+    for item in items:
+        if item.kind != "direction" or not re.search(r"\b(Enter|Re-?enter)\b", item.text):
+            continue
+        for word in WORD_RE.findall(item.text.split("Enter", 1)[-1]):
+            norm = _norm(word)
+            if not word[:1].isupper() or len(norm) < 3 or is_stage_words(word) or norm in {"and", "with", "the"}:
+                continue
+            if norm.endswith("s") and not norm.endswith(("us", "is", "as", "os", "ss")):
+                continue  # "Citizens": a crowd, not a person
+            if any(norm.startswith(head) and len(head) >= 3 for head in heads):
+                found.setdefault(norm, _titlecase(word))
+    return [Persona(name=name, named=True) for name in found.values()]
 
 
 def _carry_dead(stage: _Stage) -> _Stage:
@@ -1163,6 +1424,7 @@ def _build_world(
     scenes: list[ScenePlan],
     drafts: list[_Draft],
     place_texts: dict[str, list[str]],
+    props: _Props | None = None,
 ) -> WorldFile:
     # Places: merge abbreviated headings, one id per normalised name.
     keys = list(dict.fromkeys(scene.place for scene in scenes)) or ["stage"]
@@ -1254,9 +1516,10 @@ def _build_world(
         scene.dead = [agent_ids[k] for k in scene.dead if k in agent_ids]
 
     starts = _starts(scenes, events)
+    objects = props.objects(agent_ids, place_ids) if props is not None else []
     info = WorldInfo(id=world_id, title=title, source=source, default_start=starts[0].id if starts else "",
                      description=f"Drafted from the play by the storyworld play parser: {len(scenes)} scenes.")
-    return WorldFile(world=info, place=places, agent=agents, event=events, start=starts)
+    return WorldFile(world=info, place=places, agent=agents, object=objects, event=events, start=starts)
 
 
 def _where_set(labels: list[str]) -> str:
@@ -1282,7 +1545,8 @@ def _starts(scenes: list[ScenePlan], events: list[Event]) -> list[Start]:
             continue
         starts.append(Start(id=f"act-{scene.act}", round=events[first].round,
                             description=f"The beginning of act {scene.act}.",
-                            positions=_positions_at(events, first, set(scene.dead))))
+                            positions=_positions_at(events, first, set(scene.dead)),
+                            absent=sorted(set(scene.dead)) if scene.dead else []))
     return starts
 
 
@@ -1293,3 +1557,45 @@ def _positions_at(events: list[Event], index: int, dead: set[str]) -> dict[str, 
         for agent_id in event.witness_ids():
             positions[agent_id] = event.place
     return {agent_id: place for agent_id, place in sorted(positions.items()) if agent_id not in dead}
+
+
+def _words_of(text: str) -> set[str]:
+    return {_norm(_singular(w)) for w in WORD_RE.findall(text) if len(w) >= 3} - {"the", "and", "her", "his", "son", "wife"}
+
+
+def cast_figures(parse: PlayParse) -> dict[str, object]:
+    """Agents in the dramatis personae (precision), named personae found (recall), places, starts, acts.
+
+    An agent is in the personae when a word of its name names an entry (`First Citizen` is one of
+    the `Citizens`); a principal is a persona with a proper name. Without a personae list the two
+    ratios are None.
+    """
+    world = parse.world
+    persona_words: set[str] = set()
+    for persona in parse.personae:
+        # "REYNALDO, Servant to Polonius": the role noun of a description names a kind of person too.
+        role = persona.description.split(",")[0].split(" to ")[0].split(" of ")[0]
+        persona_words |= _words_of(persona.name) | _words_of(role) | {_norm(_singular(s)) for s in persona.synonyms}
+    agent_words = {agent.id: _words_of(" ".join([agent.name, *agent.aliases])) for agent in world.agent}
+    outside = sorted(a for a, words in agent_words.items() if not words & persona_words) if parse.personae else []
+    principals = [p for p in parse.personae if p.named]
+    found = [p for p in principals if any(_words_of(p.name) <= words or _norm(p.name) in {_norm(n) for n in words}
+                                          for words in agent_words.values())]
+    missing = sorted(p.name for p in principals if p not in found)
+    stage_agents = sorted(a.id for a in world.agent if is_stage_words(a.name))
+    stage_places = sorted(p.id for p in world.place if is_stage_words(p.name))
+    return {
+        "agents": len(world.agent),
+        "precision": round(1 - len(outside) / len(world.agent), 3) if parse.personae and world.agent else None,
+        "outside_personae": outside,
+        "principals": len(principals),
+        "principal_recall": round(len(found) / len(principals), 3) if principals else None,
+        "missing_principals": missing,
+        "places": len(world.place),
+        "scenes": len(parse.scenes),
+        "acts": len({scene.act for scene in parse.scenes}),
+        "starts": len(world.start),
+        "stage_words_as_agents": stage_agents,
+        "stage_words_as_places": stage_places,
+        "objects": len(world.object),
+    }

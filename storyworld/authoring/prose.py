@@ -28,6 +28,8 @@ from storyworld.authoring.common import (
     trim_text,
     unique_id,
 )
+from storyworld.authoring import cjk
+from storyworld.authoring.cjk import HAN_RE, is_cjk
 from storyworld.schema import Agent, Event, Place, Start, WorldFile, WorldInfo
 
 MAX_CHUNK_CHARS = 500  # short paragraphs are joined up to this; long ones split at sentences
@@ -41,7 +43,8 @@ NAME = rf"{NAME_TOKEN}(?: {NAME_TOKEN}){{0,2}}"
 CAPS_RUN_RE = re.compile(rf"{NAME_TOKEN}(?:\s{NAME_TOKEN})*")
 SENTENCE_RE = re.compile(r"(?<=[.!?”\"])\s+(?=[“\"A-Z])")
 CHAPTER_RE = re.compile(r"^\s*(?:chapter|book|part)\s+(?P<num>\d+|[IVXLC]+|[a-z]+)\b[.:]?\s*(?P<title>.*)$", re.I)
-QUOTE_RE = re.compile(r"[“”\"]")
+QUOTE_RE = re.compile(r"[“”\"「」『』]")
+CJK_CHUNK_CHARS = 220  # Chinese says in 220 characters about what English says in 500
 
 # Capitalised words that start sentences or name things, never a person or place on their own.
 FUNCTION_WORDS = set(
@@ -135,6 +138,7 @@ class Cast:
         self.places: dict[str, str] = {}  # place id -> name
         self.place_mentions: Counter[str] = Counter()
         self.surfaces: dict[str, tuple[str, str]] = {}  # surface form -> ("person" | "place", id)
+        self.place_english: dict[str, str] = {}  # place id -> English name, for places named in another script
         self._compiled: tuple[int, re.Pattern[str]] | None = None
 
     def scan(self, text: str) -> list[tuple[str, str, int]]:
@@ -149,7 +153,15 @@ class Cast:
             return None
         if self._compiled is None or self._compiled[0] != len(self.surfaces):
             alternatives = sorted(self.surfaces, key=len, reverse=True)
-            pattern = re.compile(r"(?<![\w’'])(?:" + "|".join(re.escape(a) for a in alternatives) + r")(?![\w’'])")
+            # Han script has no spaces between words: its names match anywhere, Latin ones at word bounds.
+            latin = [re.escape(a) for a in alternatives if not HAN_RE.search(a)]
+            han = [re.escape(a) for a in alternatives if HAN_RE.search(a)]
+            parts = []
+            if han:
+                parts.append("(?:" + "|".join(han) + ")")
+            if latin:
+                parts.append(r"(?<![\w’'])(?:" + "|".join(latin) + r")(?![\w’'])")
+            pattern = re.compile("|".join(parts))
             self._compiled = (len(self.surfaces), pattern)
         return self._compiled[1]
 
@@ -160,6 +172,8 @@ class Cast:
 def split_chapters(text: str) -> list[Chapter]:
     """Chapters by `Chapter N: title` headings (one chapter when there are none); paragraphs by blank lines."""
     text = text.replace("\r\n", "\n").replace("\ufeff", "")
+    if is_cjk(text):
+        return _split_chapters_cjk(text)
     chapters: list[Chapter] = []
     number, title, paragraphs = 0, "", []
     current: list[str] = []
@@ -189,6 +203,24 @@ def split_chapters(text: str) -> list[Chapter]:
     return [c for c in chapters if c.paragraphs]
 
 
+def _split_chapters_cjk(text: str) -> list[Chapter]:
+    """Chapters by `第N回：title` headings; paragraphs of hard-wrapped lines joined without spaces."""
+    chapters: list[Chapter] = []
+    number, title, lines = 0, "", []
+    for line in text.split("\n"):
+        heading = cjk.CHAPTER_RE.match(line) if len(line) < 80 else None
+        if heading:
+            if lines or number:
+                chapters.append(Chapter(number=number or 1, title=title, paragraphs=cjk.split_paragraphs(lines)))
+            number = cjk.chapter_number(heading.group("num"), len(chapters) + 1)
+            title = heading.group("title").strip()
+            lines = []
+            continue
+        lines.append(line)
+    chapters.append(Chapter(number=number or 1, title=title, paragraphs=cjk.split_paragraphs(lines)))
+    return [c for c in chapters if c.paragraphs]
+
+
 def _chapter_number(token: str, fallback: int) -> int:
     if token.isdigit():
         return int(token)
@@ -208,6 +240,10 @@ def _chapter_number(token: str, fallback: int) -> int:
 def chunk_chapters(chapters: list[Chapter], max_chars: int = MAX_CHUNK_CHARS) -> list[Chunk]:
     """Chunks of up to `max_chars`: short paragraphs joined, long ones split between sentences."""
     chunks: list[Chunk] = []
+    han = bool(chapters) and is_cjk("".join(chapters[0].paragraphs[:5]))
+    if han:
+        max_chars = min(max_chars, CJK_CHUNK_CHARS)
+    joiner = "" if han else " "
     for chapter in chapters:
         pieces: list[str] = []
         for paragraph in chapter.paragraphs:
@@ -215,11 +251,11 @@ def chunk_chapters(chapters: list[Chapter], max_chars: int = MAX_CHUNK_CHARS) ->
                 pieces.append(paragraph)
                 continue
             sentence_group = ""
-            for sentence in SENTENCE_RE.split(paragraph):
+            for sentence in sentences(paragraph):
                 if sentence_group and len(sentence_group) + len(sentence) + 1 > max_chars:
                     pieces.append(sentence_group)
                     sentence_group = ""
-                sentence_group = f"{sentence_group} {sentence}".strip()
+                sentence_group = f"{sentence_group}{joiner}{sentence}".strip()
             if sentence_group:
                 pieces.append(sentence_group)
         index = 0
@@ -237,6 +273,8 @@ def chunk_chapters(chapters: list[Chapter], max_chars: int = MAX_CHUNK_CHARS) ->
 
 def sentences(text: str) -> list[str]:
     """The sentences of a passage (a rough split that respects closing quotes)."""
+    if HAN_RE.search(text[:200]) and is_cjk(text):
+        return cjk.sentences(text)
     return [s.strip() for s in SENTENCE_RE.split(text.replace("\n", " ")) if s.strip()]
 
 
@@ -596,7 +634,8 @@ def author_prose(
     chapters = split_chapters(text)
     chunks = chunk_chapters(chapters, max_chunk_chars)
     report(progress, 0, len(chunks), "finding the cast")
-    cast = build_cast(chapters)
+    han = is_cjk(text)
+    cast = cjk.build_cast(chapters) if han else build_cast(chapters)
     model_chunks = pick_model_chunks(chunks, cast, max_model_chunks) if lm is not None else set()
     extractions: list[tuple[Chunk, Extraction]] = []
     model_calls = 0
@@ -677,9 +716,10 @@ def _build_prose_world(
                                 description="Events whose place the text did not give; review them.",
                                 exits=exits.get(place_id, [])))
         else:
-            places.append(Place(id=place_id, name=cast.places[place_id],
+            native = cast.places[place_id] if HAN_RE.search(cast.places[place_id]) else ""
+            places.append(Place(id=place_id, name=cast.place_english.get(place_id) or cast.places[place_id],
                                 description=f"Named {cast.place_mentions[place_id]} times in the source.",
-                                exits=exits.get(place_id, [])))
+                                exits=exits.get(place_id, []), native_name=native))
 
     appearing: Counter[str] = Counter()
     where: dict[str, Counter[str]] = defaultdict(Counter)
@@ -697,6 +737,7 @@ def _build_prose_world(
             home=where[person_id].most_common(1)[0][0],
             playable=person_id in playable,
             aliases=list(cast.persons[person_id].aliases),
+            native_name=cast.persons[person_id].name if HAN_RE.search(cast.persons[person_id].name) else "",
         )
         for person_id in ranked
     ]

@@ -229,16 +229,23 @@ def bench_memory(args: argparse.Namespace) -> int:
         "seed": args.seed,
     }
     if not args.no_devset:
-        from memory.devset import DevSetError, evaluate, load_pairs
+        from memory.devset import SPLITS, DevSetError, evaluate, load_pairs
 
-        try:
-            pairs = load_pairs()
-        except DevSetError:
-            pairs = []
-        if pairs:
+        for split, path in SPLITS.items():
+            try:
+                pairs = load_pairs(path)
+            except DevSetError:
+                continue
             quality = evaluate(pairs, embedder=embedder, settings=settings)
-            result.update(devset_pairs=quality["pairs"], devset_precision=round(quality["precision"], 4),
-                          devset_recall=round(quality["recall"], 4))
+            prefix = "devset" if split == "legacy" else f"equivalence_{split}"
+            result.update({f"{prefix}_pairs": quality["pairs"], f"{prefix}_precision": round(quality["precision"], 4),
+                           f"{prefix}_recall": round(quality["recall"], 4)})
+            if split != "legacy":
+                result[f"{prefix}_by_category"] = {
+                    name: {k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items()
+                           if k in ("pairs", "merged", "precision", "recall", "kept_apart")}
+                    for name, row in quality["by_category"].items()
+                }
     try:
         with open("/proc/loadavg", encoding="ascii") as handle:
             result["load_average_1m"] = float(handle.read().split()[0])
@@ -253,5 +260,11 @@ def bench_memory(args: argparse.Namespace) -> int:
         print(json.dumps(result))
     else:
         for key, value in result.items():
+            if key.endswith("_by_category"):
+                print(f"{key}:")
+                for name, row in value.items():
+                    cells = " ".join(f"{k} {'-' if v is None else v}" for k, v in row.items())
+                    print(f"    {name:<11} {cells}")
+                continue
             print(f"{key}: {value}")
     return 0

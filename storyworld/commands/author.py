@@ -20,7 +20,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "or write it straight to TOML with --headless.",
     )
     parser.add_argument("source", metavar="SOURCE", help="the source text file (UTF-8)")
-    parser.add_argument("--kind", choices=("play", "prose"), help="what the source is (default: detected)")
+    parser.add_argument("--kind", choices=("auto", "play", "prose", "fountain", "card"), default="auto",
+                        help="what the source is: a play, prose, a Fountain screenplay or a character card "
+                        "(JSON or PNG); auto (default) tells them apart")
+    parser.add_argument("--into", metavar="WORLD", help="card: add the character to this world file (written back "
+                        "there unless --out is given)")
     parser.add_argument("--out", metavar="FILE", help="where to write the world (default: the user worlds folder)")
     parser.add_argument("--headless", action="store_true", help="no TUI: show a progress bar and write the TOML")
     parser.add_argument("--id", dest="world_id", metavar="ID", help="the world's id (default: from the file name)")
@@ -41,8 +45,11 @@ def run_author(args: argparse.Namespace) -> int:
         raise UserError(f"{source}: no such file")
     if args.max_chunks is not None and args.max_chunks < 0:
         raise UserError("--max-chunks must be 0 or more")
-    if not args.headless:
-        return _run_tui(source, args.kind)
+    kind = None if args.kind == "auto" else args.kind
+    if args.into and (kind or _detected_kind(source)) != "card":
+        raise UserError("--into is for character cards (--kind card)")
+    if not args.headless and (kind or _detected_kind(source)) in ("play", "prose"):
+        return _run_tui(source, kind)
     return _run_headless(source, args)
 
 
@@ -55,9 +62,9 @@ def _run_tui(source: Path, kind: str | None) -> int:
 
 
 def _detected_kind(source: Path) -> str:
-    from storyworld.authoring.pipeline import detect_kind, read_source
+    from storyworld.authoring.pipeline import detect_file_kind
 
-    return detect_kind(read_source(source))
+    return detect_file_kind(source)
 
 
 def _run_headless(source: Path, args: argparse.Namespace) -> int:
@@ -70,7 +77,13 @@ def _run_headless(source: Path, args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
     world_id = args.world_id or world_id_for(source)
-    out = Path(args.out) if args.out else user_worlds_dir() / f"{world_id}.toml"
+    into = None
+    if args.into:
+        from storyworld.world import load_world
+
+        into = load_world(args.into).file
+        world_id = into.world.id
+    out = Path(args.out) if args.out else Path(args.into) if args.into else user_worlds_dir() / f"{world_id}.toml"
     console = Console(stderr=True)
     with Progress(
         TextColumn("[bold]authoring"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
@@ -82,7 +95,7 @@ def _run_headless(source: Path, args: argparse.Namespace) -> int:
             bar.update(task, completed=done, total=total or None, description=message)
 
         draft = author_source(
-            source, kind=args.kind, world_id=world_id, title=args.title, model_path=args.model,
+            source, kind=None if args.kind == "auto" else args.kind, world_id=world_id, into=into, title=args.title, model_path=args.model,
             server_url=args.server, max_chunks=args.max_chunks, progress=show, seed=args.seed,
         )
         bar.update(task, description="done")

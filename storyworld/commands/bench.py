@@ -9,6 +9,7 @@ BENCH_MODULES = (
     "storyworld.benches.memory",
     "storyworld.benches.world",
     "storyworld.benches.round",
+    "storyworld.benches.play",
     "tui.bench",  # plugin: times the TUI
     "storyworld.benches.backends",
     "storyworld.benches.judge",

@@ -1,4 +1,4 @@
-"""`storyworld stats` and `storyworld who-knows`: read a save's memory store."""
+"""`storyworld stats`, `storyworld who-knows` and `storyworld unmerge`: read (and mend) a save's memory store."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from storyworld.commands.common import existing_save
+from storyworld.errors import UserError
 from storyworld.queries import who_knows
 
 
@@ -22,6 +23,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     who.add_argument("-k", type=int, default=8, help="how many records (default 8)")
     who.add_argument("--json", action="store_true", help="JSON output")
     who.set_defaults(func=who_knows_command)
+    unmerge = subparsers.add_parser(
+        "unmerge", help="undo an owner's merge into a record (it gets back its own record, event id and confidence)"
+    )
+    unmerge.add_argument("save", metavar="SAVE", help="a save folder")
+    unmerge.add_argument("record_id", metavar="RECORD_ID", type=int, help="the record the owner's statement merged into")
+    unmerge.add_argument("owner", metavar="OWNER", help="the agent id whose latest merge to undo")
+    unmerge.add_argument("--json", action="store_true", help="JSON output")
+    unmerge.set_defaults(func=unmerge_command)
 
 
 def _load(save: str) -> Any:
@@ -47,6 +56,7 @@ def who_knows_command(args: argparse.Namespace) -> int:
     """Print matching records with owners and provenance."""
     sim = _load(args.save)
     rows = who_knows(sim, args.query, args.k)
+    add_disputes(sim, rows)
     if args.json:
         print(json.dumps(rows))
         return 0
@@ -63,4 +73,59 @@ def who_knows_command(args: argparse.Namespace) -> int:
             print(f"    {owner}: {h['via']}{source} r{h['round']} conf {h['confidence']:.2f}{marks}")
         if row["based_on"]:
             print(f"    based on: {', '.join('#' + str(i) for i in row['based_on'])}")
+        for dispute in row.get("disputes", ()):
+            print(f"    in dispute with #{dispute['record']}: {dispute['summary']}")
+    return 0
+
+
+def display_name(sim: Any, agent: str) -> str:
+    """An agent's name in the world, else its id."""
+    agents = getattr(sim.world, "agents", {})
+    return getattr(agents.get(agent), "name", agent) if agent in agents else agent
+
+
+def add_disputes(sim: Any, rows: list[dict[str, Any]]) -> None:
+    """Each row gains `disputes`: records other owners hold that contradict it, with a one-line summary."""
+    if not hasattr(sim.store, "cross_disputes"):
+        return
+    from memory.disputes import describe
+
+    for row in rows:
+        row["disputes"] = describe(sim.store, row["id"], name=lambda agent: display_name(sim, agent))
+
+
+def unmerge_command(args: argparse.Namespace) -> int:
+    """Undo one owner's latest merge into a record and save."""
+    from storyworld import session
+
+    folder = existing_save(args.save)
+    sim = _load(args.save)
+    if not hasattr(sim.store, "unmerge"):
+        raise UserError(f"{folder}: this save's memory backend cannot unmerge")
+    try:
+        before = sim.store.get(args.record_id)
+    except (KeyError, ValueError):
+        raise UserError(f"{folder}: no record #{args.record_id}") from None
+    try:
+        new_id = sim.store.unmerge(args.record_id, args.owner)
+    except ValueError as exc:
+        raise UserError(f"{folder}: {exc}") from None
+    session.save_simulation(sim, folder)
+    split = sim.store.get(new_id) if new_id is not None else None
+    result = {
+        "record": before.id,
+        "owner": args.owner,
+        "split": new_id,
+        "event_id": split.event_id if split else None,
+        "confidence": round(split.owners[args.owner].confidence, 4) if split else
+        round(sim.store.get(args.record_id).owners[args.owner].confidence, 4),
+        "text": split.text if split else sim.store.get(args.record_id).text,
+    }
+    if args.json:
+        print(json.dumps(result))
+    elif new_id is None:
+        print(f"#{args.record_id}: {args.owner}'s earlier holding restored (conf {result['confidence']:.2f})")
+    else:
+        print(f"#{args.record_id}: {args.owner} now holds #{new_id} \"{result['text']}\" "
+              f"(event {result['event_id'] or '-'}, conf {result['confidence']:.2f})")
     return 0

@@ -37,7 +37,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
              "labelled pairs (storyworld bench judge); a bigger model may do better",
     )
     parser.add_argument("--awake", default="all", choices=["all", "near"], help="who decides each round")
-    parser.add_argument("--as", dest="player", help="treat this agent as the (absent) player: it waits")
+    parser.add_argument("--as", dest="player", help="the player's agent: it follows --script, or waits")
+    parser.add_argument("--script", metavar="FILE",
+                        help="player input, one line per round in the action bar's syntax (a bare line is speech; "
+                             "/say @who text, /move place, /act target verb ..., /wait); past its end the player waits")
     parser.add_argument("--seed", type=int, default=0, help="seed for the kernel and the model")
     parser.add_argument("--save", metavar="DIR", help="save folder, written after every round")
     parser.add_argument("--resume", metavar="DIR", help="continue a run from its save folder")
@@ -56,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.rounds < 0:
         raise UserError("--rounds must be 0 or more")
+    if args.script and not args.player:
+        raise UserError("--script needs --as AGENT: whose lines are they?")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     lm = load_lm(args, seed=args.seed)
     mind = LLMMind(lm)
@@ -83,6 +88,14 @@ def run(args: argparse.Namespace) -> int:
             )
             bar.update(task, completed=1, total=1, visible=False)
             done = 0
+        player = None
+        if args.script:
+            from storyworld.commands.common import resolve_player
+            from storyworld.script import ScriptedPlayer, read_script
+
+            agent = resolve_player(sim.world, args.player)
+            player = ScriptedPlayer(sim.world, agent, read_script(args.script))
+            player.index = done  # a resumed run picks the script up where it stopped
         total = max(args.rounds, done)
         task = bar.add_task("rounds", total=total, completed=done, detail="")
         while done < args.rounds:
@@ -91,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
                 rate = stats.get("completion_tokens", 0) / max(stats.get("seconds", 0.0), 1e-9)
                 bar.update(task, detail=f"r{sim.state.round} {agent} deciding ({index + 1}/{count}), {rate:.0f} tok/s")
 
-            sim.step(progress=show)
+            sim.step(player_action=player.next_action(sim.state) if player else None, progress=show)
             done += 1
             if save_dir is not None:
                 session.save_simulation(sim, save_dir)

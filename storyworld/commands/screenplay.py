@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+import msgspec
+
 from storyworld.commands.common import existing_save, load_world_arg
 from storyworld.errors import UserError
 
@@ -27,6 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--world", help="the world file or id, when the save's world is not installed")
     parser.add_argument("--max-scene-rounds", type=int, default=20, help="rounds per scene at most (default 20)")
     parser.add_argument("--json", action="store_true", help="print the screenplay's figures as JSON")
+    parser.add_argument("--format", choices=("markdown", "fountain"), default="markdown",
+                        help="markdown (default) or a Fountain screenplay that screenwriting apps open")
     parser.set_defaults(func=screenplay_command)
 
 
@@ -58,6 +62,10 @@ def screenplay_command(args: argparse.Namespace) -> int:
         positions = {}
     note = f"From the start \u201c{game.state.start_id}\u201d, memory backend {game.settings.backend}."
     play = screenplay.render(world, game.state.events, positions=positions, max_rounds=args.max_scene_rounds, note=note)
+    if args.format == "fountain":
+        text = screenplay.render_fountain(world, game.state.events, positions=positions,
+                                          max_rounds=args.max_scene_rounds, note=note)
+        play = msgspec.structs.replace(play, markdown=text)
     if args.output:
         out = Path(args.output)
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 # JSON-schema type names -> Python checks; bool is excluded from the numeric types on purpose
@@ -20,7 +21,7 @@ SUPPORTED_KEYWORDS = frozenset(
     {
         "type", "enum", "const", "properties", "required", "additionalProperties", "items",
         "minItems", "maxItems", "minLength", "maxLength", "minimum", "maximum", "anyOf",
-        "oneOf", "title", "description", "default", "$schema",
+        "oneOf", "title", "description", "default", "$schema", "pattern",
     }
 )
 
@@ -53,6 +54,9 @@ def schema_problems(value: Any, schema: dict[str, Any], path: str = "$") -> list
             problems.append(f"{path}: shorter than {schema['minLength']} characters")
         if "maxLength" in schema and len(value) > schema["maxLength"]:
             problems.append(f"{path}: longer than {schema['maxLength']} characters")
+        # JSON-schema patterns search (ECMA-262); ours are anchored, and Python's re reads that subset alike
+        if "pattern" in schema and re.search(schema["pattern"], value) is None:
+            problems.append(f"{path}: does not match the pattern {schema['pattern']!r}")
     if _TYPE_CHECKS["number"](value):
         if "minimum" in schema and value < schema["minimum"]:
             problems.append(f"{path}: {value} < minimum {schema['minimum']}")

@@ -18,18 +18,18 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Input, Label, ProgressBar, Select, Static, TabbedContent, TabPane
 
+from tui.cells import fit
 from tui.messages import DraftFailed, DraftReady, LoadProgressed, SaveFailed, WorldSaved
 
 if TYPE_CHECKING:
     from tui.runtime import Runtime
 
-KINDS = [("detect", "detect"), ("play", "play"), ("prose", "prose")]
+KINDS = [("detect", "detect"), ("play", "play"), ("prose", "prose"), ("fountain", "fountain")]
 
 
 def _short(text: str, width: int) -> str:
-    """One line of at most `width` characters."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    """One line of at most `width` terminal cells (CJK characters take two)."""
+    return fit(text, width)
 
 
 class AuthorSourceScreen(ModalScreen[None]):
@@ -130,14 +130,14 @@ class ReviewScreen(Screen):
     @work(thread=True, exclusive=True, group="author", exit_on_error=False)
     def run_pipeline(self, source: Path, kind: str | None) -> None:
         """Draft the world off the UI thread; progress and the draft come back as messages."""
-        from storyworld.authoring.pipeline import author_source, detect_kind, read_source
+        from storyworld.authoring.pipeline import author_source, detect_file_kind
         from storyworld.errors import UserError
 
         def progress(done: int, total: int, message: str) -> None:
             self.post_message(LoadProgressed(message, done, total))
 
         try:
-            kind = kind or detect_kind(read_source(source))
+            kind = kind or detect_file_kind(source)
             lm = None
             if kind == "prose":
                 # the game's model when it has one; a scripted runtime gets the deterministic fallback

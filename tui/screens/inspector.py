@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Footer, Input, Select, Static, TabbedCont
 from textual.widgets.data_table import RowDoesNotExist
 
 from tui.messages import MemoryLoaded
+from tui.cells import fit
 from tui.views import MemoryView, RecordDetail, RecordRow, record_detail
 from tui.widgets.heatmap import HeatmapView
 from tui.widgets.relations import RelationsView
@@ -174,7 +175,7 @@ class InspectorScreen(Screen):
         table = self.query_one("#records", DataTable)
         table.clear()
         for row in self.visible_rows():
-            text = row.text if len(row.text) <= MAX_TEXT else row.text[: MAX_TEXT - 1] + "…"
+            text = fit(row.text, MAX_TEXT)
             flag = Text(" ⚑", style=MARK_STYLE) if {"disputed", "retracted", "contaminated"} & set(row.flags) else ""
             table.add_row(str(row.id), row.kind, str(row.round), str(len(row.owners)), Text(text) + flag,
                           key=str(row.id))

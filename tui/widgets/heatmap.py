@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from tui.cells import head
 from tui.views import Heatmap
 
 # A dark-to-bright scale (blue to yellow) that stays readable on dark and light backgrounds.
@@ -31,7 +32,7 @@ ARTICLES = frozenset({"a", "an", "the"})
 def short_name(name: str, width: int = 4) -> str:
     """A column label: the first letters of the name's first word that is not an article."""
     words = [w for w in name.split() if w.lower() not in ARTICLES] or name.split() or [name]
-    return words[0][:width]
+    return head(words[0], width)
 
 
 def heatmap_table(heatmap: Heatmap) -> Table:
@@ -52,7 +53,7 @@ def heatmap_table(heatmap: Heatmap) -> Table:
                 colour = scale_colour(count, top)
                 ink = "#101010" if top and count / top > 0.55 else "#f0f0f0"
                 cells.append(Text(f"{count:>4} ", style=f"{ink} on {colour}"))
-        table.add_row(Text(name[:16] + " ", style="bold"), *cells)
+        table.add_row(Text(head(name, 16) + " ", style="bold"), *cells)
     return table
 
 
@@ -71,13 +72,13 @@ def _unique_labels(names: tuple[str, ...]) -> list[str]:
     labels: list[str] = []
     for name in names:
         words = [w for w in name.split() if w.lower() not in ARTICLES] or name.split() or [name]
-        options = [words[0][:4]]
+        options = [head(words[0], 4)]
         if len(words) > 1:
-            options.append((words[0][:1] + words[1])[:4])
+            options.append(head(words[0][:1] + words[1], 4))
         label = next((o for o in options if o not in labels), None)
         n = 2
         while label is None or label in labels:
-            label = f"{words[0][:3]}{n}"
+            label = f"{head(words[0], 3)}{n}"
             n += 1
         labels.append(label)
     return labels

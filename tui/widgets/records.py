@@ -11,6 +11,7 @@ from rich.text import Text
 from textual import on
 from textual.widgets import ListItem, ListView, Static
 
+from tui.cells import fit
 from tui.messages import RecordChosen
 from tui.views import OwnerLine, RecordCard, badge_colour
 
@@ -73,7 +74,7 @@ def badges(owners: tuple[OwnerLine, ...], player: str = "") -> Badges:
 
 def card_text(card: RecordCard, player: str = "", *, max_text: int = 240) -> Blocks:
     """A record card: header, statement, owner badges, then one line per provenance group."""
-    body = card.text if len(card.text) <= max_text else card.text[: max_text - 1] + "…"
+    body = card.text if cell_len(card.text) <= max_text else fit(card.text, max_text)
     head = Text()
     header = f"#{card.id} {card.kind} · r{card.round}"
     if card.reason:
@@ -92,6 +93,8 @@ def card_text(card: RecordCard, player: str = "", *, max_text: int = 240) -> Blo
         text.append(plain, style="italic")
         if sep:
             text.append(" [" + marks, style=MARK_STYLE)
+    for line in card.disputes:
+        text.append(f"\n  in dispute: {line}", style=MARK_STYLE)
     return Blocks(head, badges(card.owners, player), text)
 
 

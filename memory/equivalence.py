@@ -1,0 +1,46 @@
+"""Which stored records a new statement may join at all, before any similarity is asked.
+
+Texts that read alike are not always one fact: "Yes." said by two people is two utterances, and a
+claim is the speaker's. Merging them would let one speaker's exposed lie retract another's word.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memory.records import Record
+
+SPOKEN = frozenset({"utterance", "claim"})
+
+
+def deposit_speaker(deposit: Any) -> str:
+    """Who said a deposited claim or utterance: the teller for told/read, else the depositor."""
+    if deposit.via in ("told", "read") and deposit.source:
+        return deposit.source
+    return deposit.owner
+
+
+def record_speaker(record: Record) -> str | None:
+    """Who said a stored claim: its `speaker`, or (saves before it existed) its holders' source."""
+    if record.speaker is not None:
+        return record.speaker
+    for owner, holding in record.owners.items():
+        if holding.via in ("told", "read") and holding.source:
+            return holding.source
+    for owner, holding in record.owners.items():
+        if holding.via == "inferred":
+            return owner
+    return None
+
+
+def same_kind(deposit: Any, record: Record) -> bool:
+    """Whether a deposited statement can be the same fact as a record: same kind, same speech act."""
+    if deposit.kind != record.kind:
+        return False
+    if deposit.kind == "utterance":
+        # one act of speaking: only its own event id joins it
+        return deposit.event_id is not None and deposit.event_id == record.event_id
+    if deposit.kind == "claim":
+        speaker = record_speaker(record)
+        return speaker is None or speaker == deposit_speaker(deposit)
+    return True

@@ -1,0 +1,290 @@
+"""Normalised statement frames: what a statement asserts, independent of word order, voice and synonyms.
+
+A frame is the set of content concepts (inflections folded, synonyms joined, function words,
+auxiliaries and the passive "by" dropped), the polar axes it asserts with their signs times its
+negation parity ("did not stay lit" and "went out" both assert light: off), and its temporal order
+words. Two retellings of one fact have (nearly) the same frame; opposites differ in the sign of a
+shared axis even when they share every other word.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from memory import lexicon
+
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z'\u2019\-]*|\d+(?:[.,:]\d+)*|[,;:.!?]")
+_PUNCT = frozenset(",;:.!?")
+NEGATIONS = frozenset("not never no nobody nothing none neither nor nowhere cannot without unable fail".split())
+_DETERMINERS = frozenset("the a an his her its their our my your this that these those some any every each".split())
+_PRONOUNS = frozenset("he she it they we i you him them us me himself herself itself themselves someone somebody something anyone anybody one".split())
+# Words with no content of their own: dropped from the concept set.
+_FUNCTION = frozenset(
+    """a an the this that these those his her its their our my your some any every each he she it they we i you
+    him them us me himself herself itself themselves someone somebody something anyone anybody
+    of by in on at with for about as to from into onto upon over under near beside behind across through
+    toward towards within along around below between among inside outside there here
+    and but or nor so yet then than also too very just only still again shortly quietly
+    be have do get go come stay remain keep become seem will would shall should could might must can may
+    who whom whose which what where why how when while that if because since until till although though
+    o'clock""".split()
+)
+_LIGHT_VERBS = frozenset(lexicon.key(w) for w in "be have do get go come stay remain keep become seem".split())
+_FUNCTION_KEYS = frozenset(lexicon.key(w) for w in _FUNCTION) | _LIGHT_VERBS
+_PREPOSITIONS = frozenset(
+    """in at on into onto upon of to from by with for about inside outside near beside under beneath behind above across
+    through toward towards within along around over below between among during after before""".split()
+)
+_LEADING = _PREPOSITIONS | frozenset("when while after before during once as".split())
+_OBJECT_START = _DETERMINERS | frozenset("him her them it me us".split())
+# Two-word forms that mean one thing.
+_PHRASES = {
+    ("come", "back"): "come_back", ("go", "back"): "go_back", ("put", "back"): "put_back",
+    ("out", "loud"): "out_loud", ("cry", "out"): "cry_out", ("call", "out"): "call_out",
+    ("turn", "up"): "turn_up", ("no", "one"): "nobody",
+}
+
+
+def tokens(text: str) -> list[str]:
+    """Words, numbers and clause punctuation of a text."""
+    return [t.replace("\u2019", "'") for t in _TOKEN.findall(text)]
+
+
+@lru_cache(maxsize=65536)
+def front_to_back(text: str) -> str:
+    """Move a fronted adverbial ("In the Senate house, X was stabbed") behind the main clause.
+
+    Role analysis reads the first participant as the actor; a leading place, time or clause
+    would otherwise be taken for it.
+    """
+    toks = tokens(text)
+    if len(toks) < 4:
+        return text
+    i = 0
+    while i < len(toks) and toks[i].lower().endswith("ly") and len(toks[i]) > 4:
+        i += 1
+    if i >= len(toks):
+        return text
+    lead = toks[i].lower()
+    if i == 0 and lead not in _LEADING and not (toks[0].lower().endswith("ly") and len(toks[0]) > 4):
+        return text
+    if i > 0 and toks[i] == ",":
+        cut = i + 1
+    elif lead in _LEADING or i > 0:
+        if "," in toks[: min(len(toks), 12)]:
+            cut = toks.index(",") + 1
+        else:
+            # "After the funeral the lawyer read the will": preposition, noun phrase, then the subject.
+            j = i + 1
+            words = 0
+            while j < len(toks) and toks[j] not in _PUNCT:
+                low = toks[j].lower()
+                if low in _DETERMINERS and words:
+                    break
+                if low not in _DETERMINERS:
+                    words += 1
+                if words > 4:
+                    return text
+                j += 1
+            if j >= len(toks) or toks[j] in _PUNCT:
+                return text
+            cut = j
+    else:
+        return text
+    head = [t for t in toks[:cut] if t not in _PUNCT]
+    rest = [t for t in toks[cut:] if t not in _PUNCT]
+    if not rest or not head:
+        return text
+    first = rest[0]
+    if not (first[0].isupper() or first.lower() in _DETERMINERS or first.lower() in _PRONOUNS or first[0].isdigit()):
+        return text
+    head[0] = head[0].lower()
+    return " ".join(rest + head) + "."
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """What one statement asserts, as comparable sets."""
+
+    concepts: frozenset[str]  # content concepts (no polar words)
+    polar: tuple[tuple[str, int, str], ...]  # (axis, sign, word key) readings of polar words
+    negations: int  # negation words, "un-" prefixes and negator verbs
+    negators: tuple[str, ...]  # axes of negator verbs ("refuse": accept) counted in negations
+    order: frozenset[int]  # before -1, during 0, after 1
+    numbers: tuple[str, ...]
+
+
+def _un_prefixed(low: str) -> str | None:
+    """The stem of an "un-" word that negates it ("unlocked" -> "locked"), else None."""
+    if not low.startswith("un") or len(low) < 6:
+        return None
+    rest = low[2:]
+    if rest in lexicon.IRREGULAR or rest.endswith(("ed", "en", "wn", "able", "ible", "ful", "ing", "lit", "armed", "known", "seen")):
+        return rest
+    return None
+
+
+@lru_cache(maxsize=65536)
+def frame(text: str) -> Frame:
+    """The frame of one statement (cached by text)."""
+    toks = tokens(text)
+    n = len(toks)
+    concepts: set[str] = set()
+    polar: list[tuple[str, int, str]] = []
+    negations = 0
+    negators: list[str] = []
+    order: set[int] = set()
+    numbers: list[str] = []
+    i = 0
+    while i < n:
+        raw = toks[i]
+        if raw in _PUNCT:
+            i += 1
+            continue
+        low = raw.lower()
+        nxt = toks[i + 1].lower() if i + 1 < n else None
+        if low.endswith("n't"):
+            negations += 1
+            low = low[:-3] if low != "can't" and low != "won't" else ("can" if low == "can't" else "will")
+        k = lexicon.key(low)
+        pair = (k, lexicon.key(nxt)) if nxt else None
+        if pair in _PHRASES or (nxt and (k, nxt) in _PHRASES):
+            word = _PHRASES.get(pair) or _PHRASES[(k, nxt)]
+            i += 2
+            if word == "nobody":
+                negations += 1
+                continue
+            _add_word(word, concepts, polar)
+            continue
+        if k == "set" and nxt in ("fire", "on"):  # "set fire to", "set on fire": burned
+            j = i + 1
+            while j < n and toks[j].lower() in ("fire", "on", "to"):
+                j += 1
+            _add_word("burn", concepts, polar)
+            i = j
+            continue
+        if low in NEGATIONS or k in ("fail", "unabl"):
+            negations += 1
+            i += 1
+            continue
+        if k in lexicon.NEGATOR_KEYS:
+            negations += 1
+            negators.extend(axis for axis, _ in lexicon.POLAR.get(k, ()))
+        if low in lexicon.ORDER:
+            order.add(lexicon.ORDER[low])
+        if raw[0].isdigit():
+            numbers.append(low.replace(",", ""))
+        stem = _un_prefixed(low)
+        if stem is not None:
+            negations += 1
+            low, k = stem, lexicon.key(stem)
+        # Particles and directional prepositions carry polarity ("went out", "into", "to the").
+        if low == "out":
+            if nxt == "of":
+                polar.append(("inout", -1, "out_of"))
+                i += 2
+                continue
+            for axis, sign in lexicon.POLAR["out_particle"]:
+                polar.append((axis, sign, "out"))
+            i += 1
+            continue
+        if low in ("on", "off", "in") and (nxt is None or nxt in _PUNCT or nxt in _PREPOSITIONS or nxt in ("and", "but", "when", "as", "then")):
+            for axis, sign in lexicon.POLAR[f"{low}_particle"]:
+                polar.append((axis, sign, low))
+            i += 1
+            continue
+        if low == "to":
+            if nxt is not None and (nxt in _OBJECT_START or toks[i + 1][0].isupper()):
+                polar.append(("to", 1, "to"))
+            i += 1
+            continue
+        if low in _FUNCTION or k in _FUNCTION_KEYS:
+            if low in lexicon.POLAR or k in lexicon.POLAR:  # "into", "inside", "up" are both
+                _add_polar(k if k in lexicon.POLAR else low, polar)
+            i += 1
+            continue
+        _add_word(low, concepts, polar)
+        i += 1
+    return Frame(
+        concepts=frozenset(concepts),
+        polar=tuple(polar),
+        negations=negations,
+        negators=tuple(negators),
+        order=frozenset(order),
+        numbers=tuple(sorted(numbers)),
+    )
+
+
+def _add_polar(k: str, polar: list[tuple[str, int, str]]) -> None:
+    for axis, sign in lexicon.POLAR.get(k, ()):
+        polar.append((axis, sign, k))
+
+
+def _add_word(word: str, concepts: set[str], polar: list[tuple[str, int, str]]) -> None:
+    """A content word joins the polar readings when it has any, else the concepts."""
+    k = word if "_" in word else lexicon.key(word)
+    if k in lexicon.POLAR:
+        _add_polar(k, polar)
+        return
+    if k in lexicon.ORDER or word in lexicon.ORDER:
+        return
+    concepts.add(lexicon.SYNONYMS.get(k, k))
+
+
+def _axis_products(f: Frame, axes: set[str]) -> dict[str, int]:
+    """Per axis, the product of the signs of its readings (what the words say before negation)."""
+    products: dict[str, int] = {}
+    for axis, sign, _ in f.polar:
+        if axis in axes:
+            products[axis] = products.get(axis, 1) * sign
+    return products
+
+
+def polarity_conflict(a: Frame, b: Frame) -> str | None:
+    """"negation" or "opposite" when the two assert opposite things, "order" for before/after; else None."""
+    if a.order and b.order and not (a.order & b.order):
+        return "order"
+    shared = {axis for axis, _, _ in a.polar} & {axis for axis, _, _ in b.polar}
+    if shared:
+        pa, pb = _axis_products(a, shared), _axis_products(b, shared)
+        # A negator verb whose axis is shared is a polar word there, not an extra negation.
+        neg_a = a.negations - sum(1 for axis in a.negators if axis in shared)
+        neg_b = b.negations - sum(1 for axis in b.negators if axis in shared)
+        flip_a = -1 if neg_a % 2 else 1
+        flip_b = -1 if neg_b % 2 else 1
+        for axis in sorted(shared):
+            if pa[axis] * flip_a != pb[axis] * flip_b:
+                return "negation" if pa[axis] == pb[axis] else "opposite"
+        return None
+    if a.negations % 2 != b.negations % 2:
+        return "negation"
+    return None
+
+
+def _bag(f: Frame, other: Frame) -> set[str]:
+    """Concepts plus signed axes, reading words on several axes only where the other side has them."""
+    other_axes = {axis for axis, _, _ in other.polar}
+    by_word: dict[str, list[tuple[str, int]]] = {}
+    for axis, sign, word in f.polar:
+        by_word.setdefault(word, []).append((axis, sign))
+    neg = f.negations - sum(1 for axis in f.negators if axis in other_axes)
+    flip = -1 if neg % 2 else 1
+    bag = set(f.concepts)
+    for word, readings in by_word.items():
+        chosen = [r for r in readings if r[0] in other_axes] or readings[:1]
+        for axis, sign in chosen:
+            bag.add(f"{axis}{'+' if sign * flip > 0 else '-'}")
+    if not f.polar and neg % 2:
+        bag.add("NOT")
+    return bag
+
+
+def similarity(text_a: str, text_b: str) -> float:
+    """Jaccard overlap of the two statements' frames (1.0: same concepts, same assertions)."""
+    fa, fb = frame(front_to_back(text_a)), frame(front_to_back(text_b))
+    a, b = _bag(fa, fb), _bag(fb, fa)
+    if not a and not b:
+        return 1.0
+    return len(a & b) / len(a | b)

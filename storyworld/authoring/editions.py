@@ -1,0 +1,257 @@
+"""Play editions: bring the layouts public-domain texts use to the two the play parser reads.
+
+What differs between editions and is evened out here, before any parsing: licence headers and
+footers (Project Gutenberg's `*** START OF ...`, World Library's `<<THIS ELECTRONIC VERSION ...>>`
+blocks inside the text), names set in Unicode small capitals, tabs, combined headings
+(`ACT II. SCENE I.`, `ACT 1 SCENE 1`, `Act 1, Scene 1`) with the place on the next line, and
+speeches that begin `  NAME. text` on an indented line with no blank line between speeches.
+"""
+
+from __future__ import annotations
+
+import re
+
+SMALL_CAPS = dict(zip("ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘǫʀꜱᴛᴜᴠᴡʏᴢ", "ABCDEFGHIJKLMNOPQRSTUVWYZ"))
+# First words of stage directions: never a speaker, never a place.
+STAGE_WORDS = {
+    "enter", "enters", "re-enter", "reenter", "exit", "exeunt", "exeun", "manet", "manent", "flourish", "flourishes",
+    "alarum", "alarums", "alarm", "alarms", "drum", "drums", "thunder", "lightning", "trumpet", "trumpets", "sennet",
+    "hautboys", "hautboy", "music", "dies", "die", "dying", "retreat", "march", "noise", "knock", "knocking",
+    "knocks", "excursions", "tucket", "cornets", "storm", "shout", "shouts", "cry", "cries", "bell", "bells",
+    "cannon", "cannons", "ordnance", "lights", "torches", "song", "sings", "dance", "dances", "kneels", "rises",
+    "falls", "sleeps", "wakes", "stabs", "fight", "fights", "they", "within", "aside", "finis", "end", "curtain",
+    "reads", "writes", "draws", "kills", "kisses", "embrace", "embraces", "retire", "retires", "whispers",
+    "thunders", "lightnings", "peal", "shot", "shots", "flourish.", "loud", "soft", "still", "horns", "horn",
+    "sound", "sounds", "trumpets.", "wind", "winds", "a", "an", "the", "thunder.",
+}
+HEADING_WORDS = {"act", "actus", "scene", "scena", "scoena", "scaena", "contents", "dramatis", "finis", "section"}
+GUTENBERG_START_RE = re.compile(r"^\s*\*{3}\s*START OF (THE|THIS) PROJECT GUTENBERG", re.I)
+GUTENBERG_END_RE = re.compile(r"^\s*(\*{3}\s*END OF (THE|THIS) PROJECT GUTENBERG|End of (the )?Project Gutenberg)", re.I)
+NOTICE_RE = re.compile(r"<<.*?>>", re.S)
+END_RE = re.compile(r"^(FINIS|THE END|END OF (THE )?PLAY)\.?$", re.I)
+COMBINED_RE = re.compile(
+    r"^(?P<act>ACT\s+(?:[IVXLC]+|\d+))\s*[.,:]?\s*(?P<scene>SCENE\s+(?:[IVXLC]+|\d+))\s*[.:]?\s*(?P<rest>.*)$", re.I
+)
+SCENE_ONLY_RE = re.compile(r"^(?P<scene>SCENE\s+(?:[IVXLC]+|\d+))\s*[.:]?\s*(?P<rest>.*)$", re.I)
+ACT_LINE_RE = re.compile(r"^ACT\s+(?:[IVXLC]+|\d+)\s*\.?\s*$", re.I)
+CAPS_PREFIX_RE = re.compile(r"^(?P<indent>\s{1,8})(?P<label>(?:[1-6]\.?\s*)?[A-Z][A-Z’'\-]+(?:\s+(?:and\s+|&\s+|OF\s+)?[A-Z][A-Z’'\-]+){0,3})\.\s+(?P<rest>\S.*)$")
+# A speech opening an indented line in mixed case, as the First Folio sets it: `  Tull. Then read`.
+MIXED_PREFIX_RE = re.compile(r"^(?P<indent>\s{1,8})(?P<label>(?:[1-6]\.?\s*)?[A-Z][a-z’'\-]{1,13}(?:\s[A-Z][a-z’'\-]{1,13})?)\.\s+(?P<rest>\S.*)$")
+LATIN_NUMBERS = {
+    "primus": 1, "prima": 1, "secundus": 2, "secunda": 2, "tertius": 3, "tertia": 3, "quartus": 4, "quarta": 4,
+    "quintus": 5, "quinta": 5, "sextus": 6, "sexta": 6, "septimus": 7, "septima": 7, "octavus": 8, "octava": 8,
+    "nonus": 9, "nona": 9, "decimus": 10, "decima": 10, "undecimus": 11, "undecima": 11,
+}
+LATIN_RE = re.compile(
+    r"^(?:Actus\s+(?P<act>[A-Za-z]+)\.?\s*)?(?:(?:Scoena|Scena|Scæna|Scaena)\s+(?P<scene>[A-Za-z]+)\.?)?\s*(?P<rest>.*)$"
+)
+ROMAN_OUT = ["", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI"]
+CAPS_ALONE_RE = re.compile(r"^\s*(?:[1-6]\.?\s*)?[A-Z][A-Z’'\-]+(?:\s+[A-Z][A-Z’'\-]+){0,3}\.?\s*$")
+
+
+def first_word(text: str) -> str:
+    """The first word of a line, folded, brackets and italics marks dropped."""
+    match = re.match(r"^[\s\[\(_*]*([A-Za-z][A-Za-z’'\-]*)", text)
+    return match.group(1).lower() if match else ""
+
+
+def is_stage_words(label: str) -> bool:
+    """Whether a would-be speaker label is really a stage direction (`Alarum`, `Thunder and lightning`)."""
+    words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z’'\-]*", label)]
+    if not words:
+        return False
+    if all(len(w) == 1 for w in words) or words[0] in HEADING_WORDS:
+        return True  # "1.F." is a licence section, "ACT II" a heading: neither speaks
+    return words[0] in STAGE_WORDS - {"a", "an", "the"} or all(w in STAGE_WORDS or w == "and" for w in words)
+
+
+STAGE_SENTENCE_EXTRA = {"and", "within", "afar", "off", "again", "then", "heard", "here", "there", "still", "at", "distance"}
+
+
+def is_direction_line(stripped: str) -> bool:
+    """A line whose first sentence is stage business only: `Drum.`, `Thunder and lightning. Enter...`."""
+    text = stripped.strip().lstrip("[(_*").strip()
+    match = re.match(r"^([^.;:!?]+)[.;:]", text)
+    if not match:
+        return False
+    words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z’'\-]*", match.group(1))]
+    if not words or words[0] in {"a", "an", "the", "and"}:
+        return False
+    return all(w in STAGE_WORDS or w in STAGE_SENTENCE_EXTRA for w in words) and len(words) <= 6
+
+
+def normalize_edition(text: str) -> str:
+    """The text with licence matter dropped and headings and speeches in a layout the parser reads."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\ufeff", "").replace("\t", "    ")
+    text = "".join(SMALL_CAPS.get(ch, ch) for ch in text)
+    text = NOTICE_RE.sub("", text)
+    lines = text.split("\n")
+    start = next((i for i, line in enumerate(lines[:800]) if GUTENBERG_START_RE.match(line)), None)
+    if start is not None:
+        lines = lines[start + 1 :]
+    end = next((i for i, line in enumerate(lines) if GUTENBERG_END_RE.match(line)), None)
+    if end is None:
+        # No end marker, but the licence follows the play: a play's text never names Project Gutenberg.
+        end = next((i for i in range(len(lines) // 2, len(lines)) if "project gutenberg" in lines[i].lower()), None)
+    if end is not None:
+        lines = lines[:end]
+    lines = [line for line in lines if not END_RE.match(line.strip())]
+    lines = _latin_headings(lines)
+    lines = _split_headings(lines)
+    if _prefixed_speeches(lines):
+        body = _first_body_heading(lines)
+        lines = [*lines[:body], *_unfold_prefixed(lines[body:])]
+    return "\n".join(lines)
+
+
+def _first_body_heading(lines: list[str]) -> int:
+    """Index of the first act or scene heading that a speech follows closely (not a contents list)."""
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if ACT_LINE_RE.match(stripped) or SCENE_ONLY_RE.match(stripped):
+            if any(_prefix_match(after) for after in lines[index + 1 : index + 12]):
+                return index
+    return 0
+
+
+def _latin_headings(lines: list[str]) -> list[str]:
+    """`Actus Primus. Scoena Prima.` -> `ACT I` / `SCENE I.`; `Scena Secunda.` -> `SCENE II.`"""
+    out: list[str] = []
+    for line in lines:
+        stripped = line.strip()
+        match = LATIN_RE.match(stripped) if stripped[:2] in {"Ac", "Sc"} else None
+        act = LATIN_NUMBERS.get((match.group("act") or "").lower()) if match else None
+        scene = LATIN_NUMBERS.get((match.group("scene") or "").lower()) if match else None
+        if match and (act or scene) and (match.group("act") is None or act) and (match.group("scene") is None or scene):
+            if act:
+                out += [f"ACT {ROMAN_OUT[act]}", ""]
+            if scene:
+                out.append(f"SCENE {ROMAN_OUT[scene]}. {match.group('rest').strip()}".rstrip())
+            continue
+        out.append(line)
+    return out
+
+
+def _prefix_match(line: str) -> re.Match[str] | None:
+    """A speech opening an indented line, in capitals or (First Folio) mixed case."""
+    match = CAPS_PREFIX_RE.match(line) or MIXED_PREFIX_RE.match(line)
+    if match and not is_stage_words(match.group("label")):
+        return match
+    return None
+
+
+def _is_location_line(line: str) -> bool:
+    """A short line under a bare scene heading that names where the scene is set."""
+    stripped = line.strip()
+    if not stripped or len(stripped) > 100 or stripped.isupper():
+        return False
+    if CAPS_PREFIX_RE.match(" " + stripped) or ACT_LINE_RE.match(stripped) or SCENE_ONLY_RE.match(stripped):
+        return False
+    if first_word(stripped) in STAGE_WORDS - {"a", "an", "the"}:
+        return False
+    if re.search(r"\b(Enter|Exeunt|Exit)\b", stripped):
+        return False
+    stripped = stripped.strip("[]()_* ")
+    return bool(stripped) and stripped[0].isupper()
+
+
+def _split_headings(lines: list[str]) -> list[str]:
+    """`ACT II. SCENE I.` -> `ACT II` + `SCENE I.`; a bare scene heading takes the place line after it."""
+    out: list[str] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        stripped = line.strip()
+        combined = COMBINED_RE.match(stripped)
+        scene = SCENE_ONLY_RE.match(stripped) if not combined else None
+        if combined:
+            out += [combined.group("act").upper(), ""]
+            scene_head, rest = combined.group("scene").upper(), combined.group("rest").strip()
+        elif scene and len(re.findall(r"\bscene\b", stripped, re.I)) == 1:
+            scene_head, rest = scene.group("scene").upper(), scene.group("rest").strip()
+        else:
+            out.append(line)
+            index += 1
+            continue
+        index += 1
+        if not rest:
+            # The place may stand on the next line (`ACT I. SCENE I.` / `Rome. A street.`).
+            look = index
+            while look < len(lines) and not lines[look].strip() and look - index < 2:
+                look += 1
+            if look < len(lines) and _is_location_line(lines[look]):
+                rest = lines[look].strip().strip("[]()_* ")
+                index = look + 1
+        out.append(f"{scene_head}. {rest}".rstrip() if rest else f"{scene_head}.")
+        out.append("")
+    return out
+
+
+def _prefixed_speeches(lines: list[str]) -> bool:
+    """Whether speeches begin `  NAME. text` on indented lines (World Library, First Folio editions).
+
+    Mixed-case labels count when they recur; flush-left `NAME. text` speeches (Gutenberg's Hamlet)
+    mean the indented ones are something else.
+    """
+    mixed: dict[str, int] = {}
+    caps = 0
+    for line in lines:
+        if CAPS_PREFIX_RE.match(line):
+            caps += 1
+        else:
+            match = MIXED_PREFIX_RE.match(line)
+            if match and not is_stage_words(match.group("label")):
+                mixed[match.group("label")] = mixed.get(match.group("label"), 0) + 1
+    indented = caps + sum(count for count in mixed.values() if count >= 2)
+    flush = sum(1 for line in lines if re.match(r"^[A-Z][A-Z’'\- ]+[A-Z]\.\s+\S", line))
+    return indented >= 10 and indented > flush
+
+
+def _unfold_prefixed(lines: list[str]) -> list[str]:
+    """One paragraph per speech (`NAME. text`) and per stage direction (indented one space)."""
+    out: list[str] = []
+    block: list[str] = []
+    block_kind = ""
+
+    def flush() -> None:
+        nonlocal block, block_kind
+        if block:
+            joined = " ".join(part.strip() for part in block)
+            out.append(joined if block_kind == "speech" else " " + joined)
+            out.append("")
+        block, block_kind = [], ""
+
+    for line in lines:
+        stripped = line.strip()
+        if not stripped:
+            flush()
+            continue
+        if ACT_LINE_RE.match(stripped) or SCENE_ONLY_RE.match(stripped):
+            flush()
+            out += [stripped, ""]
+            continue
+        speech = _prefix_match(line)
+        indent = len(line) - len(line.lstrip())
+        if speech:
+            flush()
+            # Upper case, so that `Tull.` reads like `TULLUS.` to the parser: a label, then the speech.
+            block, block_kind = [f"{speech.group('label').upper()}. {speech.group('rest')}"], "speech"
+            continue
+        # A flush-left line right under a speech goes on with it (First Folio), unless it is business.
+        continues_speech = block_kind == "speech" and indent < 10 and not (
+            re.match(r"^[\[(]?\s*(Enter|Exit|Exeunt|Re-?enter|Manet)\b", stripped) or is_direction_line(stripped)
+        )
+        if continues_speech:
+            block.append(stripped)
+            continue
+        if indent == 0 or indent >= 10 or not block:
+            # Column 0 and far right are where these editions set stage directions.
+            if block_kind == "direction" and 0 < indent < 10:
+                block.append(stripped)
+                continue
+            flush()
+            block, block_kind = [stripped], "direction"
+            continue
+        block.append(stripped)
+    flush()
+    return out

@@ -1,0 +1,88 @@
+"""`storyworld bench play WORLD --as AGENT --script FILE`: how well a scripted run plays, in figures."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import statistics
+import time
+
+from storyworld.commands.common import add_model_options, load_lm, load_world_arg, resolve_player
+from storyworld.errors import UserError
+
+DEFINITIONS = """figures (agents only; the player's own lines and moves are not scored):
+  fallback_rate           decisions that ended in a logged fallback (a rejected line replaced, a failed choice)
+  degenerate_speech_rate  lines under 3 words, a list of names, an echo of prompt text or field names, a stutter
+  repeat_rate             lines whose words overlap the same speaker's earlier line by 70% or more
+  invalid_actions         actions the kernel refused (no way there, nothing to take, nobody to give to)
+  pingpong_rate           moves undone within 2 rounds (straight back where one came from)
+  reply_rate              lines spoken to a present agent that the agent answered (spoke) that round or the next
+  reply_relevance         mean MiniLM cosine between such a line and its answer
+  canon_progress          canon beats after the start met, over those met or left behind during the run"""
+
+
+def register(benches: argparse._SubParsersAction) -> None:
+    """Add `bench play`."""
+    parser = benches.add_parser("play", help="play-quality figures of a scripted run",
+                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=DEFINITIONS,
+                                description="Run WORLD with a scripted player and score how the other characters play.")
+    parser.add_argument("world", help="world id or path")
+    parser.add_argument("--as", dest="player", required=True, help="the scripted player's agent")
+    parser.add_argument("--script", required=True, metavar="FILE", help="one player input per line (see `run --script`)")
+    parser.add_argument("--rounds", type=int, default=8, help="rounds to run (default 8)")
+    parser.add_argument("--start", help="start point id")
+    parser.add_argument("--awake", default="near", choices=["all", "near"], help="scheduling (default near)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--save", metavar="DIR", help="also save the run here (for `storyworld log`)")
+    parser.add_argument("--json", action="store_true", help="one JSON object")
+    add_model_options(parser)
+    parser.set_defaults(func=bench_play)
+
+
+def bench_play(args: argparse.Namespace) -> int:
+    """Run the script, then score the event log."""
+    from pathlib import Path
+
+    from storyworld import eventlog, playquality, session
+    from storyworld.minds import LLMMind
+    from storyworld.minds.direction import canon_progress
+    from storyworld.minds.words import world_names
+    from storyworld.script import ScriptedPlayer, read_script
+    from storyworld.state import Settings
+
+    if args.rounds < 1:
+        raise UserError("--rounds must be 1 or more")
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    world = load_world_arg(args.world)
+    player_id = resolve_player(world, args.player)
+    script = read_script(args.script)
+    lm = load_lm(args, seed=args.seed)
+    settings = Settings(seed=args.seed, awake=args.awake, player=player_id, model=lm.name)
+    sim = session.new_simulation(world, args.start, settings, LLMMind(lm))
+    player = ScriptedPlayer(world, player_id, script)
+    round_s: list[float] = []
+    decisions = fallbacks = 0
+    for _ in range(args.rounds):
+        started = time.perf_counter()
+        sim.step(player_action=player.next_action(sim.state))
+        round_s.append(time.perf_counter() - started)
+        decisions += sim.last_timing.decisions
+        fallbacks += sim.last_timing.fallbacks
+    if args.save:
+        session.save_simulation(sim, Path(args.save))
+    events = eventlog.entries(sim.state.events)
+    result = {"world": world.id, "player": player_id, "script": str(args.script), "rounds": args.rounds,
+              "seed": args.seed, "model": lm.name}
+    result |= playquality.score(events, player=player_id, names=world_names(world), decisions=decisions,
+                                fallbacks=fallbacks, invalid=sim.state.invalid,
+                                similarity=playquality.embedding_similarity(sim.store.embedder))
+    result |= canon_progress(world, sim.state, sim.state.canon)
+    result["seconds_per_round"] = round(statistics.fmean(round_s), 3)
+    result["script_problems"] = player.problems
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key}: {value}")
+    return 0

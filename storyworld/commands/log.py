@@ -1,0 +1,36 @@
+"""`storyworld log SAVE`: the run's events in order, as text or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from storyworld.commands.common import existing_save
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add `log`."""
+    parser = subparsers.add_parser(
+        "log", help="the events of a saved run, in order",
+        description="Print a saved run's events in order (it reads the save's own world). With --json, one JSON "
+                    "list of objects: round, place, actor, kind, text, speech, to, target, verb, from_place, "
+                    "to_place, witnesses, fallback.",
+    )
+    parser.add_argument("save", help="a save folder")
+    parser.add_argument("--json", action="store_true", help="print a JSON list")
+    parser.set_defaults(func=log_command)
+
+
+def log_command(args: argparse.Namespace) -> int:
+    """Print the event log."""
+    from storyworld import eventlog, session
+
+    sim = session.load_simulation(existing_save(args.save), mind=None)
+    events = eventlog.entries(sim.state.events)
+    if args.json:
+        print(json.dumps(events, ensure_ascii=False))
+        return 0
+    names = {a.id: a.name for a in sim.world.agents.values()}
+    for event in events:
+        print(eventlog.line(event, names))
+    return 0

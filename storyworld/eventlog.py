@@ -1,0 +1,47 @@
+"""A run's events as plain records (for `storyworld log`, replays and `bench play`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from storyworld.state import SimEvent
+
+KIND_NAMES = {"say": "say", "move": "move", "observe": "observe", "read": "read_thread", "act": "act_on",
+              "wait": "wait", "narration": "narration"}
+
+
+def entry(event: SimEvent) -> dict[str, Any]:
+    """One event as a JSON-ready object with the fields the log promises."""
+    kind = KIND_NAMES.get(event.kind, event.kind)
+    return {
+        "round": event.round,
+        "place": event.place,
+        "actor": event.actor,
+        "kind": kind,
+        "text": event.text,
+        "speech": event.claim if kind == "say" else None,
+        "to": event.to if kind in ("say", "act_on") else None,
+        "target": event.target if kind == "act_on" else None,
+        "verb": event.verb if kind == "act_on" else None,
+        "from_place": event.from_place if kind == "move" else None,
+        "to_place": event.place if kind == "move" else None,
+        "witnesses": list(event.witnesses),
+        "fallback": event.fallback,
+    }
+
+
+def entries(events: list[SimEvent]) -> list[dict[str, Any]]:
+    """Every event of a run, in order."""
+    return [entry(e) for e in events]
+
+
+def line(event: dict[str, Any], names: dict[str, str]) -> str:
+    """One event as a line of text: `r12 great-hall  say  Hamlet → Horatio: "…"`."""
+    who = names.get(event["actor"], event["actor"])
+    mark = " (fallback)" if event["fallback"] else ""
+    if event["kind"] == "say":
+        to = f" → {names.get(event['to'], event['to'])}" if event["to"] else ""
+        body = f'{who}{to}: "{event["speech"]}"'
+    else:
+        body = event["text"]
+    return f"r{event['round']:<4} {event['place']:<18} {event['kind']:<11} {body}{mark}"

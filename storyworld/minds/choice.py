@@ -1,0 +1,197 @@
+"""The choice step: which action, from a menu where every branch is valid by construction.
+
+The policy settles what a reader would expect without asking the model (answer who spoke to you,
+go where the canon needs you, bring along who must come); otherwise the model picks one branch of
+a grammar whose branches are the actions, each with only its own fields and only valid values.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+
+from storyworld.actions import ActOn, Action, Move, Observe, ReadThread, Say, Wait, WORDED_VERBS
+from storyworld.minds.context import DecisionContext
+from storyworld.minds.direction import shortest_path
+from storyworld.world import World
+
+ALL = "all"
+# A verb on a person is offered only when the canon beat calls for it (or the person just arrived, for
+# greet): a watchman does not strike a stranger because the grammar allowed it.
+PERSON_CUES: dict[str, tuple[str, ...]] = {
+    "greet": ("greet", "welcome", "hail", "salute", "bow"),
+    "embrace": ("embrace", "kiss", "hug", "weep", "comfort", "clasp"),
+    "confront": ("confront", "challenge", "demand", "rebuke", "scold", "question", "threaten"),
+    "accuse": ("accuse", "blame", "charge", "denounce"),
+    "strike": ("strike", "stab", "kill", "hit", "wound", "attack", "fight", "duel", "slay", "murder", "fence"),
+    "expose": ("expose", "unmask", "reveal the truth", "uncover"),
+    "lie": ("lie", "lies", "deceive", "pretend", "feign", "trick", "false"),
+}
+
+
+class Plan(msgspec.Struct, frozen=True, kw_only=True):
+    """A chosen action before its words: the action (text empty), what the line is for, and who chose."""
+
+    action: Action
+    purpose: str = ""  # answer | beat | lead | chat | greet | act
+    chosen_by: str = "policy"  # policy | model
+
+    @property
+    def needs_words(self) -> bool:
+        """Speech, and acts done with words, get a written line."""
+        match self.action:
+            case Say():
+                return True
+            case ActOn(verb=verb):
+                return verb in WORDED_VERBS or verb == "lead"
+        return False
+
+
+def _mentions(text: str, cues: tuple[str, ...]) -> bool:
+    lowered = text.lower()
+    return any(re.search(rf"\b{re.escape(cue)}", lowered) for cue in cues)
+
+
+def _name_words(name: str) -> set[str]:
+    return {w for w in re.findall(r"[\w']+", name.lower()) if len(w) > 3} - {"with", "from", "that", "this"}
+
+
+class Menu(msgspec.Struct, frozen=True, kw_only=True):
+    """Every valid choice this agent has this round, typed: who can be spoken to, what can be done to what."""
+
+    say_to: tuple[str, ...]  # people present, plus ALL when anyone is
+    acts: tuple[tuple[str, str, str | None], ...]  # (verb, target, to) triples, each one valid
+    read_thread: bool
+    observe: bool = True
+    wait: bool = True
+
+    def schema(self) -> dict[str, Any]:
+        """A oneOf grammar: one branch per action kind, each with only its own fields and valid values."""
+        branches: list[dict[str, Any]] = []
+
+        def branch(action: str, **props: Any) -> dict[str, Any]:
+            properties = {"action": {"const": action}, **props}
+            return {"type": "object", "properties": properties, "required": list(properties)}
+
+        if self.say_to:
+            branches.append(branch("say", to={"enum": list(self.say_to)}))
+        for verb in dict.fromkeys(v for v, _, _ in self.acts):
+            targets = sorted({t for v, t, _ in self.acts if v == verb})
+            branches.append(branch("act_on", verb={"const": verb}, target={"enum": targets}))
+        if self.read_thread:
+            branches.append(branch("read_thread"))
+        if self.observe:
+            branches.append(branch("observe"))
+        if self.wait:
+            branches.append(branch("wait"))
+        return {"oneOf": branches}
+
+    def lines(self, world: World) -> list[str]:
+        """The options as the model sees them: one JSON object per line with what it means."""
+        out = [f'{{"action": "say", "to": "{to}"}} = speak to '
+               + ("everyone here" if to == ALL else world.agents[to].name) for to in self.say_to]
+        for verb, target, _ in self.acts:
+            name = world.agents[target].name if target in world.agents else world.objects[target].name
+            out.append(f'{{"action": "act_on", "verb": "{verb}", "target": "{target}"}} = {verb} {name}')
+        if self.read_thread:
+            out.append('{"action": "read_thread"} = catch up on what was said here before you came')
+        if self.observe:
+            out.append('{"action": "observe"} = look around')
+        if self.wait:
+            out.append('{"action": "wait"} = stay quiet and listen')
+        return out
+
+    def to_action(self, agent: str, obj: dict[str, Any]) -> Action | None:
+        """The action a schema-valid object names, or None if it is not on the menu."""
+        kind = obj.get("action")
+        if kind == "say" and obj.get("to") in self.say_to:
+            to = obj["to"]
+            return Say(actor=agent, text="", to=None if to == ALL else to)
+        if kind == "act_on":
+            for verb, target, to in self.acts:
+                if verb == obj.get("verb") and target == obj.get("target"):
+                    return ActOn(actor=agent, verb=verb, target=target, to=to)
+            return None
+        if kind == "read_thread" and self.read_thread:
+            return ReadThread(actor=agent)
+        if kind == "observe" and self.observe:
+            return Observe(actor=agent)
+        if kind == "wait" and self.wait:
+            return Wait(actor=agent)
+        return None
+
+
+def menu(world: World, context: DecisionContext) -> Menu:
+    """The typed menu: verbs only on targets of the right kind, gated by what the canon beat calls for."""
+    p = context.perception
+    direction = context.intention.text if context.intention else ""
+    beat_people = set(context.intention.meet) if context.intention else set()
+    acts: list[tuple[str, str, str | None]] = []
+    for person in p.present:
+        for verb, cues in PERSON_CUES.items():
+            called = person in beat_people and _mentions(direction, cues)
+            if called or (verb == "greet" and person in context.arrivals):
+                acts.append((verb, person, None))
+    for obj in p.objects_here:
+        if _name_words(world.objects[obj].name) & set(re.findall(r"[\w']+", direction.lower())):
+            acts.append(("take", obj, None))
+    for obj in (*p.objects_held, *p.objects_here):
+        if world.objects[obj].carries and obj in p.objects_held:
+            acts.append(("read", obj, None))
+    for obj in p.objects_held:
+        named = _name_words(world.objects[obj].name) & set(re.findall(r"[\w']+", direction.lower()))
+        for person in p.present:
+            if named and person in beat_people:
+                acts.append(("give", obj, person))
+    # a line is always spoken to someone: "to everyone" invites a small model to narrate instead of speak
+    say_to = tuple(p.present)
+    return Menu(say_to=say_to, acts=tuple(dict.fromkeys(acts)), read_thread=context.missed_lines > 0)
+
+
+def policy(world: World, context: DecisionContext) -> Plan | None:
+    """What a reader would expect without asking the model, or None when the choice is open.
+
+    1. Someone here spoke to you: answer them (unless the canon is pulling you away and you answered
+       them last round already — then go).
+    2. The canon needs you elsewhere: bring along a co-actor who is here and must come too, else go.
+    3. The canon's beat is here and its people are present: do it (speak it, with words).
+    4. Alone with nothing due: look around on arrival, else keep still.
+    """
+    p = context.perception
+    agent = context.agent
+    intention = context.intention
+    addressed = context.addressed_by
+    away = intention is not None and intention.place != p.place
+    # a line that answers you does not demand another answer: two agents do not talk in a loop forever
+    is_reply = addressed is not None and any(
+        c.round in (addressed.round - 1, addressed.round) and c.action.startswith(f"said to {addressed.speaker}")
+        for c in context.shortterm.cache
+    )
+    if addressed is not None and addressed.speaker in p.present and not is_reply:
+        return Plan(action=Say(actor=agent, text="", to=addressed.speaker), purpose="answer")
+    if away:
+        path = shortest_path(world, p.place, intention.place)
+        if path:
+            companions = [c for c in intention.companions if c in p.present]
+            if companions:
+                return Plan(action=ActOn(actor=agent, verb="lead", target=companions[0], place=path[0]),
+                            purpose="lead")
+            return Plan(action=Move(actor=agent, to=path[0]), purpose="beat")
+    if intention is not None and intention.place == p.place and intention.role == "actor":
+        people = [m for m in intention.meet if m in p.present]
+        if intention.kind == "act" and people:
+            options = menu(world, context)
+            done = {c.action.split(":")[0] for c in context.shortterm.cache[-4:]}
+            deed = next(((v, t, to) for v, t, to in options.acts
+                         if ((t in people and v in PERSON_CUES and v != "greet") or (v == "give" and to in people))
+                         and f"{v} {t}" not in done), None)  # a deed once done is not done again at once
+            if deed is not None:
+                return Plan(action=ActOn(actor=agent, verb=deed[0], target=deed[1], to=deed[2]), purpose="act")
+        if intention.kind in ("say", "act") and people:
+            return Plan(action=Say(actor=agent, text="", to=people[0]), purpose="beat")
+    if not p.present:
+        arrived_now = any(c.round == p.round - 1 and c.action.startswith(("went to", "led ")) for c in context.shortterm.cache)
+        return Plan(action=Observe(actor=agent) if arrived_now else Wait(actor=agent), purpose="idle")
+    return None

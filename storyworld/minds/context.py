@@ -1,0 +1,84 @@
+"""What a mind is given and what it returns: the decision context, recalled memories, the decision."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import msgspec
+
+from storyworld.actions import Action
+from storyworld.minds.direction import Intention
+from storyworld.perception import Perception
+from storyworld.state import ShortTerm, ThreadLine
+from storyworld.world import World
+
+
+class Recalled(msgspec.Struct, frozen=True, kw_only=True):
+    """A recalled record as shown in a prompt: its text, provenance tag and id (for based_on)."""
+
+    record_id: int
+    text: str
+    tag: str
+
+
+class DecisionContext(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything one agent sees when deciding."""
+
+    agent: str
+    perception: Perception
+    shortterm: ShortTerm
+    recalled: tuple[Recalled, ...]
+    seed: int
+    intention: Intention | None = None  # the canon's next beat for this agent, if one is due
+    addressed_by: ThreadLine | None = None  # the latest line spoken to this agent by someone still here
+    own_lines: tuple[str, ...] = ()  # what this agent said lately (a line must not repeat them)
+    arrivals: tuple[str, ...] = ()  # who came into this place last round
+    missed_lines: int = 0  # lines said here before this agent arrived (read_thread catches up)
+    player: str | None = None  # the person's character, for the status register's stance
+
+
+class Decision(msgspec.Struct, frozen=True, kw_only=True):
+    """The chosen action, whether it was a fallback, and what the choice cost."""
+
+    action: Action
+    fallback: bool = False
+    reason: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    based_on: tuple[int, ...] = ()
+    steps: tuple[str, ...] = ()  # how it was made: policy/model choice, words written/regenerated/fallback
+    beat: str = ""  # the canon beat this action was made to carry out, if any (meets it when done)
+
+
+class Mind(Protocol):
+    """Anything that decides an action for an agent."""
+
+    def decide(self, world: World, context: DecisionContext) -> Decision: ...
+
+
+def provenance_tag(world: World, holding: Any) -> str:
+    """The read-policy tag for a holding: how sure, and from whom ([heard from Horatio], [disputed])."""
+    tags: list[str] = []
+    source = getattr(holding, "source", None)
+    name = world.agents[source].name if source in world.agents else (
+        world.objects[source].name if source in world.objects else source
+    )
+    match holding.via:
+        case "told":
+            tags.append(f"heard from {name}" if name else "heard")
+        case "read":
+            tags.append(f"read in {name}" if name else "read")
+        case "inferred":
+            tags.append("my own inference")
+        case "sediment":
+            tags.append("remembered")
+        case "witnessed":
+            tags.append("seen myself")
+    if holding.status in ("disputed", "retracted"):
+        tags.append(holding.status)
+    elif getattr(holding, "confidence", 1.0) < 0.5:
+        tags.append("unverified")
+    if "contaminated" in getattr(holding, "flags", ()):
+        tags.append("source exposed")
+    return "[" + ", ".join(tags) + "]"

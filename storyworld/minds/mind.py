@@ -1,0 +1,104 @@
+"""LLMMind: direction → choice → words, each step one small question to the model, garbage never out."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import msgspec
+
+from storyworld.actions import ActOn, Action, Observe, Say, Wait
+from storyworld.minds import choice, words
+from storyworld.minds.choice import Plan
+from storyworld.minds.context import Decision, DecisionContext
+from storyworld.world import World
+
+log = logging.getLogger("storyworld.minds")
+
+
+def choice_messages(world: World, context: DecisionContext, options: choice.Menu) -> list[dict[str, str]]:
+    """The choice prompt: the situation in a few lines and the menu, one JSON object per option."""
+    agent = world.agents[context.agent]
+    p = context.perception
+    here = ", ".join(world.agents[a].name for a in p.present) or "nobody"
+    lines = [f"{agent.name} is in {p.place_name} with {here}."]
+    if context.addressed_by is not None:
+        lines.append(f'{world.agents[context.addressed_by.speaker].name} said to {agent.name}: '
+                     f'"{words._clip(context.addressed_by.text)}"')
+    elif p.recent_talk:
+        last = p.recent_talk[-1]
+        lines.append(f'{world.agents[last.speaker].name} said: "{words._clip(last.text)}"')
+    if context.intention is not None:
+        lines.append(f"In the story, next: {words._clip(context.intention.text, 180)}")
+    elif context.shortterm.goals:
+        lines.append(f"{agent.name} wants to {words._clip(context.shortterm.goals[-1], 120)}")
+    lines.append("Options:")
+    lines.extend(options.lines(world))
+    lines.append(f"What does {agent.name} do? Answer with one option's JSON.")
+    return [{"role": "system", "content": f"You decide what {agent.name} does next in {world.title}."},
+            {"role": "user", "content": "\n".join(lines)}]
+
+
+class LLMMind:
+    """A policy on a language model: the canon directs, a typed grammar chooses, a dialogue prompt speaks."""
+
+    def __init__(self, lm: Any, *, choice_tokens: int = 48, line_tokens: int = 56, temperature: float = 0.7) -> None:
+        self.lm = lm
+        self.choice_tokens = choice_tokens
+        self.line_tokens = line_tokens
+        self.temperature = temperature
+
+    def choose(self, world: World, context: DecisionContext) -> tuple[Plan, dict[str, Any]]:
+        """The plan: the policy's when it settles the choice, else the model's pick from the typed menu."""
+        planned = choice.policy(world, context)
+        if planned is not None:
+            return planned, {}
+        options = choice.menu(world, context)
+        obj, completion = self.lm.complete_json(choice_messages(world, context, options), options.schema(),
+                                                max_tokens=self.choice_tokens, temperature=self.temperature,
+                                                seed=context.seed)
+        costs = {"prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens,
+                 "seconds": completion.seconds}
+        action = options.to_action(context.agent, obj) if isinstance(obj, dict) else None
+        if action is None:
+            # the grammar admits only menu items, so this is a broken backend or a cut reply: keep still
+            log.info("fallback choice for %s: %r", context.agent, completion.text[:120])
+            return Plan(action=Wait(actor=context.agent), purpose="fallback", chosen_by="fallback"), costs
+        purpose = "chat"
+        if isinstance(action, Say) and context.intention is not None and context.intention.place == context.perception.place:
+            purpose = "beat"
+        if isinstance(action, ActOn):
+            purpose = "greet" if action.verb == "greet" else "act"
+        return Plan(action=action, purpose=purpose, chosen_by="model"), costs
+
+    def decide(self, world: World, context: DecisionContext) -> Decision:
+        """Choose, then write the words if the choice speaks; any model failure becomes a logged fallback."""
+        costs = {"prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0}
+        based_on = tuple(r.record_id for r in context.recalled)
+        try:
+            plan, spent = self.choose(world, context)
+            _add(costs, spent)
+            steps = [f"choice:{plan.chosen_by}"]
+            fallback, reason = plan.chosen_by == "fallback", ""
+            action: Action = plan.action
+            if plan.needs_words:
+                text, fell_back, why, spent = words.write(self.lm, world, context, plan, max_tokens=self.line_tokens)
+                _add(costs, spent)
+                steps.append("words:fallback" if fell_back else "words:model")
+                fallback, reason = fallback or fell_back, why
+                action = msgspec.structs.replace(action, text=text)
+        except Exception as exc:  # noqa: BLE001 — a failing model must never stop the round; logged here
+            log.warning("model call failed for %s: %s", context.agent, exc)
+            return Decision(action=Observe(actor=context.agent), fallback=True, reason=f"model error: {exc}", **costs)
+        intention = context.intention
+        for_beat = intention is not None and intention.place == context.perception.place and (
+            plan.purpose in ("beat", "act") or (plan.purpose == "answer" and intention.role == "actor"))
+        return Decision(action=action, fallback=fallback, reason=reason, based_on=based_on, steps=tuple(steps),
+                        beat=intention.beat_id if for_beat and intention is not None else "",
+                        prompt_tokens=int(costs["prompt_tokens"]), completion_tokens=int(costs["completion_tokens"]),
+                        seconds=float(costs["seconds"]))
+
+
+def _add(total: dict[str, float], more: dict[str, Any]) -> None:
+    for key, value in more.items():
+        total[key] = total.get(key, 0) + value

@@ -1,0 +1,238 @@
+"""The words step: a dialogue prompt made for one line, checked, regenerated once, else a logged fallback."""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from storyworld.actions import ActOn, Say
+from storyworld.minds import lines
+from storyworld.minds.choice import Plan
+from storyworld.minds.context import DecisionContext
+from storyworld.world import World
+
+log = logging.getLogger("storyworld.minds")
+
+MAX_SPEECH = 160  # characters of one spoken line, cut at a sentence end
+MAX_CONTEXT = 140  # characters of a remembered or overheard line in the prompt
+# Characters a spoken line may hold: no markup, quotes, digits or newlines (they are where a small
+# model's prose turns into JSON, lists and scene directions).
+SPEECH_CHARS = r"[^{}\[\]<>|\\\"\n\r\t0-9_*#@$%^&=+~`]"
+
+SYSTEM = ("You write the next spoken line for a character in a play: one or two short sentences, in the first "
+          "person, nothing else.")
+# Two worked examples, invented and world-neutral: an answer and a beat, so the model sees both shapes.
+EXAMPLES = (
+    ('Tom speaks to Mara on the river bank. Mara has just said: "Will you take me across tonight?" '
+     "Tom means to warn her that the ice will not hold.",
+     '{"line": "Mara, not tonight; the ice is thin as paper."}'),
+    ("Old Sela speaks to Finn at the mill. Sela means to ask whether the miller has come back from town.",
+     '{"line": "Finn, has the miller come back from town yet?"}'),
+)
+EXAMPLE_TEXT = " ".join(answer for _, answer in EXAMPLES)
+SPOKEN_LIMIT = 120  # characters kept: whole sentences up to here (a small model rambles after its first)
+
+
+def _clip(text: str, limit: int = MAX_CONTEXT) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"
+
+
+def _first_sentence(text: str) -> str:
+    head = re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
+    return _clip(head, 150)
+
+
+def addressee(plan: Plan) -> str | None:
+    """Whom the line is spoken to (None: everyone here)."""
+    match plan.action:
+        case Say(to=to):
+            return to
+        case ActOn(target=target):
+            return target
+    return None
+
+
+def vocative(world: World, agent_id: str) -> str:
+    """How one calls a person by name at the start of a line: "Horatio", "Ghost"."""
+    name = world.agents[agent_id].name
+    return re.sub(r"^(the|a|an)\s+", "", name, flags=re.IGNORECASE).strip()
+
+
+def scene_line(world: World, context: DecisionContext, plan: Plan) -> str:
+    """Who speaks to whom, where: the one fact line of the dialogue prompt."""
+    agent = world.agents[context.agent]
+    to = addressee(plan)
+    target = world.agents[to].name if to in world.agents else "everyone"
+    role = _role(agent.description)
+    return f"{agent.name}{', ' + role + ',' if role else ''} speaks to {target} in {context.perception.place_name}."
+
+
+def _role(description: str) -> str:
+    """The first phrase of a persona ("an officer of the watch"), short enough not to be copied."""
+    head = re.split(r"[.;:]", description.strip(), maxsplit=1)[0]
+    head = head.split(",")[0].strip()
+    return head[0].lower() + head[1:] if 3 <= len(head) <= 60 else ""
+
+
+def build_messages(world: World, context: DecisionContext, plan: Plan) -> list[dict[str, str]]:
+    """The dialogue prompt: who speaks to whom and where, the line answered, what they recall, the direction."""
+    agent = world.agents[context.agent]
+    parts = [scene_line(world, context, plan)]
+    heard = context.addressed_by
+    if heard is not None and plan.purpose == "answer":
+        parts.append(f'{world.agents[heard.speaker].name} has just said: "{_clip(heard.text)}"')
+        if context.recalled:
+            memory = context.recalled[0]
+            parts.append(f"{agent.name} remembers {memory.tag} {_clip(memory.text, 90)}")
+    else:
+        talk = context.perception.recent_talk
+        if talk and talk[-1].speaker != context.agent:
+            parts.append(f'{world.agents[talk[-1].speaker].name} has just said: "{_clip(talk[-1].text)}"')
+    mood = context.shortterm.status.get("mood")
+    if mood and mood != "watchful":
+        parts.append(f"{agent.name} feels {mood}.")
+    parts.append(_direction(world, context, plan))
+    messages = [{"role": "system", "content": SYSTEM}]
+    for question, answer in EXAMPLES:
+        messages += [{"role": "user", "content": question}, {"role": "assistant", "content": answer}]
+    messages.append({"role": "user", "content": " ".join(parts)})
+    return messages
+
+
+def _direction(world: World, context: DecisionContext, plan: Plan) -> str:
+    """What the line is for, in words: the canon beat, the errand, or the persona's goal."""
+    name = world.agents[context.agent].name
+    intention = context.intention
+    match plan.purpose:
+        case "lead":
+            assert isinstance(plan.action, ActOn)
+            place = world.places[plan.action.place].name if plan.action.place in world.places else "the next place"
+            errand = f" ({_clip(intention.text, 120)})" if intention else ""
+            return f"{name} asks {world.agents[plan.action.target].name} to come along to {place}{errand}."
+        case "act" if isinstance(plan.action, ActOn):
+            return f"{name} means to {plan.action.verb} {world.agents[plan.action.target].name}" + (
+                f": {_clip(intention.text, 120)}" if intention else ".")
+        case "answer" if intention is None or intention.place != context.perception.place:
+            heard = context.addressed_by
+            speaker = world.agents[heard.speaker].name if heard else "them"
+            return f"{name} answers {speaker}."
+    if plan.purpose == "answer" and context.addressed_by is not None:
+        speaker = world.agents[context.addressed_by.speaker].name
+        return f"{name} answers {speaker}" + (
+            f"; {instruction(name, intention.text)[len(name) + 1:]}" if intention is not None else ".")
+    if intention is not None:
+        return instruction(name, intention.text)
+    goal = context.shortterm.goals[-1] if context.shortterm.goals else "get through the day"
+    return f"{name} means to talk about this: {_clip(goal, 120)}"
+
+
+_IRREGULAR = {"goes": "go", "does": "do", "has": "have", "is": "be", "says": "say", "tries": "try",
+              "hurries": "hurry", "cries": "cry", "denies": "deny", "replies": "reply", "carries": "carry"}
+
+
+def instruction(name: str, beat: str) -> str:
+    """A beat told as what the speaker is to do: "Marcellus asks whether…" -> "Marcellus means to ask whether…"."""
+    clause = re.split(r";\s|:\s", beat.strip(), maxsplit=1)[0].rstrip(".")
+    match = re.match(rf"^{re.escape(name)}\s+(\w+)\b(.*)$", clause)
+    if match:
+        verb, rest = match.group(1), match.group(2)
+        base = _IRREGULAR.get(verb.lower())
+        if base is None:
+            base = verb[:-2] if verb.endswith(("shes", "ches", "sses", "xes")) else (verb[:-1] if verb.endswith("s") else verb)
+        return _clip(f"{name} means to {base}{rest}.", 200)
+    return _clip(beat, 200)
+
+
+def line_schema(world: World, plan: Plan) -> dict[str, Any]:
+    """The line's JSON shape: a vocative start when it is spoken to someone, plain speech characters only."""
+    to = addressee(plan)
+    start = _pattern_literal(vocative(world, to)) + ", " if to in world.agents else "[A-Z]"
+    pattern = f"^{start}{SPEECH_CHARS}{{12,200}}$"
+    return {"type": "object", "properties": {"line": {"type": "string", "pattern": pattern}}, "required": ["line"]}
+
+
+def _pattern_literal(text: str) -> str:
+    """Text as a literal in a schema pattern: metacharacters escaped, spaces left bare (the grammar
+    converter reads `\\ ` as an unknown escape)."""
+    return "".join("\\" + c if c in ".^$*+?()[]{}|\\/-" else c for c in text)
+
+
+def fallback_line(world: World, context: DecisionContext, plan: Plan) -> str:
+    """A plain in-character line for when the model's lines were rejected: safe, short, never garbage."""
+    to = addressee(plan)
+    who = vocative(world, to) + ", " if to in world.agents else ""
+    if plan.purpose == "lead" and isinstance(plan.action, ActOn) and plan.action.place in world.places:
+        return f"{who}come with me to {world.places[plan.action.place].name.lower()}."
+    if plan.purpose == "answer":
+        options = ("I hear you, and I will think on what you say.", "that is a hard thing to answer, but I will not forget it.",
+                   "I have heard you; give me a moment to weigh it.")
+    elif plan.purpose == "greet":
+        options = ("you are welcome here.", "well met, and welcome.")
+    else:
+        options = ("there is something I must tell you, and it will not wait.", "listen to me a moment; this matters.",
+                   "we must speak plainly now.")
+    text = options[context.seed % len(options)]
+    return who + (text if who else text[0].upper() + text[1:])
+
+
+def world_names(world: World) -> tuple[str, ...]:
+    """Every agent, place and object name (a line made only of these is a list, not speech)."""
+    return (*(a.name for a in world.agents.values()), *(p.name for p in world.places.values()),
+            *(o.name for o in world.objects.values()))
+
+
+def check(world: World, context: DecisionContext, plan: Plan, text: str) -> list[str]:
+    """Problems with a candidate line: garbage, copies of the examples or the scene line, repeats, parroting."""
+    heard = [t.text for t in context.perception.recent_talk if t.speaker != context.agent]
+    if context.addressed_by is not None:
+        heard.append(context.addressed_by.text)
+    to = addressee(plan)
+    # the direction and the line answered may be echoed in meaning; the examples and the scene line may not
+    shown = EXAMPLE_TEXT + " " + scene_line(world, context, plan)
+    return lines.problems(text, names=world_names(world), prompt=shown, earlier=context.own_lines, heard=heard,
+                          speaker=world.agents[context.agent].name,
+                          addressee=world.agents[to].name if to in world.agents else "")
+
+
+def tidy(world: World, context: DecisionContext, plan: Plan, raw: str) -> str:
+    """The spoken part of a reply: whole sentences up to the limit, the speaker's own name after the vocative dropped."""
+    text = lines.first_sentences(raw, SPOKEN_LIMIT)
+    to = addressee(plan)
+    if to in world.agents and text:
+        own = re.escape(vocative(world, context.agent))
+        text = re.sub(rf"^({re.escape(vocative(world, to))}, )(?:{own}|{re.escape(world.agents[context.agent].name)}),\s*",
+                      r"\1", text)
+    return text
+
+
+def write(lm: Any, world: World, context: DecisionContext, plan: Plan, *, tries: int = 3,
+          max_tokens: int = 40) -> tuple[str, bool, str, dict[str, float]]:
+    """The line for a plan: (text, fallback?, reason, costs). Rejected lines are regenerated, then replaced."""
+    messages = build_messages(world, context, plan)
+    schema = line_schema(world, plan)
+    costs = {"prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0}
+    reasons: list[str] = []
+    for attempt in range(tries):
+        obj, completion = lm.complete_json(messages, schema, max_tokens=max_tokens,
+                                           temperature=0.7 + 0.1 * attempt, seed=context.seed + attempt)
+        costs["prompt_tokens"] += completion.prompt_tokens
+        costs["completion_tokens"] += completion.completion_tokens
+        costs["seconds"] += completion.seconds
+        raw = obj.get("line", "") if isinstance(obj, dict) else _salvage_line(completion.text)
+        text = tidy(world, context, plan, raw)
+        found = ["no sentence end"] if not text else check(world, context, plan, text)
+        if not found:
+            return text, False, "", costs
+        reasons.append(f"{', '.join(found)}: {raw[:80]!r}")
+    text = fallback_line(world, context, plan)
+    reason = "line rejected (" + "; ".join(reasons) + ")"
+    log.info("fallback line for %s: %s", context.agent, reason)
+    return text, True, reason, costs
+
+
+def _salvage_line(reply: str) -> str:
+    """The line of a reply cut at the token limit: the text after `"line":` up to where it stopped."""
+    match = re.search(r'"line"\s*:\s*"(.*)', reply, flags=re.DOTALL)
+    return match.group(1).rstrip('"} \n') if match else ""

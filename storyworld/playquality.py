@@ -1,0 +1,73 @@
+"""How well a run plays: fallbacks, degenerate and repeated speech, ping-pong moves, replies, canon progress."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from storyworld.minds import lines
+
+Similarity = Callable[[list[tuple[str, str]]], list[float]]
+
+
+def score(events: list[dict[str, Any]], *, player: str | None, names: tuple[str, ...], decisions: int,
+          fallbacks: int, invalid: int, similarity: Similarity | None = None) -> dict[str, Any]:
+    """The play-quality figures of one event log (see `storyworld bench play --help` for each definition)."""
+    agents_say = [e for e in events if e["kind"] == "say" and e["actor"] != player]
+    said_before: dict[str, list[str]] = {}
+    degenerate = repeats = 0
+    for event in agents_say:
+        text = event["speech"] or ""
+        if lines.degenerate(text, names=names):
+            degenerate += 1
+        earlier = said_before.setdefault(event["actor"], [])
+        if any(lines.similarity(text, old) >= 0.7 for old in earlier):
+            repeats += 1
+        earlier.append(text)
+    moves = [e for e in events if e["kind"] == "move" and e["actor"] != player]
+    pingpong = 0
+    for event in moves:
+        back = [m for m in moves if m["actor"] == event["actor"] and 0 < m["round"] - event["round"] <= 2
+                and m["from_place"] == event["to_place"] and m["to_place"] == event["from_place"]]
+        pingpong += bool(back)
+    pairs, addressed, answered = [], 0, 0
+    for index, event in enumerate(events):
+        to = event["to"]
+        if event["kind"] != "say" or not to or to == player or to not in event["witnesses"]:
+            continue
+        addressed += 1
+        reply = next((e for e in events[index + 1:] if e["kind"] == "say" and e["actor"] == to
+                      and e["round"] <= event["round"] + 1), None)
+        if reply is not None:
+            answered += 1
+            pairs.append((event["speech"] or "", reply["speech"] or ""))
+    relevance = similarity(pairs) if similarity is not None and pairs else []
+    rate = lambda n, d: round(n / d, 4) if d else 0.0  # noqa: E731
+    return {
+        "decisions": decisions,
+        "fallback_rate": rate(fallbacks, decisions),
+        "speeches": len(agents_say),
+        "degenerate_speech_rate": rate(degenerate, len(agents_say)),
+        "repeat_rate": rate(repeats, len(agents_say)),
+        "invalid_actions": invalid,
+        "moves": len(moves),
+        "pingpong_rate": rate(pingpong, len(moves)),
+        "addressed": addressed,
+        "reply_rate": rate(answered, addressed),
+        "reply_relevance": round(float(np.mean(relevance)), 4) if len(relevance) else 0.0,
+    }
+
+
+def embedding_similarity(embedder: Any) -> Similarity:
+    """Cosine between each line and its reply, with the run's sentence embedder (MiniLM)."""
+
+    def cosines(pairs: list[tuple[str, str]]) -> list[float]:
+        left = embedder.encode([a for a, _ in pairs])
+        right = embedder.encode([b for _, b in pairs])
+        left = left / np.maximum(np.linalg.norm(left, axis=1, keepdims=True), 1e-9)
+        right = right / np.maximum(np.linalg.norm(right, axis=1, keepdims=True), 1e-9)
+        return [float(x) for x in (left * right).sum(axis=1)]
+
+    return cosines

@@ -1,0 +1,88 @@
+"""Chinese prose: chapters, sentences, a cast in the source script with English aliases, the bundled names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from storyworld.authoring import cjk
+from storyworld.authoring.pipeline import author_source
+from storyworld.authoring.prose import author_prose, split_chapters
+from storyworld.world import World, load_world
+
+ROOT = Path(__file__).parent.parent
+
+# Our own short passage, in the manner of a classical novel (not from any source text).
+TALE = """第一回：渡口相逢，兩人結伴
+
+　　話說江南有一人，姓方，名遠，字子舟，以擺渡為業。一日，方遠在渡口候客。
+忽見一人背劍而來，姓韓，名青，字伯山。
+
+　　韓青曰：「此去臨江城，尚有幾日？」子舟曰：「三日可到。」韓青大喜曰：「願與君同行。」
+
+第二回：臨江城中，夜見官兵
+
+　　二人至臨江城。方遠曰：「城中多兵，不可久留。」韓伯山曰：「明日便走。」
+方子舟與韓青入城，宿於客店。韓青曰：「聽，門外有人。」方遠曰：「是官兵也。」
+"""
+KNOWN = [
+    cjk.Known(kind="person", id="fang-yuan", name="Fang Yuan", native="方遠", aliases=("Zizhou", "子舟")),
+    cjk.Known(kind="place", id="linjiang", name="Linjiang city", native="臨江城"),
+]
+
+
+def test_chapters_paragraphs_and_sentences():
+    chapters = split_chapters(TALE)
+    assert [(c.number, c.title) for c in chapters] == [(1, "渡口相逢，兩人結伴"), (2, "臨江城中，夜見官兵")]
+    assert chapters[0].paragraphs[0].startswith("話說江南有一人") and "\n" not in chapters[0].paragraphs[0]
+    assert cjk.sentences("甲曰：「走。」乙曰：「好！」丙去。") == ["甲曰：「走。」", "乙曰：「好！」", "丙去。"]
+    assert cjk.chapter_number("二十三", 0) == 23 and cjk.chapter_number("十", 0) == 10
+    assert cjk.is_cjk(TALE) and not cjk.is_cjk("Chapter 1: Liu Bei")
+
+
+def test_names_in_the_source_script_with_english_aliases_are_one_agent():
+    chapters = split_chapters(TALE)
+    cast = cjk.build_cast(chapters, KNOWN, min_mentions=2)
+    by_name = {p.name: p for p in cast.persons.values()}
+    assert set(by_name) == {"方遠", "韓青"}
+    fang = by_name["方遠"]
+    assert fang.id == "fang-yuan"
+    assert {"子舟", "方子舟", "Fang Yuan", "Zizhou"} <= set(fang.aliases)
+    han = by_name["韓青"]
+    assert {"伯山", "韓伯山"} <= set(han.aliases) and han.id.startswith("person-")  # no world knows him
+    assert cast.surfaces["子舟"] == ("person", "fang-yuan")
+    assert cast.place_english == {"linjiang": "Linjiang city"}
+
+
+def test_a_chinese_draft_passes_check(monkeypatch):
+    monkeypatch.setattr(cjk, "known_names", lambda folders=None: KNOWN)
+    draft = author_prose(TALE, world_id="ferry-zh")
+    world = World.from_file(draft.world)
+    assert world.warnings == []
+    fang = world.agents["fang-yuan"]
+    assert fang.name == "方遠" and fang.native_name == "方遠" and "Fang Yuan" in fang.aliases
+    # "子舟曰" is Fang Yuan speaking: the event names him, not a second person.
+    assert any("fang-yuan" in e.actors and "子舟曰" in e.text for e in draft.world.event)
+    assert {p.name for p in draft.world.place} >= {"Linjiang city"}
+
+
+def test_the_bundled_three_kingdoms_world_has_chinese_names():
+    world = load_world(ROOT / "worlds" / "three_kingdoms.toml")
+    assert world.warnings == []
+    liu = world.agents["liu-bei"]
+    assert liu.native_name == "劉備" and {"Xuande", "玄德"} <= set(liu.aliases)
+    assert all(agent.native_name for agent in world.file.agent)
+    assert world.places["luoyang"].native_name == "洛陽"
+
+
+def test_sanguo_chapters_author_into_a_playable_world(shared_dir, tmp_path):
+    draft = author_source(shared_dir / "texts" / "sanguo_yanyi_zh_ch01-10.txt", kind="prose", max_chunks=0)
+    agents = {a.id: a for a in draft.world.agent}
+    liu = agents["liu-bei"]
+    assert liu.name == "劉備" and {"Liu Bei", "Xuande", "玄德", "劉玄德"} <= set(liu.aliases)
+    assert {"guan-yu", "zhang-fei", "cao-cao", "dong-zhuo", "lu-bu", "diao-chan"} <= set(agents)
+    assert not any(a.name.endswith(("大怒", "曰")) for a in agents.values())
+    assert len(draft.world.start) == 10 and any(a.playable for a in agents.values())
+    world = World.from_file(draft.world)
+    assert world.warnings == []

@@ -1,0 +1,168 @@
+"""Play editions in several layouts: our own five-act play in three, and Hamlet re-set into two more."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from storyworld.authoring.editions import is_direction_line, is_stage_words, normalize_edition
+from storyworld.authoring.playparse import parse_play
+from storyworld.world import World
+
+PLAYS = Path(__file__).parent / "data" / "plays"
+LAYOUTS = ["gutenberg", "worldlib", "acting", "plain"]
+CORVUS_CAST = {
+    "titus", "first-citizen", "second-citizen", "corvus", "livia", "maro", "tullus", "decima", "soothsayer",
+    "lucius", "fulvia", "messenger", "ghost-of-corvus",
+}
+
+
+def _corvus(layout: str):
+    return parse_play((PLAYS / f"corvus_{layout}.txt").read_text(encoding="utf-8"), world_id="corvus")
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_every_layout_gives_the_same_cast_places_and_starts(layout):
+    parse = _corvus(layout)
+    figures = parse.figures()
+    assert {a.id for a in parse.world.agent} == CORVUS_CAST
+    assert figures["precision"] == 1.0 and figures["principal_recall"] == 1.0
+    assert [(s.act, s.number) for s in parse.scenes][:4] == [(1, 1), (1, 2), (1, 3), (2, 1)]
+    assert figures["scenes"] == 15 and figures["starts"] == 5  # a start per act
+    assert [s.id for s in parse.world.start] == ["beginning", "act-2", "act-3", "act-4", "act-5"]
+    assert figures["stage_words_as_agents"] == [] and figures["stage_words_as_places"] == []
+    assert World.from_file(parse.world).warnings == []
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_scene_headings_give_places(layout):
+    parse = _corvus(layout)
+    places = {p.id: p.name for p in parse.world.place}
+    assert len(places) == 12
+    # "The same. A street." is the street of 1.1; "Another part of the field" is the field of battle.
+    assert parse.scene(1, 3).place == parse.scene(1, 1).place == "street"
+    assert parse.scene(5, 3).place == parse.scene(5, 4).place == parse.scene(5, 2).place == "field-of-battle"
+    assert places["field-of-battle"] == "Field of battle"
+    assert not any(re.search(r"thunder|drum|alarum|flourish", name, re.I) for name in places.values())
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_stage_directions_are_business_not_speech(layout):
+    parse = _corvus(layout)
+    says = [e for e in parse.world.event if e.kind == "say"]
+    assert not any(re.search(r"\b(Drum|Alarum|Thunder|Flourish|Enter)\b", e.text) for e in says)
+    # The speech before "Drum. Enter Maro..." in 5.1 ends where Titus stopped.
+    hold = next(e for e in says if e.text.startswith("They come down"))
+    assert hold.text == "They come down to meet us. Hold the left." and hold.actors == ["titus"]
+    drum = next(e for e in parse.scene_events(5, 1) if e.text == "Drum")
+    assert drum.kind == "narration" and drum.actors == []
+    enter = next(e for e in parse.scene_events(5, 1) if e.kind == "move" and "maro" in e.actors)
+    assert set(enter.actors) == {"maro", "tullus"}
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_props_and_deaths(layout):
+    parse = _corvus(layout)
+    objects = {o.id: o for o in parse.world.object}
+    letter = objects["letter"]
+    assert letter.holder == "tullus" and "maro" in letter.carries  # given to Maro, who reads it
+    assert objects["dagger"].holder == "tullus"
+    starts = {s.id: s for s in parse.world.start}
+    assert starts["act-4"].absent == ["corvus"] and "corvus" not in starts["act-4"].positions
+    assert "tullus" in parse.scene(5, 4).dead  # "Dies." after his last line
+    dies = [e for e in parse.world.event if e.text == "Dies"]
+    assert [e.actors for e in dies] == [["corvus"], ["tullus"], ["maro"]]
+    after = [e for e in parse.scene_events(3, 2) if e.kind == "say"]
+    assert all("corvus" not in e.witnesses for e in after)
+
+
+def test_first_folio_layout_without_personae_or_places():
+    parse = _corvus("folio")
+    # `Actus Primus. Scoena Prima.`, `Scena Secunda.`; `Tull.` is the Tullus the entrances bring on.
+    assert [(s.act, s.number) for s in parse.scenes][:3] == [(1, 1), (1, 2), (1, 3)]
+    assert {a.id for a in parse.world.agent} == (CORVUS_CAST - {"ghost-of-corvus"}) | {"ghost"}
+    assert len(parse.world.start) == 5 and len(parse.scenes) == 15
+    figures = parse.figures()
+    assert figures["precision"] is None and figures["stage_words_as_agents"] == []
+    hold = next(e for e in parse.world.event if e.kind == "say" and e.text.startswith("They come down"))
+    assert hold.text == "They come down to meet us. Hold the left." and hold.actors == ["titus"]
+    assert {s.id: s for s in parse.world.start}["act-4"].absent == ["corvus"]
+    assert World.from_file(parse.world).warnings == []
+
+
+def test_stage_words():
+    for label in ["Alarum", "ALARUMS", "Drum", "Thunder and lightning", "Flourish", "Exeunt", "Dies", "Sennet"]:
+        assert is_stage_words(label), label
+    for label in ["CASSIUS", "First Witch", "Soothsayer", "ALL"]:
+        assert not is_stage_words(label), label
+    assert is_direction_line("Thunder and lightning. Enter three Witches.")
+    assert is_direction_line("Drum. Enter Brutus.")
+    assert not is_direction_line("Soft you now, the fair Ophelia.")
+
+
+def test_licence_matter_is_dropped():
+    text = normalize_edition((PLAYS / "corvus_gutenberg.txt").read_text(encoding="utf-8"))
+    assert "Project Gutenberg" not in text and "LICENSE" not in text
+    worldlib = normalize_edition((PLAYS / "corvus_worldlib.txt").read_text(encoding="utf-8"))
+    assert "<<" not in worldlib and "ELECTRONIC VERSION" not in worldlib
+    assert "SCENE I. Corvium. A street." in worldlib  # `ACT I. SCENE I.` + the place on the next line
+
+
+def test_a_licence_without_its_end_marker_gives_no_speakers():
+    text = (PLAYS / "corvus_gutenberg.txt").read_text(encoding="utf-8").replace("*** END OF THE PROJECT", "END THE")
+    text += "\n\n1.F.3. LIMITED RIGHT OF REPLACEMENT OR REFUND - If you discover a defect\n\nINCIDENTAL\nDAMAGE.\n\n"
+    text += "1.F.4. Except for the limited right of replacement set forth in paragraph 1.F.3\n"
+    ids = {a.id for a in parse_play(text, world_id="corvus").world.agent}
+    assert ids == CORVUS_CAST
+
+
+# ------------------------------------------------------------------------------ Hamlet re-set (../shared)
+
+
+def _caps_alone(text: str) -> str:
+    """Hamlet's `NAME. speech` paragraphs set as `NAME.` alone on a line, the speech under it."""
+    return re.sub(r"(?m)^(?!SCENE|ACT)([A-Z][A-Z’' ]+[A-Z])\. (?=\S)", r"\1.\n", text)
+
+
+def _world_library(text: str) -> str:
+    """Hamlet set like the old complete works: `ACT I. SCENE I.` / place line, `  NAME. speech` lines packed."""
+    out: list[str] = []
+    act = ""
+    for paragraph in re.split(r"\n\s*\n", text):
+        lines = paragraph.split("\n")
+        joined = " ".join(l.strip() for l in lines)
+        if re.fullmatch(r"ACT [IVX]+", joined):
+            act = joined
+            continue
+        scene = re.match(r"^SCENE ([IVX]+)\. (.*)$", joined)
+        if scene and act:
+            out += ["", "", f"{act}. SCENE {scene.group(1)}.", scene.group(2), ""]
+            continue
+        if re.match(r"^[A-Z][A-Z’' ]+[A-Z]\. ", joined) and act:
+            words = joined.split(" ")
+            out.append("  " + " ".join(words[:8]))
+            if words[8:]:
+                out.append("    " + " ".join(words[8:]))
+            continue
+        out.append(paragraph.strip() if act else paragraph)
+    return "\n".join(out)
+
+
+@pytest.fixture
+def hamlet_text(shared_dir):
+    return (shared_dir / "texts" / "hamlet.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("reset", [_caps_alone, _world_library])
+def test_hamlet_in_other_layouts(hamlet_text, reset):
+    parse = parse_play(reset(hamlet_text), world_id="hamlet")
+    figures = parse.figures()
+    assert figures["scenes"] == 20 and figures["acts"] == 5 and figures["starts"] == 5
+    assert figures["principal_recall"] == 1.0, figures["missing_principals"]
+    assert figures["precision"] >= 0.9, figures["outside_personae"]
+    assert figures["places"] == 8
+    assert figures["stage_words_as_agents"] == [] and figures["stage_words_as_places"] == []
+    speakers = {a for e in parse.world.event if e.kind == "say" for a in e.actors}
+    assert {"hamlet", "claudius", "gertrude", "ghost", "horatio", "ophelia", "polonius", "laertes"} <= speakers

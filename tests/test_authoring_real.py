@@ -1,0 +1,51 @@
+"""Authored worlds played by the real bundled model: a Fountain round trip, and the Chinese chapters."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from storyworld import session
+from storyworld.authoring.fountain import author_fountain
+from storyworld.authoring.pipeline import author_source
+from storyworld.minds import LLMMind
+from storyworld.screenplay import beats_from_events, render_fountain
+from storyworld.state import Settings
+from storyworld.world import World
+
+FERRY = Path(__file__).parent / "data" / "screenplays" / "night_ferry.fountain"
+
+pytestmark = [pytest.mark.real_model, pytest.mark.real_embedder]
+
+
+@pytest.fixture(scope="module")
+def real_lm():
+    from storyworld.llm import load_model
+
+    return load_model(seed=0)
+
+
+def test_fountain_round_trip_with_the_real_model(real_lm):
+    world = World.from_file(author_fountain(FERRY.read_text(encoding="utf-8"), world_id="ferry"))
+    sim = session.new_simulation(world, None, Settings(seed=4, awake="all"), LLMMind(real_lm))
+    for _ in range(2):
+        sim.step()
+    beats = beats_from_events(world, sim.state.events)
+    again = author_fountain(render_fountain(world, sim.state.events), world_id="ferry-again")
+    speakers = {world.agents[b.actor].name for b in beats if b.kind == "say"}
+    assert {a.name for a in again.agent} == speakers
+    assert {p.name.casefold() for p in again.place} == {world.places[b.place].name.casefold() for b in beats}
+    assert sum(1 for e in again.event if e.kind == "say") == sum(1 for b in beats if b.kind == "say")
+
+
+@pytest.mark.slow
+def test_the_chinese_chapters_play_a_round(real_lm, shared_dir):
+    draft = author_source(shared_dir / "texts" / "sanguo_yanyi_zh_ch01-10.txt", kind="prose", max_chunks=0)
+    world = World.from_file(draft.world)
+    assert world.warnings == []
+    sim = session.new_simulation(world, None, Settings(seed=1, awake="near", player="liu-bei"), LLMMind(real_lm))
+    before = sim.state.round
+    outcome = sim.step()
+    assert sim.state.round == before + 1 and outcome.events
+    assert sim.store.stats()["leaks"] == 0
