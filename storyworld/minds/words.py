@@ -36,7 +36,8 @@ EXAMPLE_TEXT = " ".join(answer for _, answer in EXAMPLES)
 OPENERS = ("I", "I'm", "I'll", "I have", "you", "your", "we", "my", "what", "how", "why", "where", "who", "come",
            "look", "listen", "tell me", "do", "did", "have you", "can", "will you", "let", "there", "this", "that",
            "it", "no", "yes", "good", "stay", "go", "speak", "hear", "see", "by", "if", "when", "not", "now",
-           "peace", "alas", "the", "our", "all", "is it", "are you", "be", "take", "follow", "wait", "think")
+           "peace", "the", "our", "is it", "are you", "be", "take", "follow", "wait", "think")
+LEAD_OPENERS = ("come with me to", "follow me to", "walk with me to")  # a lead's line asks them along
 SPOKEN_LIMIT = 120  # characters kept: whole sentences up to here (a small model rambles after its first)
 
 
@@ -124,8 +125,8 @@ def _direction(world: World, context: DecisionContext, plan: Plan) -> str:
         case "lead":
             assert isinstance(plan.action, ActOn)
             place = world.places[plan.action.place].name if plan.action.place in world.places else "the next place"
-            errand = f" ({_clip(intention.text, 120)})" if intention else ""
-            return f"{name} asks {world.agents[plan.action.target].name} to come along to {place}{errand}."
+            # the errand's own text stays out: a long beat buries the one thing this line must say
+            return f"{name} asks {world.agents[plan.action.target].name} to come with him now to {place}."
         case "act" if isinstance(plan.action, ActOn):
             return f"{name} means to {plan.action.verb} {world.agents[plan.action.target].name}" + (
                 f": {_clip(intention.text, 120)}" if intention else ".")
@@ -163,7 +164,8 @@ def instruction(name: str, beat: str) -> str:
 def line_schema(world: World, plan: Plan) -> dict[str, Any]:
     """The line's JSON shape: a vocative start when it is spoken to someone, plain speech characters only."""
     to = addressee(plan)
-    start = (_pattern_literal(vocative(world, to)) + ", (" + "|".join(OPENERS) + ") ") if to in world.agents else "[A-Z]"
+    openers = LEAD_OPENERS if plan.purpose == "lead" else OPENERS
+    start = (_pattern_literal(vocative(world, to)) + ", (" + "|".join(openers) + ") ") if to in world.agents else "[A-Z]"
     pattern = f"^{start}{SPEECH_CHARS}{{12,200}}$"
     return {"type": "object", "properties": {"line": {"type": "string", "pattern": pattern}}, "required": ["line"]}
 
