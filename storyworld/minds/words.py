@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
 from storyworld.actions import ActOn, Say
@@ -14,6 +15,7 @@ from storyworld.world import World
 
 log = logging.getLogger("storyworld.minds")
 
+Relevance = Callable[[str, str], float]  # how much a line is about another (MiniLM cosine)
 MAX_SPEECH = 160  # characters of one spoken line, cut at a sentence end
 MAX_CONTEXT = 140  # characters of a remembered or overheard line in the prompt
 # Characters a spoken line may hold: no markup, quotes, digits or newlines (they are where a small
@@ -235,13 +237,21 @@ def tidy(world: World, context: DecisionContext, plan: Plan, raw: str) -> str:
     return text
 
 
+MIN_RELEVANCE = 0.2  # MiniLM cosine below which an answer is off the subject of what it answers
+
+
 def write(lm: Any, world: World, context: DecisionContext, plan: Plan, *, tries: int = 4,
-          max_tokens: int = 40) -> tuple[str, bool, str, dict[str, float]]:
-    """The line for a plan: (text, fallback?, reason, costs). Rejected lines are regenerated, then replaced."""
+          max_tokens: int = 40, relevance: Relevance | None = None) -> tuple[str, bool, str, dict[str, float]]:
+    """The line for a plan: (text, fallback?, reason, costs). Rejected lines are regenerated, then replaced.
+
+    With `relevance`, an answer must also be on the subject of the line it answers; when every try is
+    sound but off the subject, the closest one is spoken rather than a fallback.
+    """
     messages = build_messages(world, context, plan)
     schema = line_schema(world, plan)
     costs = {"prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0}
     reasons: list[str] = []
+    best: tuple[float, str] | None = None
     for attempt in range(tries):
         obj, completion = lm.complete_json(messages, schema, max_tokens=max_tokens,
                                            temperature=0.7 + 0.1 * attempt, seed=context.seed + attempt)
@@ -251,10 +261,18 @@ def write(lm: Any, world: World, context: DecisionContext, plan: Plan, *, tries:
         raw = obj.get("line", "") if isinstance(obj, dict) else _salvage_line(completion.text)
         text = tidy(world, context, plan, raw)
         found = ["no sentence end"] if not text else check(world, context, plan, text)
+        if not found and relevance is not None and plan.purpose == "answer" and context.addressed_by is not None:
+            score = relevance(context.addressed_by.text, text)
+            if score < MIN_RELEVANCE:
+                found = ["off the subject"]
+                if best is None or score > best[0]:
+                    best = (score, text)
         if not found:
             return text, False, "", costs
         log.debug("rejected line for %s (%s): %r", context.agent, ", ".join(found), raw[:120])
         reasons.append(f"{', '.join(found)}: {raw[:80]!r}")
+    if best is not None:
+        return best[1], False, "", costs  # sound speech, if loosely on the subject, beats a stock line
     text = fallback_line(world, context, plan)
     reason = "line rejected (" + "; ".join(reasons) + ")"
     log.info("fallback line for %s: %s", context.agent, reason)
