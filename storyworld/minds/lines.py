@@ -71,12 +71,14 @@ def _ngrams(tokens: list[str], n: int) -> set[tuple[str, ...]]:
 
 
 def problems(line: str, *, names: Iterable[str] = (), prompt: str = "", earlier: Iterable[str] = (),
-             heard: str | Iterable[str] = "", speaker: str = "", addressee: str = "") -> list[str]:
+             heard: str | Iterable[str] = "", speaker: str = "", addressee: str = "",
+             overheard: Iterable[str] = ()) -> list[str]:
     """Why a line is not fit to be spoken (empty list: fit). Used by the mind and by `bench play`.
 
     `names` are the world's names (a line made of them is a list, not speech); `prompt` is the text the
     model was shown (long copied runs are echoes); `earlier` are the speaker's own earlier lines; `heard`
-    is the line it answers (parroting it back is not an answer).
+    is the line it answers (parroting it back is not an answer); `overheard`, other talk nearby (only a
+    near copy of it counts).
     """
     found: list[str] = []
     tokens = words(line)
@@ -109,7 +111,8 @@ def problems(line: str, *, names: Iterable[str] = (), prompt: str = "", earlier:
     if any(similarity(line, old) >= 0.7 for old in earlier):
         found.append("repeat")
     heard_lines = [heard] if isinstance(heard, str) else list(heard)
-    if any(h and similarity(line, h) >= 0.75 for h in heard_lines):
+    if any(h and similarity(line, h) >= 0.75 for h in heard_lines) or any(
+            h and similarity(line, h) >= 0.9 for h in overheard):
         found.append("parrot")
     return found
 

@@ -208,9 +208,8 @@ def world_names(world: World) -> tuple[str, ...]:
 
 def check(world: World, context: DecisionContext, plan: Plan, text: str) -> list[str]:
     """Problems with a candidate line: garbage, copies of the examples or the scene line, repeats, parroting."""
-    heard = [t.text for t in context.perception.recent_talk if t.speaker != context.agent]
-    if context.addressed_by is not None:
-        heard.append(context.addressed_by.text)
+    overheard = [t.text for t in context.perception.recent_talk if t.speaker != context.agent]
+    heard = [context.addressed_by.text] if context.addressed_by is not None else []
     to = addressee(plan)
     # the direction and the line answered may be echoed in meaning; the examples and the scene line may not
     shown = EXAMPLE_TEXT + " " + scene_line(world, context, plan)
@@ -218,7 +217,7 @@ def check(world: World, context: DecisionContext, plan: Plan, text: str) -> list
     heard += [line for lines_ in STOCK.values() for line in lines_]
     return lines.problems(text, names=world_names(world), prompt=shown, earlier=context.own_lines, heard=heard,
                           speaker=world.agents[context.agent].name,
-                          addressee=world.agents[to].name if to in world.agents else "")
+                          addressee=world.agents[to].name if to in world.agents else "", overheard=overheard)
 
 
 def tidy(world: World, context: DecisionContext, plan: Plan, raw: str) -> str:
