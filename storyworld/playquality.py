@@ -38,8 +38,10 @@ def score(events: list[dict[str, Any]], *, player: str | None, names: tuple[str,
         if event["kind"] != "say" or not to or to == player or to not in event["witnesses"]:
             continue
         addressed += 1
-        reply = next((e for e in events[index + 1:] if e["kind"] == "say" and e["actor"] == to
-                      and e["round"] <= event["round"] + 1), None)
+        window = [e for e in events[index + 1:] if e["kind"] == "say" and e["actor"] == to
+                  and e["round"] <= event["round"] + 1]
+        # the reply is what they said back to the speaker; else whatever they said next
+        reply = next((e for e in window if e["to"] == event["actor"]), window[0] if window else None)
         if reply is not None:
             answered += 1
             pairs.append((event["speech"] or "", reply["speech"] or ""))

@@ -35,6 +35,8 @@ def register(benches: argparse._SubParsersAction) -> None:
     parser.add_argument("--awake", default="near", choices=["all", "near"], help="scheduling (default near)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--save", metavar="DIR", help="also save the run here (for `storyworld log`)")
+    parser.add_argument("--from-save", metavar="DIR",
+                        help="score a run saved earlier (by --save or `run --script`) instead of running one")
     parser.add_argument("--json", action="store_true", help="one JSON object")
     add_model_options(parser)
     parser.set_defaults(func=bench_play)
@@ -54,6 +56,8 @@ def bench_play(args: argparse.Namespace) -> int:
     if args.rounds < 1:
         raise UserError("--rounds must be 1 or more")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if args.from_save:
+        return _score_save(args)
     world = load_world_arg(args.world)
     player_id = resolve_player(world, args.player)
     script = read_script(args.script)
@@ -80,5 +84,26 @@ def bench_play(args: argparse.Namespace) -> int:
     result |= canon_progress(world, sim.state, sim.state.canon)
     result["seconds_per_round"] = round(statistics.fmean(round_s), 3)
     result["script_problems"] = player.problems
+    report(result, args.json)
+    return 0
+
+
+def _score_save(args: argparse.Namespace) -> int:
+    """The figures of a saved run (no timing: it was not run here)."""
+    from memory.embedder import shared_embedder
+    from storyworld import eventlog, playquality, session
+    from storyworld.commands.common import existing_save
+    from storyworld.minds.direction import canon_progress
+    from storyworld.minds.words import world_names
+
+    sim = session.load_simulation(existing_save(args.from_save), mind=None)
+    player = resolve_player(sim.world, args.player)
+    decisions = sum(1 for a in sim.state.actions if a.actor != player)
+    result = {"world": sim.world.id, "player": player, "save": str(args.from_save),
+              "rounds": sim.state.round - sim.state.start_round}
+    result |= playquality.score(eventlog.entries(sim.state.events), player=player, names=world_names(sim.world),
+                                decisions=decisions, fallbacks=sim.state.fallbacks, invalid=sim.state.invalid,
+                                similarity=playquality.embedding_similarity(shared_embedder()))
+    result |= canon_progress(sim.world, sim.state, sim.state.canon)
     report(result, args.json)
     return 0
