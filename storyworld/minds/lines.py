@@ -15,6 +15,8 @@ FIELD_WORDS = frozenset({
 ROBOT_PHRASES = ("as an ai", "language model", "i'm sorry, but", "i cannot", "here is", "here's a", "sure!",
                  "in character", "your line", "the line", "next line")
 MIN_WORDS = 3
+# the dialogue prompt's own phrasing: a line that says these is reading the prompt back
+SCAFFOLD = ("has just said", "in the story, next", "write what")
 SPEAKER_WORDS = frozenset({"i", "me", "my", "mine", "we", "us", "our", "you", "your", "yours", "thou", "thee", "thy",
                            "ye", "let's", "i'm", "i'll", "i've", "you're", "we're", "i'd", "you'll", "we'll"})
 NARRATOR_WORDS = frozenset({"he", "his", "him", "she", "her", "they", "their"})
@@ -89,6 +91,8 @@ def problems(line: str, *, names: Iterable[str] = (), prompt: str = "", earlier:
         found.append("markup")
     if any(p in lowered for p in ROBOT_PHRASES):
         found.append("out of character")
+    if any(phrase in lowered for phrase in SCAFFOLD):
+        found.append("echo of the prompt")
     if prompt:
         echoed = _ngrams(tokens, 6) & _ngrams(words(prompt), 6)
         if echoed:
@@ -104,7 +108,7 @@ def problems(line: str, *, names: Iterable[str] = (), prompt: str = "", earlier:
     if any(similarity(line, old) >= 0.7 for old in earlier):
         found.append("repeat")
     heard_lines = [heard] if isinstance(heard, str) else list(heard)
-    if any(h and similarity(line, h) >= 0.75 for h in heard_lines):
+    if any(h and similarity(line, h) >= 0.6 for h in heard_lines):
         found.append("parrot")
     return found
 
