@@ -178,6 +178,15 @@ def _pattern_literal(text: str) -> str:
     return "".join("\\" + c if c in ".^$*+?()[]{}|\\/-" else c for c in text)
 
 
+STOCK = {  # plain in-character lines for when every model line was rejected, by what the line was for
+    "answer": ("I hear you, and I will think on what you say.", "that is a hard thing to answer, but I will not forget it.",
+               "I have heard you; give me a moment to weigh it."),
+    "greet": ("you are welcome here.", "well met, and welcome."),
+    "other": ("there is something I must tell you, and it will not wait.", "listen to me a moment; this matters.",
+              "we must speak plainly now."),
+}
+
+
 def fallback_line(world: World, context: DecisionContext, plan: Plan) -> str:
     """A plain in-character line for when the model's lines were rejected: safe, short, never garbage."""
     to = addressee(plan)
@@ -186,14 +195,7 @@ def fallback_line(world: World, context: DecisionContext, plan: Plan) -> str:
         return f"{who}come with me to {world.places[plan.action.place].name.lower()}."
     if plan.purpose == "summon" and context.player_call is not None:
         return f"{who}you are wanted at {world.places[context.player_call.place].name.lower()}."
-    if plan.purpose == "answer":
-        options = ("I hear you, and I will think on what you say.", "that is a hard thing to answer, but I will not forget it.",
-                   "I have heard you; give me a moment to weigh it.")
-    elif plan.purpose == "greet":
-        options = ("you are welcome here.", "well met, and welcome.")
-    else:
-        options = ("there is something I must tell you, and it will not wait.", "listen to me a moment; this matters.",
-                   "we must speak plainly now.")
+    options = STOCK.get(plan.purpose, STOCK["other"])
     text = options[context.seed % len(options)]
     return who + (text if who else text[0].upper() + text[1:])
 
@@ -206,15 +208,16 @@ def world_names(world: World) -> tuple[str, ...]:
 
 def check(world: World, context: DecisionContext, plan: Plan, text: str) -> list[str]:
     """Problems with a candidate line: garbage, copies of the examples or the scene line, repeats, parroting."""
-    heard = [t.text for t in context.perception.recent_talk if t.speaker != context.agent]
-    if context.addressed_by is not None:
-        heard.append(context.addressed_by.text)
+    overheard = [t.text for t in context.perception.recent_talk if t.speaker != context.agent]
+    heard = [context.addressed_by.text] if context.addressed_by is not None else []
     to = addressee(plan)
     # the direction and the line answered may be echoed in meaning; the examples and the scene line may not
     shown = EXAMPLE_TEXT + " " + scene_line(world, context, plan)
+    # the stock fallback lines are heard often; a model line that copies one is no line of its own
+    heard += [line for lines_ in STOCK.values() for line in lines_]
     return lines.problems(text, names=world_names(world), prompt=shown, earlier=context.own_lines, heard=heard,
                           speaker=world.agents[context.agent].name,
-                          addressee=world.agents[to].name if to in world.agents else "")
+                          addressee=world.agents[to].name if to in world.agents else "", overheard=overheard)
 
 
 def tidy(world: World, context: DecisionContext, plan: Plan, raw: str) -> str:
@@ -237,7 +240,7 @@ def tidy(world: World, context: DecisionContext, plan: Plan, raw: str) -> str:
     return text
 
 
-MIN_RELEVANCE = 0.2  # MiniLM cosine below which an answer is off the subject of what it answers
+MIN_RELEVANCE = 0.3  # MiniLM cosine below which an answer is off the subject of what it answers
 
 
 def write(lm: Any, world: World, context: DecisionContext, plan: Plan, *, tries: int = 4,
