@@ -166,9 +166,10 @@ def _interaction_graph(plt: Any, relations: dict[str, Any], agents: list[str], t
                                node_size=[80 + 900 * degree[n] / most for n in nodes])
         nx.draw_networkx_labels(graph, layout, ax=axis, font_size=7)
     alone = sorted(set(agents) - set(graph.nodes()))
-    note = f"; no interaction: {', '.join(alone[:8])}{'…' if len(alone) > 8 else ''}" if alone else ""
-    axis.set_title(f"Interaction graph: who spoke to or acted on whom ({len(relations.get('communities', []))} "
-                   f"Louvain communities){note}", fontsize=9)
+    note = f"\nno interaction: {', '.join(alone[:6])}{f' and {len(alone) - 6} more' if len(alone) > 6 else ''}" if alone else ""
+    groups = sum(1 for c in relations.get("communities", []) if len(c) > 1)
+    axis.set_title(f"Interaction graph: who spoke to or acted on whom ({groups} Louvain communities; "
+                   f"size: weighted degree){note}", fontsize=9)
     axis.axis("off")
     fig.suptitle(title)
     fig.tight_layout()
