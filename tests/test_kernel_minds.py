@@ -161,10 +161,3 @@ def test_lead_takes_along_the_idle_and_the_willing(own, follows):
     outcome = resolve_round(world, state, {"tobin": lead, "maren": own}, random.Random(0))
     assert state.positions["tobin"] == "tavern" and outcome.refused == ()
     assert (state.positions["maren"] == "tavern") is (follows or isinstance(own, ActOn))
-
-
-def test_a_line_that_copies_talk_overheard_nearby_is_a_parrot_whoever_it_names():
-    heard = ["Barnardo, my lord, to tell you the truth about your murder, by the way."]
-    copy = "Marcellus, my lord, to tell you the truth about your murder, by the way, you are no sailor."
-    assert "parrot" in lines.problems(copy, overheard=heard)
-    assert "parrot" not in lines.problems("Marcellus, the thing walked the walls again tonight.", overheard=heard)

@@ -111,9 +111,8 @@ def problems(line: str, *, names: Iterable[str] = (), prompt: str = "", earlier:
     if any(similarity(line, old) >= 0.7 for old in earlier):
         found.append("repeat")
     heard_lines = [heard] if isinstance(heard, str) else list(heard)
-    body = _without_vocative(line)
     if any(h and similarity(line, h) >= 0.75 for h in heard_lines) or any(
-            h and _contains(body, _without_vocative(h)) >= 0.8 for h in overheard):
+            h and similarity(line, h) >= 0.9 for h in overheard):
         found.append("parrot")
     return found
 
@@ -130,20 +129,6 @@ def _only_names(line: str, names: Iterable[str]) -> bool:
         if len(bare) > 2:
             rest = rest.replace(bare, " ")
     return len([w for w in words(rest) if w not in _GLUE]) < 2
-
-
-def _contains(line: str, other: str) -> float:
-    """How much of `other` (five words or more) the line repeats: 0..1."""
-    theirs = set(words(other))
-    if len(theirs) < 5:
-        return 0.0
-    return len(theirs & set(words(line))) / len(theirs)
-
-
-def _without_vocative(line: str) -> str:
-    """A line without the name it opens on ("Barnardo, my lord, …" -> "my lord, …"): copies differ only there."""
-    head, comma, rest = line.partition(",")
-    return rest.strip() if comma and 0 < len(words(head)) <= 3 else line
 
 
 def _names_in(name: str, tokens: list[str], *, skip_vocative: bool = False) -> bool:
