@@ -1,8 +1,8 @@
 """Consensus memory: records owned by everyone who holds them, recall scoped to what one knows."""
 
-from memory.consensus import ConsensusStore, Deposit, normalise_text, provenance_tag
+from memory.consensus import ConsensusStore, provenance_tag
 from memory.persist import StoreFileError
-from memory.records import Holding, MergeLogEntry, RecallHit, Record
+from memory.records import Deposit, Holding, MergeLogEntry, RecallHit, Record, normalise_text
 from memory.settings import MemorySettings
 
 __all__ = [
