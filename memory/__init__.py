@@ -1,6 +1,6 @@
 """Consensus memory: records owned by everyone who holds them, recall scoped to what one knows."""
 
-from memory.consensus import ConsensusStore, provenance_tag
+from memory.consensus import ConsensusStore
 from memory.persist import StoreFileError
 from memory.records import Deposit, Holding, MergeLogEntry, RecallHit, Record, normalise_text
 from memory.settings import MemorySettings
@@ -15,5 +15,4 @@ __all__ = [
     "Record",
     "StoreFileError",
     "normalise_text",
-    "provenance_tag",
 ]
