@@ -280,22 +280,13 @@ class Simulation:
         An agent's experience of one round is one deposit in the paper's sense: every record an
         owner took in this round is affiliated with the others, and an utterance with its claim.
         """
-        from memory import Deposit as MemoryDeposit
-
-        batch = [
-            MemoryDeposit(
-                owner=d.owner, statements=list(d.statements), round=d.round, event_id=d.event_id, via=d.via,
-                source=d.source, place=d.place, kind=d.kind, based_on=list(d.based_on),
-            )
-            for d in outcome.deposits
-        ]
+        batch = list(outcome.deposits)
         if not batch:
             return
         id_lists = self.store.remember_many(batch)
         groups: dict[str, set[int]] = {}
         for deposit, ids in zip(outcome.deposits, id_lists):
-            root = (deposit.event_id or "").split("/")[0]
-            groups.setdefault(f"event:{root}", set()).update(ids)
+            groups.setdefault(f"event:{deposit.group or deposit.event_id or ''}", set()).update(ids)
             groups.setdefault(f"owner:{deposit.owner}", set()).update(ids)
         for ids in groups.values():
             if len(ids) > 1:

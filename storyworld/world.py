@@ -101,6 +101,15 @@ class World:
         """The world's title."""
         return self.info.title
 
+    def name_of(self, ident: str | None) -> str:
+        """The display name of an agent, object or place id (the id itself when unknown, "" for none)."""
+        if not ident:
+            return ""
+        for table in (self.agents, self.objects, self.places):
+            if ident in table:
+                return table[ident].name
+        return ident
+
     def __repr__(self) -> str:
         return (
             f"World({self.id!r}: {len(self.agents)} agents, {len(self.places)} places, "

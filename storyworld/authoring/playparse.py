@@ -601,7 +601,7 @@ def _titles_of(description: str) -> list[str]:
     return []
 
 
-class Cast:
+class SpeakerRoster:
     """Resolves speech headings and names in directions to agent keys (folded display names)."""
 
     def __init__(self, personae: list[Persona]) -> None:
@@ -966,7 +966,7 @@ def parse_play(
         raise UserError("no scenes or speeches found: is this a play? (try --kind prose)")
     personae = parse_personae(personae_lines)
     labels = Counter(item.label for item in items if item.kind == "speech" and item.label)
-    cast = Cast(personae or _entrance_personae(items, labels))
+    cast = SpeakerRoster(personae or _entrance_personae(items, labels))
     cast.learn_labels(labels)
     warnings: list[str] = []
 
@@ -1319,7 +1319,7 @@ def _clauses(text: str) -> list[str]:
     return [p.strip().rstrip(".").strip() for p in parts if p.strip().rstrip(".").strip()]
 
 
-def _actors_of(clause: str, named: list[str], last_speakers: list[str], cast: Cast) -> list[str]:
+def _actors_of(clause: str, named: list[str], last_speakers: list[str], cast: SpeakerRoster) -> list[str]:
     """Who does a piece of stage business: the named subject, else the last speaker for `Draws`."""
     words = clause.split()
     if not words:
@@ -1340,7 +1340,7 @@ def _actors_of(clause: str, named: list[str], last_speakers: list[str], cast: Ca
     return named
 
 
-def _leavers(word: str, rest: str, present: list[str], last_speakers: list[str], cast: Cast) -> list[str]:
+def _leavers(word: str, rest: str, present: list[str], last_speakers: list[str], cast: SpeakerRoster) -> list[str]:
     """Who leaves on `Exit ...` / `Exeunt ...`: named, all but named, or the last speaker(s)."""
     match = re.search(r"\bbut\b", rest, re.I)
     if match:
@@ -1420,7 +1420,7 @@ def _build_world(
     world_id: str,
     title: str,
     source: str,
-    cast: Cast,
+    cast: SpeakerRoster,
     scenes: list[ScenePlan],
     drafts: list[_Draft],
     place_texts: dict[str, list[str]],

@@ -130,7 +130,7 @@ class Person(msgspec.Struct, kw_only=True):
     first_sentence: str = ""
 
 
-class Cast:
+class ProseMentions:
     """Persons and places found in the text, with the surface forms that name them."""
 
     def __init__(self) -> None:
@@ -300,7 +300,7 @@ def _is_surname_name(name: str) -> bool:
     return len(words) == 2 and fold(words[0]) in SURNAMES and fold(words[1]) not in PLACE_SUFFIXES and fold(words[1]) not in FUNCTION_WORDS
 
 
-def build_cast(chapters: list[Chapter], *, min_mentions: int = MIN_PERSON_MENTIONS) -> Cast:
+def build_cast(chapters: list[Chapter], *, min_mentions: int = MIN_PERSON_MENTIONS) -> ProseMentions:
     """Persons (with aliases) and places from capitalised-name frequency, context cues and alias patterns."""
     counts: Counter[str] = Counter()
     place_cues: Counter[str] = Counter()
@@ -431,7 +431,7 @@ def build_cast(chapters: list[Chapter], *, min_mentions: int = MIN_PERSON_MENTIO
     for person in persons_by_name.values():
         for surface in [person.name, *person.aliases]:
             claims[surface].add(person.name)
-    cast = Cast()
+    cast = ProseMentions()
     taken: set[str] = set()
     for person in sorted(persons_by_name.values(), key=lambda p: (-p.mentions, p.name)):
         person.id = unique_id(slugify(person.name, "person"), taken)
@@ -473,7 +473,7 @@ class Extraction(msgspec.Struct, kw_only=True):
     by_model: bool = False
 
 
-def fallback_extract(chunk: Chunk, cast: Cast) -> Extraction | None:
+def fallback_extract(chunk: Chunk, cast: ProseMentions) -> Extraction | None:
     """Deterministic extraction: persons co-occurring in the chunk, the place it names, its key sentences."""
     found = cast.scan(chunk.text)
     actors = list(dict.fromkeys(item_id for kind, item_id, _ in found if kind == "person"))
@@ -491,7 +491,7 @@ def fallback_extract(chunk: Chunk, cast: Cast) -> Extraction | None:
                       text=trim_text(chunk.text))
 
 
-def _place_of(text: str, cast: Cast, found: list[tuple[str, str, int]]) -> str | None:
+def _place_of(text: str, cast: ProseMentions, found: list[tuple[str, str, int]]) -> str | None:
     """The place a chunk happens at: the last place with a cue (`at X`), else the last place named."""
     cued = []
     for match in PLACE_CUE_RE.finditer(text):
@@ -556,7 +556,7 @@ SYSTEM_PROMPT = (
 )
 
 
-def model_extract(chunk: Chunk, cast: Cast, lm: Any, *, seed: int = 0) -> tuple[Extraction | None, str]:
+def model_extract(chunk: Chunk, cast: ProseMentions, lm: Any, *, seed: int = 0) -> tuple[Extraction | None, str]:
     """Ask the model for the chunk's event; (extraction, "") or (None, reason it was rejected)."""
     found = cast.scan(chunk.text)
     person_ids = list(dict.fromkeys(item_id for kind, item_id, _ in found if kind == "person"))
@@ -598,7 +598,7 @@ def model_extract(chunk: Chunk, cast: Cast, lm: Any, *, seed: int = 0) -> tuple[
                       kind=kind, text=trim_text(chunk.text), flags=flags, by_model=True), ""
 
 
-def pick_model_chunks(chunks: list[Chunk], cast: Cast, max_chunks: int | None) -> set[int]:
+def pick_model_chunks(chunks: list[Chunk], cast: ProseMentions, max_chunks: int | None) -> set[int]:
     """Indexes of the chunks the model reads: the first chunks with people of each chapter, in turns."""
     by_chapter: dict[int, list[int]] = defaultdict(list)
     for index, chunk in enumerate(chunks):
@@ -673,7 +673,7 @@ def _prose_title(chapters: list[Chapter], world_id: str) -> str:
 
 def _build_prose_world(
     extractions: list[tuple[Chunk, Extraction]],
-    cast: Cast,
+    cast: ProseMentions,
     chapters: list[Chapter],
     *,
     world_id: str,

@@ -80,8 +80,7 @@ def who_knows_command(args: argparse.Namespace) -> int:
 
 def display_name(sim: Any, agent: str) -> str:
     """An agent's name in the world, else its id."""
-    agents = getattr(sim.world, "agents", {})
-    return getattr(agents.get(agent), "name", agent) if agent in agents else agent
+    return sim.world.name_of(agent)
 
 
 def add_disputes(sim: Any, rows: list[dict[str, Any]]) -> None:
