@@ -215,16 +215,22 @@ class _Resolver:
     def lead(self, action: ActOn, fallback: bool) -> None:
         """Go to a neighbouring place and take someone along: they come unless they are going elsewhere."""
         origin = self.state.positions[action.actor]
-        if action.place not in self.world.places[origin].exits or action.target not in self.present(origin):
+        if action.place not in self.world.places[origin].exits:
             self.refuse(action.actor, f"cannot lead {self.world.name_of(action.target)} there")
             return
+        if action.target not in self.present(origin):
+            # the one to be led went first (to the same place, or elsewhere): the leader still goes
+            self.move(Move(actor=action.actor, to=action.place), fallback=fallback)
+            return
         own = self.actions.get(action.target)
-        goes_elsewhere = isinstance(own, Move) or (isinstance(own, ActOn) and own.verb == "lead")
+        heading = own.to if isinstance(own, Move) else (own.place if isinstance(own, ActOn) and own.verb == "lead" else None)
+        goes_elsewhere = heading is not None and heading != action.place
         if action.text:
             self.say(Say(actor=action.actor, text=action.text, to=action.target), fallback=fallback)
         self.move(Move(actor=action.actor, to=action.place), fallback=fallback)
-        if goes_elsewhere:
-            self.results[action.actor] = f"{self.world.name_of(action.target)} would not come"
+        if goes_elsewhere or heading == action.place:  # going their own way, or coming anyway by themselves
+            if goes_elsewhere:
+                self.results[action.actor] = f"{self.world.name_of(action.target)} would not come"
             return
         self.move(Move(actor=action.target, to=action.place))
         self.results[action.target] = f"went with {self.world.name_of(action.actor)} to {self.world.name_of(action.place)}"

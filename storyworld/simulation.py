@@ -261,7 +261,8 @@ class Simulation:
                     policy=self.settings.cache_policy,
                     size=self.settings.cache_size,
                 )
-        direction.update(self.world, self.state, self.state.canon, list(outcome.events))
+        direction.update(self.world, self.state, self.state.canon, list(outcome.events),
+                         worked={a: d.beat for a, d in decisions.items() if d.beat}, player=self.settings.player)
         update_status(self.world, self.state, outcome, self.settings.player)
         self.store.decay(self.state.round)
         version, internal, _ = self.rng.getstate()

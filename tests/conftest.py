@@ -20,6 +20,8 @@ def storyworld_home(tmp_path_factory, monkeypatch) -> Path:
     """Point STORYWORLD_HOME at a fresh temporary folder so tests never touch user data."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("STORYWORLD_HOME", str(home))
+    # a returning user: the first-launch welcome has been seen (tests of the welcome remove this)
+    (home / "welcomed").write_text("shown\n", encoding="utf-8")
     return home
 
 

@@ -74,8 +74,8 @@ def test_json_has_every_backend_with_the_table_figures(chatter, tmp_path, capsys
     assert consensus["shared"] > 0 and consensus["linked_fraction"] > 0.5
     assert consensus["total"] < min(r["total"] for b, r in result["backends"].items() if b != "consensus")
     assert {p.name for p in (tmp_path / "plots").iterdir()} == {"growth.png", "latency.png", "ownership.png",
-                                                                 "horizons.png", "interaction.png", "affiliation.png",
-                                                                 "relations.png"}
+                                                                 "horizons.png", "interaction.png", "relations.png",
+                                                                 "affiliation.png"}
     tables = (tmp_path / "t.md").read_text()
     for heading in ("Table 1", "Table 2", "Table 8", "Table 5", "latency", "Sharing by horizon"):
         assert heading in tables

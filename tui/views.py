@@ -7,6 +7,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from storyworld.minds import guide
+
 if TYPE_CHECKING:
     from storyworld.simulation import Simulation
     from storyworld.state import SimEvent
@@ -190,6 +192,9 @@ class Moment:
     goals: tuple[str, ...]
     present: tuple[str, ...] = ()
     results: dict[str, str] = field(default_factory=dict)
+    happening: str = ""  # the director's note on what is going on near the player
+    suggestions: tuple[tuple[str, str], ...] = ()  # the player's canon beats: (text, next | done | overtaken)
+    hint: str = ""  # where the story is, shown when the player has drifted for a few rounds
 
 
 def beats_for(sim: Simulation, events: tuple[SimEvent, ...] | list[SimEvent], player: str,
@@ -337,7 +342,31 @@ def build_moment(sim: Simulation, player: str, *, events: tuple[SimEvent, ...] =
         goals=tuple(reversed(stm.goals)) if stm else (),
         present=tuple(a for a in state.present(place) if a != player),
         results=dict(results or {}),
+        happening=guide.happening(world, state, player),
+        suggestions=tuple((s.text, s.status) for s in guide.suggestions(world, state, player)),
+        hint=guide.hint(world, state, player) if not opening and _due_hint(idle_rounds(state, player)) else "",
     )
+
+
+IDLE_ROUNDS = 2  # rounds of only waiting or looking around before the director offers a hint
+
+
+def _due_hint(idle: int) -> bool:
+    return idle >= IDLE_ROUNDS and idle % IDLE_ROUNDS == 0
+
+
+def idle_rounds(state: Any, player: str) -> int:
+    """How many of the player's latest actions in a row did nothing for the story (wait, look, catch up)."""
+    from storyworld.actions import Observe, ReadThread, Wait
+
+    count = 0
+    for action in reversed(state.actions):
+        if action.actor != player:
+            continue
+        if not isinstance(action, (Wait, Observe, ReadThread)):
+            break
+        count += 1
+    return count
 
 
 # --- the memory inspector ------------------------------------------------------------------------

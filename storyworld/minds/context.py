@@ -48,6 +48,7 @@ class Decision(msgspec.Struct, frozen=True, kw_only=True):
     seconds: float = 0.0
     based_on: tuple[int, ...] = ()
     steps: tuple[str, ...] = ()  # how it was made: policy/model choice, words written/regenerated/fallback
+    beat: str = ""  # the canon beat this action was made to carry out, if any (meets it when done)
 
 
 class Mind(Protocol):

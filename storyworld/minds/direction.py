@@ -84,7 +84,8 @@ def intention_for(world: World, state: WorldState, progress: CanonProgress, agen
             return None  # nothing due soon: stay where you are
         role = "actor" if agent in event.actors else "witness"
         others = tuple(a for a in dict.fromkeys([*event.actors, *event.witness_ids()]) if a != agent)
-        companions = tuple(a for a in event.actors if a != agent) if role == "actor" and event.kind == "move" else ()
+        # co-actors who must be there too: whoever is with you now is brought along (the player too)
+        companions = tuple(a for a in event.actors if a != agent) if role == "actor" else ()
         return Intention(
             beat_id=event.id, round=event.round, place=event.place, kind=event.kind, role=role, text=event.text,
             meet=tuple(a for a in others if _in_play(world, state, a)),
@@ -111,9 +112,15 @@ def upcoming(world: World, state: WorldState, progress: CanonProgress, agent: st
     return found
 
 
-def update(world: World, state: WorldState, progress: CanonProgress, events: list[SimEvent]) -> list[str]:
-    """After a round: mark beats met by what happened, drop beats the story has passed; returns met ids."""
+def update(world: World, state: WorldState, progress: CanonProgress, events: list[SimEvent], *,
+           worked: dict[str, str] | None = None, player: str | None = None) -> list[str]:
+    """After a round: mark beats met by what happened, drop beats the story has passed; returns met ids.
+
+    A spoken or acted beat is met only by a deed done for it (`worked`: agent -> beat id its action was
+    made for) or, for the player, by speaking or acting at its place; a beat of being there, by being there.
+    """
     settled = _settled(progress)
+    worked = worked or {}
     spoke_at: dict[str, set[str]] = {}
     for event in events:
         if event.kind in ("say", "act"):
@@ -132,7 +139,8 @@ def update(world: World, state: WorldState, progress: CanonProgress, events: lis
             continue
         at_place = all(state.positions.get(a) == event.place for a in actors)
         # one spoken beat per speaker per round: a line meets the beat it was written for, not every one due
-        speaker = next((a for a in actors if event.place in spoke_at.get(a, ()) and a not in spent), None)
+        speaker = next((a for a in actors if event.place in spoke_at.get(a, ()) and a not in spent
+                        and (worked.get(a) == event.id or (a == player and a not in worked))), None)
         did = event.kind not in ("say", "act") or speaker is not None
         if at_place and did:
             if speaker is not None and event.kind in ("say", "act"):

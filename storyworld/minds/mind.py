@@ -90,7 +90,11 @@ class LLMMind:
         except Exception as exc:  # noqa: BLE001 — a failing model must never stop the round; logged here
             log.warning("model call failed for %s: %s", context.agent, exc)
             return Decision(action=Observe(actor=context.agent), fallback=True, reason=f"model error: {exc}", **costs)
+        intention = context.intention
+        for_beat = intention is not None and intention.place == context.perception.place and (
+            plan.purpose in ("beat", "act") or (plan.purpose == "answer" and intention.role == "actor"))
         return Decision(action=action, fallback=fallback, reason=reason, based_on=based_on, steps=tuple(steps),
+                        beat=intention.beat_id if for_beat and intention is not None else "",
                         prompt_tokens=int(costs["prompt_tokens"]), completion_tokens=int(costs["completion_tokens"]),
                         seconds=float(costs["seconds"]))
 

@@ -171,7 +171,10 @@ async def test_side_panel_tabs_show_cast_map_and_goals(runtime, tiny_world):
         places = str(screen.query_one("#map").content)
         assert "→ tavern" in places and "→ lighthouse" in places and "▶ The harbour" in places
         goals = str(screen.query_one("#goals").content)
-        assert goals.startswith("▶ Keep the lamp lit every night")
+        # the story's next beats for Maren first (the canon as suggestions), then her own goal stack
+        assert goals.startswith("In the story") and "Your goals" in goals
+        assert "Tobin tells Maren he carries a letter" in goals
+        assert goals.index("Tobin tells Maren") < goals.index("▶ ")
         await pilot.press("f8")
         assert not screen.query_one("#side").display
 

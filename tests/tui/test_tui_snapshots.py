@@ -143,3 +143,21 @@ def test_inspector_marks_retracted_and_contaminated_records(snap_compare, trust_
 
     app = make_app(runtime=trust_runtime, world=tiny_world, player="maren")
     assert snap_compare(app, terminal_size=SIZE, run_before=expose)
+
+
+def test_new_game_dialog_tells_the_story(snap_compare, still_runtime, tiny_world):
+    """The dialog lists characters by how much the coming story involves them, each with a story line."""
+    app = make_app(runtime=still_runtime, world=tiny_world)
+    assert snap_compare(app, terminal_size=SIZE, run_before=steady)
+
+
+def test_goals_tab_shows_the_canon_as_suggestions(snap_compare, still_runtime, tiny_world):
+    """The Goals tab: the player's next canon beats (where to go), then the goal stack."""
+    app = make_app(runtime=still_runtime, world=tiny_world, player="maren")
+
+    async def goals(pilot) -> None:
+        await settle(pilot)
+        pilot.app.screen.query_one("#side").active = "tab-goals"
+        await steady(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=goals)

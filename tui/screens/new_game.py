@@ -22,8 +22,11 @@ class NewGameScreen(ModalScreen[NewGame | None]):
         Binding("ctrl+s", "start", "Start", tooltip="Start with the highlighted choices"),
     ]
 
-    def __init__(self, worlds: list[WorldEntry], world_id: str | None = None, player: str | None = None) -> None:
+    def __init__(self, worlds: list[WorldEntry], world_id: str | None = None, player: str | None = None,
+                 start_id: str | None = None) -> None:
         super().__init__()
+        self.start_id = start_id
+        self._start_shown: str | None = None
         self.worlds = [w for w in worlds if w.world is not None]
         self.world_id = world_id if any(w.id == world_id for w in self.worlds) else (
             self.worlds[0].id if self.worlds else None)
@@ -63,19 +66,40 @@ class NewGameScreen(ModalScreen[NewGame | None]):
         entry = self.entry()
         if entry is None:
             return
-        characters = self.query_one("#pick-character", OptionList)
-        characters.clear_options()
-        characters.add_options([Option(name, id=ident) for ident, name in entry.playable])
-        if entry.playable:
-            ids = [i for i, _ in entry.playable]
-            characters.highlighted = ids.index(self.player) if self.player in ids else 0
         starts = self.query_one("#pick-start", OptionList)
         starts.clear_options()
         starts.add_options([Option(f"{sid} (round {rnd})", id=sid) for sid, rnd, _ in entry.starts])
-        default = entry.world.file.world.default_start if entry.world is not None else ""
+        default = self.start_id or (entry.world.file.world.default_start if entry.world is not None else "")
         ids = [s for s, _, _ in entry.starts]
         if ids:
             starts.highlighted = ids.index(default) if default in ids else 0
+        self._fill_characters()
+
+    def _fill_characters(self) -> None:
+        """Characters for the highlighted start, the heart of its story first, each with its story line."""
+        from rich.text import Text
+
+        from storyworld.minds.guide import cast_lines
+
+        entry = self.entry()
+        if entry is None or entry.world is None:
+            return
+        characters = self.query_one("#pick-character", OptionList)
+        keep = self._chosen("#pick-character") if characters.option_count else self.player
+        start = self._chosen("#pick-start")
+        self._start_shown = start
+        lines = cast_lines(entry.world, start)
+        characters.clear_options()
+        options = []
+        for cast in lines:
+            prompt = Text(cast.name, style="bold")
+            prompt.append("\n" + cast.line, style="dim")
+            options.append(Option(prompt, id=cast.agent))
+        characters.add_options(options)
+        ids = [c.agent for c in lines]
+        if ids:
+            # the person's own choice stays; otherwise the character the start's story turns on
+            characters.highlighted = ids.index(keep) if keep in ids else 0
         self._describe()
 
     def _describe(self) -> None:
@@ -105,9 +129,15 @@ class NewGameScreen(ModalScreen[NewGame | None]):
             self._fill_for(event.option.id)
 
     @on(OptionList.OptionHighlighted, "#pick-character")
-    @on(OptionList.OptionHighlighted, "#pick-start")
-    def _other_highlighted(self) -> None:
+    def _character_highlighted(self) -> None:
         self._describe()
+
+    @on(OptionList.OptionHighlighted, "#pick-start")
+    def _start_highlighted(self) -> None:
+        if self._chosen("#pick-start") != self._start_shown:
+            self._fill_characters()  # who matters depends on where the story starts
+        else:
+            self._describe()
 
     @on(OptionList.OptionSelected, "#pick-world")
     def _world_selected(self) -> None:

@@ -80,6 +80,7 @@ class PlayScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield StatusLine("storyworld", id="status", markup=False)
+        yield Static("", id="happening", markup=False)
         with Horizontal(id="main"):
             yield Transcript(id="transcript")
             with TabbedContent(id="side"):
@@ -171,6 +172,16 @@ class PlayScreen(Screen):
         self._show(message.moment)
         self._progress(f"Your move. Round {message.moment.round}. Type a line to speak, or /help.")
         self.query_one("#action", Input).focus()
+        self._welcome_once()
+
+    def _welcome_once(self) -> None:
+        """The first game in a STORYWORLD_HOME opens with a short welcome (dismissed with any key)."""
+        from tui.screens.welcome import WelcomeScreen, mark_welcomed, welcomed
+
+        if welcomed():
+            return
+        mark_welcomed()
+        self.app.push_screen(WelcomeScreen())
 
     def restart(self, request: NewGame | LoadGame) -> None:
         """Drop the current game and load another in this screen (it may be the app's only screen)."""
@@ -214,7 +225,10 @@ class PlayScreen(Screen):
         self.query_one(WhoKnows).show(moment.who_knows, moment.player)
         self.query_one(CastPanel).show(moment.cast)
         self.query_one(MapPanel).show(moment.map)
-        self.query_one(GoalsPanel).show(moment.goals)
+        self.query_one(GoalsPanel).show(moment.goals, moment.suggestions)
+        happening = self.query_one("#happening", Static)
+        happening.update(f"Now: {moment.happening}" if moment.happening else "")
+        happening.display = bool(moment.happening)
         if self.game is not None:
             with self.game.lock:
                 scene = slash.Scene.of(self.game.sim.world, self.game.sim.state, moment.player)
@@ -343,6 +357,8 @@ class PlayScreen(Screen):
         self.pending = ""
         moment = message.moment
         self.query_one(Transcript).add_beats(moment.beats, round_label=f"— round {moment.round - 1} —")
+        if moment.hint:
+            self.query_one(Transcript).add_note(f"Hint: {moment.hint}", "hint")
         self._show(moment)
         self._progress(f"Round {moment.round - 1} resolved in {message.seconds:.1f} s. Your move.")
         self.query_one("#action", Input).focus()

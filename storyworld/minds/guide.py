@@ -1,0 +1,159 @@
+"""The director's word to the person playing: who is at the heart of a start, what is happening nearby,
+the player's own next beats, and a hint when they drift."""
+
+from __future__ import annotations
+
+import math
+
+import msgspec
+
+from storyworld.minds import direction
+from storyworld.state import WorldState
+from storyworld.world import World
+
+WINDOW = 12  # story rounds after a start that count toward "at the heart of it"
+NOTE_LIMIT = 110
+
+
+class CastLine(msgspec.Struct, frozen=True, kw_only=True):
+    """One character in the new-game dialog: how much the coming story involves them, and where they stand."""
+
+    agent: str
+    name: str
+    score: float
+    line: str
+
+
+class Suggestion(msgspec.Struct, frozen=True, kw_only=True):
+    """One of the player's canon beats as a suggestion: next, done or overtaken."""
+
+    text: str
+    status: str  # next | done | overtaken
+
+
+def _clip(text: str, limit: int = NOTE_LIMIT) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"
+
+
+def involvement(world: World, start_id: str | None) -> dict[str, float]:
+    """How much the first scenes after a start involve each agent: actors count double, sooner counts more."""
+    start = world.start(start_id)
+    scores: dict[str, float] = {}
+    weight_all: dict[str, int] = {}
+    for event in world.events_from(start.id):  # the whole story after the start, for weight in the tale
+        for agent in {*event.actors, *event.witness_ids()}:
+            weight_all[agent] = weight_all.get(agent, 0) + 1
+    for event in world.events_from(start.id):
+        if event.round > start.round + WINDOW:
+            break
+        weight = 1.0 / (1.0 + (event.round - start.round) / 3.0)
+        for agent in event.actors:
+            scores[agent] = scores.get(agent, 0.0) + 2.0 * weight
+        for agent in event.witness_ids():
+            if agent not in event.actors:
+                scores[agent] = scores.get(agent, 0.0) + weight
+    # who matters to the whole tale breaks near-ties in the first scene (Horatio before the sentry)
+    return {a: s * math.sqrt(weight_all.get(a, 1)) for a, s in scores.items()}
+
+
+def cast_lines(world: World, start_id: str | None) -> list[CastLine]:
+    """Playable characters, the most involved in the coming story first, each with where/with whom/what next."""
+    start = world.start(start_id)
+    positions = world.positions(start.id)
+    scores = involvement(world, start.id)
+    upcoming = world.events_from(start.id)
+    lines: list[CastLine] = []
+    for agent in world.playable_agents():
+        if agent.id not in positions:
+            continue
+        place = positions[agent.id]
+        others = [world.agents[a].name for a, p in positions.items() if p == place and a != agent.id]
+        where = world.places[place].name
+        company = f", with {', '.join(others[:3])}{' and others' if len(others) > 3 else ''}" if others else ", alone"
+        nxt = next((e for e in upcoming if agent.id in e.actors or agent.id in e.witness_ids()), None)
+        if nxt is not None and nxt.round <= start.round + WINDOW:
+            soon = f" Next: {_clip(nxt.text, 90)}"
+        else:
+            soon = " Nothing comes their way soon."
+        lines.append(CastLine(agent=agent.id, name=agent.name, score=round(scores.get(agent.id, 0.0), 3),
+                              line=f"{where}{company}.{soon}"))
+    order = {a.id: i for i, a in enumerate(world.file.agent)}
+    lines.sort(key=lambda c: (-c.score, order[c.agent]))
+    return lines
+
+
+def heart_of(world: World, start_id: str | None) -> str | None:
+    """The playable character the start's first scenes turn on (the default to play)."""
+    lines = cast_lines(world, start_id)
+    return lines[0].agent if lines else None
+
+
+def _due_events(world: World, state: WorldState) -> list:
+    """Open canon beats due now (inside the story clock's window), in story order."""
+    clock = direction.story_clock(state)
+    settled = {*state.canon.met, *state.canon.dropped}
+    return [e for e in world.events if e.round >= state.start_round and clock - direction.SLACK <= e.round
+            <= clock + direction.LOOKAHEAD and e.id not in settled]
+
+
+def happening(world: World, state: WorldState, player: str) -> str:
+    """What is going on near the player, from the director: the beat due here, else next door."""
+    here = state.positions.get(player)
+    if here is None:
+        return ""
+    due = _due_events(world, state)
+    local = [e for e in due if e.place == here]
+    if local:
+        return _clip(local[0].text, 160)
+    near = [e for e in due if e.place in world.places[here].exits]
+    if near:
+        return f"At {world.places[near[0].place].name}: {_clip(near[0].text, 130)}"
+    coming = [a for a in state.positions if a != player and a not in state.absent
+              and (i := direction.intention_for(world, state, state.canon, a)) is not None and i.place == here
+              and state.positions[a] != here]
+    if coming:
+        return f"{world.agents[coming[0]].name} is on the way here."
+    return ""
+
+
+def suggestions(world: World, state: WorldState, player: str, limit: int = 4) -> list[Suggestion]:
+    """The player's own canon beats: what comes next (where to go), and the last ones done or overtaken."""
+    here = state.positions.get(player)
+    out: list[Suggestion] = []
+    met = set(state.canon.met) | {m.split("@", 1)[0] for m in state.canon.met if m.endswith("@" + player)}
+    mine = [e for e in world.events if e.round >= state.start_round and (player in e.actors or player in e.witness_ids())]
+    for event in [e for e in mine if e.id in met][-2:]:
+        out.append(Suggestion(text=_clip(event.text), status="done"))
+    for event in [e for e in mine if e.id in state.canon.dropped and e.id not in met][-1:]:
+        out.append(Suggestion(text=_clip(event.text), status="overtaken"))
+    for event in direction.upcoming(world, state, state.canon, player, limit=limit):
+        if event.place != here:
+            text = f"Go to {world.places[event.place].name}: {_clip(event.text, 90)}"
+        else:
+            text = _clip(event.text)
+        out.append(Suggestion(text=text, status="next"))
+    return out
+
+
+def hint(world: World, state: WorldState, player: str) -> str:
+    """One line pointing at the nearest thread of the story: the player's own next beat, else the nearest scene."""
+    here = state.positions.get(player)
+    if here is None:
+        return ""
+    own = direction.upcoming(world, state, state.canon, player, limit=1)
+    if own:
+        event = own[0]
+        if event.place == here:
+            return f"The story is here: {_clip(event.text)}"
+        path = direction.shortest_path(world, here, event.place)
+        way = f" (/move {path[0]})" if path else ""
+        return f"You are wanted at {world.places[event.place].name}{way}: {_clip(event.text, 90)}"
+    due = _due_events(world, state)
+    if not due:
+        return ""
+    nearest = min(due, key=lambda e: (len(direction.shortest_path(world, here, e.place)) if e.place != here else 0,
+                                      e.round))
+    path = direction.shortest_path(world, nearest.place and here, nearest.place)
+    way = f" (/move {path[0]})" if path else ""
+    return f"The story is at {world.places[nearest.place].name}{way}: {_clip(nearest.text, 90)}"
