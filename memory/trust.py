@@ -119,7 +119,12 @@ def uncorroborate(record: Record, entry: MergeLogEntry, settings: MemorySettings
         if h is not None and gain < 1.0:
             restored = (h.confidence - cap * gain) / (1.0 - gain)
             record.owners[other] = msgspec.structs.replace(h, confidence=min(1.0, max(0.0, restored)))
-    if entry.raised:
+    # the confirmation this merge logged goes with it (older saves lack the entry: fall back to `raised`)
+    confirmed = [i for i, v in enumerate(record.validation_log) if v.validator == entry.owner
+                 and v.result == "confirmed" and entry.deposit_id and v.evidence.endswith(f":{entry.deposit_id}")]
+    if confirmed:
+        record.validation_log.pop(confirmed[-1])
+    if confirmed or entry.raised:
         record.validations = max(0, record.validations - 1)
 
 
