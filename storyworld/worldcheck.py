@@ -479,8 +479,26 @@ def _check_references(
     objects = _ids(problems, "object", raw_items["object"] or [])
     _ids(problems, "event", raw_items["event"] or [])
     starts = _ids(problems, "start", raw_items["start"] or [])
+    _check_id_clashes(problems, places, agents, objects)
+    _check_info(problems, info, starts)
+    _check_required_tables(problems, raw_items)
+    _check_places(problems, good["place"], places)
+    archived = _check_agents(problems, good["agent"], raw_items, places)
+    _check_objects(problems, good["object"], places, agents, objects)
+    _check_events(problems, good["event"], places, agents, archived, _default_start_round(info, good["start"]))
+    _check_starts(problems, good["start"], places, agents, archived)
 
-    # An object can be the source of what an agent knows (via=read); an agent with the same id is ambiguous.
+
+def _ref(problems: _Problems, path: FieldPath, value: str, known: dict[str, int], what: str) -> bool:
+    """True when `value` is a known id; else an error naming the closest one."""
+    if value in known:
+        return True
+    problems.error(path, f'unknown {what} "{value}"' + _suggest(value, known), value)
+    return False
+
+
+def _check_id_clashes(problems: _Problems, places: dict[str, int], agents: dict[str, int], objects: dict[str, int]) -> None:
+    """An object can be the source of what an agent knows (via=read); an agent with the same id is ambiguous."""
     for object_id, index in objects.items():
         if object_id in agents:
             problems.error(
@@ -494,6 +512,9 @@ def _check_references(
         if agent_id in places:
             problems.warn(("agent", index, "id"), f'id "{agent_id}" is also a place', agent_id)
 
+
+def _check_info(problems: _Problems, info: WorldInfo | None, starts: dict[str, int]) -> None:
+    """The [world] table: a usable id, a title, a known default start."""
     if info is not None:
         if not info.id.strip():
             problems.error(("world", "id"), "empty id")
@@ -508,6 +529,9 @@ def _check_references(
                 info.default_start,
             )
 
+
+def _check_required_tables(problems: _Problems, raw_items: dict[str, list[object] | None]) -> None:
+    """A world needs at least one place, one agent and one start point."""
     if raw_items["place"] == []:
         problems.error(("place",), "no [[place]] tables; a world needs at least one place")
     if raw_items["agent"] == []:
@@ -515,15 +539,11 @@ def _check_references(
     if raw_items["start"] == []:
         problems.error(("start",), "no [[start]] tables; a world needs at least one start point")
 
-    def ref(path: FieldPath, value: str, known: dict[str, int], what: str) -> bool:
-        if value in known:
-            return True
-        problems.error(path, f'unknown {what} "{value}"' + _suggest(value, known), value)
-        return False
 
-    # Places and exits.
+def _check_places(problems: _Problems, good: list[tuple[int, msgspec.Struct]], places: dict[str, int]) -> None:
+    """Place names and exits: known places, no loops or doubles, one-way exits warned."""
     exits_of: dict[str, list[str]] = {}
-    for index, place in good["place"]:
+    for index, place in good:
         assert isinstance(place, Place)
         exits_of[place.id] = list(place.exits)
         if not place.name.strip():
@@ -536,8 +556,8 @@ def _check_references(
             elif exit_id in seen_exits:
                 problems.warn(path, f'exit "{exit_id}" listed twice', exit_id)
             seen_exits.add(exit_id)
-            ref(path, exit_id, places, "place")
-    for index, place in good["place"]:
+            _ref(problems, path, exit_id, places, "place")
+    for index, place in good:
         assert isinstance(place, Place)
         for j, exit_id in enumerate(place.exits):
             back = exits_of.get(exit_id)
@@ -548,11 +568,14 @@ def _check_references(
                     exit_id,
                 )
 
-    # Agents.
+
+def _check_agents(problems: _Problems, good: list[tuple[int, msgspec.Struct]],
+                  raw_items: dict[str, list[object] | None], places: dict[str, int]) -> set[str]:
+    """Agent names, aliases, native names and homes; someone playable. Returns the archived agents."""
     archived: set[str] = set()
     playable = 0
     claimed: dict[str, str] = {}  # a native name -> the first agent that has it
-    for index, agent in good["agent"]:
+    for index, agent in good:
         assert isinstance(agent, Agent)
         if not agent.name.strip():
             problems.error(("agent", index, "name"), "empty name")
@@ -566,16 +589,20 @@ def _check_references(
             owner = claimed.setdefault(agent.native_name.strip(), agent.id)
             if owner != agent.id:
                 problems.warn(("agent", index, "native_name"), f'"{agent.native_name}" is also agent "{owner}"', owner)
-        ref(("agent", index, "home"), agent.home, places, "place")
+        _ref(problems, ("agent", index, "home"), agent.home, places, "place")
         if agent.status == "archived":
             archived.add(agent.id)
         elif agent.playable:
             playable += 1
-    if good["agent"] and playable == 0 and len(good["agent"]) == len(raw_items["agent"] or []):
+    if good and playable == 0 and len(good) == len(raw_items["agent"] or []):
         problems.warn(("agent",), "no active playable agent; nobody can be played")
+    return archived
 
-    # Objects: held by an agent, or lying in a place — exactly one of the two.
-    for index, obj in good["object"]:
+
+def _check_objects(problems: _Problems, good: list[tuple[int, msgspec.Struct]], places: dict[str, int],
+                   agents: dict[str, int], objects: dict[str, int]) -> None:
+    """Objects: held by an agent, or lying in a place — exactly one of the two."""
+    for index, obj in good:
         assert isinstance(obj, WorldObject)
         path = ("object", index)
         if not obj.name.strip():
@@ -590,23 +617,25 @@ def _check_references(
             elif obj.holder in places:
                 problems.error(path + ("holder",), f'holder "{obj.holder}" is a place; write place = "{obj.holder}"', obj.holder)
             else:
-                ref(path + ("holder",), obj.holder, agents, "agent")
+                _ref(problems, path + ("holder",), obj.holder, agents, "agent")
         if obj.place is not None:
-            ref(path + ("place",), obj.place, places, "place")
+            _ref(problems, path + ("place",), obj.place, places, "place")
 
-    # Events: references, content, story order.
-    first_start_round = _default_start_round(info, good["start"])
+
+def _check_events(problems: _Problems, good: list[tuple[int, msgspec.Struct]], places: dict[str, int],
+                  agents: dict[str, int], archived: set[str], first_start_round: int | None) -> None:
+    """Events: references, content, story order."""
     previous: tuple[int, int] | None = None  # (index, round)
-    for index, event in good["event"]:
+    for index, event in good:
         assert isinstance(event, Event)
         path = ("event", index)
-        ref(path + ("place",), event.place, places, "place")
+        _ref(problems, path + ("place",), event.place, places, "place")
         for j, actor in enumerate(event.actors):
-            ref(path + ("actors", j), actor, agents, "agent")
+            _ref(problems, path + ("actors", j), actor, agents, "agent")
         witnesses = event.witness_ids()
         if event.witnesses is not None:
             for j, witness in enumerate(event.witnesses):
-                ref(path + ("witnesses", j), witness, agents, "agent")
+                _ref(problems, path + ("witnesses", j), witness, agents, "agent")
             for actor in event.actors:
                 if actor in agents and actor not in event.witnesses:
                     problems.warn(path + ("witnesses",), f'actor "{actor}" is not among the witnesses', actor)
@@ -639,18 +668,21 @@ def _check_references(
             )
         previous = (index, event.round)
 
-    # Start points.
-    for index, start in good["start"]:
+
+def _check_starts(problems: _Problems, good: list[tuple[int, msgspec.Struct]], places: dict[str, int],
+                  agents: dict[str, int], archived: set[str]) -> None:
+    """Start points: known agents and places, nobody both absent and placed."""
+    for index, start in good:
         assert isinstance(start, Start)
         for agent_id, place_id in start.positions.items():
             path = ("start", index, "positions", agent_id)
-            known_agent = ref(path, agent_id, agents, "agent")
-            ref(path, place_id, places, "place")
+            known_agent = _ref(problems, path, agent_id, agents, "agent")
+            _ref(problems, path, place_id, places, "place")
             if known_agent and agent_id in archived:
                 problems.warn(path, f'archived agent "{agent_id}" has a start position')
         for item, agent_id in enumerate(start.absent):
             path = ("start", index, "absent", item)
-            if ref(path, agent_id, agents, "agent") and agent_id in start.positions:
+            if _ref(problems, path, agent_id, agents, "agent") and agent_id in start.positions:
                 problems.error(path, f'agent "{agent_id}" is both absent and given a start position')
 
 
