@@ -36,6 +36,11 @@ wait_for() {  # wait_for TEXT: poll the pane until TEXT shows (the app draws; we
 tmux new-session -d -s "$SESSION" -x "$COLS" -y "$ROWS" \
   "env STORYWORLD_HOME='$STORYWORLD_HOME' $STORYWORLD play '$WORLD' --as '$AGENT'; sleep 30"
 wait_for "Your move"
+sleep 1
+if capture | grep -qF "Welcome to storyworld"; then  # a fresh home shows the welcome once
+  tmux send-keys -t "$SESSION" Escape
+  sleep 1
+fi
 tmux send-keys -t "$SESSION" -l "/say $LINE"
 tmux send-keys -t "$SESSION" Enter
 wait_for "resolved in"

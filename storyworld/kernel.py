@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 
 from memory.records import Deposit
-from storyworld.actions import ActOn, Action, Move, Observe, ReadThread, Say, Wait, describe
+from storyworld.actions import WORDED_VERBS, ActOn, Action, Move, Observe, ReadThread, Say, Wait, describe
 from storyworld.state import SimEvent, ThreadLine, WorldState
 from storyworld.world import World
 
@@ -205,7 +205,8 @@ class _Resolver:
             if action.target in self.world.agents and action.target not in witnesses:
                 self.refuse(action.actor, f"{target} is not here")
                 return
-            detail = f': "{action.text}"' if action.text else "."
+            # words said while doing it are quoted; a described manner is not
+            detail = (f': "{action.text}"' if verb in WORDED_VERBS else f": {action.text}") if action.text else "."
             text = f"{actor} {_past(verb)} {target} in {self.world.name_of(place)}{detail}"
         event = self.event(action.actor, "act", text, place, witnesses, target=action.target, fallback=fallback,
                            verb=verb, to=action.to if verb == "give" else None)

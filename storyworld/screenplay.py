@@ -129,7 +129,9 @@ def _stage_text(world: World, event: SimEvent) -> str:
     actor = world.name_of(event.actor)
     if event.kind == "act" and text.startswith(actor + " "):
         verb, _, rest = text[len(actor) + 1 :].partition(" ")
-        if verb and verb not in ("took", "gave", "read") and verb.islower():
+        if event.verb and event.verb not in ("take", "give", "read"):
+            verb = event.verb  # narration says it in the past ("struck"); the stage says it now ("strikes")
+        if verb and verb not in ("took", "gave", "read", "take", "give") and verb.islower():
             text = f"{actor} {_third_person(verb)} {rest}".rstrip()
     # Object names such as "A sealed letter" read lower-case inside a sentence.
     for thing in world.objects.values():

@@ -158,6 +158,17 @@ class Simulation:
         mine = [line for line in found if line.speaker == self.settings.player]
         return (mine or found or [None])[0]
 
+    def player_call(self, agent: str) -> Any:
+        """The player's due beat elsewhere, if `agent` is with the player and nobody has sent word of it yet."""
+        player = self.settings.player
+        if player is None or agent == player or self.state.positions.get(agent) != self.state.positions.get(player):
+            return None
+        call = direction.intention_for(self.world, self.state, self.state.canon, player)
+        if call is None or call.role != "actor" or call.place == self.state.positions[player] \
+                or call.beat_id in self.state.canon.summoned:
+            return None
+        return call
+
     def own_lines(self, agent: str, limit: int = 6) -> tuple[str, ...]:
         """What `agent` said most recently, newest last."""
         said = [e.claim for e in self.state.events[-200:] if e.kind == "say" and e.actor == agent and e.claim]
@@ -190,7 +201,7 @@ class Simulation:
             agent=agent, perception=perception, shortterm=stm, recalled=recalled, seed=seed,
             intention=direction.intention_for(self.world, self.state, self.state.canon, agent),
             addressed_by=self.addressed_by(agent), own_lines=self.own_lines(agent), arrivals=self.arrivals(agent),
-            missed_lines=missed, player=self.settings.player,
+            missed_lines=missed, player=self.settings.player, player_call=self.player_call(agent),
         )
         return context, recall_s
 
@@ -261,8 +272,10 @@ class Simulation:
                     policy=self.settings.cache_policy,
                     size=self.settings.cache_size,
                 )
+        self.state.canon.summoned.extend(d.beat for d in decisions.values() if d.purpose == "summon" and d.beat)
         direction.update(self.world, self.state, self.state.canon, list(outcome.events),
-                         worked={a: d.beat for a, d in decisions.items() if d.beat}, player=self.settings.player)
+                         worked={a: d.beat for a, d in decisions.items() if d.beat and d.purpose != "summon"},
+                         player=self.settings.player)
         update_status(self.world, self.state, outcome, self.settings.player)
         self.store.decay(self.state.round)
         version, internal, _ = self.rng.getstate()

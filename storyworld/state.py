@@ -14,6 +14,7 @@ class CanonProgress(msgspec.Struct, kw_only=True):
 
     met: list[str] = msgspec.field(default_factory=list)
     dropped: list[str] = msgspec.field(default_factory=list)
+    summoned: list[str] = msgspec.field(default_factory=list)  # the player's beats someone sent word of
 
 EventKind = Literal["say", "act", "move", "observe", "read", "wait", "narration"]
 CachePolicy = Literal["fifo", "relevance", "hybrid"]

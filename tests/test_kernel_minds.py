@@ -137,6 +137,7 @@ def test_direction_gives_the_next_beat_and_marks_it_met():
 
     said = [SimEvent(id="r0-0", round=0, place=state.positions["tobin"], actor=a, kind="say", text="x")
             for a in ("tobin", "maren")]
-    met = direction.update(world, state, state.canon, said)
-    assert first in met
+    assert first not in direction.update(world, state, state.canon, said)  # idle talk meets no spoken beat
+    met = direction.update(world, state, state.canon, said, worked={"tobin": first, "maren": first})
+    assert first in met  # a line written for the beat meets it
     assert direction.intention_for(world, state, state.canon, "maren").beat_id != first

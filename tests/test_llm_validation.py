@@ -63,8 +63,8 @@ def test_any_of_and_nullable_type():
 
 
 def test_unsupported_keyword_is_refused_not_ignored():
-    with pytest.raises(ValueError, match="pattern"):
-        schema_problems("x", {"type": "string", "pattern": "^a"})
+    with pytest.raises(ValueError, match="format"):
+        schema_problems("x", {"type": "string", "format": "date"})
 
 
 def test_a_raw_newline_inside_a_string_still_parses():
@@ -74,3 +74,10 @@ def test_a_raw_newline_inside_a_string_still_parses():
     reply = Completion(text='{"text": "to your mind,\n" }', finish_reason="stop")
     assert parse_json_reply(reply, schema, "m") == {"text": "to your mind,\n"}
     assert parse_json_reply(Completion(text='{"text": 3}'), schema, "m") is None
+
+
+def test_a_pattern_is_checked_as_the_grammar_enforces_it():
+    schema = {"type": "string", "pattern": "^Horatio, [^{}]{3,20}$"}
+    assert schema_problems("Horatio, come up to the walls", schema) == []
+    assert schema_problems("Marcellus, come up", schema)  # wrong start
+    assert schema_problems("Horatio, {x}", schema)  # a character the pattern excludes

@@ -171,6 +171,10 @@ def policy(world: World, context: DecisionContext) -> Plan | None:
     )
     if addressed is not None and addressed.speaker in p.present and not is_reply:
         return Plan(action=Say(actor=agent, text="", to=addressed.speaker), purpose="answer")
+    call = context.player_call
+    if call is not None and context.player in p.present and not (intention and context.player in intention.companions):
+        # the story needs the player elsewhere: whoever is with them sends word, in character
+        return Plan(action=Say(actor=agent, text="", to=context.player), purpose="summon")
     if away:
         path = shortest_path(world, p.place, intention.place)
         if path:

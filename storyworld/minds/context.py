@@ -35,6 +35,7 @@ class DecisionContext(msgspec.Struct, frozen=True, kw_only=True):
     arrivals: tuple[str, ...] = ()  # who came into this place last round
     missed_lines: int = 0  # lines said here before this agent arrived (read_thread catches up)
     player: str | None = None  # the person's character, for the status register's stance
+    player_call: Intention | None = None  # a beat the player is wanted at elsewhere, not yet sent word of
 
 
 class Decision(msgspec.Struct, frozen=True, kw_only=True):
@@ -49,6 +50,7 @@ class Decision(msgspec.Struct, frozen=True, kw_only=True):
     based_on: tuple[int, ...] = ()
     steps: tuple[str, ...] = ()  # how it was made: policy/model choice, words written/regenerated/fallback
     beat: str = ""  # the canon beat this action was made to carry out, if any (meets it when done)
+    purpose: str = ""  # what the choice was for: answer, beat, lead, summon, chat, ...
 
 
 class Mind(Protocol):

@@ -94,7 +94,9 @@ class LLMMind:
         for_beat = intention is not None and intention.place == context.perception.place and (
             plan.purpose in ("beat", "act") or (plan.purpose == "answer" and intention.role == "actor"))
         return Decision(action=action, fallback=fallback, reason=reason, based_on=based_on, steps=tuple(steps),
-                        beat=intention.beat_id if for_beat and intention is not None else "",
+                        beat=(context.player_call.beat_id if plan.purpose == "summon" and context.player_call
+                              else intention.beat_id if for_beat and intention is not None else ""),
+                        purpose=plan.purpose,
                         prompt_tokens=int(costs["prompt_tokens"]), completion_tokens=int(costs["completion_tokens"]),
                         seconds=float(costs["seconds"]))
 

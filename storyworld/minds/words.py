@@ -106,6 +106,11 @@ def _direction(world: World, context: DecisionContext, plan: Plan) -> str:
     name = world.agents[context.agent].name
     intention = context.intention
     match plan.purpose:
+        case "summon" if context.player_call is not None and context.player in world.agents:
+            call = context.player_call
+            player = world.agents[context.player].name
+            return (f"{name} tells {player} that {player} is wanted at {world.places[call.place].name}: "
+                    f"{_clip(call.text, 120)}")
         case "lead":
             assert isinstance(plan.action, ActOn)
             place = world.places[plan.action.place].name if plan.action.place in world.places else "the next place"
@@ -165,6 +170,8 @@ def fallback_line(world: World, context: DecisionContext, plan: Plan) -> str:
     who = vocative(world, to) + ", " if to in world.agents else ""
     if plan.purpose == "lead" and isinstance(plan.action, ActOn) and plan.action.place in world.places:
         return f"{who}come with me to {world.places[plan.action.place].name.lower()}."
+    if plan.purpose == "summon" and context.player_call is not None:
+        return f"{who}you are wanted at {world.places[context.player_call.place].name.lower()}."
     if plan.purpose == "answer":
         options = ("I hear you, and I will think on what you say.", "that is a hard thing to answer, but I will not forget it.",
                    "I have heard you; give me a moment to weigh it.")

@@ -1,0 +1,81 @@
+"""A newcomer in a real terminal: `storyworld play WORLD`, accept the defaults, /wait three times.
+
+Another character must have spoken to or near the player, or the player must have been told where the
+story is — on both bundled worlds, with the real model.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+PASSED = ("STORYWORLD_HOME", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "TOKENIZERS_PARALLELISM", "PATH", "HOME")
+pytestmark = [pytest.mark.real_model, pytest.mark.real_embedder, pytest.mark.slow, pytest.mark.timeout(900)]
+
+
+class Pane:
+    """One tmux session running a command; read with capture(), type with keys()."""
+
+    def __init__(self, command: list[str], env: dict[str, str], size: tuple[int, int] = (140, 45)) -> None:
+        self.name = f"sw-newcomer-{os.getpid()}-{time.monotonic_ns()}"
+        self.env = env
+        # a running tmux server starts commands in its own environment, not ours: pass ours in the command
+        settings = [f"{key}={shlex.quote(env[key])}" for key in PASSED if key in env]
+        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", str(size[0]), "-y", str(size[1]),
+                        " ".join(["env", *settings, *map(shlex.quote, command)])], check=True, env=env)
+
+    def capture(self, history: bool = False) -> str:
+        args = ["tmux", "capture-pane", "-p", "-J", "-t", self.name] + (["-S", "-400"] if history else [])
+        return subprocess.run(args, capture_output=True, text=True, env=self.env).stdout
+
+    def keys(self, *keys: str) -> None:
+        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True, env=self.env)
+
+    def wait_for(self, pattern: str, timeout: float = 300) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            screen = self.capture()
+            if re.search(pattern, screen):
+                return screen
+            time.sleep(0.5)
+        raise AssertionError(f"timed out waiting for {pattern!r}; the screen:\n{self.capture()}")
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True, env=self.env)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (make test installs it)")
+@pytest.mark.parametrize(("world", "heart"), [("hamlet", "Horatio"), ("three_kingdoms", "Liu Bei")])
+def test_a_newcomer_who_only_waits_meets_the_story(tmp_path, world, heart):
+    storyworld = Path(sys.executable).parent / "storyworld"
+    env = {**os.environ, "STORYWORLD_HOME": str(tmp_path), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "TOKENIZERS_PARALLELISM": "false"}
+    pane = Pane([str(storyworld), "play", world], env)
+    try:
+        dialog = pane.wait_for(r"New game", 120)
+        assert heart in dialog
+        pane.keys("C-s")  # accept the defaults
+        pane.wait_for(r"Welcome to storyworld", 300)  # a fresh home: the welcome, once
+        pane.keys("Enter")
+        status = pane.wait_for(r"Your move\. Round \d+", 300)
+        assert f"│ {heart} │" in status
+        first = int(re.search(r"Your move\. Round (\d+)", status).group(1))
+        for done in range(3):
+            pane.keys("/wait", "Enter")
+            pane.wait_for(rf"Round {first + done} resolved in", 300)
+        text = pane.capture(history=True)
+    finally:
+        pane.close()
+    others = re.findall(r"^\W*([A-Z][A-Z' ]{2,})(?: \(to ([^)]*)\))?\s*$", text, flags=re.M)
+    spoke = [who for who, _ in others if who.strip() != heart.upper()]
+    told = "Hint:" in text or "wanted at" in text
+    assert spoke or told, text
