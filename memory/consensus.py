@@ -442,33 +442,16 @@ class ConsensusStore(StoreShell):
 
     def _insert(self, atom: _Atom) -> int:
         d = atom.deposit
-        rid = self._next_id
-        self._next_id += 1
-        holding = self._fresh_holding(d)
-        record = Record(
-            id=rid,
-            text=atom.text,
-            kind=d.kind,
-            round=d.round,
-            place=d.place,
-            event_id=d.event_id,
-            event_atom=atom.index,
-            deposit_id=atom.deposit_id,
-            namespace=d.namespace,
-            owners={d.owner: holding},
-            based_on=sorted(set(d.based_on)),
-            sediment=d.via == "sediment",
+        rid = self._new_record(
+            d, atom.deposit_id, atom.index, atom.text, self._fresh_holding(d), expires_at=d.expires_at,
             speaker=equivalence.deposit_speaker(d) if d.kind in equivalence.SPOKEN else None,
-            expires_at=d.expires_at,
-        )
-        self._records[rid] = record
+        ).id
         self._ensure_index().add([rid], atom.vector.reshape(1, -1))
         if d.event_id is not None and self.settings.merge:
             self._by_event.setdefault((d.namespace, d.event_id, d.kind, atom.index), rid)
         if self.settings.merge:
             self._by_text.setdefault((d.namespace, atom.norm), rid)
         self._hold(d.owner, rid)
-        self.current_round = max(self.current_round, d.round)
         return rid
 
     def _hold(self, owner: str, rid: int) -> None:

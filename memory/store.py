@@ -335,6 +335,20 @@ class StoreShell(RecordTable):
                 self._remember_ms.append((deposit.round, per))
             return results
 
+    def _new_record(self, d: Deposit, deposit_id: str | None, index: int, text: str, holding: Holding,
+                    **extra: Any) -> Record:
+        """A new record of one statement of a deposit, held by its owner, stored under the next id."""
+        rid = self._next_id
+        self._next_id += 1
+        record = Record(
+            id=rid, text=text, kind=d.kind, round=d.round, place=d.place, event_id=d.event_id, event_atom=index,
+            deposit_id=deposit_id, namespace=d.namespace, owners={d.owner: holding}, based_on=sorted(set(d.based_on)),
+            sediment=extra.pop("sediment", d.via == "sediment"), **extra,
+        )
+        self._records[rid] = record
+        self.current_round = max(self.current_round, d.round)
+        return record
+
     def _write(self, deposits: list[Deposit], atoms: list[list[str]]) -> list[list[int]]:
         """Place validated deposits (deposit ids start at `_next_deposit`); one id list per deposit."""
         raise NotImplementedError

@@ -207,28 +207,13 @@ class RowStore(StoreShell):
     def _insert_row(self, d: Deposit, deposit_id: str | None, index: int, text: str, vector: np.ndarray,
                     *, sediment: bool | None = None) -> int:
         """Append one single-owner row with its vector."""
-        rid = self._next_id
-        self._next_id += 1
         confidence = float(d.confidence) if d.confidence is not None else BASE_CONFIDENCE[d.via]
-        record = Record(
-            id=rid,
-            text=text,
-            kind=d.kind,
-            round=d.round,
-            place=d.place,
-            event_id=d.event_id,
-            event_atom=index,
-            deposit_id=deposit_id,
-            namespace=d.namespace,
-            owners={d.owner: Holding(via=d.via, source=d.source, since_round=d.round, confidence=confidence)},
-            based_on=sorted(set(d.based_on)),
-            sediment=(d.via == "sediment") if sediment is None else sediment,
-        )
-        self._records[rid] = record
-        self._add_vector(rid, vector)
-        self._held.setdefault(d.owner, {})[rid] = None
-        self.current_round = max(self.current_round, d.round)
-        return rid
+        holding = Holding(via=d.via, source=d.source, since_round=d.round, confidence=confidence)
+        record = self._new_record(d, deposit_id, index, text, holding,
+                                  sediment=(d.via == "sediment") if sediment is None else sediment)
+        self._add_vector(record.id, vector)
+        self._held.setdefault(d.owner, {})[record.id] = None
+        return record.id
 
     def _insert_derived(self, owner: str, text: str, kind: Kind, round: int, based_on: list[int],
                         *, sediment: bool, vector: np.ndarray | None = None) -> int:
