@@ -15,7 +15,7 @@ from storyworld.errors import UserError
 
 @dataclass(frozen=True)
 class Frontend:
-    """What a user interface adds to the core CLI (the composition root, tui/main.py, builds one).
+    """What a user interface adds to the core CLI (the composition root builds one and passes it in).
 
     `commands` and `benches` are modules with `register(subparsers)`; `home` runs for a bare
     `storyworld`, `author` opens the interactive review of a draft. The core never names the UI.
