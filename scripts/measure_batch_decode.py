@@ -37,9 +37,13 @@ def main() -> int:
     from storyworld.locations import default_gguf
 
     with plain_cpu_buffers(llama_cpp):
-        llama = llama_cpp.Llama(str(default_gguf()), n_ctx=4096, n_batch=512, n_seq_max=args.n,
+        llama = llama_cpp.Llama(str(default_gguf()), n_ctx=512, n_batch=512,
                                 n_threads=args.threads, n_threads_batch=args.threads, verbose=False)
-    ctx, vocab = llama._ctx.ctx, llama._model.vocab
+    # llama-cpp-python's Llama holds a one-sequence context; make one with room for N sequences
+    params = llama.context_params
+    params.n_ctx, params.n_batch, params.n_ubatch = 4096, 1024, 512
+    params.n_seq_max, params.kv_unified = args.n, True
+    ctx, vocab = c.llama_init_from_model(llama._model.model, params), llama._model.vocab
     n_vocab = c.llama_vocab_n_tokens(vocab)
     prompts = [llama.tokenize(
         (f"<|im_start|>system\nYou are agent {i} in Elsinore. Your goal: learn the truth about the ghost. "
@@ -59,6 +63,10 @@ def main() -> int:
             batch.seq_id[k][0] = seq
             batch.logits[k] = logits
 
+    def check(status: int) -> None:
+        if status != 0:
+            raise SystemExit(f"llama_decode failed: {status}")
+
     def argmax(index: int) -> int:
         """The greedy next token from the logits of batch entry `index`."""
         row = c.llama_get_logits_ith(ctx, index)
@@ -74,12 +82,12 @@ def main() -> int:
     for seq, tokens in enumerate(prompts):
         p0 = time.perf_counter()
         fill([(t, i, seq, i == len(tokens) - 1) for i, t in enumerate(tokens)])
-        c.llama_decode(ctx, batch)
+        check(c.llama_decode(ctx, batch))
         prompt_s += time.perf_counter() - p0
         tok, pos = argmax(len(tokens) - 1), len(tokens)
         for _ in range(args.tokens):
             fill([(tok, pos, seq, True)])
-            c.llama_decode(ctx, batch)
+            check(c.llama_decode(ctx, batch))
             tok, pos = argmax(0), pos + 1
     sequential_s = time.perf_counter() - t0
     sequential_gen_s = sequential_s - prompt_s
@@ -92,17 +100,18 @@ def main() -> int:
         entries += [(t, i, seq, i == len(tokens) - 1) for i, t in enumerate(tokens)]
         last.append(len(entries) - 1)
     fill(entries)
-    c.llama_decode(ctx, batch)
+    check(c.llama_decode(ctx, batch))
     batched_prompt_s = time.perf_counter() - t0
     toks = [argmax(i) for i in last]
     poss = [len(p) for p in prompts]
     for _ in range(args.tokens):
         fill([(toks[s], poss[s], s, True) for s in range(args.n)])
-        c.llama_decode(ctx, batch)
+        check(c.llama_decode(ctx, batch))
         toks = [argmax(s) for s in range(args.n)]
         poss = [p + 1 for p in poss]
     batched_s = time.perf_counter() - t0
     c.llama_batch_free(batch)
+    c.llama_free(ctx)
     result = {
         "sequences": args.n, "tokens_each": args.tokens, "prompt_tokens_each": round(sum(map(len, prompts)) / args.n),
         "threads": args.threads, "load_1m": round(os.getloadavg()[0], 2),

@@ -225,13 +225,15 @@ class _Resolver:
             return
         own = self.actions.get(action.target)
         heading = own.to if isinstance(own, Move) else (own.place if isinstance(own, ActOn) and own.verb == "lead" else None)
-        goes_elsewhere = heading is not None and heading != action.place
+        # someone busy with a deed of their own, or talking to another, stays; the idle and the willing come
+        busy = isinstance(own, ActOn) and own.verb != "lead" or (isinstance(own, Say) and own.to != action.actor)
+        goes_elsewhere = (heading is not None and heading != action.place) or (heading is None and busy)
         if action.text:
             self.say(Say(actor=action.actor, text=action.text, to=action.target), fallback=fallback)
         self.move(Move(actor=action.actor, to=action.place), fallback=fallback)
         if goes_elsewhere or heading == action.place:  # going their own way, or coming anyway by themselves
             if goes_elsewhere:
-                self.results[action.actor] = f"{self.world.name_of(action.target)} would not come"
+                self.results[action.actor] = f"{self.world.name_of(action.target)} did not come"
             return
         self.move(Move(actor=action.target, to=action.place))
         self.results[action.target] = f"went with {self.world.name_of(action.actor)} to {self.world.name_of(action.place)}"

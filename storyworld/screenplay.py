@@ -216,7 +216,9 @@ def render(world: World, events: list[SimEvent], *, positions: dict[str, str] | 
 def _cue(name: str) -> str:
     """A Fountain character cue: upper case, forced with `@` when the name has no upper case (CJK)."""
     upper = name.upper()
-    return upper if upper != name.lower() and not re.search(r"[a-z]", upper) else f"@{name}"
+    # A cue must start with a letter and be all capitals; anything else (劉備, "1 Clown") is forced.
+    plain = upper != name.lower() and re.match(r"[^\W\d_]", upper) and not re.search(r"[a-z]", upper)
+    return upper if plain else f"@{name}"
 
 
 def render_fountain(world: World, events: list[SimEvent], *, positions: dict[str, str] | None = None,

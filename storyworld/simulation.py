@@ -202,6 +202,8 @@ class Simulation:
             intention=direction.intention_for(self.world, self.state, self.state.canon, agent),
             addressed_by=self.addressed_by(agent), own_lines=self.own_lines(agent), arrivals=self.arrivals(agent),
             missed_lines=missed, player=self.settings.player, player_call=self.player_call(agent),
+            read_already=tuple(sorted({e.target for e in self.state.events
+                                       if e.actor == agent and e.kind == "act" and e.verb == "read" and e.target})),
         )
         return context, recall_s
 

@@ -99,7 +99,9 @@ def test_stage_words():
         assert not is_stage_words(label), label
     assert is_direction_line("Thunder and lightning. Enter three Witches.")
     assert is_direction_line("Drum. Enter Brutus.")
+    assert is_direction_line("A march afar off.") and not is_direction_line("A Sergeant.")
     assert not is_direction_line("Soft you now, the fair Ophelia.")
+    assert not is_direction_line("[_Sings._] How should I your true love know")
 
 
 def test_licence_matter_is_dropped():
@@ -150,19 +152,121 @@ def _world_library(text: str) -> str:
     return "\n".join(out)
 
 
+SMALL_CAPS = dict(zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘǫʀꜱᴛᴜᴠᴡxʏᴢ"))
+
+
+def _acting(text: str) -> str:
+    """Hamlet with names in small capitals alone on a line, speech indented, directions in parentheses."""
+    out: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", text):
+        joined = " ".join(line.strip() for line in paragraph.split("\n"))
+        speech = re.match(r"^(?!SCENE|ACT)([A-Z][A-Z’' ]+[A-Z])\. (.*)$", joined)
+        if speech:
+            name = " ".join(w[0] + "".join(SMALL_CAPS.get(c, c) for c in w[1:].upper()) for w in speech.group(1).title().split())
+            out += [name, "    " + speech.group(2), ""]
+        elif paragraph.startswith(" ") and re.search(r"Enter|Exit|Exeunt|\[_", joined):
+            out += ["(" + joined.strip().strip("[]_") + ")", ""]
+        else:
+            out += [paragraph, ""]
+    return "\n".join(out)
+
+
+def _plain(text: str) -> str:
+    """Hamlet with `NAME.` alone on a line and directions flush left (`Enter ...`, `[Exit.]`)."""
+    text = re.sub(r"(?m)^ (Enter|Re-enter|Exit|Exeunt)", r"\1", _caps_alone(text))
+    return re.sub(r"(?m)^ \[_(.*?)_\]$", r"[\1]", text)
+
+
 @pytest.fixture
 def hamlet_text(shared_dir):
     return (shared_dir / "texts" / "hamlet.txt").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("reset", [_caps_alone, _world_library])
+@pytest.mark.parametrize("reset", [_caps_alone, _world_library, _acting, _plain])
 def test_hamlet_in_other_layouts(hamlet_text, reset):
     parse = parse_play(reset(hamlet_text), world_id="hamlet")
     figures = parse.figures()
     assert figures["scenes"] == 20 and figures["acts"] == 5 and figures["starts"] == 5
     assert figures["principal_recall"] == 1.0, figures["missing_principals"]
     assert figures["precision"] >= 0.9, figures["outside_personae"]
+    assert set(figures["outside_personae"]) <= {"danes", "lucianus", "prologue"}  # speak, but are not listed
     assert figures["places"] == 8
     assert figures["stage_words_as_agents"] == [] and figures["stage_words_as_places"] == []
     speakers = {a for e in parse.world.event if e.kind == "say" for a in e.actors}
     assert {"hamlet", "claudius", "gertrude", "ghost", "horatio", "ophelia", "polonius", "laertes"} <= speakers
+    # Every speech is kept (a few merge where a paragraph break no longer splits them).
+    original = sum(1 for e in parse_play(hamlet_text, world_id="hamlet").world.event if e.kind == "say")
+    assert sum(1 for e in parse.world.event if e.kind == "say") >= 0.95 * original
+
+
+def test_hamlet_props_and_the_dead(hamlet_text):
+    parse = parse_play(hamlet_text, world_id="hamlet")
+    objects = {o.id: o for o in parse.world.object}
+    letters = [o for o in objects.values() if o.holder == "horatio"]
+    assert letters and letters[0].carries.startswith("‘Horatio, when thou shalt have overlooked this")
+    polonius_letter = next(o for o in objects.values() if o.holder == "polonius")
+    assert "most beautified Ophelia" in polonius_letter.carries and "Doubt thou the stars" in polonius_letter.carries
+    assert objects["poison"].holder == "lucianus" and objects["skull"].holder == "first-clown"
+    starts = {s.id: s for s in parse.world.start}
+    assert starts["act-4"].absent == ["polonius"] and starts["act-5"].absent == ["polonius"]
+
+
+def test_a_verse_line_that_opens_with_a_name_is_not_a_speaker():
+    speech = ["  Bru. The games are done, and Caesar rides", "    in triumph. Pompey. Many a time", "    Pompey. Many a time and oft"]
+    lines = ["A TEST", "", "Actus Primus. Scoena Prima.", "", "Enter Brutus and Cassius.", ""]
+    for _ in range(6):
+        lines += [*speech, "", "  Cas. So say you.", ""]
+    lines += ["Exeunt."]
+    parse = parse_play("\n".join(lines), world_id="test")
+    assert {a.id for a in parse.world.agent} == {"brutus", "cassius"}
+    first = next(e for e in parse.world.event if e.kind == "say")
+    assert first.text.endswith("Pompey. Many a time and oft")
+
+
+def test_an_entrance_right_above_a_speech_line_ends_at_its_full_stop():
+    lines = ["A TEST", "", "ACT I", "", "SCENE I. A heath.", "", "Enter Duncan and Ross.", "", "DUNCAN.",
+             "Who comes here?", "Enter Angus.", "Welcome, Angus.", "", "ANGUS.", "Good morrow,", "my lord.", "",
+             "Enter Macbeth, with a letter from", "the king of Norway.", "DUNCAN.", "Cousin!", "", "[Exeunt.]"]
+    parse = parse_play("\n".join(lines * 1), world_id="test")
+    says = [(e.actors[0], e.text) for e in parse.world.event if e.kind == "say"]
+    assert says == [("duncan", "Who comes here?"), ("duncan", "Welcome, Angus."), ("angus", "Good morrow, my lord."),
+                    ("duncan", "Cousin!")]
+    assert {a.id for a in parse.world.agent} == {"duncan", "angus"}  # no personae: the speakers
+
+
+def test_a_death_told_in_speech_holds_until_the_dead_walk_on():
+    lines = ["A TEST", "", "Dramatis Personae", "", "CLAUDIO, a lord", "HERO, a lady", "FRIAR, a friar", "",
+             "ACT I", "", "SCENE I. A church.", "", " Enter Claudio and Friar.", "",
+             "FRIAR. Hero is dead. So we must say.", "", "CLAUDIO. Then I mourn her.", "", " [_Exeunt._]", "",
+             "ACT II", "", "SCENE I. The same.", "", " Enter Claudio and Friar.", "",
+             "CLAUDIO. Is Hero dead? Tell me true.", "", "FRIAR. Wait and see.", "", " [_Exeunt._]", "",
+             "ACT III", "", "SCENE I. A hall.", "", " Enter Hero and Claudio.", "", "HERO. I live.", "",
+             "CLAUDIO. O joy!", "", " [_Exeunt._]", "", "ACT IV", "", "SCENE I. A hall.", "", " Enter Claudio.", "",
+             "CLAUDIO. All is well.", ""]
+    starts = {s.id: s for s in parse_play("\n".join(lines), world_id="test").world.start}
+    assert starts["act-2"].absent == ["hero"] and starts["act-3"].absent == ["hero"]
+    assert starts["act-4"].absent == []  # she walked on in act 3: the report was false
+
+
+def test_speech_headings_find_fuller_persona_names():
+    personae = [
+        "Dramatis Personæ", "", "JULIUS CAESAR", "OCTAVIUS CAESAR, Triumvir after his death.", "MARCUS ANTONIUS, ” ” ”",
+        "M. AEMILIUS LEPIDUS, ” ” ”", "CICERO, PUBLIUS, POPILIUS LENA, Senators.", "MARCUS BRUTUS, a conspirator.",
+        "FLAVIUS and MARULLUS, Tribunes.", "Senators, Citizens, Guards, Attendants, &c.", "",
+    ]
+    body = ["ACT I", "", "SCENE I. Rome. A street.", "", " Enter Caesar, Antony, Octavius, Lepidus, Brutus and Cicero.", ""]
+    for label, line in [("CAESAR", "Peace, ho."), ("ANTONY", "Caesar, my lord?"), ("OCTAVIUS", "I am here."),
+                        ("LEPIDUS", "And I."), ("BRUTUS", "Beware."), ("CICERO", "Strange times."),
+                        ("PUBLIUS", "Good morrow."), ("FLAVIUS", "Home, home.")]:
+        body += [f"{label}.", line, ""]
+    parse = parse_play("\n".join(["A PLAY", "", *personae, *body, " [_Exeunt._]"]), world_id="jc")
+    agents = {a.id: a for a in parse.world.agent}
+    assert set(agents) == {"julius-caesar", "octavius-caesar", "marcus-antonius", "aemilius-lepidus", "marcus-brutus",
+                           "cicero", "publius", "flavius"}
+    assert "Antony" in agents["marcus-antonius"].aliases
+    assert agents["aemilius-lepidus"].description == "Triumvir after his death"  # ditto marks
+    assert agents["publius"].description == "Senators"
+    assert parse.figures()["precision"] == 1.0
+    enter = parse.world.event[0]
+    assert set(enter.actors) == {"julius-caesar", "marcus-antonius", "octavius-caesar", "aemilius-lepidus",
+                                 "marcus-brutus", "cicero"}

@@ -180,3 +180,25 @@ def test_cli_authors_a_fountain_file_and_writes_a_run_as_fountain(tmp_path, caps
     text = script.read_text(encoding="utf-8")
     assert text.startswith("Title: ") and "\nMAREN\n" in text and "\nINT. " in text
     assert {a.name for a in author_fountain(text).agent} == {"Maren", "Tobin"}
+
+
+def test_fountain_emphasis_and_forced_cues_round_trip():
+    text = "Title: T\n\nINT. HALL - DAY\n\n*Rain* on the **glass**.\n\n@劉備\n我們_走_吧。\n\n@1 Clown\nA grave, sir.\n"
+    world = author_fountain(text)
+    assert [a.name for a in world.agent] == ["劉備", "1 Clown"]
+    assert [e.text for e in world.event] == ["Rain on the glass.", "我們走吧。", "A grave, sir."]
+    from storyworld.screenplay import _cue
+
+    assert _cue("劉備") == "@劉備" and _cue("1 Clown") == "@1 Clown" and _cue("Maren") == "MAREN"
+
+
+def test_card_into_a_bundled_world_goes_to_the_user_worlds(tmp_path, monkeypatch):
+    monkeypatch.setenv("STORYWORLD_HOME", str(tmp_path / "home"))
+    card = tmp_path / "ilse.json"
+    card.write_text(json.dumps({"data": {"name": "Ilse Brandt", "first_mes": "Late again."}}), encoding="utf-8")
+    bundled = Path(__file__).parent.parent / "worlds" / "hamlet.toml"
+    before = bundled.read_bytes()
+    assert main(["author", str(card), "--into", "hamlet", "--headless"]) == 0
+    assert bundled.read_bytes() == before
+    written = tmp_path / "home" / "worlds" / "hamlet.toml"
+    assert any(a.name == "Ilse Brandt" for a in load_world(written).file.agent)

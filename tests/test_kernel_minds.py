@@ -115,7 +115,7 @@ def test_a_rejected_line_is_regenerated_then_replaced_by_a_logged_in_character_f
     lm = _Garbage()
     with caplog.at_level(logging.INFO, logger="storyworld.minds"):
         text, fallback, reason, _ = words.write(lm, world, ctx, plan)
-    assert fallback and lm.calls == 3 and ("stutter" in reason or "list of names" in reason)
+    assert fallback and lm.calls == 4 and ("stutter" in reason or "list of names" in reason)
     assert "fallback line for tobin" in caplog.text
     assert text.startswith("Maren, ") and not lines.problems(text, names=words.world_names(world), speaker="Tobin",
                                                              addressee="Maren")
@@ -141,3 +141,23 @@ def test_direction_gives_the_next_beat_and_marks_it_met():
     met = direction.update(world, state, state.canon, said, worked={"tobin": first, "maren": first})
     assert first in met  # a line written for the beat meets it
     assert direction.intention_for(world, state, state.canon, "maren").beat_id != first
+
+
+@pytest.mark.parametrize(("own", "follows"), [
+    (Wait(actor="maren"), True),
+    (Say(actor="maren", text="Lead on.", to="tobin"), True),
+    (Say(actor="maren", text="A word, Silas.", to="silas"), False),  # busy with someone else
+    (Move(actor="maren", to="lighthouse"), False),  # going her own way
+    (ActOn(actor="maren", verb="lead", target="tobin", place="tavern"), True),  # both meant to go: no refusal
+])
+def test_lead_takes_along_the_idle_and_the_willing(own, follows):
+    import random
+
+    from storyworld.kernel import resolve_round
+
+    world = load_world(TINY)
+    state = initial_state(world, "arrival")
+    lead = ActOn(actor="tobin", verb="lead", target="maren", place="tavern")
+    outcome = resolve_round(world, state, {"tobin": lead, "maren": own}, random.Random(0))
+    assert state.positions["tobin"] == "tavern" and outcome.refused == ()
+    assert (state.positions["maren"] == "tavern") is (follows or isinstance(own, ActOn))

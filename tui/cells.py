@@ -6,8 +6,8 @@ from rich.cells import cell_len, set_cell_size
 
 
 def fit(text: str, width: int, ellipsis: str = "…") -> str:
-    """`text` on one line in at most `width` cells, ending in `ellipsis` when cut."""
-    flat = " ".join(text.split())
+    """`text` in at most `width` cells, ending in `ellipsis` when cut (what fits is returned as it is)."""
+    flat = text
     if cell_len(flat) <= width:
         return flat
     if width <= cell_len(ellipsis):

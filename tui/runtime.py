@@ -76,9 +76,9 @@ def model_runtime(model_path: str | None = None, server_url: str | None = None, 
         return LLMMind(load_model(model_path=model_path, server_url=server_url, seed=seed, parallel=parallel))
 
     def load_embedder() -> Any:
-        from memory.embedder import SentenceEmbedder
+        from memory.embedder import shared_embedder
 
-        embedder = SentenceEmbedder()
+        embedder = shared_embedder()  # the one the minds use to keep answers on the subject
         embedder.encode(["warm up"])  # load the weights now, inside the worker, not on the first round
         return embedder
 

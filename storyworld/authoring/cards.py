@@ -114,6 +114,8 @@ def card_from_json(raw: Any, where: str = "card") -> Card:
     if not isinstance(raw, dict):
         raise UserError(f"{where}: a character card is a JSON object, not {type(raw).__name__}")
     spec = raw.get("spec")
+    if spec is None and isinstance(raw.get("data"), dict) and "name" not in raw:
+        spec = "chara_card_v2"  # some exporters leave `spec` out of a V2 card
     if spec is not None:
         if spec not in {"chara_card_v2", "chara_card_v3"}:
             raise UserError(f"{where}: spec: unknown card spec {spec!r} (chara_card_v2 or chara_card_v3)")

@@ -10,6 +10,7 @@ speeches that begin `  NAME. text` on an indented line with no blank line betwee
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 SMALL_CAPS = dict(zip("ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘǫʀꜱᴛᴜᴠᴡʏᴢ", "ABCDEFGHIJKLMNOPQRSTUVWYZ"))
 # First words of stage directions: never a speaker, never a place.
@@ -49,6 +50,13 @@ ROMAN_OUT = ["", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "X
 CAPS_ALONE_RE = re.compile(r"^\s*(?:[1-6]\.?\s*)?[A-Z][A-Z’'\-]+(?:\s+[A-Z][A-Z’'\-]+){0,3}\.?\s*$")
 
 
+class Prefixes(NamedTuple):
+    """How an edition opens indented speeches: the recurring mixed-case labels, and the indent used."""
+
+    labels: frozenset[str]
+    indent: int
+
+
 def first_word(text: str) -> str:
     """The first word of a line, folded, brackets and italics marks dropped."""
     match = re.match(r"^[\s\[\(_*]*([A-Za-z][A-Za-z’'\-]*)", text)
@@ -69,13 +77,22 @@ STAGE_SENTENCE_EXTRA = {"and", "within", "afar", "off", "again", "then", "heard"
 
 
 def is_direction_line(stripped: str) -> bool:
-    """A line whose first sentence is stage business only: `Drum.`, `Thunder and lightning. Enter...`."""
-    text = stripped.strip().lstrip("[(_*").strip()
+    """A line whose first sentence is stage business only: `Drum.`, `Thunder and lightning. Enter...`.
+
+    `[_Sings._] How should I...` is a speech with an inline direction, not a direction.
+    """
+    text = stripped.strip()
+    closers = {"[": "]", "(": ")"}
+    if text[:1] in closers and not text.rstrip(".").endswith(closers[text[:1]]):
+        return False
+    text = text.lstrip("[(_*").strip()
     match = re.match(r"^([^.;:!?]+)[.;:]", text)
     if not match:
         return False
     words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z’'\-]*", match.group(1))]
-    if not words or words[0] in {"a", "an", "the", "and"}:
+    if words and words[0] in {"a", "an", "the"}:
+        words = words[1:]  # "A march afar off."
+    if not words or words[0] == "and":
         return False
     return all(w in STAGE_WORDS or w in STAGE_SENTENCE_EXTRA for w in words) and len(words) <= 6
 
@@ -98,18 +115,19 @@ def normalize_edition(text: str) -> str:
     lines = [line for line in lines if not END_RE.match(line.strip())]
     lines = _latin_headings(lines)
     lines = _split_headings(lines)
-    if _prefixed_speeches(lines):
-        body = _first_body_heading(lines)
-        lines = [*lines[:body], *_unfold_prefixed(lines[body:])]
+    labels = _prefixed_speeches(lines)
+    if labels is not None:
+        body = _first_body_heading(lines, labels)
+        lines = [*lines[:body], *_unfold_prefixed(lines[body:], labels)]
     return "\n".join(lines)
 
 
-def _first_body_heading(lines: list[str]) -> int:
+def _first_body_heading(lines: list[str], labels: Prefixes) -> int:
     """Index of the first act or scene heading that a speech follows closely (not a contents list)."""
     for index, line in enumerate(lines):
         stripped = line.strip()
         if ACT_LINE_RE.match(stripped) or SCENE_ONLY_RE.match(stripped):
-            if any(_prefix_match(after) for after in lines[index + 1 : index + 12]):
+            if any(_prefix_match(after, labels) for after in lines[index + 1 : index + 12]):
                 return index
     return 0
 
@@ -132,9 +150,17 @@ def _latin_headings(lines: list[str]) -> list[str]:
     return out
 
 
-def _prefix_match(line: str) -> re.Match[str] | None:
-    """A speech opening an indented line, in capitals or (First Folio) mixed case."""
-    match = CAPS_PREFIX_RE.match(line) or MIXED_PREFIX_RE.match(line)
+def _prefix_match(line: str, prefixes: Prefixes) -> re.Match[str] | None:
+    """A speech opening an indented line, in capitals or (First Folio) with a mixed-case label seen before.
+
+    A mixed-case label must sit where speeches start: `    Pompey. Many a time`, indented like the
+    verse around it, is a line of verse, not Pompey speaking.
+    """
+    match = CAPS_PREFIX_RE.match(line)
+    if match is None:
+        match = MIXED_PREFIX_RE.match(line)
+        if match and len(match.group("indent")) > prefixes.indent + 1:
+            return None
     if match and not is_stage_words(match.group("label")):
         return match
     return None
@@ -187,8 +213,8 @@ def _split_headings(lines: list[str]) -> list[str]:
     return out
 
 
-def _prefixed_speeches(lines: list[str]) -> bool:
-    """Whether speeches begin `  NAME. text` on indented lines (World Library, First Folio editions).
+def _prefixed_speeches(lines: list[str]) -> Prefixes | None:
+    """The mixed-case labels that head indented speeches (World Library, First Folio), or None if none do.
 
     Mixed-case labels count when they recur; flush-left `NAME. text` speeches (Gutenberg's Hamlet)
     mean the indented ones are something else.
@@ -202,12 +228,23 @@ def _prefixed_speeches(lines: list[str]) -> bool:
             match = MIXED_PREFIX_RE.match(line)
             if match and not is_stage_words(match.group("label")):
                 mixed[match.group("label")] = mixed.get(match.group("label"), 0) + 1
-    indented = caps + sum(count for count in mixed.values() if count >= 2)
+    recurring = {label for label, count in mixed.items() if count >= 2}
+    indented = caps + sum(mixed[label] for label in recurring)
     flush = sum(1 for line in lines if re.match(r"^[A-Z][A-Z’'\- ]+[A-Z]\.\s+\S", line))
-    return indented >= 10 and indented > flush
+    if indented < 10 or indented <= flush:
+        return None
+    # Where speeches start: the commonest indent of capital and recurring labels.
+    indents: dict[int, int] = {}
+    for line in lines:
+        match = CAPS_PREFIX_RE.match(line) or MIXED_PREFIX_RE.match(line)
+        if match and (match.group("label") in recurring or match.group("label").isupper()):
+            width = len(match.group("indent"))
+            indents[width] = indents.get(width, 0) + 1
+    common = max(indents, key=lambda k: indents[k]) if indents else 2
+    return Prefixes(labels=frozenset(recurring), indent=common)
 
 
-def _unfold_prefixed(lines: list[str]) -> list[str]:
+def _unfold_prefixed(lines: list[str], prefixes: Prefixes) -> list[str]:
     """One paragraph per speech (`NAME. text`) and per stage direction (indented one space)."""
     out: list[str] = []
     block: list[str] = []
@@ -230,7 +267,7 @@ def _unfold_prefixed(lines: list[str]) -> list[str]:
             flush()
             out += [stripped, ""]
             continue
-        speech = _prefix_match(line)
+        speech = _prefix_match(line, prefixes)
         indent = len(line) - len(line.lstrip())
         if speech:
             flush()

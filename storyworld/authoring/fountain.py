@@ -43,6 +43,17 @@ class Screenplay(msgspec.Struct, kw_only=True):
     elements: list[Element]
 
 
+EMPHASIS_RE = re.compile(r"(?<!\\)(\*{1,3}|_)(?=\S)(.+?)(?<=\S)(?<!\\)\1")
+
+
+def _plain(text: str) -> str:
+    """Text without Fountain emphasis marks (`*italics*`, `**bold**`, `_underline_`) or escapes."""
+    previous = None
+    while previous != text:
+        previous, text = text, EMPHASIS_RE.sub(r"\2", text)
+    return text.replace("\\*", "*").replace("\\_", "_")
+
+
 def _strip_markup(text: str) -> str:
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)  # boneyard
     return re.sub(r"\[\[.*?\]\]", "", text, flags=re.S)  # notes
@@ -194,13 +205,14 @@ def author_fountain(
             speaker = element.text.casefold()
             agents.setdefault(speaker, character_name(element.text))
         elif element.kind == "dialogue":
-            lines.append(element.text)
+            lines.append(_plain(element.text))
         elif element.kind == "parenthetical":
             continue
         elif element.kind == "action":
             flush()
             speaker = ""
-            beats.append(_Beat(kind="narration", place=place or "somewhere", actors=[], text=element.text, scene=scene))
+            beats.append(_Beat(kind="narration", place=place or "somewhere", actors=[], text=_plain(element.text),
+                               scene=scene))
     flush()
     if "somewhere" in {b.place for b in beats}:
         places.setdefault("somewhere", "Somewhere")

@@ -394,20 +394,30 @@ def _tokenize_headings(body: list[str], offset: int, known: set[str]) -> list[It
         if opener in closers and closers[opener] not in text:
             direction_open = closers[opener]
         elif opener not in closers:
-            direction_open = f"indent:{indent}"
+            # An unbracketed direction goes on to the next line only when this one has not ended.
+            direction_open = "" if text.rstrip().endswith((".", "!", "?")) else f"indent:{indent}"
         else:
             direction_open = ""
 
     previous_blank = True
+    after_label = False  # the line right under a speech heading is that speech, whatever it looks like
     for index, raw in enumerate(body):
         line = index + 1 + offset
         stripped = raw.strip()
         if not stripped:
             previous_blank = True
+            after_label = False
             if direction_open.startswith("indent:"):
                 direction_open = ""
             continue
         was_blank, previous_blank = previous_blank, False
+        if after_label:
+            after_label = False
+            # Italics open sung or read speech (`_For us, and for our tragedy_`); brackets and `Enter` do not.
+            business = bool(DIRECTION_START_RE.match(stripped)) and not stripped.startswith("_")
+            if not business:
+                speech_lines.append(stripped)
+                continue
         indent = len(raw) - len(raw.lstrip())
         heading = _heading_item(stripped, line)
         if heading is not None:
@@ -423,7 +433,7 @@ def _tokenize_headings(body: list[str], offset: int, known: set[str]) -> list[It
             if continues:
                 last = items[-1]
                 items[-1] = msgspec.structs.replace(last, text=f"{last.text} {stripped}")
-                if direction_open in stripped:
+                if direction_open in stripped or (direction_open.startswith("indent:") and stripped.endswith(".")):
                     direction_open = ""
                 continue
             direction_open = ""
@@ -440,12 +450,14 @@ def _tokenize_headings(body: list[str], offset: int, known: set[str]) -> list[It
         if match and not is_stage_words(match.group("label")):
             candidate = match.group("label")
             caps = candidate.replace(" and ", " ").replace(" & ", " ")
+            # A mixed-case heading (`Tes.`) stands after a blank line; `Farewell.` under a speaker is speech.
             if (caps.isupper() and len(candidate) >= 2) or (
-                match.group("dot") and (standalone[candidate] >= 2 or _abbreviates_persona(candidate, known))
+                was_blank and match.group("dot") and (standalone[candidate] >= 2 or _abbreviates_persona(candidate, known))
             ):
                 flush()
                 label = candidate
                 speech_line = line
+                after_label = True
                 continue
         if label:
             speech_lines.append(stripped)
@@ -497,11 +509,23 @@ def parse_personae(lines: list[str]) -> list[Persona]:
     else:
         pieces = [line.strip() for line in lines]
     entries: list[str] = []
-    for piece in pieces:
-        entries.extend(_split_caps_entries(piece))
     personae: list[Persona] = []
-    for entry in entries:
-        personae.extend(_persona_from_entry(entry))
+    for piece in pieces:
+        piece = re.sub(r",?\s*(&c|etc)\.?\s*$", "", piece.strip())  # "Citizens, Guards, Attendants, &c."
+        from_piece: list[Persona] = []
+        for entry in _split_caps_entries(piece):
+            for persona in _persona_from_entry(entry):
+                # `MARCUS ANTONIUS, ” ” ”`: ditto marks repeat the description above.
+                ditto = re.search(r"[”“\"〃]\s*[”“\"〃]", persona.description) is not None
+                if personae and persona.description and (ditto or not re.search(r"[A-Za-z]", persona.description)):
+                    persona = msgspec.structs.replace(persona, description=personae[-1].description)
+                from_piece.append(persona)
+        # "LUCILIUS, TITINIUS, young CATO, and VOLUMNIUS, Friends to Brutus": the list shares the last description.
+        shared = from_piece[-1].description if from_piece else ""
+        for persona in from_piece:
+            if shared and persona.named and persona.description.lower() in {"", "and", "young", "&", "old"}:
+                persona = msgspec.structs.replace(persona, description=shared)
+            personae.append(persona)
     # A title shared by two personae ("Prince" of Denmark and of Norway) is no alias.
     title_counts = Counter(title.lower() for persona in personae for title in persona.titles)
     names = {_norm(persona.name) for persona in personae}
@@ -523,8 +547,9 @@ def _split_caps_entries(piece: str) -> list[str]:
     out: list[list[str]] = [[]]
     for i, word in enumerate(words):
         starts_run = _is_caps_word(word) and (i == 0 or not _is_caps_word(words[i - 1]))
-        # "The GHOST of..." keeps its article with the name.
-        article_before = i > 0 and words[i - 1] in {"The", "A", "An"} and len(out[-1]) == 1
+        # "The GHOST of..." keeps its article with the name; "M. AEMILIUS LEPIDUS" its initial.
+        article_before = i > 0 and len(out[-1]) == 1 and (
+            words[i - 1] in {"The", "A", "An"} or re.fullmatch(r"[A-Z]\.", words[i - 1]) is not None)
         if starts_run and out[-1] and not article_before:
             out.append([])
         out[-1].append(word)
@@ -550,6 +575,11 @@ def _persona_from_entry(entry: str) -> list[Persona]:
         else:
             description = f"{name} {rest}".strip()
         description = description[:1].upper() + description[1:]
+        names = [n.strip() for n in name.split(",") if n.strip()]
+        if len(names) > 1:
+            # "CICERO, PUBLIUS, POPILIUS LENA, Senators": three senators, one description.
+            shared = rest or description
+            return [Persona(name=n, description=shared[:1].upper() + shared[1:], named=True) for n in names]
         return [Persona(name=name, description=description, named=True, titles=_titles_of(description))]
     # Mixed-case entries: "Marta Voss, keeper of the lantern" or kinds of people ("Two Clowns, Grave-diggers").
     head, _, description = entry.partition(",")
@@ -721,6 +751,14 @@ class SpeakerRoster:
                 if len(norm) >= 2:
                     self.aliases[key].add(_titlecase(part.rstrip(".")))
                 return key
+        # A word of a fuller persona name: BRUTUS is Marcus Brutus, ANTONY is Marcus Antonius.
+        if " " not in norm and len(norm) >= 4:
+            key = self._persona_by_word(norm)
+            if key is not None:
+                self._ensure(key, self.persona_by_key[key].name)
+                self.lookup[norm] = key
+                self.aliases[key].add(_titlecase(part.rstrip(".")))
+                return key
         if not create:
             return None
         singular = _norm(_singular(part))
@@ -731,6 +769,20 @@ class SpeakerRoster:
         if norm.endswith("s") and not self.persona_by_key.get(norm):
             self.groups.add(key)
         return key
+
+    def _persona_by_word(self, norm: str) -> str | None:
+        """The named persona a one-word heading names: by its last word, any word, then a shared stem.
+
+        CAESAR, when both Julius and Octavius Caesar are listed, is the one listed first (the title
+        role); a stem (`anton` of ANTONY and Antonius) must be five letters and name one persona.
+        """
+        named = [(key, key.split()) for key, persona in self.persona_by_key.items() if persona.named and " " in key]
+        for test in (lambda words: words[-1] == norm, lambda words: norm in words):
+            hits = [key for key, words in named if test(words)]
+            if hits:
+                return hits[0]
+        stems = [key for key, words in named if any(len(w) >= 5 and w[:5] == norm[:5] for w in words)]
+        return stems[0] if len(stems) == 1 and len(norm) >= 5 else None
 
     # -- resolving --------------------------------------------------------------------------
 
@@ -930,8 +982,14 @@ class _Stage:
     def __init__(self) -> None:
         self.present: list[str] = []
         self.dead: set[str] = set()
+        self.reported: set[str] = set()  # said to be dead; a report can be false (Hero in Much Ado)
+
+    def gone(self) -> set[str]:
+        """Who is out of the play: dead on stage, or reported dead and not seen since."""
+        return self.dead | self.reported
 
     def enter(self, keys: list[str]) -> list[str]:
+        self.reported -= set(keys)  # whoever walks on was not dead after all
         entered = [k for k in keys if k not in self.present and k not in self.dead]
         self.present.extend(entered)
         return entered
@@ -1071,7 +1129,7 @@ class _PlayReader:
                 self.place_texts[key].append(location or "The stage")
         self.stage = _carry_dead(self.stage)
         self.scenes.append(ScenePlan(act=self.act or 1, number=item.number, heading=item.text, place=key,
-                                     first_round=self.round_base, dead=sorted(self.stage.dead),
+                                     first_round=self.round_base, dead=sorted(self.stage.gone()),
                                      first_event=len(self.drafts)))
         self.speeches_in_scene = 0
         self.last_speakers = []
@@ -1174,12 +1232,20 @@ class _PlayReader:
         self.last_speakers = speakers
         self.recent_speakers.extend(speakers)
         said = _Said(speakers, flags, offstage)
+        reading_aloud = False
         for kind, content in segments:
             if kind == "text":
+                if reading_aloud:
+                    # "[_Reads._] 'Horatio, when thou shalt...'": what the letter says is what it carries.
+                    self.props.read_aloud(speakers[0], content, self.scenes[-1].place, len(self.drafts),
+                                          len(self.scenes))
+                    reading_aloud = False
                 said.buffer.append(content)
                 continue
             if kind == "modifier":
                 low = content.lower()
+                if low in {"reads", "read", "reading", "reads the letter", "reads the paper"}:
+                    reading_aloud = True
                 if low == "aside":
                     self.flush_say(said)
                     said.aside = True
@@ -1209,6 +1275,14 @@ class _PlayReader:
         self.add("say", said.speakers, [w for w in witnesses if w not in stage.dead or w in said.speakers], text,
                  said.flags)
         self.props.speech(text, said.speakers[0], self.scenes[-1].place, len(self.drafts))
+        if not said.aside:
+            # "Fulvia is dead.": a death off stage, told; who is on stage is plainly not dead.
+            for match in REPORTED_DEATH_RE.finditer(text):
+                if match.group(0).rstrip().endswith("?"):
+                    continue
+                told = [k for k in self.cast.mentions(match.group("name"))
+                        if k not in stage.present and k not in said.speakers]
+                stage.reported.update(told)
         said.flags = []
         self.speeches_in_scene += 1
         self.scenes[-1].speeches += 1
@@ -1225,6 +1299,7 @@ class _Said:
     buffer: list[str] = field(default_factory=list)
 
 
+REPORTED_DEATH_RE = re.compile(r"(?P<name>\b[A-Z][\w’'\-]+(?: [A-Z][\w’'\-]+)?) is (?:dead|slain|drown[’']?d|drowned|no more)\b[^.!?]*[.!?]?")
 DEATH_RE = re.compile(r"\b(dies|die|is slain|are slain|is killed|are killed|falls dead|expires)\b")
 PROP_NOUNS = (
     "letter", "letters", "dagger", "sword", "rapier", "foil", "poison", "cup", "chalice", "vial", "potion", "ring",
@@ -1249,6 +1324,8 @@ class _Prop(msgspec.Struct, kw_only=True):
     first_event: int = 0
     handled: list[str] = msgspec.field(default_factory=list)  # how it changed hands, for its description
     read_by: list[str] = msgspec.field(default_factory=list)
+    text: str = ""  # what it says, when someone reads it out
+    read_scene: int = -1
 
 
 class _Props:
@@ -1301,6 +1378,22 @@ class _Props:
             if reading and doer and doer not in prop.read_by:
                 prop.read_by.append(doer)
 
+    def read_aloud(self, reader: str, text: str, place: str, event_index: int, scene: int) -> None:
+        """A speaker reads out a letter: the one they hold (else a new one), carrying the words read."""
+        # A letter read out in an earlier scene is not the one read now (Claudius's paper of 2.2 is not
+        # Hamlet's letter of 4.7); one read in bits within a scene is one letter (Polonius in 2.2).
+        prop = next((p for p in reversed(self.props)
+                     if p.holder == reader and p.noun in {"letter", "paper", "scroll"}
+                     and (not p.text or p.read_scene == scene)), None)
+        if prop is None:
+            prop = _Prop(noun="letter", first_holder=reader, holder=reader, place=place, first_event=event_index,
+                         handled=["Reads a letter aloud"])
+            self.props.append(prop)
+        if reader not in prop.read_by:
+            prop.read_by.append(reader)
+        prop.text = trim_text(f"{prop.text} {text}".strip(), 300)
+        prop.read_scene = scene
+
     def speech(self, text: str, speaker: str, place: str, event_index: int) -> None:
         """`Here is my dagger`, `Read this letter`: a prop the speaker holds, when none of its kind is known yet."""
         for match in SPEECH_PROP_RE.finditer(text):
@@ -1324,7 +1417,7 @@ class _Props:
             out.append(WorldObject(
                 id=unique_id(slugify(prop.noun, "object"), taken), name=prop.noun[:1].upper() + prop.noun[1:],
                 description=trim_text(description, 240), holder=holder, place=place,
-                carries=f"Read by {readers} in the play." if readers else "",
+                carries=prop.text or (f"Read by {readers} in the play." if readers else ""),
             ))
         return out
 
@@ -1354,6 +1447,7 @@ def _entrance_personae(items: list[Item], labels: Counter[str]) -> list[Persona]
 def _carry_dead(stage: _Stage) -> _Stage:
     fresh = _Stage()
     fresh.dead = set(stage.dead)
+    fresh.reported = set(stage.reported)
     return fresh
 
 
@@ -1605,7 +1699,7 @@ def _positions_at(events: list[Event], index: int, dead: set[str]) -> dict[str, 
 
 
 def _words_of(text: str) -> set[str]:
-    return {_norm(_singular(w)) for w in WORD_RE.findall(text) if len(w) >= 3} - {"the", "and", "her", "his", "son", "wife"}
+    return {_norm(_singular(w)) for w in WORD_RE.findall(text) if len(w) >= 3} - {"the", "and", "her", "his"}
 
 
 def cast_figures(parse: PlayParse) -> dict[str, object]:

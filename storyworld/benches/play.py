@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import statistics
 import time
 
+from storyworld.benches import report
 from storyworld.commands.common import add_model_options, load_lm, load_world_arg, resolve_player
 from storyworld.errors import UserError
 
@@ -80,9 +80,5 @@ def bench_play(args: argparse.Namespace) -> int:
     result |= canon_progress(world, sim.state, sim.state.canon)
     result["seconds_per_round"] = round(statistics.fmean(round_s), 3)
     result["script_problems"] = player.problems
-    if args.json:
-        print(json.dumps(result))
-    else:
-        for key, value in result.items():
-            print(f"{key}: {value}")
+    report(result, args.json)
     return 0

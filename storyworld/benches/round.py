@@ -27,6 +27,7 @@ from typing import Any
 
 import msgspec
 
+from storyworld.benches import report
 from storyworld.commands.common import add_model_options, load_world_arg
 
 
@@ -194,14 +195,10 @@ def bench_round(args: argparse.Namespace) -> int:
             if id(run.lm) not in closed:
                 closed.add(id(run.lm))
                 run.lm.close()
-    if args.json:
-        print(json.dumps(result))
-    else:
-        for key, value in result.items():
-            if key != "runs":
-                print(f"{key}: {value}")
-        for name, report in result["runs"].items():
-            print(f"[{name}] {json.dumps(report)}")
+    report(result, args.json, skip=("runs",))
+    if not args.json:
+        for name, figures in result["runs"].items():
+            print(f"[{name}] {json.dumps(figures)}")
     return 0
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from typing import Any
 
@@ -100,11 +99,7 @@ def bench_world(args: argparse.Namespace) -> int:
     result["table7"] = table7(world, start, report, stats, lm)
     if lm is not None:
         lm.close()
-    if args.json:
-        print(json.dumps(result))
-    else:
-        for key, value in result.items():
-            print(f"{key}: {value}")
+    report(result, args.json)
     return 0
 
 

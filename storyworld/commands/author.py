@@ -77,12 +77,20 @@ def _run_headless(source: Path, args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
     world_id = args.world_id or world_id_for(source)
     into = None
+    into_path: Path | None = None
     if args.into:
+        from storyworld.locations import BUNDLED_WORLDS, find_world
         from storyworld.world import load_world
 
-        into = load_world(args.into).file
+        try:
+            into_path = find_world(args.into)
+        except FileNotFoundError:
+            raise UserError(f"--into: no world {args.into!r} (a .toml path or an installed world id)") from None
+        into = load_world(into_path).file
         world_id = into.world.id
-    out = Path(args.out) if args.out else Path(args.into) if args.into else user_worlds_dir() / f"{world_id}.toml"
+        if into_path.resolve().is_relative_to(BUNDLED_WORLDS.resolve()):
+            into_path = user_worlds_dir() / f"{world_id}.toml"  # bundled worlds are never written over
+    out = Path(args.out) if args.out else into_path or user_worlds_dir() / f"{world_id}.toml"
     console = Console(stderr=True)
     with Progress(
         TextColumn("[bold]authoring"), BarColumn(), TextColumn("{task.completed}/{task.total}"),

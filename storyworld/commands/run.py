@@ -61,6 +61,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--rounds must be 0 or more")
     if args.script and not args.player:
         raise UserError("--script needs --as AGENT: whose lines are they?")
+    from storyworld.script import read_script
+
+    script_lines = read_script(args.script) if args.script else None  # a bad script fails before the model loads
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     lm = load_lm(args, seed=args.seed)
     mind = LLMMind(lm)
@@ -75,6 +78,10 @@ def run(args: argparse.Namespace) -> int:
             done = sim.state.round - sim.state.start_round
         else:
             world = load_world_arg(args.world)
+            if args.player:
+                from storyworld.commands.common import resolve_player
+
+                args.player = resolve_player(world, args.player)  # a name or alias becomes the agent id
             settings = Settings(seed=args.seed, backend=args.backend, cache_policy=args.cache, awake=args.awake,
                                 merge=not args.no_merge, player=args.player, model=lm.name)
             task = bar.add_task("sediment", total=None, detail="")
@@ -91,12 +98,12 @@ def run(args: argparse.Namespace) -> int:
             bar.update(task, completed=1, total=1, visible=False)
             done = 0
         player = None
-        if args.script:
+        if script_lines is not None:
             from storyworld.commands.common import resolve_player
-            from storyworld.script import ScriptedPlayer, read_script
+            from storyworld.script import ScriptedPlayer
 
             agent = resolve_player(sim.world, args.player)
-            player = ScriptedPlayer(sim.world, agent, read_script(args.script))
+            player = ScriptedPlayer(sim.world, agent, script_lines or [])
             player.index = done  # a resumed run picks the script up where it stopped
         total = max(args.rounds, done)
         task = bar.add_task("rounds", total=total, completed=done, detail="")

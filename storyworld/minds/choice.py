@@ -31,6 +31,9 @@ PERSON_CUES: dict[str, tuple[str, ...]] = {
 }
 
 
+GIVE_CUES = ("give", "gives", "gave", "hand", "offer", "present", "pass", "deliver", "return")
+
+
 class Plan(msgspec.Struct, frozen=True, kw_only=True):
     """A chosen action before its words: the action (text empty), what the line is for, and who chose."""
 
@@ -137,13 +140,15 @@ def menu(world: World, context: DecisionContext) -> Menu:
     for obj in p.objects_here:
         if _name_words(world.objects[obj].name) & set(re.findall(r"[\w']+", direction.lower())):
             acts.append(("take", obj, None))
-    for obj in (*p.objects_held, *p.objects_here):
-        if world.objects[obj].carries and obj in p.objects_held:
+    for obj in p.objects_held:
+        # a carrier once read is known: reading it again and again is no story
+        if world.objects[obj].carries and obj not in context.read_already:
             acts.append(("read", obj, None))
+    giving = _mentions(direction, GIVE_CUES)
     for obj in p.objects_held:
         named = _name_words(world.objects[obj].name) & set(re.findall(r"[\w']+", direction.lower()))
         for person in p.present:
-            if named and person in beat_people:
+            if giving and named and person in beat_people:
                 acts.append(("give", obj, person))
     # a line is always spoken to someone: "to everyone" invites a small model to narrate instead of speak
     say_to = tuple(p.present)

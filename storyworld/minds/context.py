@@ -35,6 +35,7 @@ class DecisionContext(msgspec.Struct, frozen=True, kw_only=True):
     arrivals: tuple[str, ...] = ()  # who came into this place last round
     missed_lines: int = 0  # lines said here before this agent arrived (read_thread catches up)
     player: str | None = None  # the person's character, for the status register's stance
+    read_already: tuple[str, ...] = ()  # carriers this agent has read (what they say is known)
     player_call: Intention | None = None  # a beat the player is wanted at elsewhere, not yet sent word of
 
 

@@ -84,8 +84,8 @@ def intention_for(world: World, state: WorldState, progress: CanonProgress, agen
             return None  # nothing due soon: stay where you are
         role = "actor" if agent in event.actors else "witness"
         others = tuple(a for a in dict.fromkeys([*event.actors, *event.witness_ids()]) if a != agent)
-        # co-actors who must be there too: whoever is with you now is brought along (the player too)
-        companions = tuple(a for a in event.actors if a != agent) if role == "actor" else ()
+        # whoever the beat needs there too and is with you now is brought along (the player too)
+        companions = tuple(a for a in dict.fromkeys([*event.actors, *event.witness_ids()]) if a != agent)
         return Intention(
             beat_id=event.id, round=event.round, place=event.place, kind=event.kind, role=role, text=event.text,
             meet=tuple(a for a in others if _in_play(world, state, a)),

@@ -15,6 +15,8 @@ FIELD_WORDS = frozenset({
 ROBOT_PHRASES = ("as an ai", "language model", "i'm sorry, but", "i cannot", "here is", "here's a", "sure!",
                  "in character", "your line", "the line", "next line")
 MIN_WORDS = 3
+# the dialogue prompt's own phrasing: a line that says these is reading the prompt back
+SCAFFOLD = ("has just said", "in the story, next", "write what")
 SPEAKER_WORDS = frozenset({"i", "me", "my", "mine", "we", "us", "our", "you", "your", "yours", "thou", "thee", "thy",
                            "ye", "let's", "i'm", "i'll", "i've", "you're", "we're", "i'd", "you'll", "we'll"})
 NARRATOR_WORDS = frozenset({"he", "his", "him", "she", "her", "they", "their"})
@@ -69,12 +71,14 @@ def _ngrams(tokens: list[str], n: int) -> set[tuple[str, ...]]:
 
 
 def problems(line: str, *, names: Iterable[str] = (), prompt: str = "", earlier: Iterable[str] = (),
-             heard: str | Iterable[str] = "", speaker: str = "", addressee: str = "") -> list[str]:
+             heard: str | Iterable[str] = "", speaker: str = "", addressee: str = "",
+             overheard: Iterable[str] = ()) -> list[str]:
     """Why a line is not fit to be spoken (empty list: fit). Used by the mind and by `bench play`.
 
     `names` are the world's names (a line made of them is a list, not speech); `prompt` is the text the
     model was shown (long copied runs are echoes); `earlier` are the speaker's own earlier lines; `heard`
-    is the line it answers (parroting it back is not an answer).
+    is the line it answers (parroting it back is not an answer); `overheard`, other talk nearby (only a
+    near copy of it counts).
     """
     found: list[str] = []
     tokens = words(line)
@@ -89,11 +93,14 @@ def problems(line: str, *, names: Iterable[str] = (), prompt: str = "", earlier:
         found.append("markup")
     if any(p in lowered for p in ROBOT_PHRASES):
         found.append("out of character")
+    if any(phrase in lowered for phrase in SCAFFOLD):
+        found.append("echo of the prompt")
     if prompt:
         echoed = _ngrams(tokens, 6) & _ngrams(words(prompt), 6)
         if echoed:
             found.append("echo of the prompt")
-    if _stutters(tokens):
+    name_words = {w for name in names for w in words(name)}
+    if _stutters(tokens, name_words):
         found.append("stutter")
     if not SPEAKER_WORDS & set(tokens) and NARRATOR_WORDS & set(tokens):
         found.append("narration, not speech")
@@ -104,7 +111,8 @@ def problems(line: str, *, names: Iterable[str] = (), prompt: str = "", earlier:
     if any(similarity(line, old) >= 0.7 for old in earlier):
         found.append("repeat")
     heard_lines = [heard] if isinstance(heard, str) else list(heard)
-    if any(h and similarity(line, h) >= 0.75 for h in heard_lines):
+    if any(h and similarity(line, h) >= 0.75 for h in heard_lines) or any(
+            h and similarity(line, h) >= 0.9 for h in overheard):
         found.append("parrot")
     return found
 
@@ -136,7 +144,7 @@ def _names_in(name: str, tokens: list[str], *, skip_vocative: bool = False) -> b
     return any(w in body for w in own)
 
 
-def _stutters(tokens: list[str]) -> bool:
+def _stutters(tokens: list[str], name_words: set[str] = frozenset()) -> bool:
     """A word three times running, or a phrase of 1-4 words said twice in a row, or one word as a third of the line."""
     for i in range(len(tokens) - 2):
         if tokens[i] == tokens[i + 1] == tokens[i + 2]:
@@ -145,7 +153,9 @@ def _stutters(tokens: list[str]) -> bool:
         for i in range(len(tokens) - 2 * size + 1):
             if tokens[i : i + size] == tokens[i + size : i + 2 * size]:
                 return True
-    grams = [tuple(tokens[i : i + 3]) for i in range(len(tokens) - 2)]
+    # a name said twice ("to Zhuo county … to Zhuo county") is emphasis, not a stutter
+    grams = [g for g in (tuple(tokens[i : i + 3]) for i in range(len(tokens) - 2))
+             if sum(t in name_words for t in g) < 2]
     if len(grams) != len(set(grams)):
         return True  # "a true friend, and the only true friend, and a true friend"
     if len(tokens) >= 9:
@@ -158,6 +168,9 @@ def _stutters(tokens: list[str]) -> bool:
     return False
 
 
+DEGENERATE = frozenset({"fragment", "list of names", "echo of the prompt", "field names", "markup", "stutter"})
+
+
 def degenerate(line: str, *, names: Iterable[str] = (), prompt: str = "") -> bool:
     """The `bench play` test for a degenerate line: fragment, name list, echo, field names, stutter."""
-    return bool(set(problems(line, names=names, prompt=prompt)) - {"repeat", "parrot", "out of character"})
+    return bool(set(problems(line, names=names, prompt=prompt)) & DEGENERATE)

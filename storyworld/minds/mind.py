@@ -6,6 +6,7 @@ import logging
 from typing import Any
 
 import msgspec
+import numpy as np
 
 from storyworld.actions import ActOn, Action, Observe, Say, Wait
 from storyworld.minds import choice, words
@@ -42,11 +43,23 @@ def choice_messages(world: World, context: DecisionContext, options: choice.Menu
 class LLMMind:
     """A policy on a language model: the canon directs, a typed grammar chooses, a dialogue prompt speaks."""
 
-    def __init__(self, lm: Any, *, choice_tokens: int = 48, line_tokens: int = 56, temperature: float = 0.7) -> None:
+    def __init__(self, lm: Any, *, choice_tokens: int = 48, line_tokens: int = 40, temperature: float = 0.7,
+                 embedder: Any = None) -> None:
         self.lm = lm
+        self.embedder = embedder  # for answers on the subject; None: the process-wide MiniLM, loaded on first use
         self.choice_tokens = choice_tokens
         self.line_tokens = line_tokens
         self.temperature = temperature
+
+    def relevance(self, line: str, answer: str) -> float:
+        """MiniLM cosine between a line and an answer to it."""
+        if self.embedder is None:
+            from memory.embedder import shared_embedder
+
+            self.embedder = shared_embedder()
+        left, right = self.embedder.encode([line, answer])
+        denominator = float(np.linalg.norm(left) * np.linalg.norm(right)) or 1.0
+        return float(np.dot(left, right)) / denominator
 
     def choose(self, world: World, context: DecisionContext) -> tuple[Plan, dict[str, Any]]:
         """The plan: the policy's when it settles the choice, else the model's pick from the typed menu."""
@@ -82,7 +95,8 @@ class LLMMind:
             fallback, reason = plan.chosen_by == "fallback", ""
             action: Action = plan.action
             if plan.needs_words:
-                text, fell_back, why, spent = words.write(self.lm, world, context, plan, max_tokens=self.line_tokens)
+                text, fell_back, why, spent = words.write(self.lm, world, context, plan, max_tokens=self.line_tokens,
+                                                          relevance=self.relevance)
                 _add(costs, spent)
                 steps.append("words:fallback" if fell_back else "words:model")
                 fallback, reason = fallback or fell_back, why

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
 from storyworld.actions import ActOn, Say
@@ -14,6 +15,7 @@ from storyworld.world import World
 
 log = logging.getLogger("storyworld.minds")
 
+Relevance = Callable[[str, str], float]  # how much a line is about another (MiniLM cosine)
 MAX_SPEECH = 160  # characters of one spoken line, cut at a sentence end
 MAX_CONTEXT = 140  # characters of a remembered or overheard line in the prompt
 # Characters a spoken line may hold: no markup, quotes, digits or newlines (they are where a small
@@ -31,6 +33,13 @@ EXAMPLES = (
      '{"line": "Finn, has the miller come back from town yet?"}'),
 )
 EXAMPLE_TEXT = " ".join(answer for _, answer in EXAMPLES)
+# How a line spoken to someone may go on after their name: a tiny model otherwise takes the name as the
+# subject of a sentence about them ("Horatio, has told Marcellus…") or tags the speaker ("Horatio, Barnardo, …").
+OPENERS = ("I", "I'm", "I'll", "I have", "you", "your", "we", "my", "what", "how", "why", "where", "who", "come",
+           "look", "listen", "tell me", "do", "did", "have you", "can", "will you", "let", "there", "this", "that",
+           "it", "no", "yes", "good", "stay", "go", "speak", "hear", "see", "by", "if", "when", "not", "now",
+           "peace", "the", "our", "is it", "are you", "be", "take", "follow", "wait", "think")
+LEAD_OPENERS = ("come with me to", "follow me to", "walk with me to")  # a lead's line asks them along
 SPOKEN_LIMIT = 120  # characters kept: whole sentences up to here (a small model rambles after its first)
 
 
@@ -90,9 +99,13 @@ def build_messages(world: World, context: DecisionContext, plan: Plan) -> list[d
         talk = context.perception.recent_talk
         if talk and talk[-1].speaker != context.agent:
             parts.append(f'{world.agents[talk[-1].speaker].name} has just said: "{_clip(talk[-1].text)}"')
-    mood = context.shortterm.status.get("mood")
+    status = context.shortterm.status
+    mood = status.get("mood")
     if mood and mood != "watchful":
         parts.append(f"{agent.name} feels {mood}.")
+    to = addressee(plan)
+    if to is not None and to == context.player and status.get("stance") not in (None, "attentive"):
+        parts.append(f"{agent.name} is {status['stance']} toward {world.agents[to].name}.")
     parts.append(_direction(world, context, plan))
     messages = [{"role": "system", "content": SYSTEM}]
     for question, answer in EXAMPLES:
@@ -114,8 +127,8 @@ def _direction(world: World, context: DecisionContext, plan: Plan) -> str:
         case "lead":
             assert isinstance(plan.action, ActOn)
             place = world.places[plan.action.place].name if plan.action.place in world.places else "the next place"
-            errand = f" ({_clip(intention.text, 120)})" if intention else ""
-            return f"{name} asks {world.agents[plan.action.target].name} to come along to {place}{errand}."
+            # the errand's own text stays out: a long beat buries the one thing this line must say
+            return f"{name} asks {world.agents[plan.action.target].name} to come with him now to {place}."
         case "act" if isinstance(plan.action, ActOn):
             return f"{name} means to {plan.action.verb} {world.agents[plan.action.target].name}" + (
                 f": {_clip(intention.text, 120)}" if intention else ".")
@@ -153,7 +166,8 @@ def instruction(name: str, beat: str) -> str:
 def line_schema(world: World, plan: Plan) -> dict[str, Any]:
     """The line's JSON shape: a vocative start when it is spoken to someone, plain speech characters only."""
     to = addressee(plan)
-    start = _pattern_literal(vocative(world, to)) + ", " if to in world.agents else "[A-Z]"
+    openers = LEAD_OPENERS if plan.purpose == "lead" else OPENERS
+    start = (_pattern_literal(vocative(world, to)) + ", (" + "|".join(openers) + ") ") if to in world.agents else "[A-Z]"
     pattern = f"^{start}{SPEECH_CHARS}{{12,200}}$"
     return {"type": "object", "properties": {"line": {"type": "string", "pattern": pattern}}, "required": ["line"]}
 
@@ -164,6 +178,15 @@ def _pattern_literal(text: str) -> str:
     return "".join("\\" + c if c in ".^$*+?()[]{}|\\/-" else c for c in text)
 
 
+STOCK = {  # plain in-character lines for when every model line was rejected, by what the line was for
+    "answer": ("I hear you, and I will think on what you say.", "that is a hard thing to answer, but I will not forget it.",
+               "I have heard you; give me a moment to weigh it."),
+    "greet": ("you are welcome here.", "well met, and welcome."),
+    "other": ("there is something I must tell you, and it will not wait.", "listen to me a moment; this matters.",
+              "we must speak plainly now."),
+}
+
+
 def fallback_line(world: World, context: DecisionContext, plan: Plan) -> str:
     """A plain in-character line for when the model's lines were rejected: safe, short, never garbage."""
     to = addressee(plan)
@@ -172,14 +195,7 @@ def fallback_line(world: World, context: DecisionContext, plan: Plan) -> str:
         return f"{who}come with me to {world.places[plan.action.place].name.lower()}."
     if plan.purpose == "summon" and context.player_call is not None:
         return f"{who}you are wanted at {world.places[context.player_call.place].name.lower()}."
-    if plan.purpose == "answer":
-        options = ("I hear you, and I will think on what you say.", "that is a hard thing to answer, but I will not forget it.",
-                   "I have heard you; give me a moment to weigh it.")
-    elif plan.purpose == "greet":
-        options = ("you are welcome here.", "well met, and welcome.")
-    else:
-        options = ("there is something I must tell you, and it will not wait.", "listen to me a moment; this matters.",
-                   "we must speak plainly now.")
+    options = STOCK.get(plan.purpose, STOCK["other"])
     text = options[context.seed % len(options)]
     return who + (text if who else text[0].upper() + text[1:])
 
@@ -192,35 +208,53 @@ def world_names(world: World) -> tuple[str, ...]:
 
 def check(world: World, context: DecisionContext, plan: Plan, text: str) -> list[str]:
     """Problems with a candidate line: garbage, copies of the examples or the scene line, repeats, parroting."""
-    heard = [t.text for t in context.perception.recent_talk if t.speaker != context.agent]
-    if context.addressed_by is not None:
-        heard.append(context.addressed_by.text)
+    overheard = [t.text for t in context.perception.recent_talk if t.speaker != context.agent]
+    heard = [context.addressed_by.text] if context.addressed_by is not None else []
     to = addressee(plan)
     # the direction and the line answered may be echoed in meaning; the examples and the scene line may not
     shown = EXAMPLE_TEXT + " " + scene_line(world, context, plan)
+    # the stock fallback lines are heard often; a model line that copies one is no line of its own
+    heard += [line for lines_ in STOCK.values() for line in lines_]
     return lines.problems(text, names=world_names(world), prompt=shown, earlier=context.own_lines, heard=heard,
                           speaker=world.agents[context.agent].name,
-                          addressee=world.agents[to].name if to in world.agents else "")
+                          addressee=world.agents[to].name if to in world.agents else "", overheard=overheard)
 
 
 def tidy(world: World, context: DecisionContext, plan: Plan, raw: str) -> str:
     """The spoken part of a reply: whole sentences up to the limit, the speaker's own name after the vocative dropped."""
     text = lines.first_sentences(raw, SPOKEN_LIMIT)
-    to = addressee(plan)
-    if to in world.agents and text:
-        own = re.escape(vocative(world, context.agent))
-        text = re.sub(rf"^({re.escape(vocative(world, to))}, )(?:{own}|{re.escape(world.agents[context.agent].name)}),\s*",
-                      r"\1", text)
+    if not text:
+        return text
+    own = "|".join(re.escape(n) for n in {vocative(world, context.agent), world.agents[context.agent].name})
+    # "…what do you mean, Barnardo?" said by Barnardo: the speaker's own name tagged on is dropped
+    text = re.sub(rf",\s*(?:{own})(?=[.!?])", "", text)
+    # from the first sentence that names the speaker on, the model has turned to narrating: keep what came before
+    sentences = re.findall(r"[^.!?…]+[.!?…]+[\"')\]]*\s*", text) or [text]
+    kept: list[str] = []
+    for sentence in sentences:
+        if re.search(rf"\b(?:{own})\b", sentence):
+            break
+        kept.append(sentence)
+    if kept and len(lines.words("".join(kept))) >= lines.MIN_WORDS:
+        text = "".join(kept).strip()
     return text
 
 
-def write(lm: Any, world: World, context: DecisionContext, plan: Plan, *, tries: int = 3,
-          max_tokens: int = 40) -> tuple[str, bool, str, dict[str, float]]:
-    """The line for a plan: (text, fallback?, reason, costs). Rejected lines are regenerated, then replaced."""
+MIN_RELEVANCE = 0.2  # MiniLM cosine below which an answer is off the subject of what it answers
+
+
+def write(lm: Any, world: World, context: DecisionContext, plan: Plan, *, tries: int = 4,
+          max_tokens: int = 40, relevance: Relevance | None = None) -> tuple[str, bool, str, dict[str, float]]:
+    """The line for a plan: (text, fallback?, reason, costs). Rejected lines are regenerated, then replaced.
+
+    With `relevance`, an answer must also be on the subject of the line it answers; when every try is
+    sound but off the subject, the closest one is spoken rather than a fallback.
+    """
     messages = build_messages(world, context, plan)
     schema = line_schema(world, plan)
     costs = {"prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0}
     reasons: list[str] = []
+    best: tuple[float, str] | None = None
     for attempt in range(tries):
         obj, completion = lm.complete_json(messages, schema, max_tokens=max_tokens,
                                            temperature=0.7 + 0.1 * attempt, seed=context.seed + attempt)
@@ -230,9 +264,18 @@ def write(lm: Any, world: World, context: DecisionContext, plan: Plan, *, tries:
         raw = obj.get("line", "") if isinstance(obj, dict) else _salvage_line(completion.text)
         text = tidy(world, context, plan, raw)
         found = ["no sentence end"] if not text else check(world, context, plan, text)
+        if not found and relevance is not None and plan.purpose == "answer" and context.addressed_by is not None:
+            score = relevance(context.addressed_by.text, text)
+            if score < MIN_RELEVANCE:
+                found = ["off the subject"]
+                if best is None or score > best[0]:
+                    best = (score, text)
         if not found:
             return text, False, "", costs
+        log.debug("rejected line for %s (%s): %r", context.agent, ", ".join(found), raw[:120])
         reasons.append(f"{', '.join(found)}: {raw[:80]!r}")
+    if best is not None:
+        return best[1], False, "", costs  # sound speech, if loosely on the subject, beats a stock line
     text = fallback_line(world, context, plan)
     reason = "line rejected (" + "; ".join(reasons) + ")"
     log.info("fallback line for %s: %s", context.agent, reason)

@@ -67,6 +67,9 @@ def test_a_newcomer_who_only_waits_meets_the_story(tmp_path, world, heart):
         pane.wait_for(r"Welcome to storyworld", 300)  # a fresh home: the welcome, once
         pane.keys("Enter")
         status = pane.wait_for(r"Your move\. Round \d+", 300)
+        deadline = time.monotonic() + 30
+        while "Welcome to storyworld" in pane.capture() and time.monotonic() < deadline:
+            time.sleep(0.5)  # the welcome is closing; keys sent now would go to it
         assert f"│ {heart} │" in status
         first = int(re.search(r"Your move\. Round (\d+)", status).group(1))
         for done in range(3):

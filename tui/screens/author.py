@@ -29,7 +29,7 @@ KINDS = [("detect", "detect"), ("play", "play"), ("prose", "prose"), ("fountain"
 
 def _short(text: str, width: int) -> str:
     """One line of at most `width` terminal cells (CJK characters take two)."""
-    return fit(text, width)
+    return fit(" ".join(text.split()), width)
 
 
 class AuthorSourceScreen(ModalScreen[None]):

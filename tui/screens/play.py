@@ -181,7 +181,7 @@ class PlayScreen(Screen):
         if welcomed():
             return
         mark_welcomed()
-        self.app.push_screen(WelcomeScreen())
+        self.app.push_screen(WelcomeScreen(), lambda _: self.query_one("#action", Input).focus())
 
     def restart(self, request: NewGame | LoadGame) -> None:
         """Drop the current game and load another in this screen (it may be the app's only screen)."""
