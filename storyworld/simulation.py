@@ -196,7 +196,9 @@ class Simulation:
         )
         seed = derive_seed(self.settings.seed, self.state.round, agent)
         place = self.state.positions[agent]
-        missed = sum(1 for t in self.state.threads.get(place, []) if agent not in t.heard_by)
+        caught_up = max((e.round for e in self.state.events if e.actor == agent and e.kind == "read"), default=None)
+        missed = sum(1 for t in self.state.threads.get(place, [])
+                     if agent not in t.heard_by and (caught_up is None or t.round > caught_up))
         context = DecisionContext(
             agent=agent, perception=perception, shortterm=stm, recalled=recalled, seed=seed,
             intention=direction.intention_for(self.world, self.state, self.state.canon, agent),

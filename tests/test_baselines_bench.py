@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,15 @@ class Chatter(LanguageModel):
 
     def complete(self, messages, schema=None, max_tokens=128, temperature=0.7, seed=0) -> Completion:
         self.turn += 1
+        if "oneOf" in schema:  # the typed choice: speak to the first one offered, else the first branch
+            branches = [b["properties"] for b in schema["oneOf"]]
+            say = next((b for b in branches if b["action"]["const"] == "say"), branches[0])
+            reply = {k: (v["const"] if "const" in v else v["enum"][0]) for k, v in say.items()}
+            return Completion(text=json.dumps(reply))
         props = schema["properties"]
+        if "line" in props:  # the words: "<Name>, I saw ..." as the line's pattern asks
+            name = re.match(r"\^(.*?), \(", props["line"]["pattern"]).group(1).replace("\\", "")
+            return Completion(text=json.dumps({"line": f"{name}, I saw the lamp go dark in round {seed % 7}."}))
         if "action" in props:
             exits = [p for p in props["place"]["enum"] if p]
             if self.turn % 5 == 0 and exits:

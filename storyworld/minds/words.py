@@ -240,7 +240,7 @@ def tidy(world: World, context: DecisionContext, plan: Plan, raw: str) -> str:
     return text
 
 
-MIN_RELEVANCE = 0.2  # MiniLM cosine below which an answer is off the subject of what it answers
+MIN_RELEVANCE = 0.3  # MiniLM cosine below which an answer is off the subject of what it answers
 
 
 def write(lm: Any, world: World, context: DecisionContext, plan: Plan, *, tries: int = 4,
