@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: play test install clean
+.PHONY: play test install clean tools
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -27,12 +27,17 @@ $(SERVER_STAMP): $(STAMP) scripts/build_llama_server.py
 	nice -n 10 $(BIN)/python scripts/build_llama_server.py --jobs 2 || echo "llama-server not built (see above)"
 	touch $(SERVER_STAMP)
 
-install: $(STAMP) $(SERVER_STAMP)
+# tmux drives the end-to-end terminal test (tests/tui/test_tui_tmux.py fails without it). Installing it
+# may be impossible (no root, no network): that is not fatal here, the test says so loudly.
+tools:
+	@command -v tmux >/dev/null || apt-get install -y tmux || sudo apt-get install -y tmux || echo "tmux not installed: its test will fail"
+
+install: $(STAMP) $(SERVER_STAMP) tools
 
 play: $(STAMP) $(SERVER_STAMP)
 	$(BIN)/storyworld play hamlet
 
-test: $(STAMP) $(SERVER_STAMP)
+test: $(STAMP) $(SERVER_STAMP) tools
 	$(BIN)/python -m pytest -q
 
 clean:

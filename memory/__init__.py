@@ -1,9 +1,28 @@
-"""Consensus memory: records owned by everyone who holds them, recall scoped to what one knows."""
+"""Consensus memory: records owned by everyone who holds them, recall scoped to what one knows.
 
-from memory.consensus import ConsensusStore, Deposit, normalise_text, provenance_tag
-from memory.persist import StoreFileError
-from memory.records import Holding, MergeLogEntry, RecallHit, Record
-from memory.settings import MemorySettings
+The data (memory.records) imports without numpy; the stores load on first use, so the kernel can
+build deposits without pulling in the vector machinery.
+"""
+
+from typing import TYPE_CHECKING, Any
+
+from memory.records import Deposit, Holding, MergeLogEntry, RecallHit, Record, normalise_text
+
+if TYPE_CHECKING:
+    from memory.consensus import ConsensusStore
+    from memory.persist import StoreFileError
+    from memory.settings import MemorySettings
+
+_LAZY = {"ConsensusStore": "memory.consensus", "StoreFileError": "memory.persist", "MemorySettings": "memory.settings"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'memory' has no attribute {name!r}")
+
 
 __all__ = [
     "ConsensusStore",
@@ -15,5 +34,4 @@ __all__ = [
     "Record",
     "StoreFileError",
     "normalise_text",
-    "provenance_tag",
 ]

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from memory.records import Record
+from memory import guard
+from memory.records import Record, normalise_text
 
 SPOKEN = frozenset({"utterance", "claim"})
 
@@ -44,3 +45,16 @@ def same_kind(deposit: Any, record: Record) -> bool:
         speaker = record_speaker(record)
         return speaker is None or speaker == deposit_speaker(deposit)
     return True
+
+
+def choose_text(current: str, incoming: str) -> str:
+    """The text a merged record keeps: the shorter, unless it would drop a name, place, number or time the longer has."""
+    if current == incoming or normalise_text(current) == normalise_text(incoming):
+        return current
+    shorter, longer = (incoming, current) if len(incoming) < len(current) else (current, incoming)
+    if len(shorter) == len(longer):
+        return current
+    words = guard.features(shorter).words
+    if any(name not in words for name in guard.named(longer)):
+        return longer
+    return shorter

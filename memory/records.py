@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from typing import Literal
 
 import msgspec
@@ -11,12 +13,33 @@ Via = Literal["witnessed", "told", "read", "inferred", "sediment", "authored"]
 Status = Literal["believed", "doubted", "disputed", "retracted"]
 HitVia = Literal["semantic", "affiliated"]
 
+_NORMALISE_DROP = re.compile(r"[^\w\s']+")
+
 KINDS: tuple[str, ...] = Kind.__args__  # type: ignore[attr-defined]
 VIAS: tuple[str, ...] = Via.__args__  # type: ignore[attr-defined]
 
 
 class Base(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """Policy every persisted struct shares: strict decode, keyword construction."""
+
+
+class Deposit(Base, frozen=True):
+    """One remember request: an owner's text (atomized) or ready statements, with provenance."""
+
+    owner: str
+    text: str | None = None
+    statements: list[str] | None = None  # ready atoms (a tuple works too)
+    round: int = 0
+    event_id: str | None = None
+    source: str | None = None
+    via: Via = "witnessed"
+    place: str | None = None
+    kind: Kind = "event"
+    namespace: str = "shared"
+    based_on: tuple[int, ...] = ()  # record ids this was derived from (a list works too)
+    confidence: float | None = None
+    expires_at: int | None = None  # a time-bound fact: recall leaves it out after this round
+    group: str | None = None  # what this deposit belongs with (an event and its claim): the caller affiliates by it
 
 
 class Holding(Base, frozen=True):
@@ -94,3 +117,9 @@ class RecallHit(msgspec.Struct, frozen=True, kw_only=True):
     record: Record
     via: HitVia
     score: float
+
+
+def normalise_text(text: str) -> str:
+    """Case-, width- and punctuation-insensitive form of a statement (the same-text rule, de-duplication)."""
+    text = unicodedata.normalize("NFKC", text).casefold().replace("\u2019", "'")
+    return " ".join(_NORMALISE_DROP.sub(" ", text).split())

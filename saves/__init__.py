@@ -4,6 +4,7 @@ from saves.errors import SaveError
 from saves.folder import delete_save, read_manifest, read_save, recover, verify_save, write_save
 from saves.manifest import FORMAT_NAME, FORMAT_VERSION, MANIFEST_NAME, FileEntry, Manifest
 from saves.slots import (
+    AUTOSAVE_KEEP,
     SaveInfo,
     autosave,
     autosave_folder,
@@ -15,6 +16,7 @@ from saves.slots import (
 )
 
 __all__ = [
+    "AUTOSAVE_KEEP",
     "FORMAT_NAME",
     "FORMAT_VERSION",
     "MANIFEST_NAME",

@@ -59,6 +59,9 @@ class SaveInfo(msgspec.Struct, frozen=True, kw_only=True):
         return int(match.group(1)) if match else None
 
 
+AUTOSAVE_KEEP = 5  # rotating autosaves kept beside a save (every caller uses this default)
+
+
 def _info(folder: Path, checksums: bool) -> SaveInfo:
     """Check one save for a listing; a damaged save still gets its manifest when readable."""
     try:
@@ -159,7 +162,7 @@ def autosave(
     meta: dict[str, Any],
     *,
     round: int | None = None,
-    keep: int = 5,
+    keep: int = AUTOSAVE_KEEP,
 ) -> Path:
     """Write `slot/autosave-NNNNNN` (N = `round`, else meta["round"], else the next number).
 

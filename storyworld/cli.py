@@ -1,4 +1,4 @@
-"""The `storyworld` command: one entry point, subcommands registered from storyworld.commands."""
+"""The core of the `storyworld` command: subcommands from storyworld.commands, plus what a front end adds."""
 
 from __future__ import annotations
 
@@ -6,17 +6,32 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
 
 from storyworld.errors import UserError
 
-# Front-end hooks a plugin module fills in on register: "home" (bare `storyworld`) and "author"
-# (interactive review of a draft). Without them, those paths say the TUI is not installed.
-FRONTEND: dict[str, Callable[..., int]] = {}
+
+
+@dataclass(frozen=True)
+class Frontend:
+    """What a user interface adds to the core CLI (the composition root builds one and passes it in).
+
+    `commands` and `benches` are modules with `register(subparsers)`; `home` runs for a bare
+    `storyworld`, `author` opens the interactive review of a draft. The core never names the UI.
+    """
+
+    commands: tuple[ModuleType, ...] = ()
+    benches: tuple[ModuleType, ...] = ()
+    home: Callable[..., int] | None = None
+    author: Callable[..., int] | None = None
+
+
+HEADLESS = Frontend()
 
 # Each module defines `register(subparsers)`, which adds its parser(s) with `set_defaults(func=...)`.
 # Modules that are not there yet are skipped, so the CLI grows one module at a time.
 COMMAND_MODULES = (
-    "tui.commands",  # the commands that open the TUI; a plugin, so the core never imports the UI
     "storyworld.commands.run",
     "storyworld.commands.check",
     "storyworld.commands.author",
@@ -27,13 +42,16 @@ COMMAND_MODULES = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every available subcommand."""
+def build_parser(frontend: Frontend = HEADLESS) -> argparse.ArgumentParser:
+    """The argument parser with every core subcommand and the front end's; `args.frontend` is the front end."""
     parser = argparse.ArgumentParser(
         prog="storyworld",
         description="Live inside a story with other minds. With no command, opens the TUI home.",
     )
+    parser.set_defaults(frontend=frontend)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in frontend.commands:
+        module.register(subparsers)
     for name in COMMAND_MODULES:
         try:
             module = importlib.import_module(name)
@@ -41,19 +59,22 @@ def build_parser() -> argparse.ArgumentParser:
             if exc.name == name:
                 continue
             raise
-        module.register(subparsers)
+        benches = module.register(subparsers)
+        if name == "storyworld.commands.bench":
+            for bench in frontend.benches:
+                bench.register(benches)
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the exit code (0 ok, 1 user error, 2 usage)."""
-    parser = build_parser()
+def main(argv: list[str] | None = None, frontend: Frontend = HEADLESS) -> int:
+    """Run the CLI (the headless core unless a front end is given); the exit code (0 ok, 1 user error, 2 usage)."""
+    parser = build_parser(frontend)
     args = parser.parse_args(argv)
     try:
         if args.command is None:
-            if "home" not in FRONTEND:
+            if frontend.home is None:
                 raise UserError("the TUI is not installed; see `storyworld --help` for headless commands")
-            result = FRONTEND["home"](args)
+            result = frontend.home(args)
         else:
             result = args.func(args)
     except UserError as exc:

@@ -8,23 +8,10 @@ from typing import Any
 
 import msgspec
 
+from memory.records import Deposit
 from storyworld.actions import WORDED_VERBS, ActOn, Action, Move, Observe, ReadThread, Say, Wait, describe
 from storyworld.state import SimEvent, ThreadLine, WorldState
 from storyworld.world import World
-
-
-class Deposit(msgspec.Struct, frozen=True, kw_only=True):
-    """One owner's deposit of one event's statements (mirrors memory.Deposit; converted at the store)."""
-
-    owner: str
-    statements: tuple[str, ...]
-    round: int
-    event_id: str | None
-    via: str
-    source: str | None = None
-    place: str | None = None
-    kind: str = "event"
-    based_on: tuple[int, ...] = ()
 
 
 class RoundOutcome(msgspec.Struct, frozen=True, kw_only=True):
@@ -58,15 +45,6 @@ class _Resolver:
         self.results: dict[str, str] = {}
         self.retractions: list[tuple[str, str]] = []
 
-    def name(self, agent_or_object: str) -> str:
-        if agent_or_object in self.world.agents:
-            return self.world.agents[agent_or_object].name
-        if agent_or_object in self.world.objects:
-            return self.world.objects[agent_or_object].name
-        if agent_or_object in self.world.places:
-            return self.world.places[agent_or_object].name
-        return agent_or_object
-
     def present(self, place: str) -> tuple[str, ...]:
         return tuple(a for a in self.state.present(place) if self.world.agents[a].status == "active")
 
@@ -86,22 +64,24 @@ class _Resolver:
 
     def deposit_all(self, event: SimEvent, statements: tuple[str, ...], *, kind: str, event_id: str | None = None,
                     via: str = "witnessed", source: str | None = None, owners: tuple[str, ...] | None = None,
-                    based_on: tuple[int, ...] = (), place: str | None = None) -> None:
+                    based_on: tuple[int, ...] = (), place: str | None = None, group: str | None = None) -> None:
+        """One deposit per owner (the witnesses by default); `group` is what it is affiliated with (its event id)."""
         for owner in owners if owners is not None else event.witnesses:
             self.deposits.append(Deposit(
                 owner=owner, statements=statements, round=event.round, event_id=event_id or event.id,
                 via=via, source=source, place=place or event.place, kind=kind, based_on=based_on,
+                group=group or event_id or event.id,
             ))
 
     # --- one method per action -------------------------------------------------------------
     def say(self, action: Say, *, lie: bool = False, fallback: bool = False) -> None:
         place = self.state.positions[action.actor]
         witnesses = self.present(place)
-        speaker = self.name(action.actor)
-        to = f" {self.name(action.to)}" if action.to else ""  # "Ada tells Maren in ...", not "tells to Maren"
+        speaker = self.world.name_of(action.actor)
+        to = f" {self.world.name_of(action.to)}" if action.to else ""  # "Ada tells Maren in ...", not "tells to Maren"
         verb = "tells" if action.to else "says"
-        text = f'{speaker} {verb}{to} in {self.name(place)}: "{action.text}"' if action.to else (
-            f'{speaker} says in {self.name(place)}: "{action.text}"')
+        text = f'{speaker} {verb}{to} in {self.world.name_of(place)}: "{action.text}"' if action.to else (
+            f'{speaker} says in {self.world.name_of(place)}: "{action.text}"')
         event = self.event(action.actor, "say", text, place, witnesses, target=action.to, claim=action.text,
                            fallback=fallback, to=action.to)
         heard_by = witnesses
@@ -116,9 +96,9 @@ class _Resolver:
         claim_id = f"{event.id}/claim"
         derived = self.based_on.get(action.actor, ())
         self.deposit_all(event, (action.text,), kind="claim", event_id=claim_id, via="told",
-                         source=action.actor, owners=listeners, based_on=derived)
+                         source=action.actor, owners=listeners, based_on=derived, group=event.id)
         self.deposit_all(event, (action.text,), kind="claim", event_id=claim_id, via="inferred",
-                         owners=(action.actor,), based_on=derived)
+                         owners=(action.actor,), based_on=derived, group=event.id)
         if lie:
             self.state.lies[claim_id] = action.actor
         heard = len(listeners)
@@ -136,7 +116,7 @@ class _Resolver:
         self.state.arrived[action.actor] = self.state.round
         arrivals = self.present(action.to)
         witnesses = tuple(sorted(set(left_behind) | set(arrivals)))
-        text = f"{self.name(action.actor)} went from {self.name(origin)} to {self.name(action.to)}."
+        text = f"{self.world.name_of(action.actor)} went from {self.world.name_of(origin)} to {self.world.name_of(action.to)}."
         event = self.event(action.actor, "move", text, action.to, witnesses, target=action.to, fallback=fallback,
                            from_place=origin)
         # one record (one event id), but each witness saw it where they stood: the leaving or the arriving
@@ -144,42 +124,42 @@ class _Resolver:
         self.deposit_all(event, (text,), kind="event", owners=tuple(w for w in witnesses if w in arrivals))
         self.deposit_all(event, (text,), kind="event", owners=tuple(w for w in witnesses if w not in arrivals),
                          place=origin)
-        others = [self.name(a) for a in arrivals if a != action.actor]
+        others = [self.world.name_of(a) for a in arrivals if a != action.actor]
         self.results[action.actor] = f"arrived; here: {', '.join(others) or 'nobody'}"
 
     def observe(self, action: Observe, *, fallback: bool = False) -> None:
         place = self.state.positions[action.actor]
         present = self.present(place)
         objects = sorted(o for o, p in self.state.object_places.items() if p == place)
-        names = ", ".join(self.name(a) for a in present)
-        text = f"In {self.name(place)} in round {self.state.round}: {names} present"
-        text += f"; {', '.join(self.name(o) for o in objects)} here." if objects else "."
+        names = ", ".join(self.world.name_of(a) for a in present)
+        text = f"In {self.world.name_of(place)} in round {self.state.round}: {names} present"
+        text += f"; {', '.join(self.world.name_of(o) for o in objects)} here." if objects else "."
         # Everyone who looks around the same place in the same round sees the same scene: one event id.
         shared_id = f"r{self.state.round:04d}-observe-{place}-{_digest(text)}"
         event = self.event(action.actor, "observe", text, place, (action.actor,), fallback=fallback)
         # Remembered as the facts seen, one statement each (the granularity every backend atomizes to),
         # so they are affiliated as one deposit and each merges with other observers' same fact.
-        where = f"in {self.name(place)} in round {self.state.round}"
-        facts = tuple(f"{self.name(x)} is {where}." for x in (*(a for a in present if a != action.actor), *objects))
+        where = f"in {self.world.name_of(place)} in round {self.state.round}"
+        facts = tuple(f"{self.world.name_of(x)} is {where}." for x in (*(a for a in present if a != action.actor), *objects))
         self.deposit_all(event, facts or (f"Nobody else is {where}.",), kind="observation", event_id=shared_id)
-        self.results[action.actor] = f"saw {names}" + (f" and {', '.join(self.name(o) for o in objects)}" if objects else "")
+        self.results[action.actor] = f"saw {names}" + (f" and {', '.join(self.world.name_of(o) for o in objects)}" if objects else "")
 
     def read_thread(self, action: ReadThread, *, fallback: bool = False) -> None:
         place = self.state.positions[action.actor]
         missed = [t for t in self.state.threads.get(place, []) if action.actor not in t.heard_by][-6:]
-        text = f"{self.name(action.actor)} caught up on what was said in {self.name(place)}."
+        text = f"{self.world.name_of(action.actor)} caught up on what was said in {self.world.name_of(place)}."
         event = self.event(action.actor, "read", text, place, (action.actor,), fallback=fallback)
         for line in missed:
-            said = f'{self.name(line.speaker)} said in {self.name(place)}: "{line.text}"'
+            said = f'{self.world.name_of(line.speaker)} said in {self.world.name_of(place)}: "{line.text}"'
             self.deposits.append(Deposit(owner=action.actor, statements=(said,), round=event.round,
                                          event_id=f"{line.event_id}/claim", via="read", source=line.speaker,
-                                         place=place, kind="claim"))
+                                         place=place, kind="claim", group=line.event_id))
         self.results[action.actor] = f"caught up on {len(missed)} lines" if missed else "nothing new was said here"
 
     def act_on(self, action: ActOn, *, fallback: bool = False) -> None:
         place = self.state.positions[action.actor]
         witnesses = self.present(place)
-        actor, target = self.name(action.actor), self.name(action.target)
+        actor, target = self.world.name_of(action.actor), self.world.name_of(action.target)
         holders, places = self.state.object_holders, self.state.object_places
         is_object = action.target in self.world.objects
         verb = action.verb.strip().lower() or "use"
@@ -195,21 +175,21 @@ class _Resolver:
                 self.refuse(action.actor, f"{target} is not here to take")
                 return
             places[action.target], holders[action.target] = None, action.actor
-            text = f"{actor} took {target} in {self.name(place)}."
+            text = f"{actor} took {target} in {self.world.name_of(place)}."
         elif verb == "give" and is_object:
             recipient = action.to if action.to in witnesses else None
             if holders.get(action.target) != action.actor or recipient is None or recipient == action.actor:
                 self.refuse(action.actor, f"cannot give {target}")
                 return
             holders[action.target] = recipient
-            text = f"{actor} gave {target} to {self.name(recipient)}."
+            text = f"{actor} gave {target} to {self.world.name_of(recipient)}."
         elif verb == "read" and is_object:
             reachable = holders.get(action.target) == action.actor or places.get(action.target) == place
             carried = self.world.objects[action.target].carries
             if not reachable or not carried:
                 self.refuse(action.actor, f"there is nothing to read in {target}")
                 return
-            text = f"{actor} read {target} in {self.name(place)}."
+            text = f"{actor} read {target} in {self.world.name_of(place)}."
             event = self.event(action.actor, "act", text, place, witnesses, target=action.target, fallback=fallback,
                                verb="read")
             self.deposit_all(event, (text,), kind="event")
@@ -227,7 +207,7 @@ class _Resolver:
                 return
             # words said while doing it are quoted; a described manner is not
             detail = (f': "{action.text}"' if verb in WORDED_VERBS else f": {action.text}") if action.text else "."
-            text = f"{actor} {_past(verb)} {target} in {self.name(place)}{detail}"
+            text = f"{actor} {_past(verb)} {target} in {self.world.name_of(place)}{detail}"
         event = self.event(action.actor, "act", text, place, witnesses, target=action.target, fallback=fallback,
                            verb=verb, to=action.to if verb == "give" else None)
         self.deposit_all(event, (text,), kind="event")
@@ -237,7 +217,7 @@ class _Resolver:
         """Go to a neighbouring place and take someone along: they come unless they are going elsewhere."""
         origin = self.state.positions[action.actor]
         if action.place not in self.world.places[origin].exits:
-            self.refuse(action.actor, f"cannot lead {self.name(action.target)} there")
+            self.refuse(action.actor, f"cannot lead {self.world.name_of(action.target)} there")
             return
         if action.target not in self.present(origin):
             # the one to be led went first (to the same place, or elsewhere): the leader still goes
@@ -253,11 +233,11 @@ class _Resolver:
         self.move(Move(actor=action.actor, to=action.place), fallback=fallback)
         if goes_elsewhere or heading == action.place:  # going their own way, or coming anyway by themselves
             if goes_elsewhere:
-                self.results[action.actor] = f"{self.name(action.target)} did not come"
+                self.results[action.actor] = f"{self.world.name_of(action.target)} did not come"
             return
         self.move(Move(actor=action.target, to=action.place))
-        self.results[action.target] = f"went with {self.name(action.actor)} to {self.name(action.place)}"
-        self.results[action.actor] = f"brought {self.name(action.target)} to {self.name(action.place)}"
+        self.results[action.target] = f"went with {self.world.name_of(action.actor)} to {self.world.name_of(action.place)}"
+        self.results[action.actor] = f"brought {self.world.name_of(action.target)} to {self.world.name_of(action.place)}"
 
     def refuse(self, actor: str, why: str) -> None:
         """The action could not be carried out: say why, and count it."""
@@ -266,14 +246,14 @@ class _Resolver:
 
     def expose(self, action: ActOn, place: str, witnesses: tuple[str, ...], fallback: bool) -> None:
         """Expose a forged carrier or a liar: what was taken from them is retracted (kept, flagged)."""
-        actor, target = self.name(action.actor), self.name(action.target)
+        actor, target = self.world.name_of(action.actor), self.world.name_of(action.target)
         if action.target in self.world.objects and self.world.objects[action.target].forged:
             exposed = [f"read:{action.target}"]
-            text = f"{actor} exposed {target} as a forgery in {self.name(place)}."
+            text = f"{actor} exposed {target} as a forgery in {self.world.name_of(place)}."
         else:
             exposed = [claim for claim, liar in self.state.lies.items() if liar == action.target]
-            text = f"{actor} exposed the lies of {target} in {self.name(place)}." if exposed else (
-                f"{actor} accused {target} in {self.name(place)}{': ' + action.text if action.text else '.'}")
+            text = f"{actor} exposed the lies of {target} in {self.world.name_of(place)}." if exposed else (
+                f"{actor} accused {target} in {self.world.name_of(place)}{': ' + action.text if action.text else '.'}")
         for claim in exposed:
             self.state.lies.pop(claim, None)
             self.retractions.append((claim, action.actor))
@@ -295,7 +275,7 @@ class _Resolver:
                 self.act_on(action, fallback=fallback)
             case Wait():
                 place = self.state.positions[action.actor]
-                self.event(action.actor, "wait", f"{self.name(action.actor)} waited.", place, (action.actor,),
+                self.event(action.actor, "wait", f"{self.world.name_of(action.actor)} waited.", place, (action.actor,),
                            fallback=fallback)
                 self.results[action.actor] = "time passed"
 

@@ -53,7 +53,7 @@ Parsed = Play | Recall | Help | Problem
 
 
 @dataclass(frozen=True)
-class Scene:
+class Surroundings:
     """What the parser and the completer may refer to: who is here, where one can go, what is at hand."""
 
     player: str
@@ -64,7 +64,7 @@ class Scene:
     ids: tuple[str, ...] = ()  # every agent, place and object id, for completion
 
     @classmethod
-    def of(cls, world: World, state: Any, player: str) -> Scene:
+    def of(cls, world: World, state: Any, player: str) -> Surroundings:
         """The scene around the player in a world state."""
         place = state.positions[player]
         present = tuple(
@@ -100,7 +100,7 @@ class Scene:
         return matches[0] if len(set(matches)) == 1 else None
 
 
-def parse(text: str, scene: Scene) -> Parsed:
+def parse(text: str, scene: Surroundings) -> Parsed:
     """Turn a line from the action bar into an action for the round, a local request, or a problem."""
     line = " ".join(text.split())
     if not line:
@@ -140,7 +140,7 @@ def parse(text: str, scene: Scene) -> Parsed:
     return Problem(f"unknown command /{head}; try /help")
 
 
-def _say(rest: str, scene: Scene) -> Parsed:
+def _say(rest: str, scene: Surroundings) -> Parsed:
     """`[@who] text`, `who: text`, `who, text` or `to who text` -> Say with an addressee when one is named."""
     words = rest.split(" ")
     first = words[0]
@@ -162,7 +162,7 @@ def _say(rest: str, scene: Scene) -> Parsed:
     return Play(Say(actor=scene.player, text=speech, to=to))
 
 
-def _act(rest: str, scene: Scene) -> Parsed:
+def _act(rest: str, scene: Surroundings) -> Parsed:
     """`target verb [to who] [text]`."""
     words = rest.split(" ") if rest else []
     if len(words) < 2:

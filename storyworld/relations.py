@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
+
+if TYPE_CHECKING:
+    from memory.store import MemoryStore
 
 
 class PairRelation(msgspec.Struct, frozen=True, kw_only=True):
@@ -59,7 +62,7 @@ def interaction_counts(agents: Iterable[str], events: Iterable[Any]) -> dict[tup
     return counts
 
 
-def pair_relations(agents: list[str], events: Iterable[Any], store: Any | None = None) -> list[PairRelation]:
+def pair_relations(agents: list[str], events: Iterable[Any], store: MemoryStore | None = None) -> list[PairRelation]:
     """Every pair with any relation, ranked by interactions, then shared records, then names."""
     directed = interaction_counts(agents, events)
     spoke: Counter[tuple[str, str]] = Counter()
@@ -76,7 +79,7 @@ def pair_relations(agents: list[str], events: Iterable[Any], store: Any | None =
     return pairs
 
 
-def memory_pairs(agents: list[str], store: Any) -> tuple[Counter[tuple[str, str]], Counter[tuple[str, str]]]:
+def memory_pairs(agents: list[str], store: MemoryStore) -> tuple[Counter[tuple[str, str]], Counter[tuple[str, str]]]:
     """(records both own, affiliation edges across their memories) per unordered agent pair."""
     known = set(agents)
     owners: dict[int, tuple[str, ...]] = {}
@@ -88,8 +91,7 @@ def memory_pairs(agents: list[str], store: Any) -> tuple[Counter[tuple[str, str]
             for b in holders[i + 1:]:
                 shared[(a, b)] += 1
     linked: Counter[tuple[str, str]] = Counter()
-    edges = getattr(store, "edges", None)
-    for left, right in (edges() if callable(edges) else ()):
+    for left, right in store.edges():
         seen: set[tuple[str, str]] = set()
         for a in owners.get(left, ()):
             for b in owners.get(right, ()):
@@ -133,9 +135,8 @@ def relations_summary(agents: list[str], events: Iterable[Any], store: Any | Non
         "pairs": [msgspec.to_builtins(p) for p in pairs],
         "communities": communities(agents, pairs),
     }
-    edges = getattr(store, "edges", None) if store is not None and affiliation else None
-    if callable(edges):
-        edge_list = [list(e) for e in edges()]
+    if store is not None and affiliation:
+        edge_list = [list(e) for e in store.edges()]
         ends = {i for e in edge_list for i in e}
         owners = {r.id: sorted(r.owners) for r in store.records() if r.id in ends}
         result["affiliation"] = {

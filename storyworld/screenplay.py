@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 
 import msgspec
 
+from memory.records import normalise_text
 from storyworld.state import SimEvent
 from storyworld.world import World
 
@@ -15,10 +15,9 @@ from storyworld.world import World
 NOISE_KINDS = frozenset({"observe", "read", "wait"})
 MAX_SCENE_ROUNDS = 20  # a scene never spans more rounds than this (the busy hall becomes two scenes)
 SCENE_GAP_ROUNDS = 4  # a quiet stretch this long at a place ends its scene
-_PUNCT = re.compile(r"[^\w\s']+")
 
 
-class Beat(msgspec.Struct, frozen=True, kw_only=True):
+class ScreenplayBeat(msgspec.Struct, frozen=True, kw_only=True):
     """One dramatizable event: who did what where, as the screenplay shows it."""
 
     round: int
@@ -30,14 +29,14 @@ class Beat(msgspec.Struct, frozen=True, kw_only=True):
     event_id: str = ""
 
 
-class Scene(msgspec.Struct, frozen=True, kw_only=True):
+class ScreenplayScene(msgspec.Struct, frozen=True, kw_only=True):
     """Beats at one place over one stretch of rounds."""
 
     number: int
     place: str
     first_round: int
     last_round: int
-    beats: tuple[Beat, ...]
+    beats: tuple[ScreenplayBeat, ...]
     cast: tuple[str, ...]
 
 
@@ -47,7 +46,7 @@ class Screenplay(msgspec.Struct, frozen=True, kw_only=True):
     title: str
     first_round: int
     last_round: int
-    scenes: tuple[Scene, ...]
+    scenes: tuple[ScreenplayScene, ...]
     markdown: str
     events: int
     beats: int
@@ -67,28 +66,14 @@ class Screenplay(msgspec.Struct, frozen=True, kw_only=True):
         }
 
 
-def _norm(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).casefold()
-    return " ".join(_PUNCT.sub(" ", text).split())
-
-
-def _name(world: World, ident: str | None) -> str:
-    if ident is None:
-        return ""
-    for table in (world.agents, world.objects, world.places):
-        if ident in table:
-            return table[ident].name
-    return ident
-
-
-def beats_from_events(world: World, events: Iterable[SimEvent], positions: dict[str, str] | None = None) -> list[Beat]:
+def beats_from_events(world: World, events: Iterable[SimEvent], positions: dict[str, str] | None = None) -> list[ScreenplayBeat]:
     """The dramatizable events, deduplicated: noise kinds dropped, a repeated line or act by the same actor dropped.
 
     `positions` (agent -> place at the start) lets a move say where the actor came from.
     """
     where = dict(positions or {})
     seen: set[tuple[str, str, str]] = set()
-    beats: list[Beat] = []
+    beats: list[ScreenplayBeat] = []
     for event in events:
         origin = where.get(event.actor)
         if event.kind == "move":
@@ -97,19 +82,19 @@ def beats_from_events(world: World, events: Iterable[SimEvent], positions: dict[
             continue
         if event.kind == "say":
             line = (event.claim or event.text).strip()
-            key = ("say", event.actor, _norm(line))
-            beat = Beat(round=event.round, place=event.place, actor=event.actor, kind="say", text=line,
+            key = ("say", event.actor, normalise_text(line))
+            beat = ScreenplayBeat(round=event.round, place=event.place, actor=event.actor, kind="say", text=line,
                         to=event.target, event_id=event.id)
         elif event.kind == "move":
-            actor = _name(world, event.actor)
-            came = f" from {_inline(_name(world, origin))}" if origin and origin != event.place else ""
+            actor = world.name_of(event.actor)
+            came = f" from {_inline(world.name_of(origin))}" if origin and origin != event.place else ""
             text = f"{actor} enters{came}."
             key = ("move", event.actor, f"{event.round}:{event.place}")
-            beat = Beat(round=event.round, place=event.place, actor=event.actor, kind="move", text=text, event_id=event.id)
+            beat = ScreenplayBeat(round=event.round, place=event.place, actor=event.actor, kind="move", text=text, event_id=event.id)
         else:
             text = _stage_text(world, event)
-            key = (event.kind, event.actor, _norm(text))
-            beat = Beat(round=event.round, place=event.place, actor=event.actor, kind=event.kind, text=text,
+            key = (event.kind, event.actor, normalise_text(text))
+            beat = ScreenplayBeat(round=event.round, place=event.place, actor=event.actor, kind=event.kind, text=text,
                         event_id=event.id)
         if key in seen:
             continue
@@ -138,10 +123,10 @@ def _third_person(verb: str) -> str:
 def _stage_text(world: World, event: SimEvent) -> str:
     """An act or narration as a stage direction: present tense, without the place the heading names."""
     text = event.text.strip()
-    place = f" in {_name(world, event.place)}"
+    place = f" in {world.name_of(event.place)}"
     if place in text:
         text = text.replace(place, "", 1)
-    actor = _name(world, event.actor)
+    actor = world.name_of(event.actor)
     if event.kind == "act" and text.startswith(actor + " "):
         verb, _, rest = text[len(actor) + 1 :].partition(" ")
         if event.verb and event.verb not in ("take", "give", "read"):
@@ -160,9 +145,9 @@ def _stage_text(world: World, event: SimEvent) -> str:
     return text
 
 
-def scenes_from_beats(beats: list[Beat], *, max_rounds: int = MAX_SCENE_ROUNDS, gap: int = SCENE_GAP_ROUNDS) -> list[list[Beat]]:
+def scenes_from_beats(beats: list[ScreenplayBeat], *, max_rounds: int = MAX_SCENE_ROUNDS, gap: int = SCENE_GAP_ROUNDS) -> list[list[ScreenplayBeat]]:
     """Group beats by place into stretches of rounds: a scene ends after a quiet gap or at the round cap."""
-    by_place: dict[str, list[list[Beat]]] = {}
+    by_place: dict[str, list[list[ScreenplayBeat]]] = {}
     for beat in beats:
         groups = by_place.setdefault(beat.place, [])
         current = groups[-1] if groups else None
@@ -177,7 +162,7 @@ def scenes_from_beats(beats: list[Beat], *, max_rounds: int = MAX_SCENE_ROUNDS, 
     return scenes
 
 
-def _cast(world: World, events_by_id: dict[str, SimEvent], beats: list[Beat]) -> tuple[str, ...]:
+def _cast(world: World, events_by_id: dict[str, SimEvent], beats: list[ScreenplayBeat]) -> tuple[str, ...]:
     present: dict[str, None] = {}
     for beat in beats:
         present[beat.actor] = None
@@ -185,7 +170,7 @@ def _cast(world: World, events_by_id: dict[str, SimEvent], beats: list[Beat]) ->
         if event is not None and beat.kind != "move":
             for witness in event.witnesses:
                 present[witness] = None
-    return tuple(sorted(present, key=lambda a: _name(world, a)))
+    return tuple(sorted(present, key=lambda a: world.name_of(a)))
 
 
 def render(world: World, events: list[SimEvent], *, positions: dict[str, str] | None = None,
@@ -202,21 +187,21 @@ def render(world: World, events: list[SimEvent], *, positions: dict[str, str] | 
     places = sorted({b.place for b in beats})
     lines.append(f"*Rounds {first}\u2013{last}: {len(beats)} beats in {len(grouped)} scenes, "
                  f"{len(speakers)} speakers, {len(places)} places.{(' ' + note) if note else ''}*")
-    scenes: list[Scene] = []
+    scenes: list[ScreenplayScene] = []
     for number, group in enumerate(grouped, start=1):
         cast = _cast(world, events_by_id, group)
-        scene = Scene(number=number, place=group[0].place, first_round=group[0].round, last_round=group[-1].round,
+        scene = ScreenplayScene(number=number, place=group[0].place, first_round=group[0].round, last_round=group[-1].round,
                       beats=tuple(group), cast=cast)
         scenes.append(scene)
         span = f"round {scene.first_round}" if scene.first_round == scene.last_round else (
             f"rounds {scene.first_round}\u2013{scene.last_round}")
-        lines += ["", f"## Scene {number}. {_name(world, scene.place)} \u2014 {span}", ""]
+        lines += ["", f"## Scene {number}. {world.name_of(scene.place)} \u2014 {span}", ""]
         if cast:
-            lines += [f"*Present: {', '.join(_name(world, a) for a in cast)}.*", ""]
+            lines += [f"*Present: {', '.join(world.name_of(a) for a in cast)}.*", ""]
         for beat in group:
             if beat.kind == "say":
-                to = f" *(to {_name(world, beat.to)})*" if beat.to else ""
-                lines += [f"**{_name(world, beat.actor).upper()}**{to}: {beat.text}", ""]
+                to = f" *(to {world.name_of(beat.to)})*" if beat.to else ""
+                lines += [f"**{world.name_of(beat.actor).upper()}**{to}: {beat.text}", ""]
             else:
                 lines += [f"*{beat.text}*", ""]
         while lines and lines[-1] == "":
@@ -249,13 +234,13 @@ def render_fountain(world: World, events: list[SimEvent], *, positions: dict[str
     for group in grouped:
         first, last = group[0].round, group[-1].round
         span = f"ROUND {first}" if first == last else f"ROUND {first}-{last}"
-        place = " ".join(_name(world, group[0].place).split()).upper()
+        place = " ".join(world.name_of(group[0].place).split()).upper()
         lines += ["", f"INT. {place} - {span}", ""]
         for beat in group:
             if beat.kind == "say":
-                lines.append(_cue(_name(world, beat.actor)))
+                lines.append(_cue(world.name_of(beat.actor)))
                 if beat.to:
-                    lines.append(f"(to {_name(world, beat.to)})")
+                    lines.append(f"(to {world.name_of(beat.to)})")
                 lines += [" ".join(beat.text.split()) or "...", ""]
             else:
                 text = " ".join(beat.text.split())
@@ -276,4 +261,4 @@ def render_simulation(sim) -> Screenplay:
     return render(sim.world, sim.state.events, positions=start.positions, note=note)
 
 
-__all__ = ["Beat", "Scene", "Screenplay", "beats_from_events", "render", "render_fountain", "render_simulation", "scenes_from_beats"]
+__all__ = ["ScreenplayBeat", "ScreenplayScene", "Screenplay", "beats_from_events", "render", "render_fountain", "render_simulation", "scenes_from_beats"]

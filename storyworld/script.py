@@ -7,7 +7,7 @@ from pathlib import Path
 
 from storyworld.actions import Action, Wait
 from storyworld.errors import UserError
-from storyworld.playerinput import Play, Problem, Scene, parse
+from storyworld.playerinput import Play, Problem, Surroundings, parse
 from storyworld.state import WorldState
 from storyworld.world import World
 
@@ -42,7 +42,7 @@ class ScriptedPlayer:
             return Wait(actor=self.player)
         line = self.script[self.index]
         self.index += 1
-        parsed = parse(line, Scene.of(self.world, state, self.player))
+        parsed = parse(line, Surroundings.of(self.world, state, self.player))
         if isinstance(parsed, Play):
             return parsed.action
         why = parsed.message if isinstance(parsed, Problem) else "not an action (no round passes in play)"

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from storyworld.schema import Event
 from storyworld.world import World
+
+if TYPE_CHECKING:
+    from memory.store import MemoryStore
 
 # The memory kind each canon event kind becomes; the kernel uses the same words for live events.
 MEMORY_KIND = {
@@ -72,7 +75,7 @@ def event_deposits(event: Event) -> list[Any]:
 
 def sediment(
     world: World,
-    store: Any,
+    store: MemoryStore,
     start_id: str | None = None,
     progress: Callable[[int, int], None] | None = None,
     *,

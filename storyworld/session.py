@@ -1,18 +1,31 @@
-"""Building, saving and resuming simulations: the glue between world, memory, minds and saves."""
+"""Building, saving and resuming simulations: the glue between world, memory, minds and saves.
+
+`Session` is the one headless game service (new, load, play a round, save, autosave, save as,
+branch, slot names); the CLI's `run` and the TUI's `Game` both drive one. The module functions
+below it are its steps, used on their own by the inspection commands and the tests.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import re
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from saves.slots import AUTOSAVE_KEEP
 from storyworld.errors import UserError
 from storyworld.simulation import Simulation, initial_state
 from storyworld.state import Settings, WorldState
 from storyworld.world import World, check_bytes, load_world, world_to_toml
+
+if TYPE_CHECKING:
+    from storyworld.actions import Action
+    from storyworld.kernel import RoundOutcome
 
 log = logging.getLogger("storyworld.session")
 
@@ -20,6 +33,8 @@ STATE_FILE = "state.msgpack"
 WORLD_FILE = "world.toml"  # the world as it was played, so a save resumes anywhere, even after the file changed
 GAME_FORMAT = 1
 BACKENDS = ("consensus", "generative", "gmemory", "collaborative")
+AUTOSAVES_SUFFIX = ".autosaves"
+_SLUG = re.compile(r"[^a-z0-9_-]+")
 
 
 class GameState(msgspec.Struct, kw_only=True):
@@ -169,9 +184,159 @@ def _saved_world(folder: Path, files: dict[str, bytes], world_id: str) -> World:
         raise UserError(f"{folder}: its world {world_id!r} is not installed ({exc})") from None
 
 
-def autosave_simulation(sim: Simulation, save_folder: Path, keep: int = 5) -> None:
+def autosave_simulation(sim: Simulation, save_folder: Path, keep: int = AUTOSAVE_KEEP) -> None:
     """Write a rotating autosave for the simulation's current round."""
     from saves import autosave, autosave_folder
 
     files, meta = simulation_files(sim)
     autosave(autosave_folder(Path(save_folder)), files, meta, round=sim.state.round, keep=keep)
+
+
+# --------------------------------------------------------------------------- slots
+
+
+def slug(text: str) -> str:
+    """A folder-safe name: lower case letters, digits, '-' and '_'."""
+    return _SLUG.sub("-", text.lower()).strip("-") or "save"
+
+
+def unique_folder(root: Path, name: str) -> Path:
+    """root/name, or root/name-2, -3 ... when taken (by a save or by its autosaves)."""
+    base = slug(name)
+    candidate = root / base
+    n = 2
+    while candidate.exists() or (root / f"{candidate.name}{AUTOSAVES_SUFFIX}").exists():
+        candidate = root / f"{base}-{n}"
+        n += 1
+    return candidate
+
+
+def slot_of(folder: Path) -> Path:
+    """The save a folder belongs to: playing on from an autosave writes into its save, not into the rotation."""
+    folder = Path(folder)
+    if folder.parent.name.endswith(AUTOSAVES_SUFFIX):
+        return folder.parent.with_name(folder.parent.name[: -len(AUTOSAVES_SUFFIX)])
+    return folder
+
+
+def world_of_save(folder: Path) -> World | None:
+    """The world a save was played in when it is not installed by id (a world opened from a path), else None."""
+    from saves import SaveError, read_manifest
+    from storyworld.locations import find_world
+
+    try:
+        meta = read_manifest(folder).meta
+    except SaveError:
+        return None  # load_simulation reports the damage in its own words
+    try:
+        find_world(str(meta.get("world", "")))
+        return None
+    except FileNotFoundError:
+        path = meta.get("world_path")
+        if isinstance(path, str) and Path(path).is_file():
+            return load_world(Path(path))
+    return None
+
+
+# --------------------------------------------------------------------------- the session
+
+
+class Session:
+    """A simulation bound to a save slot: play rounds, save, autosave, save as, branch. Blocking; no UI."""
+
+    def __init__(self, sim: Simulation, slot: Path | None, *, saves_root: Path | None = None,
+                 clock: Callable[[], datetime] | None = None, lock: Any = None) -> None:
+        self.sim = sim
+        # held while the simulation is read for a save (a UI steps it from another thread under the same lock)
+        self.lock = lock if lock is not None else contextlib.nullcontext()
+        self.slot = Path(slot) if slot is not None else None
+        self.saves_root = saves_root  # where save-as and branch put new slots
+        self.clock = clock  # stamps saved_at into the save's metadata when given
+
+    @classmethod
+    def new(cls, world: World, start_id: str | None, settings: Settings, mind: Any, *, slot: Path | None = None,
+            saves_root: Path | None = None, embedder: Any = None, judge: Any = None,
+            progress: Callable[[int, int], None] | None = None,
+            clock: Callable[[], datetime] | None = None, lock: Any = None) -> Session:
+        """A new game at a start point (canon sedimented); `slot` None with a `saves_root`: a fresh slot there."""
+        sim = new_simulation(world, start_id, settings, mind, embedder=embedder, judge=judge, progress=progress)
+        if slot is None and saves_root is not None:
+            slot = unique_folder(Path(saves_root), f"{world.file.world.id}-{settings.player or 'run'}")
+        return cls(sim, slot, saves_root=saves_root, clock=clock, lock=lock)
+
+    @classmethod
+    def load(cls, folder: Path, mind: Any, *, embedder: Any = None, world: World | None = None,
+             saves_root: Path | None = None, clock: Callable[[], datetime] | None = None,
+             lock: Any = None) -> Session:
+        """Resume the save in `folder` (an autosave plays on into its own save); UserError when damaged."""
+        sim = load_simulation(Path(folder), mind, embedder=embedder, world=world)
+        return cls(sim, slot_of(Path(folder)), saves_root=saves_root, clock=clock, lock=lock)
+
+    @property
+    def player(self) -> str:
+        """The agent the person plays ("" for none)."""
+        return self.sim.settings.player or ""
+
+    def play_round(self, action: Action | None = None, progress: Callable[[str, int, int], None] | None = None,
+                   cancelled: Callable[[], bool] | None = None) -> RoundOutcome:
+        """One round with the player's action (None: the player waits, or there is none)."""
+        return self.sim.step(action, progress=progress, cancelled=cancelled)
+
+    def files(self) -> tuple[dict[str, bytes], dict[str, Any]]:
+        """The files and metadata of a save of the game as it is now."""
+        with self.lock:
+            files, meta = simulation_files(self.sim)
+        meta = dict(meta)
+        meta["character_name"] = self.sim.world.agents[self.player].name if self.player else ""
+        if self.clock is not None:
+            meta["saved_at"] = self.clock().isoformat(timespec="seconds")
+        if self.sim.world.path is not None:
+            meta["world_path"] = str(Path(self.sim.world.path).resolve())
+        return files, meta
+
+    def _require_slot(self) -> Path:
+        if self.slot is None:
+            raise UserError("this game has no save folder")
+        return self.slot
+
+    def save(self, folder: Path | None = None, label: str = "") -> Path:
+        """Write the game into its slot (or `folder`); SaveError when it cannot."""
+        from saves import write_save
+
+        target = Path(folder) if folder is not None else self._require_slot()
+        files, meta = self.files()
+        if label:
+            meta["label"] = label
+        write_save(target, files, meta)
+        return target
+
+    def autosave(self) -> Path:
+        """The per-round save: the slot itself plus a rotating autosave beside it; the autosave's folder."""
+        from saves import autosave, autosave_folder, write_save
+
+        files, meta = self.files()
+        write_save(self._require_slot(), files, meta)
+        return autosave(autosave_folder(self._require_slot()), files, meta, round=self.sim.state.round,
+                        keep=AUTOSAVE_KEEP)
+
+    def _new_slot(self, name: str) -> Path:
+        if self.saves_root is None:
+            raise UserError("this game has no saves folder to put a new save in")
+        return unique_folder(Path(self.saves_root), name)
+
+    def save_as(self, name: str) -> Path:
+        """Save into a new slot named `name` and keep playing there."""
+        target = self._new_slot(name)
+        self.save(target, label=name)
+        self.slot = target
+        return target
+
+    def branch(self, name: str) -> Path:
+        """Save here, copy the save into a new slot, and play on in the copy (the original stays as it was)."""
+        from saves import branch_save
+
+        self.save()
+        target = self._new_slot(name)
+        branch_save(self._require_slot(), target, meta={"label": name})
+        self.slot = target
+        return target

@@ -7,7 +7,7 @@ import logging
 import random
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -22,6 +22,9 @@ from storyworld.perception import perceive
 from storyworld.shortterm import new_shortterm, remember_result
 from storyworld.state import CacheEntry, Settings, WorldState
 from storyworld.world import World
+
+if TYPE_CHECKING:
+    from memory.store import MemoryStore
 
 log = logging.getLogger("storyworld.simulation")
 
@@ -72,7 +75,7 @@ def initial_state(world: World, start_id: str | None) -> WorldState:
 class Simulation:
     """Steps a world round by round; the player's action, if any, comes from outside."""
 
-    def __init__(self, world: World, state: WorldState, store: Any, settings: Settings, mind: Mind | None) -> None:
+    def __init__(self, world: World, state: WorldState, store: MemoryStore, settings: Settings, mind: Mind | None) -> None:
         self.world = world
         self.state = state
         self.store = store
@@ -278,27 +281,16 @@ class Simulation:
                          worked={a: d.beat for a, d in decisions.items() if d.beat and d.purpose != "summon"},
                          player=self.settings.player)
         update_status(self.world, self.state, outcome, self.settings.player)
-        if hasattr(self.store, "decay"):
-            self.store.decay(self.state.round)
+        self.store.decay(self.state.round)
         version, internal, _ = self.rng.getstate()
         self.state.rng_state = [version, *internal]
         return outcome
 
     def retract(self, outcome: RoundOutcome) -> None:
         """Apply the round's exposures: each exposed claim's records are retracted, contaminating what rests on them."""
-        retract = getattr(self.store, "retract", None)
-        if retract is None or not outcome.retractions:
-            return
-        exposed = dict(outcome.retractions)
-        retract_event = getattr(self.store, "retract_event", None)
-        if retract_event is not None:
-            # follows the claim into every record it merged into, not only the one carrying its event id
-            for event_id, by in exposed.items():
-                retract_event(event_id, by=by, round=outcome.round)
-            return
-        for record in list(self.store.records()):
-            if record.event_id in exposed:
-                retract(record.id, by=exposed[record.event_id], round=outcome.round)
+        # follows the claim into every record it merged into, not only the one carrying its event id
+        for event_id, by in dict(outcome.retractions).items():
+            self.store.retract_event(event_id, by=by, round=outcome.round)
 
     def deposit(self, outcome: RoundOutcome) -> None:
         """Write the round's deposits in one batch, then affiliate what belongs together.
@@ -306,26 +298,14 @@ class Simulation:
         An agent's experience of one round is one deposit in the paper's sense: every record an
         owner took in this round is affiliated with the others, and an utterance with its claim.
         """
-        from memory import Deposit as MemoryDeposit
-
-        batch = [
-            MemoryDeposit(
-                owner=d.owner, statements=list(d.statements), round=d.round, event_id=d.event_id, via=d.via,
-                source=d.source, place=d.place, kind=d.kind, based_on=list(d.based_on),
-            )
-            for d in outcome.deposits
-        ]
+        batch = list(outcome.deposits)
         if not batch:
             return
         id_lists = self.store.remember_many(batch)
-        affiliate = getattr(self.store, "affiliate", None)
-        if affiliate is None:
-            return
         groups: dict[str, set[int]] = {}
         for deposit, ids in zip(outcome.deposits, id_lists):
-            root = (deposit.event_id or "").split("/")[0]
-            groups.setdefault(f"event:{root}", set()).update(ids)
+            groups.setdefault(f"event:{deposit.group or deposit.event_id or ''}", set()).update(ids)
             groups.setdefault(f"owner:{deposit.owner}", set()).update(ids)
         for ids in groups.values():
             if len(ids) > 1:
-                affiliate(sorted(ids))
+                self.store.affiliate(sorted(ids))

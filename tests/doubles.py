@@ -2,34 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Callable
-
-import numpy as np
 
 from storyworld.actions import Action, Observe
 from storyworld.minds import Decision, DecisionContext
-
-_WORD = re.compile(r"[a-z0-9']+")
-
-
-class HashEmbedder:
-    """Bag-of-words hashed into a fixed vector, L2-normalised: same words, same vector."""
-
-    dim = 64
-
-    def encode(self, texts: list[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for word in _WORD.findall(text.lower()):
-                bucket = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=4).digest(), "big")
-                out[row, bucket % self.dim] += 1.0
-            norm = float(np.linalg.norm(out[row]))
-            out[row] = out[row] / norm if norm else out[row]
-            if not norm:
-                out[row, 0] = 1.0
-        return out
+from tests.fixtures_memory import HashEmbedder  # noqa: F401 — the one test embedder, re-exported
 
 
 class ScriptedMind:

@@ -53,7 +53,7 @@ def test_judge_on_vs_off(verdict, lowers, on_precision, on_recall):
     assert report["judge_on"]["recall"] == round(on_recall, 3)
     assert report["judge_lowers_precision"] is lowers
     assert report["judge_calls"] == 3  # remembered: the store's run asks the same pairs again
-    assert report.get("replay_agrees", True)
+    assert report["replay_agrees"] is True  # the store's own run and the replay of its rule agree
 
 
 def test_dev_pairs_load():

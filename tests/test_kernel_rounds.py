@@ -129,10 +129,12 @@ def test_a_thousand_fuzzed_model_outputs_only_cause_logged_fallbacks(world, capl
     mind = LLMMind(wrap(FuzzModel(3), attempts=1))
     sim = session.new_simulation(world, "arrival", Settings(seed=1), mind, embedder=HashEmbedder())
     decisions = 0
+    last = sim.state.round - 1
     while decisions < 1000:
         outcome = sim.step()
         decisions += sim.last_timing.decisions
-        assert outcome.round >= 0
+        assert outcome.round == last + 1 and sim.state.round == outcome.round + 1  # every round resolves, in order
+        last = outcome.round
     assert sim.state.fallbacks > 0
     assert sim.state.fallbacks <= decisions
     assert sim.store.stats()["leaks"] == 0

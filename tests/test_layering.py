@@ -1,7 +1,14 @@
-"""The core (memory, storyworld, saves) imports without Textual or the TUI."""
+"""The core (memory, storyworld, saves) imports without Textual or the TUI, and never names the TUI."""
 
+import re
 import subprocess
 import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CORE = ("memory", "storyworld", "saves")
+# The UI package in any form: an import, a name handed to importlib, a path, even a comment.
+BY_NAME = re.compile(r"\btui\b")
 
 
 def test_core_imports_without_textual():
@@ -12,3 +19,48 @@ def test_core_imports_without_textual():
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_core_cli_parser_builds_without_the_tui():
+    """Building the whole core parser (every command, every bench) loads no UI module."""
+    code = (
+        "import sys, storyworld.cli\n"
+        "parser = storyworld.cli.build_parser()\n"
+        "choices = parser._subparsers._group_actions[0].choices\n"
+        "assert {'run', 'check', 'author', 'who-knows', 'bench'} <= set(choices), sorted(choices)\n"
+        "assert 'play' not in choices  # the TUI's command comes only from the composition root\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'tui')]\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+
+
+def test_the_composition_root_adds_the_tui_commands():
+    code = (
+        "import sys, tui.main\n"
+        "parser = tui.main.cli.build_parser(tui.main.FRONTEND)\n"
+        "choices = parser._subparsers._group_actions[0].choices\n"
+        "assert 'play' in choices and 'run' in choices\n"
+        "assert 'textual' not in sys.modules  # handlers import Textual only when they run\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+
+
+def test_kernel_deposits_import_without_numpy():
+    code = "import sys, memory.records, storyworld.kernel\nassert 'numpy' not in sys.modules\n"
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+
+
+def test_no_core_module_names_the_tui():
+    offenders = []
+    for package in CORE:
+        for path in sorted((REPO / package).rglob("*.py")):
+            for match in BY_NAME.finditer(path.read_text(encoding="utf-8")):
+                line = path.read_text(encoding="utf-8")[: match.start()].count("\n") + 1
+                offenders.append(f"{path.relative_to(REPO)}:{line}: {match.group(0).strip()}")
+    assert not offenders, offenders
+
+
+def test_the_console_script_is_the_composition_root():
+    text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^storyworld = "tui\.main:main"$', text, re.M)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from fixtures_memory import HashEmbedder
 
-from memory import ConsensusStore, MemorySettings, provenance_tag
-from memory.consensus import BASE_CONFIDENCE
+from memory import ConsensusStore, MemorySettings
+from memory.trust import BASE_CONFIDENCE
 
 
 @pytest.fixture
@@ -74,8 +74,6 @@ def test_lie_chain_and_retraction(store):
     assert "contaminated" in store.get(repeat).owners["hamlet"].flags
     assert store.get(lie).owners["gertrude"].status == "retracted"
     assert store.retractions()[0].by == "ghost"
-    assert "[exposed as false]" in provenance_tag(store.get(lie).owners["gertrude"])
-    assert "[source discredited]" in provenance_tag(store.get(repeat).owners["hamlet"])
 
 
 def test_hamlet_hears_then_sees_the_ghost(store):
@@ -84,14 +82,13 @@ def test_hamlet_hears_then_sees_the_ghost(store):
     store.remember("hamlet", "The ghost of the old king walks on the battlements.", round=2, via="told", source="horatio")
     told = store.get(rid).owners["hamlet"]
     assert told.via == "told" and 0.4 < told.confidence < 0.7
-    assert provenance_tag(told) == "[heard from Horatio]"
+    assert (told.source, told.status) == ("horatio", "believed")
     store.remember("hamlet", "The ghost of the old king walks on the battlements.", round=3, via="witnessed")
     record = store.get(rid)
     seen = record.owners["hamlet"]
     assert len(store) == 1 and set(record.owners) == {"horatio", "hamlet"}
     assert seen.via == "witnessed" and seen.confidence > told.confidence
     assert seen.since_round == 2  # when he first learned of it
-    assert provenance_tag(seen) == "[witnessed]"
 
 
 def test_dispute_then_settled_by_witnessing():
@@ -103,7 +100,6 @@ def test_dispute_then_settled_by_witnessing():
     assert store.get(a).owners["hamlet"].status == "disputed"
     assert store.get(b).owners["hamlet"].status == "disputed"
     assert store.disputes("hamlet") == [(a, b)]
-    assert "[disputed]" in provenance_tag(store.get(a).owners["hamlet"])
     # another owner is not affected
     store.remember("ophelia", "Polonius hid behind the arras in the queen's closet.")
     assert store.get(a).owners["ophelia"].status == "believed"
@@ -160,13 +156,3 @@ def test_ranking_prefers_confident_holdings():
     (high,) = store.remember("hamlet", "The king drinks deep tonight!", via="witnessed")
     hits = store.recall("hamlet", "the king drinks deep tonight", k=2)
     assert [h.record.id for h in hits] == [high, low]
-
-
-def test_provenance_tags():
-    from memory import Holding
-
-    assert provenance_tag(Holding(via="told", source="old-hamlet")) == "[heard from Old Hamlet]"
-    assert provenance_tag(Holding(via="read", source="letter-to-horatio")) == "[read in Letter To Horatio]"
-    assert provenance_tag(Holding(via="inferred")) == "[unverified]"
-    assert provenance_tag(Holding(via="told", source="rosencrantz", confidence=0.3)) == "[heard from Rosencrantz] [unverified]"
-    assert provenance_tag(Holding(via="told", source="horatio"), names={"horatio": "Horatio of Wittenberg"}) == "[heard from Horatio of Wittenberg]"

@@ -10,7 +10,7 @@ import pytest
 from fixtures_memory import HashEmbedder
 
 from memory import ConsensusStore, frames, guard
-from memory.consensus import BASE_CONFIDENCE
+from memory.trust import BASE_CONFIDENCE
 from memory.disputes import summary
 
 

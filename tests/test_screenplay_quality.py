@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 from pathlib import Path
 
 import pytest
@@ -62,7 +63,7 @@ def test_three_scorings_give_mean_and_std_and_a_label(tiny_sim):
         values = result[metric]["scores"]
         assert len(values) == 3
         assert math.isclose(result[metric]["mean"], sum(values) / 3)
-        assert result[metric]["std"] >= 0
+        assert math.isclose(result[metric]["std"], statistics.pstdev(values))
     assert 0 <= result["grounding"]["mean"] <= 1 and 0 <= result["trajectory"]["mean"] <= 1
     assert 1 <= result["narrative"]["mean"] <= 5 and 0 <= result["goal"]["mean"] <= 1
     # Every call was schema constrained, and the scorings used different seeds.

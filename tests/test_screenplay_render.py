@@ -9,7 +9,7 @@ import pytest
 from storyworld import session
 from storyworld.actions import ActOn, Move, Observe, ReadThread, Say, Wait
 from storyworld.cli import main
-from storyworld.screenplay import Beat, beats_from_events, render, render_simulation, scenes_from_beats
+from storyworld.screenplay import ScreenplayBeat, beats_from_events, render, render_simulation, scenes_from_beats
 from storyworld.state import Settings, SimEvent
 from storyworld.world import load_world
 from tests.doubles import HashEmbedder, ScriptedMind
@@ -76,8 +76,8 @@ def test_moves_say_where_the_actor_came_from(tiny_run, tiny):
     assert moves == ["Silas enters from the harbour.", "Maren enters from the harbour."]
 
 
-def _beat(round_: int, place: str, n: int) -> Beat:
-    return Beat(round=round_, place=place, actor="a", kind="say", text=f"line {n}", event_id=f"e{n}")
+def _beat(round_: int, place: str, n: int) -> ScreenplayBeat:
+    return ScreenplayBeat(round=round_, place=place, actor="a", kind="say", text=f"line {n}", event_id=f"e{n}")
 
 
 def test_scenes_split_by_place_gap_and_the_twenty_round_cap():

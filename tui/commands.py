@@ -1,7 +1,7 @@
 """The CLI commands that open the TUI: `play`, bare `storyworld` (home) and interactive `author`.
 
-storyworld.cli loads this module by name (a plugin), so the core never imports the UI; nothing
-here imports Textual until a handler runs.
+The composition root (tui/main.py) hands this module to storyworld.cli; nothing here imports
+Textual until a handler runs.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import argparse
 
 from pathlib import Path
 
-from storyworld import cli
 from storyworld.commands.common import add_model_options, load_world_arg, resolve_player
 
 
@@ -30,8 +29,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed for the kernel and the model")
     add_model_options(parser)
     parser.set_defaults(func=play)
-    cli.FRONTEND["home"] = open_home
-    cli.FRONTEND["author"] = author_review
 
 
 def _runtime(args: argparse.Namespace):  # -> tui.runtime.Runtime (tui is imported lazily)

@@ -1,21 +1,22 @@
-"""A game in progress: the simulation, its save slot and the lock that keeps worker threads apart.
+"""A game in progress: a storyworld.session.Session, the lock that keeps worker threads apart, and its views.
 
 Every method here blocks (model calls, embedding, disk) and is meant to run in a thread worker.
 """
 
 from __future__ import annotations
 
-import re
 import threading
 from dataclasses import dataclass, replace
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from storyworld import session as _session
 from tui.views import Beat, Moment, RecordCard, beats_for, build_moment, record_card
 
 if TYPE_CHECKING:
     from storyworld.actions import Action
+    from storyworld.session import Session
     from storyworld.simulation import Simulation
     from storyworld.world import World
     from tui.runtime import Runtime
@@ -37,58 +38,48 @@ class LoadGame:
     """Resume the save in `folder`."""
 
     folder: Path
-_SLUG = re.compile(r"[^a-z0-9_-]+")
 
 
-def slug(text: str) -> str:
-    """A folder-safe name: lower case letters, digits, '-' and '_'."""
-    return _SLUG.sub("-", text.lower()).strip("-") or "save"
-
-
-def unique_folder(root: Path, name: str) -> Path:
-    """root/name, or root/name-2, -3 ... when taken."""
-    base = slug(name)
-    candidate = root / base
-    n = 2
-    while candidate.exists() or (root / f"{candidate.name}.autosaves").exists():
-        candidate = root / f"{base}-{n}"
-        n += 1
-    return candidate
-
-
-def _world_of_save(folder: Path) -> World | None:
-    """The world a save was played in when it is not installed by id (a world opened from a path), else None."""
-    from saves import SaveError, read_manifest
-    from storyworld.locations import find_world
-    from storyworld.world import load_world
-
-    try:
-        meta = read_manifest(folder).meta
-    except SaveError:
-        return None  # load_simulation reports the damage in its own words
-    try:
-        find_world(str(meta.get("world", "")))
-        return None
-    except FileNotFoundError:
-        path = meta.get("world_path")
-        if isinstance(path, str) and Path(path).is_file():
-            return load_world(Path(path))
-    return None
+# Slot names live with the session (one place for the CLI and the TUI); re-exported for the screens.
+slug = _session.slug
+unique_folder = _session.unique_folder
 
 
 class Game:
-    """A simulation bound to a save slot; all access from threads goes through `lock`."""
+    """The TUI's handle on a headless storyworld.session.Session: the lock worker threads share, and views.
 
-    def __init__(self, sim: Simulation, slot: Path, runtime: Runtime) -> None:
-        self.sim = sim
-        self.slot = slot
+    Starting, playing, saving and branching are the session's; this adapter adds the model and
+    embedder from the runtime and turns rounds into the screens' moments and cards.
+    """
+
+    def __init__(self, sim: Simulation | Session, slot: Path | None = None, runtime: Runtime | None = None) -> None:
         self.runtime = runtime
         self.lock = threading.Lock()
+        if isinstance(sim, _session.Session):
+            self.session = sim
+            self.session.lock = self.lock
+        else:
+            self.session = _session.Session(sim, slot, saves_root=runtime.saves() if runtime else None,
+                                            clock=runtime.clock if runtime else None, lock=self.lock)
+
+    @property
+    def sim(self) -> Simulation:
+        """The running simulation."""
+        return self.session.sim
+
+    @property
+    def slot(self) -> Path:
+        """The save this game writes into."""
+        return self.session.slot
+
+    @slot.setter
+    def slot(self, value: Path) -> None:
+        self.session.slot = Path(value)
 
     @property
     def player(self) -> str:
         """The agent the person plays."""
-        return self.sim.settings.player or ""
+        return self.session.player
 
     @property
     def model_name(self) -> str:
@@ -101,7 +92,6 @@ class Game:
     def new(cls, world: World, player: str, start_id: str | None, runtime: Runtime,
             progress: LoadProgress | None = None) -> Game:
         """Load the embedder and the mind, sediment the canon, and give the game a fresh slot."""
-        from storyworld.session import new_simulation
         from storyworld.state import Settings
 
         report = progress or (lambda stage, done, total: None)
@@ -113,17 +103,15 @@ class Game:
         settings = Settings(seed=runtime.seed, awake=runtime.awake, player=player,  # type: ignore[arg-type]
                             model=getattr(lm, "name", "") or runtime.model_name)
         report("remembering the story so far", 2, 3)
-        sim = new_simulation(world, start_id, settings, mind, embedder=embedder,
-                             progress=lambda done, total: report("remembering the story so far", done, total))
-        slot = unique_folder(runtime.saves(), f"{world.file.world.id}-{player}")
-        return cls(sim, slot, runtime)
+        session = _session.Session.new(
+            world, start_id, settings, mind, embedder=embedder, saves_root=runtime.saves(), clock=runtime.clock,
+            progress=lambda done, total: report("remembering the story so far", done, total))
+        return cls(session, runtime=runtime)
 
     @classmethod
     def load(cls, folder: Path, runtime: Runtime, progress: LoadProgress | None = None, *,
              with_mind: bool = True) -> Game:
         """Resume from a save folder (UserError with a one-line reason when it is damaged)."""
-        from storyworld.session import load_simulation
-
         report = progress or (lambda stage, done, total: None)
         # the store checks its vectors against the embedder, so even the inspector needs the same embedder
         report("loading the embedder", 0, 3)
@@ -133,12 +121,10 @@ class Game:
             report("loading the model", 1, 3)
             mind = runtime.mind()
         report("reading the save", 2, 3)
-        sim = load_simulation(Path(folder), mind, embedder=embedder, world=_world_of_save(Path(folder)))
-        slot = Path(folder)
-        if slot.parent.name.endswith(".autosaves"):
-            # playing on from an autosave writes into the save it belongs to, not into the rotation
-            slot = slot.parent.with_name(slot.parent.name[: -len(".autosaves")])
-        return cls(sim, slot, runtime)
+        session = _session.Session.load(Path(folder), mind, embedder=embedder,
+                                        world=_session.world_of_save(Path(folder)), saves_root=runtime.saves(),
+                                        clock=runtime.clock)
+        return cls(session, runtime=runtime)
 
     def opening(self, history: int = 120) -> Moment:
         """The first view: scene heading, who is here, what the character recalls, and (for a save) the
@@ -159,7 +145,7 @@ class Game:
                    cancelled: Callable[[], bool] | None = None) -> Moment:
         """One round with the player's action; raises simulation.Cancelled with the state unchanged."""
         with self.lock:
-            outcome = self.sim.step(action, progress=progress, cancelled=cancelled)
+            outcome = self.session.play_round(action, progress=progress, cancelled=cancelled)
             return build_moment(self.sim, self.player, events=outcome.events, results=outcome.results,
                                 since_round=outcome.round, model=self.model_name)
 
@@ -172,51 +158,19 @@ class Game:
                 for h in hits if self.player in h.record.owners
             )
 
-    # --- saving --------------------------------------------------------------------------------
-    def _files(self) -> tuple[dict[str, bytes], dict[str, Any]]:
-        from storyworld.session import simulation_files
-
-        with self.lock:
-            files, meta = simulation_files(self.sim)
-        meta = dict(meta)
-        meta["character_name"] = self.sim.world.agents[self.player].name if self.player else ""
-        meta["saved_at"] = self.runtime.clock().isoformat(timespec="seconds")
-        if self.sim.world.path is not None:
-            meta["world_path"] = str(Path(self.sim.world.path).resolve())
-        return files, meta
-
+    # --- saving (the session's) ---------------------------------------------------------------
     def save(self, folder: Path | None = None, label: str = "") -> Path:
         """Write the game into its slot (or `folder`); SaveError when it cannot."""
-        from saves import write_save
-
-        target = Path(folder) if folder is not None else self.slot
-        files, meta = self._files()
-        if label:
-            meta["label"] = label
-        write_save(target, files, meta)
-        return target
+        return self.session.save(folder, label=label)
 
     def autosave(self) -> Path:
         """The per-round save: the slot itself plus a rotating autosave beside it."""
-        from saves import autosave, autosave_folder, write_save
-
-        files, meta = self._files()
-        write_save(self.slot, files, meta)
-        return autosave(autosave_folder(self.slot), files, meta, round=self.sim.state.round, keep=5)
+        return self.session.autosave()
 
     def save_as(self, name: str) -> Path:
         """Save into a new slot named `name` and keep playing there."""
-        target = unique_folder(self.runtime.saves(), name)
-        self.save(target, label=name)
-        self.slot = target
-        return target
+        return self.session.save_as(name)
 
     def branch(self, name: str) -> Path:
         """Save here, copy the save into a new slot, and play on in the copy (the original stays as it was)."""
-        from saves import branch_save
-
-        self.save()
-        target = unique_folder(self.runtime.saves(), name)
-        branch_save(self.slot, target, meta={"label": name})
-        self.slot = target
-        return target
+        return self.session.branch(name)

@@ -6,11 +6,13 @@ from textual.suggester import Suggester
 
 from storyworld.actions import VERBS
 from storyworld.playerinput import (  # noqa: F401 — the action bar's parser lives in the core; re-exported here
-    COMMAND_NAMES, COMMANDS, Help, Parsed, Play, Problem, Recall, Scene, help_text, parse,
+    COMMAND_NAMES, COMMANDS, Help, Parsed, Play, Problem, Recall, Surroundings, help_text, parse,
 )
 
+Scene = Surroundings  # the old name, until tui/screens/play.py says Surroundings (being edited elsewhere)
 
-def complete(value: str, scene: Scene) -> str | None:
+
+def complete(value: str, scene: Surroundings) -> str | None:
     """The whole line with its last word completed, or None; case of what was typed is kept."""
     if not value.startswith("/"):
         return None
@@ -35,7 +37,7 @@ def complete(value: str, scene: Scene) -> str | None:
     return None
 
 
-def _argument_options(command: str, position: int, words: list[str], scene: Scene) -> tuple[str, ...]:
+def _argument_options(command: str, position: int, words: list[str], scene: Surroundings) -> tuple[str, ...]:
     """What can stand at argument `position` of a command."""
     match command:
         case "move":
@@ -60,7 +62,7 @@ def _argument_options(command: str, position: int, words: list[str], scene: Scen
 class SlashSuggester(Suggester):
     """Input suggester over the current scene (replaced each round, so no cache)."""
 
-    def __init__(self, scene: Scene | None = None) -> None:
+    def __init__(self, scene: Surroundings | None = None) -> None:
         super().__init__(use_cache=False, case_sensitive=True)
         self.scene = scene
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from memory.baselines.base import RowState, RowStore
 from memory.baselines.base import text_key
-from memory.consensus import Deposit
+from memory.records import Deposit
 from memory.records import Holding, Record
 
 

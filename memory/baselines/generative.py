@@ -9,7 +9,7 @@ import numpy as np
 
 from memory import guard
 from memory.baselines.base import BaselineSettings, RowState, RowStore
-from memory.consensus import Deposit
+from memory.records import Deposit
 from memory.embedder import Embedder
 
 Rater = Callable[[str], "int | None"]  # text -> importance 1..10, None when it could not say

@@ -7,7 +7,7 @@ import numpy as np
 from memory import guard
 from memory.baselines.base import RowState, RowStore
 from memory.baselines.generative import display_name
-from memory.consensus import Deposit
+from memory.records import Deposit
 
 
 class GMemoryStore(RowStore):

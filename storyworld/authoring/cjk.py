@@ -141,8 +141,8 @@ def _stable_id(name: str, taken: set[str], english: str = "") -> str:
 
 
 def build_cast(chapters, known: list[Known] | None = None, *, min_mentions: int = MIN_MENTIONS):
-    """A prose Cast for Chinese text: persons named in the source script, with courtesy and English aliases."""
-    from storyworld.authoring.prose import Cast, Person
+    """ProseMentions for Chinese text: persons named in the source script, with courtesy and English aliases."""
+    from storyworld.authoring.prose import ProseMentions, Person
 
     known = known_names() if known is None else known
     text = "\n".join(p for chapter in chapters for p in chapter.paragraphs)
@@ -177,7 +177,7 @@ def build_cast(chapters, known: list[Known] | None = None, *, min_mentions: int 
         for alias in list(aliases):
             if alias in full_names and alias != full:
                 aliases |= full_names.pop(alias)
-    cast = Cast()
+    cast = ProseMentions()
     taken: set[str] = set()
     people: list[Person] = []
     for full, aliases in full_names.items():

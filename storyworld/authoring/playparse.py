@@ -8,6 +8,7 @@ Nothing here calls a model: the same text always gives the same world.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from collections import Counter, defaultdict
 from typing import Literal
 
@@ -631,7 +632,7 @@ def _titles_of(description: str) -> list[str]:
     return []
 
 
-class Cast:
+class SpeakerRoster:
     """Resolves speech headings and names in directions to agent keys (folded display names)."""
 
     def __init__(self, personae: list[Persona]) -> None:
@@ -1012,244 +1013,290 @@ def parse_play(
     """Parse a play into a draft world (places, cast, say/act/move events, starts) and its scene plan."""
     layout = layout or detect_layout(text)
     personae_lines, setting, items = tokenize(text, layout)
-    if not any(item.kind == "scene" for item in items):
-        # Plays divided into acts only: each act is one scene.
-        numbered: list[Item] = []
-        for item in items:
-            numbered.append(item)
-            if item.kind == "act":
-                numbered.append(Item(kind="scene", line=item.line, number=1, text=""))
-        items = numbered
+    items = _scenes_in_acts(items)
     if not any(item.kind == "scene" for item in items) or not any(item.kind == "speech" and item.label for item in items):
         raise UserError("no scenes or speeches found: is this a play? (try --kind prose)")
     personae = parse_personae(personae_lines)
     labels = Counter(item.label for item in items if item.kind == "speech" and item.label)
-    cast = Cast(personae or _entrance_personae(items, labels))
+    cast = SpeakerRoster(personae or _entrance_personae(items, labels))
     cast.learn_labels(labels)
-    warnings: list[str] = []
-
-    scenes: list[ScenePlan] = []
-    drafts: list[_Draft] = []
-    stage = _Stage()
-    act = 0
-    round_base = 0
-    speeches_in_scene = 0
-    last_speakers: list[str] = []
-    recent_speakers: list[str] = []
-    show_mode = False
-    place_texts: dict[str, list[str]] = defaultdict(list)
-    props = _Props()
-    place_cities: dict[str, str] = {}  # place key -> the town its heading named, to tell two towns' streets apart
-    current_city = ""
+    reader = _PlayReader(cast, setting, speeches_per_round)
     total = len(items)
-
-    def current_round() -> int:
-        return round_base + speeches_in_scene // max(1, speeches_per_round)
-
-    def note_present() -> None:
-        if scenes:
-            for key in stage.present:
-                if key not in scenes[-1].present:
-                    scenes[-1].present.append(key)
-
-    def add(kind: str, actors: list[str], witnesses: list[str], body: str, flags: list[str] | None = None) -> None:
-        if not scenes:
-            return
-        ordered = list(dict.fromkeys([*witnesses]))
-        drafts.append(
-            _Draft(round=current_round(), place=scenes[-1].place, kind=kind, actors=list(dict.fromkeys(actors)),
-                   witnesses=ordered, text=trim_text(body), flags=list(flags or []))
-        )
-
-    def direction(clause_text: str) -> None:
-        nonlocal show_mode
-        for clause in _clauses(clause_text):
-            low = clause.lower()
-            if "dumb show" in low or "dumb-show" in low:
-                show_mode = True
-                add("narration", [], list(stage.present), clause)
-                continue
-            if show_mode:
-                if re.match(r"^(exeunt|exit)\b", low):
-                    show_mode = False
-                add("narration", [], list(stage.present), clause)
-                continue
-            if re.match(r"^(re-?enter|enter)\b", low):
-                rest = re.sub(r"^(re-?enter|enter)\s*", "", clause, flags=re.I)
-                entered = stage.enter(cast.mentions(rest))
-                note_present()
-                props.direction(clause, entered or cast.mentions(rest), [], last_speakers,
-                                scenes[-1].place if scenes else "", len(drafts))
-                if entered:
-                    add("move", entered, list(stage.present), clause)
-                continue
-            exit_match = re.match(r"^(exit|exeunt|exeun|manet|manent)\b\s*,?\s*(?P<rest>.*)$", clause, re.I)
-            if exit_match or re.search(r"\bwho go(es)? out\b|\bgoes out\b", low):
-                rest = exit_match.group("rest") if exit_match else clause
-                word = exit_match.group(1).lower() if exit_match else "exit"
-                if word.startswith("mane"):
-                    stay = cast.mentions(rest)
-                    leaving = [k for k in stage.present if k not in stay]
-                else:
-                    leaving = _leavers(word, rest, stage.present, last_speakers, cast)
-                witnesses = list(stage.present)
-                left = stage.leave(leaving)
-                if left:
-                    add("move", left, witnesses, clause)
-                continue
-            named = cast.mentions(clause)
-            actors = _actors_of(clause, named, last_speakers, cast)
-            props.direction(clause, actors, named, [*last_speakers, *reversed(recent_speakers), *stage.present],
-                            scenes[-1].place if scenes else "", len(drafts))
-            if DEATH_RE.search(low):
-                dying = (named if re.search(r"\b(is|are)\s+(slain|killed)\b", low) and named else actors) or list(last_speakers)
-                add("act", dying, list(stage.present), clause)
-                stage.leave(dying)
-                stage.dead.update(dying)
-                continue
-            add("act" if actors else "narration", actors, list(stage.present), clause)
-
     for index, item in enumerate(items):
         if index % 200 == 0:
             check_cancel(cancel)
             report(progress, index, total, "parsing the play")
-        if item.kind == "act":
-            act = item.number
-            continue
-        if item.kind == "scene":
-            if drafts:
-                round_base = drafts[-1].round + 1
-            elif not scenes:
-                round_base = 1
-            city, location = _scene_location(item.text)
-            if city == "=":
-                city = current_city
-            current_city = city
-            if not location and not item.text.strip() and setting:
-                location = _scene_location(setting)[1] or setting.rstrip(".")
-            if (not location or re.fullmatch(r"(the\s+)?same(\s+place)?", location.strip(), re.I)) and scenes:
-                key = scenes[-1].place
-            else:
-                key = _place_key_in(location, city, place_texts, place_cities, [s.place for s in scenes]) or "stage"
-                if not (ANOTHER_PART_RE.match(location.strip()) and place_texts.get(key)):
-                    place_texts[key].append(location or "The stage")
-            stage = _carry_dead(stage)
-            scenes.append(ScenePlan(act=act or 1, number=item.number, heading=item.text, place=key,
-                                    first_round=round_base, dead=sorted(stage.gone()), first_event=len(drafts)))
-            speeches_in_scene = 0
-            last_speakers = []
-            recent_speakers = []
-            show_mode = False
-            continue
-        if not scenes:
-            continue
-        if item.kind == "direction":
-            direction(_unbracket(item.text))
-            continue
-        # A speech (or a continuation of the last one when it has no label).
-        if item.label:
-            keys, special = cast.resolve_label(item.label)
-            flags: list[str] = []
-            if special == "all":
-                keys = [*keys, *[k for k in stage.present if k not in keys]]
-            elif special == "both":
-                candidates = [k for k in stage.present if k not in last_speakers]
-                if len(candidates) > 2:
-                    ranked = [k for k in reversed(recent_speakers) if k in candidates]
-                    candidates = list(dict.fromkeys(ranked))[:2] or candidates[:2]
-                    flags.append("speaker 'Both' guessed")
-                keys = [*keys, *candidates[:2]]
-            elif special:
-                members = [k for k in cast.members(special) if k in stage.present]
-                keys = [*keys, *members]
-            if not keys:
-                warnings.append(f"line {item.line}: speech heading {item.label!r} names no one on stage")
-                continue
-            speakers = keys
-            body = item.text
-        else:
-            if not last_speakers:
-                continue
-            speakers = list(last_speakers)
-            body = item.text
-            flags = []
-        segments = _speech_segments(body)
-        offstage = bool(segments) and segments[0][0] == "modifier" and segments[0][1].lower() in OFFSTAGE_MODIFIERS
-        if not offstage:
-            absent = [k for k in speakers if k not in stage.present and k not in stage.dead]
-            if absent and item.label:
-                stage.enter(absent)
-                note_present()
-                names = ", ".join(cast.display[k] for k in absent)
-                flags = [*flags, f"{names} speaks without an entrance; assumed on stage"]
-        last_speakers = speakers
-        recent_speakers.extend(speakers)
-        aside = False
-        buffer: list[str] = []
-
-        def flush_say() -> None:
-            nonlocal speeches_in_scene, buffer, flags
-            said = " ".join(buffer).strip()
-            buffer = []
-            if not re.search(r"[A-Za-z]", said):
-                return
-            if aside:
-                witnesses = list(speakers)
-                said = f"(aside) {said}"
-            else:
-                witnesses = [*stage.present, *[k for k in speakers if k not in stage.present]]
-                if offstage:
-                    said = f"(within) {said}"
-            add("say", speakers, [w for w in witnesses if w not in stage.dead or w in speakers], said, flags)
-            props.speech(said, speakers[0], scenes[-1].place, len(drafts))
-            if not aside:
-                # "Fulvia is dead.": a death off stage, told; who is on stage is plainly not dead.
-                for match in REPORTED_DEATH_RE.finditer(said):
-                    if match.group(0).rstrip().endswith("?"):
-                        continue
-                    told = [k for k in cast.mentions(match.group("name")) if k not in stage.present and k not in speakers]
-                    stage.reported.update(told)
-            flags = []
-            speeches_in_scene += 1
-            scenes[-1].speeches += 1
-
-        reading_aloud = False
-        for kind, content in segments:
-            if kind == "text":
-                if reading_aloud:
-                    # "[_Reads._] 'Horatio, when thou shalt...'": what the letter says is what it carries.
-                    props.read_aloud(speakers[0], content, scenes[-1].place, len(drafts), len(scenes))
-                    reading_aloud = False
-                buffer.append(content)
-                continue
-            if kind == "modifier":
-                low = content.lower()
-                if low in {"reads", "read", "reading", "reads the letter", "reads the paper"}:
-                    reading_aloud = True
-                if low == "aside":
-                    flush_say()
-                    aside = True
-                elif low.startswith("to "):
-                    if aside:
-                        flush_say()
-                        aside = False
-                continue
-            flush_say()
-            direction(content)
-        flush_say()
-
+        reader.read(item)
     report(progress, total, total, "building the world")
     world = _build_world(
         world_id=world_id,
         title=title or _play_title(text),
         source=_play_author(text),
         cast=cast,
-        scenes=scenes,
-        drafts=drafts,
-        place_texts=place_texts,
-        props=props,
+        scenes=reader.scenes,
+        drafts=reader.drafts,
+        place_texts=reader.place_texts,
+        props=reader.props,
     )
-    return PlayParse(world=world, scenes=scenes, layout=layout, warnings=warnings, personae=personae)
+    return PlayParse(world=world, scenes=reader.scenes, layout=layout, warnings=reader.warnings, personae=personae)
+
+
+def _scenes_in_acts(items: list[Item]) -> list[Item]:
+    """Plays divided into acts only: each act is one scene."""
+    if any(item.kind == "scene" for item in items):
+        return items
+    numbered: list[Item] = []
+    for item in items:
+        numbered.append(item)
+        if item.kind == "act":
+            numbered.append(Item(kind="scene", line=item.line, number=1, text=""))
+    return numbered
+
+
+class _PlayReader:
+    """Reads a play's items in order: scenes open places, directions move people and act, speeches are said."""
+
+    def __init__(self, cast: SpeakerRoster, setting: str, speeches_per_round: int) -> None:
+        self.cast = cast
+        self.setting = setting
+        self.speeches_per_round = speeches_per_round
+        self.warnings: list[str] = []
+        self.scenes: list[ScenePlan] = []
+        self.drafts: list[_Draft] = []
+        self.stage = _Stage()
+        self.act = 0
+        self.round_base = 0
+        self.speeches_in_scene = 0
+        self.last_speakers: list[str] = []
+        self.recent_speakers: list[str] = []
+        self.show_mode = False
+        self.place_texts: dict[str, list[str]] = defaultdict(list)
+        self.props = _Props()
+        self.place_cities: dict[str, str] = {}  # place key -> the town its heading named, to tell two towns' streets apart
+        self.current_city = ""
+
+    def read(self, item: Item) -> None:
+        """Take one item of the play."""
+        if item.kind == "act":
+            self.act = item.number
+        elif item.kind == "scene":
+            self.open_scene(item)
+        elif not self.scenes:
+            return
+        elif item.kind == "direction":
+            self.direction(_unbracket(item.text))
+        else:
+            self.speech(item)
+
+    # --- bookkeeping --------------------------------------------------------------------------
+    def current_round(self) -> int:
+        return self.round_base + self.speeches_in_scene // max(1, self.speeches_per_round)
+
+    def note_present(self) -> None:
+        if self.scenes:
+            for key in self.stage.present:
+                if key not in self.scenes[-1].present:
+                    self.scenes[-1].present.append(key)
+
+    def add(self, kind: str, actors: list[str], witnesses: list[str], body: str, flags: list[str] | None = None) -> None:
+        if not self.scenes:
+            return
+        ordered = list(dict.fromkeys([*witnesses]))
+        self.drafts.append(
+            _Draft(round=self.current_round(), place=self.scenes[-1].place, kind=kind,
+                   actors=list(dict.fromkeys(actors)), witnesses=ordered, text=trim_text(body), flags=list(flags or []))
+        )
+
+    # --- scenes -------------------------------------------------------------------------------
+    def open_scene(self, item: Item) -> None:
+        """A scene heading: the place it is set in (a town's street, the same place, another part), a fresh stage."""
+        if self.drafts:
+            self.round_base = self.drafts[-1].round + 1
+        elif not self.scenes:
+            self.round_base = 1
+        city, location = _scene_location(item.text)
+        if city == "=":
+            city = self.current_city
+        self.current_city = city
+        if not location and not item.text.strip() and self.setting:
+            location = _scene_location(self.setting)[1] or self.setting.rstrip(".")
+        if (not location or re.fullmatch(r"(the\s+)?same(\s+place)?", location.strip(), re.I)) and self.scenes:
+            key = self.scenes[-1].place
+        else:
+            key = _place_key_in(location, city, self.place_texts, self.place_cities,
+                                [s.place for s in self.scenes]) or "stage"
+            if not (ANOTHER_PART_RE.match(location.strip()) and self.place_texts.get(key)):
+                self.place_texts[key].append(location or "The stage")
+        self.stage = _carry_dead(self.stage)
+        self.scenes.append(ScenePlan(act=self.act or 1, number=item.number, heading=item.text, place=key,
+                                     first_round=self.round_base, dead=sorted(self.stage.gone()),
+                                     first_event=len(self.drafts)))
+        self.speeches_in_scene = 0
+        self.last_speakers = []
+        self.recent_speakers = []
+        self.show_mode = False
+
+    # --- directions ---------------------------------------------------------------------------
+    def direction(self, clause_text: str) -> None:
+        """A stage direction, clause by clause: a dumb show, entrances, exits, deaths, other deeds."""
+        for clause in _clauses(clause_text):
+            self.clause(clause)
+
+    def clause(self, clause: str) -> None:
+        cast, stage = self.cast, self.stage
+        low = clause.lower()
+        if "dumb show" in low or "dumb-show" in low:
+            self.show_mode = True
+            self.add("narration", [], list(stage.present), clause)
+            return
+        if self.show_mode:
+            if re.match(r"^(exeunt|exit)\b", low):
+                self.show_mode = False
+            self.add("narration", [], list(stage.present), clause)
+            return
+        if re.match(r"^(re-?enter|enter)\b", low):
+            rest = re.sub(r"^(re-?enter|enter)\s*", "", clause, flags=re.I)
+            entered = stage.enter(cast.mentions(rest))
+            self.note_present()
+            self.props.direction(clause, entered or cast.mentions(rest), [], self.last_speakers,
+                                 self.scenes[-1].place if self.scenes else "", len(self.drafts))
+            if entered:
+                self.add("move", entered, list(stage.present), clause)
+            return
+        exit_match = re.match(r"^(exit|exeunt|exeun|manet|manent)\b\s*,?\s*(?P<rest>.*)$", clause, re.I)
+        if exit_match or re.search(r"\bwho go(es)? out\b|\bgoes out\b", low):
+            rest = exit_match.group("rest") if exit_match else clause
+            word = exit_match.group(1).lower() if exit_match else "exit"
+            if word.startswith("mane"):
+                stay = cast.mentions(rest)
+                leaving = [k for k in stage.present if k not in stay]
+            else:
+                leaving = _leavers(word, rest, stage.present, self.last_speakers, cast)
+            witnesses = list(stage.present)
+            left = stage.leave(leaving)
+            if left:
+                self.add("move", left, witnesses, clause)
+            return
+        named = cast.mentions(clause)
+        actors = _actors_of(clause, named, self.last_speakers, cast)
+        self.props.direction(clause, actors, named, [*self.last_speakers, *reversed(self.recent_speakers), *stage.present],
+                             self.scenes[-1].place if self.scenes else "", len(self.drafts))
+        if DEATH_RE.search(low):
+            dying = (named if re.search(r"\b(is|are)\s+(slain|killed)\b", low) and named else actors) or list(self.last_speakers)
+            self.add("act", dying, list(stage.present), clause)
+            stage.leave(dying)
+            stage.dead.update(dying)
+            return
+        self.add("act" if actors else "narration", actors, list(stage.present), clause)
+
+    # --- speeches -----------------------------------------------------------------------------
+    def speakers(self, item: Item) -> tuple[list[str], list[str]] | None:
+        """Who speaks a speech (its heading resolved against the stage, or the last speakers) and its flags."""
+        if not item.label:
+            return (list(self.last_speakers), []) if self.last_speakers else None
+        keys, special = self.cast.resolve_label(item.label)
+        flags: list[str] = []
+        present = self.stage.present
+        if special == "all":
+            keys = [*keys, *[k for k in present if k not in keys]]
+        elif special == "both":
+            candidates = [k for k in present if k not in self.last_speakers]
+            if len(candidates) > 2:
+                ranked = [k for k in reversed(self.recent_speakers) if k in candidates]
+                candidates = list(dict.fromkeys(ranked))[:2] or candidates[:2]
+                flags.append("speaker 'Both' guessed")
+            keys = [*keys, *candidates[:2]]
+        elif special:
+            keys = [*keys, *[k for k in self.cast.members(special) if k in present]]
+        if not keys:
+            self.warnings.append(f"line {item.line}: speech heading {item.label!r} names no one on stage")
+            return None
+        return keys, flags
+
+    def speech(self, item: Item) -> None:
+        """A speech (or a continuation of the last one when it has no label): said lines, asides, directions within."""
+        found = self.speakers(item)
+        if found is None:
+            return
+        speakers, flags = found
+        stage = self.stage
+        segments = _speech_segments(item.text)
+        offstage = bool(segments) and segments[0][0] == "modifier" and segments[0][1].lower() in OFFSTAGE_MODIFIERS
+        if not offstage:
+            absent = [k for k in speakers if k not in stage.present and k not in stage.dead]
+            if absent and item.label:
+                stage.enter(absent)
+                self.note_present()
+                names = ", ".join(self.cast.display[k] for k in absent)
+                flags = [*flags, f"{names} speaks without an entrance; assumed on stage"]
+        self.last_speakers = speakers
+        self.recent_speakers.extend(speakers)
+        said = _Said(speakers, flags, offstage)
+        reading_aloud = False
+        for kind, content in segments:
+            if kind == "text":
+                if reading_aloud:
+                    # "[_Reads._] 'Horatio, when thou shalt...'": what the letter says is what it carries.
+                    self.props.read_aloud(speakers[0], content, self.scenes[-1].place, len(self.drafts),
+                                          len(self.scenes))
+                    reading_aloud = False
+                said.buffer.append(content)
+                continue
+            if kind == "modifier":
+                low = content.lower()
+                if low in {"reads", "read", "reading", "reads the letter", "reads the paper"}:
+                    reading_aloud = True
+                if low == "aside":
+                    self.flush_say(said)
+                    said.aside = True
+                elif low.startswith("to "):
+                    if said.aside:
+                        self.flush_say(said)
+                        said.aside = False
+                continue
+            self.flush_say(said)
+            self.direction(content)
+        self.flush_say(said)
+
+    def flush_say(self, said: _Said) -> None:
+        """What was said so far in a speech becomes one say event (an aside heard by the speakers only)."""
+        stage = self.stage
+        text = " ".join(said.buffer).strip()
+        said.buffer = []
+        if not re.search(r"[A-Za-z]", text):
+            return
+        if said.aside:
+            witnesses = list(said.speakers)
+            text = f"(aside) {text}"
+        else:
+            witnesses = [*stage.present, *[k for k in said.speakers if k not in stage.present]]
+            if said.offstage:
+                text = f"(within) {text}"
+        self.add("say", said.speakers, [w for w in witnesses if w not in stage.dead or w in said.speakers], text,
+                 said.flags)
+        self.props.speech(text, said.speakers[0], self.scenes[-1].place, len(self.drafts))
+        if not said.aside:
+            # "Fulvia is dead.": a death off stage, told; who is on stage is plainly not dead.
+            for match in REPORTED_DEATH_RE.finditer(text):
+                if match.group(0).rstrip().endswith("?"):
+                    continue
+                told = [k for k in self.cast.mentions(match.group("name"))
+                        if k not in stage.present and k not in said.speakers]
+                stage.reported.update(told)
+        said.flags = []
+        self.speeches_in_scene += 1
+        self.scenes[-1].speeches += 1
+
+
+@dataclass
+class _Said:
+    """One speech on its way into say events: who speaks, its flags, the words gathered since the last flush."""
+
+    speakers: list[str]
+    flags: list[str]
+    offstage: bool
+    aside: bool = False
+    buffer: list[str] = field(default_factory=list)
 
 
 REPORTED_DEATH_RE = re.compile(r"(?P<name>\b[A-Z][\w’'\-]+(?: [A-Z][\w’'\-]+)?) is (?:dead|slain|drown[’']?d|drowned|no more)\b[^.!?]*[.!?]?")
@@ -1411,7 +1458,7 @@ def _clauses(text: str) -> list[str]:
     return [p.strip().rstrip(".").strip() for p in parts if p.strip().rstrip(".").strip()]
 
 
-def _actors_of(clause: str, named: list[str], last_speakers: list[str], cast: Cast) -> list[str]:
+def _actors_of(clause: str, named: list[str], last_speakers: list[str], cast: SpeakerRoster) -> list[str]:
     """Who does a piece of stage business: the named subject, else the last speaker for `Draws`."""
     words = clause.split()
     if not words:
@@ -1432,7 +1479,7 @@ def _actors_of(clause: str, named: list[str], last_speakers: list[str], cast: Ca
     return named
 
 
-def _leavers(word: str, rest: str, present: list[str], last_speakers: list[str], cast: Cast) -> list[str]:
+def _leavers(word: str, rest: str, present: list[str], last_speakers: list[str], cast: SpeakerRoster) -> list[str]:
     """Who leaves on `Exit ...` / `Exeunt ...`: named, all but named, or the last speaker(s)."""
     match = re.search(r"\bbut\b", rest, re.I)
     if match:
@@ -1512,7 +1559,7 @@ def _build_world(
     world_id: str,
     title: str,
     source: str,
-    cast: Cast,
+    cast: SpeakerRoster,
     scenes: list[ScenePlan],
     drafts: list[_Draft],
     place_texts: dict[str, list[str]],

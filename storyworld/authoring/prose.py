@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -130,7 +131,7 @@ class Person(msgspec.Struct, kw_only=True):
     first_sentence: str = ""
 
 
-class Cast:
+class ProseMentions:
     """Persons and places found in the text, with the surface forms that name them."""
 
     def __init__(self) -> None:
@@ -300,16 +301,31 @@ def _is_surname_name(name: str) -> bool:
     return len(words) == 2 and fold(words[0]) in SURNAMES and fold(words[1]) not in PLACE_SUFFIXES and fold(words[1]) not in FUNCTION_WORDS
 
 
-def build_cast(chapters: list[Chapter], *, min_mentions: int = MIN_PERSON_MENTIONS) -> Cast:
+def build_cast(chapters: list[Chapter], *, min_mentions: int = MIN_PERSON_MENTIONS) -> ProseMentions:
     """Persons (with aliases) and places from capitalised-name frequency, context cues and alias patterns."""
-    counts: Counter[str] = Counter()
-    place_cues: Counter[str] = Counter()
-    person_cues: Counter[str] = Counter()
-    first_sentence: dict[str, str] = {}
-    all_sentences: list[str] = []
-    for chapter in chapters:
-        for paragraph in chapter.paragraphs:
-            all_sentences.extend(sentences(paragraph))
+    all_sentences = [s for chapter in chapters for paragraph in chapter.paragraphs for s in sentences(paragraph)]
+    stats = _name_stats(all_sentences)
+    alias_of = _explicit_aliases(all_sentences)
+    persons_by_name, places_by_name, singles = _classify_names(stats, alias_of, min_mentions)
+    _resolve_single_words(singles, stats, alias_of, persons_by_name, places_by_name, min_mentions)
+    _attach_aliases(alias_of, persons_by_name, stats.counts)
+    return _surface_forms(persons_by_name, places_by_name)
+
+
+@dataclass
+class _NameStats:
+    """How often each capitalised name occurs, and how often a place or a person cue stands beside it."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+    place_cues: Counter[str] = field(default_factory=Counter)
+    person_cues: Counter[str] = field(default_factory=Counter)
+    first_sentence: dict[str, str] = field(default_factory=dict)
+
+
+def _name_stats(all_sentences: list[str]) -> _NameStats:
+    """Count capitalised runs (split into names) and the place and person cues around them."""
+    stats = _NameStats()
+    counts, place_cues, person_cues, first_sentence = stats.counts, stats.place_cues, stats.person_cues, stats.first_sentence
     for sentence in all_sentences:
         for match in CAPS_RUN_RE.finditer(sentence):
             mid_sentence = match.start() > 0 and not sentence[: match.start()].strip(" “\"'‘") == ""
@@ -323,8 +339,11 @@ def build_cast(chapters: list[Chapter], *, min_mentions: int = MIN_PERSON_MENTIO
             person_cues[_clean_candidate(match.group("name"))] += 1
         for match in PERSON_BEFORE_RE.finditer(sentence):
             person_cues[_clean_candidate(match.group("name"))] += 1
+    return stats
 
-    # Aliases from explicit patterns: alias -> canonical name.
+
+def _explicit_aliases(all_sentences: list[str]) -> dict[str, str]:
+    """Aliases from explicit patterns ("X, called Y"; "his ordinary name is Y"): alias -> canonical name."""
     alias_of: dict[str, str] = {}
     last_person = ""
     for sentence in all_sentences:
@@ -340,7 +359,13 @@ def build_cast(chapters: list[Chapter], *, min_mentions: int = MIN_PERSON_MENTIO
         named = [c for c in (_clean_candidate(m.group(0)) for m in CAPS_RUN_RE.finditer(sentence)) if _is_surname_name(c)]
         if named:
             last_person = named[0]
+    return alias_of
 
+
+def _classify_names(stats: _NameStats, alias_of: dict[str, str],
+                    min_mentions: int) -> tuple[dict[str, Person], dict[str, int], list[str]]:
+    """Each counted name as a person, a place, or a lone word to resolve later."""
+    counts, place_cues, person_cues, first_sentence = stats.counts, stats.place_cues, stats.person_cues, stats.first_sentence
     # Words that are part of someone's name ("Xiahou" of Xiahou Dun) are not places on their own.
     name_words = {w for c in counts if _is_surname_name(c) and counts[c] >= min_mentions for w in c.split()}
     persons_by_name: dict[str, Person] = {}
@@ -372,10 +397,16 @@ def build_cast(chapters: list[Chapter], *, min_mentions: int = MIN_PERSON_MENTIO
         if is_person and count >= min_mentions and candidate not in alias_of:
             persons_by_name[candidate] = Person(id="", name=candidate, mentions=count,
                                                 first_sentence=first_sentence.get(candidate, ""))
+    return persons_by_name, places_by_name, singles
 
-    # A lone word names the one person whose given name it is ("Shao" for Yuan Shao), or the one
-    # person who carries most of its surname's mentions ("Dong" for Dong Zhuo); else, with enough
-    # person cues, a person of its own; else nobody.
+
+def _resolve_single_words(singles: list[str], stats: _NameStats, alias_of: dict[str, str],
+                          persons_by_name: dict[str, Person], places_by_name: dict[str, int],
+                          min_mentions: int) -> None:
+    """A lone word names the one person whose given name it is ("Shao" for Yuan Shao), or the one
+    person who carries most of its surname's mentions ("Dong" for Dong Zhuo); else, with enough
+    person cues, a person of its own; else nobody."""
+    counts, place_cues, person_cues, first_sentence = stats.counts, stats.place_cues, stats.person_cues, stats.first_sentence
     given: dict[str, list[str]] = defaultdict(list)
     by_surname: dict[str, list[Person]] = defaultdict(list)
     for name, person in persons_by_name.items():
@@ -408,7 +439,9 @@ def build_cast(chapters: list[Chapter], *, min_mentions: int = MIN_PERSON_MENTIO
                 persons_by_name[single] = Person(id="", name=single, mentions=counts[single],
                                                  first_sentence=first_sentence.get(single, ""))
 
-    # Attach aliases; a two-word alias with the same surname also gives its bare given name.
+
+def _attach_aliases(alias_of: dict[str, str], persons_by_name: dict[str, Person], counts: Counter[str]) -> None:
+    """Attach aliases; a two-word alias with the same surname also gives its bare given name."""
     for alias, canonical in alias_of.items():
         person = persons_by_name.get(canonical)
         if person is None:
@@ -426,12 +459,14 @@ def build_cast(chapters: list[Chapter], *, min_mentions: int = MIN_PERSON_MENTIO
                 person.aliases.append(form)
                 person.mentions += counts.get(form, 0)
 
-    # Surface forms: an alias claimed by two persons names neither.
+
+def _surface_forms(persons_by_name: dict[str, Person], places_by_name: dict[str, int]) -> ProseMentions:
+    """Ids and surface forms: persons by mentions, then places; an alias claimed by two persons names neither."""
     claims: dict[str, set[str]] = defaultdict(set)
     for person in persons_by_name.values():
         for surface in [person.name, *person.aliases]:
             claims[surface].add(person.name)
-    cast = Cast()
+    cast = ProseMentions()
     taken: set[str] = set()
     for person in sorted(persons_by_name.values(), key=lambda p: (-p.mentions, p.name)):
         person.id = unique_id(slugify(person.name, "person"), taken)
@@ -473,7 +508,7 @@ class Extraction(msgspec.Struct, kw_only=True):
     by_model: bool = False
 
 
-def fallback_extract(chunk: Chunk, cast: Cast) -> Extraction | None:
+def fallback_extract(chunk: Chunk, cast: ProseMentions) -> Extraction | None:
     """Deterministic extraction: persons co-occurring in the chunk, the place it names, its key sentences."""
     found = cast.scan(chunk.text)
     actors = list(dict.fromkeys(item_id for kind, item_id, _ in found if kind == "person"))
@@ -491,7 +526,7 @@ def fallback_extract(chunk: Chunk, cast: Cast) -> Extraction | None:
                       text=trim_text(chunk.text))
 
 
-def _place_of(text: str, cast: Cast, found: list[tuple[str, str, int]]) -> str | None:
+def _place_of(text: str, cast: ProseMentions, found: list[tuple[str, str, int]]) -> str | None:
     """The place a chunk happens at: the last place with a cue (`at X`), else the last place named."""
     cued = []
     for match in PLACE_CUE_RE.finditer(text):
@@ -556,7 +591,7 @@ SYSTEM_PROMPT = (
 )
 
 
-def model_extract(chunk: Chunk, cast: Cast, lm: Any, *, seed: int = 0) -> tuple[Extraction | None, str]:
+def model_extract(chunk: Chunk, cast: ProseMentions, lm: Any, *, seed: int = 0) -> tuple[Extraction | None, str]:
     """Ask the model for the chunk's event; (extraction, "") or (None, reason it was rejected)."""
     found = cast.scan(chunk.text)
     person_ids = list(dict.fromkeys(item_id for kind, item_id, _ in found if kind == "person"))
@@ -598,7 +633,7 @@ def model_extract(chunk: Chunk, cast: Cast, lm: Any, *, seed: int = 0) -> tuple[
                       kind=kind, text=trim_text(chunk.text), flags=flags, by_model=True), ""
 
 
-def pick_model_chunks(chunks: list[Chunk], cast: Cast, max_chunks: int | None) -> set[int]:
+def pick_model_chunks(chunks: list[Chunk], cast: ProseMentions, max_chunks: int | None) -> set[int]:
     """Indexes of the chunks the model reads: the first chunks with people of each chapter, in turns."""
     by_chapter: dict[int, list[int]] = defaultdict(list)
     for index, chunk in enumerate(chunks):
@@ -673,7 +708,7 @@ def _prose_title(chapters: list[Chapter], world_id: str) -> str:
 
 def _build_prose_world(
     extractions: list[tuple[Chunk, Extraction]],
-    cast: Cast,
+    cast: ProseMentions,
     chapters: list[Chapter],
     *,
     world_id: str,

@@ -14,12 +14,15 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from storyworld.commands.common import add_model_options, load_lm, load_world_arg, resolve_player
 from storyworld.errors import UserError
+
+if TYPE_CHECKING:
+    from memory.store import MemoryStore
 
 BACKENDS = ("consensus", "generative", "gmemory", "collaborative")
 LABELS = {"consensus": "Consensus", "generative": "Gen. Agents", "gmemory": "G-Memory", "collaborative": "Collaborative"}
@@ -44,12 +47,81 @@ class Metered:
         self.affiliate_ms = 0.0
         self.ops: list[tuple] | None = None  # the write/read stream, kept when a replay will need it
 
-    def __getattr__(self, name: str) -> Any:
-        if name == "affiliate" and hasattr(self.store, "affiliate"):
-            return self._affiliate
-        return getattr(self.store, name)
+    # The rest of MemoryStore, unmetered.
+    backend = property(lambda self: self.store.backend)
+    current_round = property(lambda self: self.store.current_round)
+    notices = property(lambda self: self.store.notices)
 
-    def _affiliate(self, ids: list[int]) -> None:
+    def remember(self, owner: str, text: Any, round: int = 0, **provenance: Any) -> list[int]:
+        """Unmetered remember (the kernel writes in batches)."""
+        return self.store.remember(owner, text, round, **provenance)
+
+    def get(self, record_id: int) -> Any:
+        """The store's record."""
+        return self.store.get(record_id)
+
+    def records(self) -> list[Any]:
+        """The store's records."""
+        return self.store.records()
+
+    def held_by(self, owner: str) -> list[Any]:
+        """The store's records an owner holds."""
+        return self.store.held_by(owner)
+
+    def owners(self) -> list[str]:
+        """The store's owners."""
+        return self.store.owners()
+
+    def can_read(self, record_id: int, owner: str) -> bool:
+        """The store's access rule."""
+        return self.store.can_read(record_id, owner)
+
+    def stats(self) -> dict:
+        """The store's metrics."""
+        return self.store.stats()
+
+    def dump(self) -> dict[str, bytes]:
+        """The store's files."""
+        return self.store.dump()
+
+    def save(self, folder: Any = None) -> int:
+        """Save the store."""
+        return self.store.save(folder)
+
+    def neighbours(self, record_id: int) -> list[int]:
+        """The store's affiliation of one record."""
+        return self.store.neighbours(record_id)
+
+    def edges(self) -> list[tuple[int, int]]:
+        """The store's affiliation edges."""
+        return self.store.edges()
+
+    def decay(self, round: int) -> int:
+        """The store's decay."""
+        return self.store.decay(round)
+
+    def retract(self, record_id: int, by: str, round: int | None = None, owners: Any = None,
+                event_id: str | None = None) -> list[int]:
+        """The store's retraction."""
+        return self.store.retract(record_id, by, round=round, owners=owners, event_id=event_id)
+
+    def retract_event(self, event_id: str, by: str, round: int | None = None) -> list[int]:
+        """The store's retraction of an event."""
+        return self.store.retract_event(event_id, by, round=round)
+
+    def disputes(self, owner: str) -> list[tuple[int, int]]:
+        """The store's disputes of one owner."""
+        return self.store.disputes(owner)
+
+    def cross_disputes(self, record_id: int | None = None) -> list[tuple[int, int]]:
+        """The store's disputes across owners."""
+        return self.store.cross_disputes(record_id)
+
+    def unmerge(self, record_id: int, owner: str) -> int | None:
+        """The store's unmerge."""
+        return self.store.unmerge(record_id, owner)
+
+    def affiliate(self, ids: list[int]) -> None:
         """Timed affiliate (the consensus store's second write step in the kernel)."""
         if self.ops is not None:
             self.ops.append(("affiliate", self.round, list(ids)))
@@ -80,12 +152,9 @@ class Metered:
         return hits
 
 
-def can_read(store: Any, record_id: int, owner: str) -> bool:
+def can_read(store: MemoryStore, record_id: int, owner: str) -> bool:
     """Whether the store's own record (not the hit's copy) lets this owner read it."""
-    check = getattr(store, "can_read", None)
-    if check is not None:
-        return bool(check(record_id, owner))
-    return owner in store.get(record_id).owners
+    return bool(store.can_read(record_id, owner))
 
 
 def structure(store: Any) -> dict[str, Any]:
@@ -337,8 +406,7 @@ def replay(world: Any, start: str | None, ops: list[tuple], backends: list[str],
                         msgspec.structs.replace(d, based_on=()) for d in op[2]]
                     meter.remember_many(deposits)
                 elif op[0] == "affiliate":
-                    if hasattr(meter.store, "affiliate"):
-                        meter.affiliate(op[2])
+                    meter.affiliate(op[2])
                 else:
                     meter.recall(op[2], op[3], k=op[4])
     out: dict[str, Any] = {}

@@ -49,16 +49,15 @@ def run_author(args: argparse.Namespace) -> int:
     if args.into and (kind or _detected_kind(source)) != "card":
         raise UserError("--into is for character cards (--kind card)")
     if not args.headless and (kind or _detected_kind(source)) in ("play", "prose"):
-        return _run_tui(source, kind)
+        return _run_tui(args.frontend.author, source, kind)
     return _run_headless(source, args)
 
 
-def _run_tui(source: Path, kind: str | None) -> int:
-    from storyworld.cli import FRONTEND  # filled by the TUI plugin, so this module never imports the UI
-
-    if "author" not in FRONTEND:
+def _run_tui(review, source: Path, kind: str | None) -> int:
+    """Hand the draft to the front end's review screen (the composition root gives it)."""
+    if review is None:
         raise UserError("the TUI authoring screen is not installed; use --headless")
-    return int(FRONTEND["author"](source, kind or _detected_kind(source)) or 0)
+    return int(review(source, kind or _detected_kind(source)) or 0)
 
 
 def _detected_kind(source: Path) -> str:

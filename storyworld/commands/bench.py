@@ -10,14 +10,13 @@ BENCH_MODULES = (
     "storyworld.benches.world",
     "storyworld.benches.round",
     "storyworld.benches.play",
-    "tui.bench",  # plugin: times the TUI
     "storyworld.benches.backends",
     "storyworld.benches.judge",
 )
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add `bench` and each available benchmark under it."""
+def register(subparsers: argparse._SubParsersAction) -> argparse._SubParsersAction:
+    """Add `bench` and each available benchmark under it; returns its subparsers (a front end adds its own)."""
     parser = subparsers.add_parser("bench", help="benchmarks that print figures")
     benches = parser.add_subparsers(dest="bench", metavar="BENCH", required=True)
     for name in BENCH_MODULES:
@@ -28,3 +27,4 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                 continue
             raise
         module.register(benches)
+    return benches

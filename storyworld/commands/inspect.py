@@ -80,14 +80,11 @@ def who_knows_command(args: argparse.Namespace) -> int:
 
 def display_name(sim: Any, agent: str) -> str:
     """An agent's name in the world, else its id."""
-    agents = getattr(sim.world, "agents", {})
-    return getattr(agents.get(agent), "name", agent) if agent in agents else agent
+    return sim.world.name_of(agent)
 
 
 def add_disputes(sim: Any, rows: list[dict[str, Any]]) -> None:
     """Each row gains `disputes`: records other owners hold that contradict it, with a one-line summary."""
-    if not hasattr(sim.store, "cross_disputes"):
-        return
     from memory.disputes import describe
 
     for row in rows:
@@ -100,8 +97,6 @@ def unmerge_command(args: argparse.Namespace) -> int:
 
     folder = existing_save(args.save)
     sim = _load(args.save)
-    if not hasattr(sim.store, "unmerge"):
-        raise UserError(f"{folder}: this save's memory backend cannot unmerge")
     try:
         before = sim.store.get(args.record_id)
     except (KeyError, ValueError):

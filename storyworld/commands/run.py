@@ -73,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
         TextColumn("{task.fields[detail]}"), TimeElapsedColumn(), transient=False,
     ) as bar:
         if args.resume:
-            sim = session.load_simulation(Path(args.resume), mind)
+            game = session.Session.load(Path(args.resume), mind)
+            sim = game.sim
             done = sim.state.round - sim.state.start_round
         else:
             world = load_world_arg(args.world)
@@ -89,10 +90,11 @@ def run(args: argparse.Namespace) -> int:
                 from storyworld.judge import make_judge
 
                 judge = make_judge(lm, seed=args.seed)
-            sim = session.new_simulation(
+            game = session.Session.new(
                 world, args.start, settings, mind, judge=judge,
                 progress=lambda done, total: bar.update(task, completed=done, total=total),
             )
+            sim = game.sim
             bar.update(task, completed=1, total=1, visible=False)
             done = 0
         player = None
@@ -111,11 +113,11 @@ def run(args: argparse.Namespace) -> int:
                 rate = stats.get("completion_tokens", 0) / max(stats.get("seconds", 0.0), 1e-9)
                 bar.update(task, detail=f"r{sim.state.round} {agent} deciding ({index + 1}/{count}), {rate:.0f} tok/s")
 
-            sim.step(player_action=player.next_action(sim.state) if player else None, progress=show)
+            game.play_round(player.next_action(sim.state) if player else None, progress=show)
             done += 1
             if save_dir is not None:
-                session.save_simulation(sim, save_dir)
-                session.autosave_simulation(sim, save_dir)
+                game.slot = save_dir
+                game.autosave()
             bar.update(task, completed=done)
     stats = sim.store.stats()
     if args.json:

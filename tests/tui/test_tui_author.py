@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from tui_helpers import REPO, keys_for, settle
 
-from storyworld.cli import main as cli_main
+from tui.main import main as cli_main
 from storyworld.world import load_world
 from tui.app import make_app
 from tui.screens.author import ReviewScreen

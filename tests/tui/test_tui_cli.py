@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from tui_helpers import TINY
 
-from storyworld.cli import main as cli_main
+from tui.main import main as cli_main
 
 
 @pytest.mark.parametrize(
@@ -39,7 +39,7 @@ def test_the_core_never_imports_textual():
     import subprocess
     import sys
 
-    code = ("import sys, storyworld.cli, tui.commands, tui.bench\n"
-            "storyworld.cli.build_parser()\n"
+    code = ("import sys, tui.main\n"
+            "tui.main.cli.build_parser(tui.main.FRONTEND)\n"
             "assert not [m for m in sys.modules if m.split('.')[0] == 'textual']\n")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -44,4 +44,5 @@ async def test_a_turn_with_the_real_model(real_runtime_parts, tiny_world, tmp_pa
         # every agent who was asked made a decision (a model action or a logged fallback), none crashed the round
         timing = screen.game.sim.last_timing
         assert timing.decisions >= 1
+        assert timing.fallbacks < timing.decisions, timing  # at least one model decision was a valid action
         assert "SmolLM2" in screen.game.model_name

@@ -14,7 +14,7 @@ def scene(tiny_world):
     """Maren on the harbour with Silas and Tobin (the tiny world's default start)."""
     state = initial_state(tiny_world, None)
     state.object_places["net"] = None
-    return slash.Scene.of(tiny_world, state, "maren")
+    return slash.Surroundings.of(tiny_world, state, "maren")
 
 
 @pytest.mark.parametrize(
