@@ -126,9 +126,9 @@ def owner_lines(world: Any, record: Any) -> tuple[OwnerLine, ...]:
 
 
 def record_card(world: Any, record: Any, reason: str = "", score: float | None = None, store: Any = None) -> RecordCard:
-    """One record as a card (with its cross-owner disputes when the store is given and keeps them)."""
+    """One record as a card (with its cross-owner disputes when the store is given; every store answers)."""
     disputes: tuple[str, ...] = ()
-    if store is not None and hasattr(store, "cross_disputes"):
+    if store is not None:
         from memory.disputes import describe
 
         disputes = tuple(d["summary"] for d in describe(store, record.id, name=lambda a: name_of(world, a)))
