@@ -7,7 +7,7 @@ import logging
 import statistics
 import time
 
-from storyworld.benches import report
+from storyworld.benches import print_figures
 from storyworld.commands.common import add_model_options, load_lm, load_world_arg, resolve_player
 from storyworld.errors import UserError
 
@@ -84,7 +84,7 @@ def bench_play(args: argparse.Namespace) -> int:
     result |= canon_progress(world, sim.state, sim.state.canon)
     result["seconds_per_round"] = round(statistics.fmean(round_s), 3)
     result["script_problems"] = player.problems
-    report(result, args.json)
+    print_figures(result, args.json)
     return 0
 
 
@@ -105,5 +105,5 @@ def _score_save(args: argparse.Namespace) -> int:
                                 decisions=decisions, fallbacks=sim.state.fallbacks, invalid=sim.state.invalid,
                                 similarity=playquality.embedding_similarity(shared_embedder()))
     result |= canon_progress(sim.world, sim.state, sim.state.canon)
-    report(result, args.json)
+    print_figures(result, args.json)
     return 0

@@ -27,7 +27,7 @@ from typing import Any
 
 import msgspec
 
-from storyworld.benches import report
+from storyworld.benches import print_figures
 from storyworld.commands.common import add_model_options, load_world_arg
 
 
@@ -195,7 +195,7 @@ def bench_round(args: argparse.Namespace) -> int:
             if id(run.lm) not in closed:
                 closed.add(id(run.lm))
                 run.lm.close()
-    report(result, args.json, skip=("runs",))
+    print_figures(result, args.json, skip=("runs",))
     if not args.json:
         for name, figures in result["runs"].items():
             print(f"[{name}] {json.dumps(figures)}")

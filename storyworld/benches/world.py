@@ -6,6 +6,7 @@ import argparse
 import time
 from typing import Any
 
+from storyworld.benches import print_figures
 from storyworld.errors import UserError
 
 
@@ -99,7 +100,7 @@ def bench_world(args: argparse.Namespace) -> int:
     result["table7"] = table7(world, start, report, stats, lm)
     if lm is not None:
         lm.close()
-    report(result, args.json)
+    print_figures(result, args.json)
     return 0
 
 
