@@ -99,3 +99,18 @@ def test_table4_render_has_every_column():
     figures = table4.table4([_record(1, "a", ("h",))], lambda rid: [], [RecallSample(query="q", k=5, semantic=("a",))], [])
     text = table4.render(figures)
     assert "1 / 4+ own." in text and "| 1 | 1 | 1+0 | 0.2 |" in text
+
+
+def test_query_word_overlap_separates_close_and_far_rows():
+    samples = [RecallSample(query="ghost battlements midnight", k=1, semantic=("The ghost walked the battlements.",),
+                            affiliated=("Ophelia sang in the garden.",))]
+    r = table4.recall_cost(samples)
+    assert r["query_words_hits"] == pytest.approx(2 / 3) and r["query_words_expansion"] == 0.0
+
+
+def test_names_match_case_kept_and_pair_names_skip_sentence_openers():
+    assert table4.pair_names(["Under the tree, Mara hid the key.", "The key was hidden by Mara."]) == ["Mara"]
+    rec = _record(1, "He will go.", ("h", "m"), [_entry("He will go.", "Will said he will go.", "He will go.", "e1")])
+    assert table4.keep_shorter([rec], ["Will"])["name_lost"] == 1
+    rec = _record(1, "Will goes.", ("h", "m"), [_entry("Will goes.", "Will said: will go.", "Will goes.", "e1")])
+    assert table4.keep_shorter([rec], ["Will"])["name_lost"] == 0

@@ -831,7 +831,8 @@ def render_markdown(result: dict[str, Any]) -> str:
             out += ["", "## Table 4: what the mechanism costs (recall; affiliated siblings; keep-shorter merges)", ""]
             for b, r in with_t4.items():
                 out += [f"{LABELS.get(b, b)}:", "", table4.render(r["table4"]), ""]
-            out += ["amp.: rows returned per row asked (k); q in hits / q in exp.: rows naming what the query names; "
+            out += ["amp.: rows returned per row asked (k); q in hits / q in exp.: rows naming a name or place the query names; "
+                    "q words: mean share of the query's words (4+ letters) a row repeats; "
                     "1 / 4+ own.: median affiliated siblings of a record at 1 owner vs 4+; seen: merges that dropped "
                     "text / all merges; chars: median characters dropped; name / principal: share of those merges "
                     "whose kept text loses a named agent or place / the discarded statement's actor."]

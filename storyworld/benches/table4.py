@@ -57,6 +57,15 @@ def mentions_query(query: str, text: str) -> bool:
     return bool(wanted & query_names(text)) or (bool(query.strip()) and query.strip().lower() in text.lower())
 
 
+_WORD = re.compile(r"[a-z']{4,}")
+
+
+def word_overlap(query: str, text: str) -> float:
+    """Share of the query's words (4+ letters) that the row also uses: how close a row stays to what was asked."""
+    wanted = set(_WORD.findall(query.lower()))
+    return len(wanted & set(_WORD.findall(text.lower()))) / len(wanted) if wanted else 0.0
+
+
 def recall_cost(samples: list[RecallSample], mentions: Callable[[str, str], bool] = mentions_query) -> dict[str, Any]:
     """Recall amplification and the query's share in semantic hits vs expansion rows."""
     hits = [len(s.semantic) for s in samples]
@@ -76,6 +85,10 @@ def recall_cost(samples: list[RecallSample], mentions: Callable[[str, str], bool
         "expanding_calls": sum(1 for e in expanded if e),
         "query_in_hits": q_hits / sum(hits) if sum(hits) else 0.0,
         "query_in_expansion": q_exp / sum(expanded) if sum(expanded) else 0.0,
+        # a stricter reading than a shared name: the mean share of the query's words a row repeats
+        "query_words_hits": statistics.fmean(word_overlap(s.query, t) for s in samples for t in s.semantic) if sum(hits) else 0.0,
+        "query_words_expansion": (statistics.fmean(word_overlap(s.query, t) for s in samples for t in s.affiliated)
+                                  if sum(expanded) else 0.0),
     }
 
 
@@ -93,8 +106,8 @@ def siblings(records: Iterable[Any], neighbours: Callable[[int], list[int]]) -> 
 
 
 def _has(name: str, text: str) -> bool:
-    """Whether a name occurs in a text as whole words, ignoring case."""
-    return re.search(r"(?<!\w)" + re.escape(name.lower()) + r"(?!\w)", text.lower()) is not None
+    """Whether a name occurs in a text as whole words (case kept: 'Will' the name is not 'will')."""
+    return re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", text) is not None
 
 
 def _event_actors(event_id: str | None, actors: Mapping[str, tuple[str, ...]]) -> tuple[str, ...]:
@@ -189,10 +202,11 @@ def event_actors(world: Any, sim_events: Iterable[Any]) -> dict[str, tuple[str, 
 def render(figures: dict[str, Any]) -> str:
     """Table 4 as one markdown row set (one world, one backend)."""
     r, a, m = figures["recall"], figures["affiliated"], figures["keep_shorter"]
-    header = ["rows", "calls", "hits+exp.", "amp.", "q in hits", "q in exp.", "1 / 4+ own.", "seen",
+    header = ["rows", "calls", "hits+exp.", "amp.", "q in hits", "q in exp.", "q words hits / exp.", "1 / 4+ own.", "seen",
               "chars", "name", "principal"]
     row = [figures["rows"], r["calls"], f"{r['hits_median']:g}+{r['expansion_median']:g}", f"{r['amplification']:.1f}",
            f"{r['query_in_hits'] * 100:.0f}%", f"{r['query_in_expansion'] * 100:.0f}%",
+           f"{r.get('query_words_hits', 0.0) * 100:.0f}% / {r.get('query_words_expansion', 0.0) * 100:.0f}%",
            f"{a['one_owner']:g} / {a['four_plus']:g}", f"{m['dropped']}/{m['merges']}", f"{m['chars_median']:g}",
            f"{m['name_lost_share'] * 100:.0f}%", f"{m['principal_lost_share'] * 100:.0f}%"]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|",
@@ -200,5 +214,55 @@ def render(figures: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+_CAPITALISED = re.compile(r"(?<=[a-z,;] )[A-Z][a-z]+")
+
+
+def pair_names(texts: Iterable[str]) -> list[str]:
+    """Capitalised words inside a sentence (not opening it): names, found independently of the guard's reading."""
+    return sorted({m.group(0) for t in texts for m in _CAPITALISED.finditer(t)})
+
+
+def keep_shorter_on_pairs(pairs: Iterable[Any], embedder: Any) -> dict[str, Any]:
+    """Each labelled pair deposited by two owners into a fresh store; keep-shorter figures over the merges made."""
+    from memory import ConsensusStore
+
+    pairs = list(pairs)
+    records = []
+    merged_same = merged_other = 0
+    for pair in pairs:
+        store = ConsensusStore.open(None, embedder=embedder)
+        store.remember("a", pair.a, round=1, via="witnessed")
+        store.remember("b", pair.b, round=1, via="witnessed")
+        joined = [r for r in store.records() if r.merge_log]
+        if joined:
+            merged_same += pair.same
+            merged_other += not pair.same
+        records.extend(joined)
+    figures = keep_shorter(records, pair_names([t for pair in pairs for t in (pair.a, pair.b)]))
+    figures.update(pairs=len(pairs), merged_same=merged_same, merged_different=merged_other)
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m storyworld.benches.table4 --devset [SPLIT]`: keep-shorter losses on the labelled merge pairs."""
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(prog="python -m storyworld.benches.table4")
+    parser.add_argument("--devset", default="dev", help="dev | legacy | a .jsonl path (default dev)")
+    parser.add_argument("--embedder", choices=("minilm", "hash"), default="minilm")
+    args = parser.parse_args(argv)
+    from memory import devset
+    from storyworld.benches.backends import _fresh_embedder
+
+    pairs = devset.load_pairs(devset.SPLITS.get(args.devset, args.devset))
+    print(json.dumps(keep_shorter_on_pairs(pairs, _fresh_embedder(args.embedder)), indent=1))
+    return 0
+
+
 __all__ = ["RecallSample", "event_actors", "keep_shorter", "recall_cost", "render", "sample", "siblings", "table4",
            "world_names"]
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
