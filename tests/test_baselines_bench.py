@@ -81,12 +81,17 @@ def test_json_has_every_backend_with_the_table_figures(chatter, tmp_path, capsys
             assert run["shared"] == 0 and run["linked"] == 0 and run["max_owners"] <= 1
     consensus = result["backends"]["consensus"]
     assert consensus["shared"] > 0 and consensus["linked_fraction"] > 0.5
+    t4 = consensus["table4"]  # Table 4 reads the consensus run's own recalls and merge logs
+    assert t4["recall"]["calls"] == consensus["recall_calls"] and t4["rows"] == consensus["total"]
+    assert t4["recall"]["expanding_calls"] == consensus["expanded_calls"]
+    assert 0 < t4["keep_shorter"]["merges"] and t4["keep_shorter"]["name_lost"] == 0
+    assert all("table4" not in r for b, r in result["backends"].items() if b != "consensus")
     assert consensus["total"] < min(r["total"] for b, r in result["backends"].items() if b != "consensus")
     assert {p.name for p in (tmp_path / "plots").iterdir()} == {"growth.png", "latency.png", "ownership.png",
                                                                  "horizons.png", "interaction.png", "relations.png",
                                                                  "affiliation.png"}
     tables = (tmp_path / "t.md").read_text()
-    for heading in ("Table 1", "Table 2", "Table 8", "Table 5", "latency", "Sharing by horizon"):
+    for heading in ("Table 1", "Table 2", "Table 8", "Table 5", "Table 4", "latency", "Sharing by horizon"):
         assert heading in tables
 
 

@@ -46,6 +46,7 @@ class Metered:
         self.round = 0
         self.affiliate_ms = 0.0
         self.ops: list[tuple] | None = None  # the write/read stream, kept when a replay will need it
+        self.samples: list[Any] = []  # every recall's query, k and returned texts by route (Table 4)
 
     # The rest of MemoryStore, unmetered.
     backend = property(lambda self: self.store.backend)
@@ -149,6 +150,10 @@ class Metered:
             if not can_read(self.store, hit.record.id, owner):
                 self.leaks += 1
         self.recall_calls.append((self.round, ms, len(hits), sum(1 for h in hits if h.via == "affiliated")))
+        from storyworld.benches.table4 import sample
+
+        asked = k if k is not None else getattr(getattr(self.store, "settings", None), "k", 0)
+        self.samples.append(sample(query, asked, hits))
         return hits
 
 
@@ -350,6 +355,11 @@ def run_one(
     keep = ("reflections", "insights", "grants", "merges_by_rule", "judge_calls", "remember_mean_ms", "recall_mean_ms",
             "edges", "records")
     result["store_stats"] = {k: store_stats[k] for k in keep if k in store_stats}
+    if backend == "consensus":
+        from storyworld.benches import table4
+
+        result["table4"] = table4.table4(meter.store.records(), meter.store.neighbours, meter.samples,
+                                         table4.world_names(world), table4.event_actors(world, sim.state.events))
     if save_dir is not None:
         folder = save_dir / (backend if merge and cache == "fifo" else f"{backend}-{'merge' if merge else 'nomerge'}-{cache}")
         session.save_simulation(sim, folder)
@@ -814,6 +824,18 @@ def render_markdown(result: dict[str, Any]) -> str:
                                [[LABELS.get(b, b), f"{r['remember_ms_mean']:.2f}", f"{r['write_ms_mean']:.2f}",
                                  f"{r['recall_ms_mean']:.2f}", f"{r['recall_ms_p50']:.2f}",
                                  f"{r['write_ms_mean'] / base:.2f}x" if base else "-"] for b, r in replayed.items()])]
+        with_t4 = {b: r for b, r in runs.items() if r.get("table4")}
+        if with_t4:
+            from storyworld.benches import table4
+
+            out += ["", "## Table 4: what the mechanism costs (recall; affiliated siblings; keep-shorter merges)", ""]
+            for b, r in with_t4.items():
+                out += [f"{LABELS.get(b, b)}:", "", table4.render(r["table4"]), ""]
+            out += ["amp.: rows returned per row asked (k); q in hits / q in exp.: rows naming a name or place the query names; "
+                    "q words: mean share of the query's words (4+ letters) a row repeats; "
+                    "1 / 4+ own.: median affiliated siblings of a record at 1 owner vs 4+; seen: merges that dropped "
+                    "text / all merges; chars: median characters dropped; name / principal: share of those merges "
+                    "whose kept text loses a named agent or place / the discarded statement's actor."]
         horizon_rows = [[LABELS.get(b, b), h, s["sim"], _pct(s["shared"], s["shared_fraction"]),
                          _pct(s["linked"], s["linked_fraction"])]
                         for b, r in runs.items() for h, s in sorted(r.get("horizons", {}).items(), key=lambda t: int(t[0]))]

@@ -98,3 +98,57 @@ def test_colour_scale_runs_dark_to_bright():
     assert scale_colour(0, 10) == "#202020"
     assert scale_colour(10, 10) == "#f0d250"
     assert scale_colour(1, 10) != scale_colour(9, 10)
+
+
+async def test_unmerge_picks_an_owner_confirms_and_splits_the_record(runtime, tiny_world):
+    from tui.screens.dialogs import Confirm, PickOne
+
+    app = make_app(runtime=runtime, world=tiny_world, player="maren")
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_inspector(pilot)
+        store = screen.store
+        speech = next(r for r in store.records() if r.kind == "utterance" and "Who left the lamp dark?" in r.text)
+        latest = speech.merge_log[-1].owner
+        before = dict(speech.owners)
+        merges = len(speech.merge_log)
+        table = screen.query_one("#records")
+        table.move_cursor(row=table.get_row_index(str(speech.id)))
+        await pilot.pause()
+
+        # cancelling at the confirmation changes nothing
+        await pilot.press("u")
+        await settle(pilot)
+        assert isinstance(app.screen, PickOne)
+        await pilot.press("enter")  # the latest merger is listed first
+        await settle(pilot)
+        assert isinstance(app.screen, Confirm)
+        await pilot.press("n")
+        await settle(pilot)
+        assert app.screen is screen and set(store.get(speech.id).owners) == set(before)
+
+        await pilot.press("u")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.screen is screen
+        assert latest not in store.get(speech.id).owners
+        split = [r for r in store.records() if latest in r.owners and r.text == speech.text and r.id != speech.id]
+        assert len(split) == 1 and set(split[0].owners) == {latest}
+        assert len(store.get(speech.id).merge_log) == merges - 1  # the owner's merge left the log
+        assert str(split[0].id) in [table.get_row_at(i)[0] for i in range(table.row_count)]  # the table refreshed
+
+
+async def test_unmerge_on_an_unmerged_record_says_so(runtime, tiny_world):
+    app = make_app(runtime=runtime, world=tiny_world, player="maren")
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_inspector(pilot)
+        lone = next(r for r in screen.store.records() if not r.merge_log)
+        table = screen.query_one("#records")
+        table.move_cursor(row=table.get_row_index(str(lone.id)))
+        await pilot.pause()
+        await pilot.press("u")
+        await settle(pilot)
+        assert app.screen is screen
+        assert any("never merged" in n.message for n in app._notifications)

@@ -209,3 +209,37 @@ class PickOne(ModalScreen[str | None]):
     def action_cancel(self) -> None:
         """Close without choosing."""
         self.dismiss(None)
+
+
+class Confirm(ModalScreen[bool]):
+    """Ask yes or no before an action that changes the game (e.g. undoing a merge)."""
+
+    BINDINGS = [Binding("escape,n", "cancel", "Cancel", tooltip="Close without doing it"),
+                Binding("y", "confirm", "Yes", tooltip="Do it")]
+
+    def __init__(self, title: str, note: str, yes: str = "Yes") -> None:
+        super().__init__()
+        self.title_text = title
+        self.note = note
+        self.yes = yes
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.title_text, classes="dialog-title", markup=False)
+            yield Static(self.note, classes="dialog-note", markup=False)
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(self.yes, id="yes", variant="warning")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#cancel").focus()  # a stray Enter must not change the game
+
+    @on(Button.Pressed, "#yes")
+    def action_confirm(self) -> None:
+        """Go ahead."""
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        """Close without doing it."""
+        self.dismiss(False)

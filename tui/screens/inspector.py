@@ -74,6 +74,8 @@ class InspectorScreen(Screen):
 
     BINDINGS = [
         Binding("escape", "back", "Back", tooltip="Back to where you were"),
+        Binding("u", "unmerge", "Unmerge",
+                tooltip="Split one owner's merged statement off the highlighted record (asks which owner, then confirms)"),
         Binding("o", "sort_owners", "Sort owners", tooltip="Sort by owner count (most shared first); again for id order"),
         Binding("slash", "focus_filter", "Filter", tooltip="Type to filter the records by text"),
         Binding("h", "show_tab('tab-heatmap')", "Heatmap", tooltip="Agents × agents: records both hold"),
@@ -219,6 +221,63 @@ class InspectorScreen(Screen):
         self.query_one(TabbedContent).active = tab
         panes = {"tab-heatmap": "#heatmap-pane", "tab-relations": "#relations-pane"}
         self.query_one(panes.get(tab, "#records")).focus()
+
+    def highlighted_record(self) -> int | None:
+        """The record under the table's cursor, if any."""
+        table = self.query_one("#records", DataTable)
+        if not table.row_count:
+            return None
+        with contextlib.suppress(RowDoesNotExist):
+            return int(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        return None
+
+    def action_unmerge(self) -> None:
+        """Undo one owner's latest merge into the highlighted record: pick the owner, confirm, split, refresh."""
+        from tui.screens.dialogs import Confirm, PickOne
+
+        record_id = self.highlighted_record()
+        if record_id is None:
+            return
+        if not hasattr(self.store, "unmerge"):
+            self.notify("This memory backend does not merge, so there is nothing to undo.", severity="warning")
+            return
+        names = {a.id: a.name for a in self.world.file.agent}
+        with self.lock:
+            record = self.store.get(record_id)
+            owners = list(dict.fromkeys(e.owner for e in reversed(record.merge_log)))
+            text = record.text
+        if not owners:
+            self.notify(f"Record #{record_id} was never merged: one deposit made it.", severity="information")
+            return
+
+        def chosen(owner: str | None) -> None:
+            if owner is None:
+                return
+            who = names.get(owner, owner)
+            note = (f"{who}'s latest statement merged into #{record_id} (\"{fit(text, 60)}\") becomes its own record "
+                    f"again, with its event id and the confidence it had before the merge.")
+            self.app.push_screen(Confirm(f"Unmerge {who} from #{record_id}?", note, yes="Unmerge"),
+                                 lambda yes: self._unmerge(record_id, owner) if yes else None)
+
+        self.app.push_screen(PickOne(f"Unmerge which owner from #{record_id}?",
+                                     [(names.get(o, o), o) for o in owners],
+                                     note="Owners whose statement was merged into this record, latest first."), chosen)
+
+    def _unmerge(self, record_id: int, owner: str) -> None:
+        """Call the store's unmerge and show the result."""
+        with self.lock:
+            try:
+                new_id = self.store.unmerge(record_id, owner)
+            except ValueError as exc:
+                self.notify(str(exc), severity="error")
+                return
+        who = next((a.name for a in self.world.file.agent if a.id == owner), owner)
+        if new_id is None:
+            self.notify(f"{who}'s merge into #{record_id} undone; {who} keeps the holding it had before.")
+        else:
+            self.notify(f"{who} split off #{record_id} into #{new_id}.")
+        self.record_id = record_id
+        self.read_memory()
 
     def action_back(self) -> None:
         """Close the inspector."""
