@@ -138,10 +138,11 @@ class Simulation:
         """Agents spoken to in the last round by someone who is still with them."""
         last = self.state.round - 1
         found: list[str] = []
-        for place, thread in self.state.threads.items():
+        for thread in self.state.threads.values():
             for line in thread:
-                if line.round == last and line.to and self.state.positions.get(line.to) == place \
-                        and self.state.positions.get(line.speaker) == place and line.to not in found:
+                # wherever it was said: they may have walked on together since
+                if line.round == last and line.to and line.to not in found \
+                        and self.state.positions.get(line.to) == self.state.positions.get(line.speaker):
                     found.append(line.to)
         return found
 
@@ -149,11 +150,13 @@ class Simulation:
         """The latest line spoken to `agent` last round (or this one) by someone still present, or None."""
         place = self.state.positions[agent]
         found = []
-        for line in reversed(self.state.threads.get(place, [])):
-            if line.round < self.state.round - 1:
-                break
-            if line.to == agent and self.state.positions.get(line.speaker) == place:
-                found.append(line)
+        for thread in self.state.threads.values():  # said here, or where the two stood before walking on together
+            for line in reversed(thread):
+                if line.round < self.state.round - 1:
+                    break
+                if line.to == agent and self.state.positions.get(line.speaker) == place:
+                    found.append(line)
+        found.sort(key=lambda line: (line.round, line.event_id), reverse=True)
         # the person playing is answered first: they are the one waiting for it
         mine = [line for line in found if line.speaker == self.settings.player]
         return (mine or found or [None])[0]

@@ -204,8 +204,8 @@ def beats_for(sim: Simulation, events: tuple[SimEvent, ...] | list[SimEvent], pl
     beats: list[Beat] = []
     for event in events:
         own = event.actor == player
-        if player not in event.witnesses and not own:
-            continue
+        if (player not in event.witnesses and not own) or event.kind == "wait":
+            continue  # a wait is bookkeeping; the player's own shows as its result ("time passed")
         actor = name_of(world, event.actor)
         if event.kind == "say":
             beats.append(Beat(kind="line", speaker=actor, text=event.claim or event.text,
