@@ -9,7 +9,6 @@ from storyworld.playerinput import (  # noqa: F401 — the action bar's parser l
     COMMAND_NAMES, COMMANDS, Help, Parsed, Play, Problem, Recall, Surroundings, help_text, parse,
 )
 
-Scene = Surroundings  # the old name, until tui/screens/play.py says Surroundings (being edited elsewhere)
 
 
 def complete(value: str, scene: Surroundings) -> str | None:

@@ -231,7 +231,7 @@ class PlayScreen(Screen):
         happening.display = bool(moment.happening)
         if self.game is not None:
             with self.game.lock:
-                scene = slash.Scene.of(self.game.sim.world, self.game.sim.state, moment.player)
+                scene = slash.Surroundings.of(self.game.sim.world, self.game.sim.state, moment.player)
             suggester = self.query_one("#action", Input).suggester
             if isinstance(suggester, slash.SlashSuggester):
                 suggester.scene = scene
@@ -249,7 +249,7 @@ class PlayScreen(Screen):
             return
         text = event.value
         with self.game.lock:
-            scene = slash.Scene.of(self.game.sim.world, self.game.sim.state, self.game.player)
+            scene = slash.Surroundings.of(self.game.sim.world, self.game.sim.state, self.game.player)
         parsed = slash.parse(text, scene)
         transcript = self.query_one(Transcript)
         match parsed:
