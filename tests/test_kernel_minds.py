@@ -161,3 +161,17 @@ def test_lead_takes_along_the_idle_and_the_willing(own, follows):
     outcome = resolve_round(world, state, {"tobin": lead, "maren": own}, random.Random(0))
     assert state.positions["tobin"] == "tavern" and outcome.refused == ()
     assert (state.positions["maren"] == "tavern") is (follows or isinstance(own, ActOn))
+
+
+def test_the_choice_prompt_shows_the_situation_and_one_json_line_per_option():
+    from storyworld.minds.mind import choice_messages
+
+    world, state, _ = _context()
+    line = ThreadLine(round=0, speaker="maren", text="Where is the letter?", event_id="e", to="tobin")
+    _, _, ctx = _context(state=state, addressed_by=line)
+    options = menu(world, ctx)
+    text = choice_messages(world, ctx, options)[-1]["content"]
+    assert 'Maren said to Tobin: "Where is the letter?"' in text
+    assert '{"action": "say", "to": "maren"} = speak to Maren' in text
+    assert [l for l in text.splitlines() if l.startswith('{"action"')] == options.lines(world)
+    assert "wait" in text and "act_on" not in text.replace('"act_on"', "")  # only what the menu offers

@@ -17,7 +17,6 @@ from storyworld.minds.context import DecisionContext
 from storyworld.minds.direction import shortest_path
 from storyworld.world import World
 
-ALL = "all"
 # A verb on a person is offered only when the canon beat calls for it (or the person just arrived, for
 # greet): a watchman does not strike a stranger because the grammar allowed it.
 PERSON_CUES: dict[str, tuple[str, ...]] = {
@@ -64,7 +63,7 @@ def _name_words(name: str) -> set[str]:
 class Menu(msgspec.Struct, frozen=True, kw_only=True):
     """Every valid choice this agent has this round, typed: who can be spoken to, what can be done to what."""
 
-    say_to: tuple[str, ...]  # people present, plus ALL when anyone is
+    say_to: tuple[str, ...]  # people present (a line is always spoken to someone)
     acts: tuple[tuple[str, str, str | None], ...]  # (verb, target, to) triples, each one valid
     read_thread: bool
     observe: bool = True
@@ -93,8 +92,7 @@ class Menu(msgspec.Struct, frozen=True, kw_only=True):
 
     def lines(self, world: World) -> list[str]:
         """The options as the model sees them: one JSON object per line with what it means."""
-        out = [f'{{"action": "say", "to": "{to}"}} = speak to '
-               + ("everyone here" if to == ALL else world.agents[to].name) for to in self.say_to]
+        out = [f'{{"action": "say", "to": "{to}"}} = speak to {world.agents[to].name}' for to in self.say_to]
         for verb, target, _ in self.acts:
             name = world.agents[target].name if target in world.agents else world.objects[target].name
             out.append(f'{{"action": "act_on", "verb": "{verb}", "target": "{target}"}} = {verb} {name}')
@@ -110,8 +108,7 @@ class Menu(msgspec.Struct, frozen=True, kw_only=True):
         """The action a schema-valid object names, or None if it is not on the menu."""
         kind = obj.get("action")
         if kind == "say" and obj.get("to") in self.say_to:
-            to = obj["to"]
-            return Say(actor=agent, text="", to=None if to == ALL else to)
+            return Say(actor=agent, text="", to=obj["to"])
         if kind == "act_on":
             for verb, target, to in self.acts:
                 if verb == obj.get("verb") and target == obj.get("target"):

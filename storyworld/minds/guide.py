@@ -8,6 +8,7 @@ import math
 import msgspec
 
 from storyworld.minds import direction
+from storyworld.minds.lines import clip
 from storyworld.state import WorldState
 from storyworld.world import World
 
@@ -29,11 +30,6 @@ class Suggestion(msgspec.Struct, frozen=True, kw_only=True):
 
     text: str
     status: str  # next | done | overtaken
-
-
-def _clip(text: str, limit: int = NOTE_LIMIT) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"
 
 
 def involvement(world: World, start_id: str | None) -> dict[str, float]:
@@ -73,7 +69,7 @@ def cast_lines(world: World, start_id: str | None) -> list[CastLine]:
         company = f", with {', '.join(others[:3])}{' and others' if len(others) > 3 else ''}" if others else ", alone"
         nxt = next((e for e in upcoming if agent.id in e.actors or agent.id in e.witness_ids()), None)
         if nxt is not None and nxt.round <= start.round + WINDOW:
-            soon = f" Next: {_clip(nxt.text, 90)}"
+            soon = f" Next: {clip(nxt.text, 90)}"
         else:
             soon = " Nothing comes their way soon."
         lines.append(CastLine(agent=agent.id, name=agent.name, score=round(scores.get(agent.id, 0.0), 3),
@@ -105,10 +101,10 @@ def happening(world: World, state: WorldState, player: str) -> str:
     due = _due_events(world, state)
     local = [e for e in due if e.place == here]
     if local:
-        return _clip(local[0].text, 160)
+        return clip(local[0].text, 160)
     near = [e for e in due if e.place in world.places[here].exits]
     if near:
-        return f"At {world.places[near[0].place].name}: {_clip(near[0].text, 130)}"
+        return f"At {world.places[near[0].place].name}: {clip(near[0].text, 130)}"
     coming = [a for a in state.positions if a != player and a not in state.absent
               and (i := direction.intention_for(world, state, state.canon, a)) is not None and i.place == here
               and state.positions[a] != here]
@@ -124,14 +120,14 @@ def suggestions(world: World, state: WorldState, player: str, limit: int = 4) ->
     met = set(state.canon.met) | {m.split("@", 1)[0] for m in state.canon.met if m.endswith("@" + player)}
     mine = [e for e in world.events if e.round >= state.start_round and (player in e.actors or player in e.witness_ids())]
     for event in [e for e in mine if e.id in met][-2:]:
-        out.append(Suggestion(text=_clip(event.text), status="done"))
+        out.append(Suggestion(text=clip(event.text, NOTE_LIMIT), status="done"))
     for event in [e for e in mine if e.id in state.canon.dropped and e.id not in met][-1:]:
-        out.append(Suggestion(text=_clip(event.text), status="overtaken"))
+        out.append(Suggestion(text=clip(event.text, NOTE_LIMIT), status="overtaken"))
     for event in direction.upcoming(world, state, state.canon, player, limit=limit):
         if event.place != here:
-            text = f"Go to {world.places[event.place].name}: {_clip(event.text, 90)}"
+            text = f"Go to {world.places[event.place].name}: {clip(event.text, 90)}"
         else:
-            text = _clip(event.text)
+            text = clip(event.text, NOTE_LIMIT)
         out.append(Suggestion(text=text, status="next"))
     return out
 
@@ -145,15 +141,15 @@ def hint(world: World, state: WorldState, player: str) -> str:
     if own:
         event = own[0]
         if event.place == here:
-            return f"The story is here: {_clip(event.text)}"
+            return f"The story is here: {clip(event.text, NOTE_LIMIT)}"
         path = direction.shortest_path(world, here, event.place)
         way = f" (/move {path[0]})" if path else ""
-        return f"You are wanted at {world.places[event.place].name}{way}: {_clip(event.text, 90)}"
+        return f"You are wanted at {world.places[event.place].name}{way}: {clip(event.text, 90)}"
     due = _due_events(world, state)
     if not due:
         return ""
     nearest = min(due, key=lambda e: (len(direction.shortest_path(world, here, e.place)) if e.place != here else 0,
                                       e.round))
-    path = direction.shortest_path(world, nearest.place and here, nearest.place)
+    path = direction.shortest_path(world, here, nearest.place)
     way = f" (/move {path[0]})" if path else ""
-    return f"The story is at {world.places[nearest.place].name}{way}: {_clip(nearest.text, 90)}"
+    return f"The story is at {world.places[nearest.place].name}{way}: {clip(nearest.text, 90)}"

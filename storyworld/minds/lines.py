@@ -46,6 +46,12 @@ def end_at_sentence(text: str, limit: int) -> str:
     return ""
 
 
+def clip(text: str, limit: int) -> str:
+    """Text with its whitespace folded, cut at a word boundary to `limit` characters (an ellipsis marks the cut)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"
+
+
 def first_sentences(raw: str, limit: int) -> str:
     """Whole sentences from the start up to `limit` characters (at least the first); else a closed clause."""
     text = " ".join(raw.split()).strip().strip('"').strip()

@@ -9,7 +9,7 @@ import msgspec
 import numpy as np
 
 from storyworld.actions import ActOn, Action, Observe, Say, Wait
-from storyworld.minds import choice, words
+from storyworld.minds import choice, lines, words
 from storyworld.minds.choice import Plan
 from storyworld.minds.context import Decision, DecisionContext
 from storyworld.world import World
@@ -22,22 +22,22 @@ def choice_messages(world: World, context: DecisionContext, options: choice.Menu
     agent = world.agents[context.agent]
     p = context.perception
     here = ", ".join(world.agents[a].name for a in p.present) or "nobody"
-    lines = [f"{agent.name} is in {p.place_name} with {here}."]
+    parts = [f"{agent.name} is in {p.place_name} with {here}."]
     if context.addressed_by is not None:
-        lines.append(f'{world.agents[context.addressed_by.speaker].name} said to {agent.name}: '
-                     f'"{words._clip(context.addressed_by.text)}"')
+        parts.append(f'{world.agents[context.addressed_by.speaker].name} said to {agent.name}: '
+                     f'"{lines.clip(context.addressed_by.text, words.MAX_CONTEXT)}"')
     elif p.recent_talk:
         last = p.recent_talk[-1]
-        lines.append(f'{world.agents[last.speaker].name} said: "{words._clip(last.text)}"')
+        parts.append(f'{world.agents[last.speaker].name} said: "{lines.clip(last.text, words.MAX_CONTEXT)}"')
     if context.intention is not None:
-        lines.append(f"In the story, next: {words._clip(context.intention.text, 180)}")
+        parts.append(f"In the story, next: {lines.clip(context.intention.text, 180)}")
     elif context.shortterm.goals:
-        lines.append(f"{agent.name} wants to {words._clip(context.shortterm.goals[-1], 120)}")
-    lines.append("Options:")
-    lines.extend(options.lines(world))
-    lines.append(f"What does {agent.name} do? Answer with one option's JSON.")
+        parts.append(f"{agent.name} wants to {lines.clip(context.shortterm.goals[-1], 120)}")
+    parts.append("Options:")
+    parts.extend(options.lines(world))
+    parts.append(f"What does {agent.name} do? Answer with one option's JSON.")
     return [{"role": "system", "content": f"You decide what {agent.name} does next in {world.title}."},
-            {"role": "user", "content": "\n".join(lines)}]
+            {"role": "user", "content": "\n".join(parts)}]
 
 
 class LLMMind:

@@ -16,7 +16,6 @@ from storyworld.world import World
 log = logging.getLogger("storyworld.minds")
 
 Relevance = Callable[[str, str], float]  # how much a line is about another (MiniLM cosine)
-MAX_SPEECH = 160  # characters of one spoken line, cut at a sentence end
 MAX_CONTEXT = 140  # characters of a remembered or overheard line in the prompt
 # Characters a spoken line may hold: no markup, quotes, digits or newlines (they are where a small
 # model's prose turns into JSON, lists and scene directions).
@@ -43,14 +42,9 @@ LEAD_OPENERS = ("come with me to", "follow me to", "walk with me to")  # a lead'
 SPOKEN_LIMIT = 120  # characters kept: whole sentences up to here (a small model rambles after its first)
 
 
-def _clip(text: str, limit: int = MAX_CONTEXT) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"
-
-
 def _first_sentence(text: str) -> str:
     head = re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
-    return _clip(head, 150)
+    return lines.clip(head, 150)
 
 
 def addressee(plan: Plan) -> str | None:
@@ -91,14 +85,14 @@ def build_messages(world: World, context: DecisionContext, plan: Plan) -> list[d
     parts = [scene_line(world, context, plan)]
     heard = context.addressed_by
     if heard is not None and plan.purpose == "answer":
-        parts.append(f'{world.agents[heard.speaker].name} has just said: "{_clip(heard.text)}"')
+        parts.append(f'{world.agents[heard.speaker].name} has just said: "{lines.clip(heard.text, MAX_CONTEXT)}"')
         if context.recalled:
             memory = context.recalled[0]
-            parts.append(f"{agent.name} remembers {memory.tag} {_clip(memory.text, 90)}")
+            parts.append(f"{agent.name} remembers {memory.tag} {lines.clip(memory.text, 90)}")
     else:
         talk = context.perception.recent_talk
         if talk and talk[-1].speaker != context.agent:
-            parts.append(f'{world.agents[talk[-1].speaker].name} has just said: "{_clip(talk[-1].text)}"')
+            parts.append(f'{world.agents[talk[-1].speaker].name} has just said: "{lines.clip(talk[-1].text, MAX_CONTEXT)}"')
     status = context.shortterm.status
     mood = status.get("mood")
     if mood and mood != "watchful":
@@ -123,7 +117,7 @@ def _direction(world: World, context: DecisionContext, plan: Plan) -> str:
             call = context.player_call
             player = world.agents[context.player].name
             return (f"{name} tells {player} that {player} is wanted at {world.places[call.place].name}: "
-                    f"{_clip(call.text, 120)}")
+                    f"{lines.clip(call.text, 120)}")
         case "lead":
             assert isinstance(plan.action, ActOn)
             place = world.places[plan.action.place].name if plan.action.place in world.places else "the next place"
@@ -131,7 +125,7 @@ def _direction(world: World, context: DecisionContext, plan: Plan) -> str:
             return f"{name} asks {world.agents[plan.action.target].name} to come with him now to {place}."
         case "act" if isinstance(plan.action, ActOn):
             return f"{name} means to {plan.action.verb} {world.agents[plan.action.target].name}" + (
-                f": {_clip(intention.text, 120)}" if intention else ".")
+                f": {lines.clip(intention.text, 120)}" if intention else ".")
         case "answer" if intention is None or intention.place != context.perception.place:
             heard = context.addressed_by
             speaker = world.agents[heard.speaker].name if heard else "them"
@@ -143,7 +137,7 @@ def _direction(world: World, context: DecisionContext, plan: Plan) -> str:
     if intention is not None:
         return instruction(name, intention.text)
     goal = context.shortterm.goals[-1] if context.shortterm.goals else "get through the day"
-    return f"{name} means to talk about this: {_clip(goal, 120)}"
+    return f"{name} means to talk about this: {lines.clip(goal, 120)}"
 
 
 _IRREGULAR = {"goes": "go", "does": "do", "has": "have", "is": "be", "says": "say", "tries": "try",
@@ -159,8 +153,8 @@ def instruction(name: str, beat: str) -> str:
         base = _IRREGULAR.get(verb.lower())
         if base is None:
             base = verb[:-2] if verb.endswith(("shes", "ches", "sses", "xes")) else (verb[:-1] if verb.endswith("s") else verb)
-        return _clip(f"{name} means to {base}{rest}.", 200)
-    return _clip(beat, 200)
+        return lines.clip(f"{name} means to {base}{rest}.", 200)
+    return lines.clip(beat, 200)
 
 
 def line_schema(world: World, plan: Plan) -> dict[str, Any]:
