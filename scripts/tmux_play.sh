@@ -44,6 +44,10 @@ fi
 tmux send-keys -t "$SESSION" -l "/say $LINE"
 tmux send-keys -t "$SESSION" Enter
 wait_for "resolved in"
+for _ in $(seq 60); do  # the side panel may draw its cards a moment after the progress line
+  capture | grep -qF -- "witnessed r" && break
+  sleep 0.5
+done
 PANE=$(capture)
 echo "$PANE"
 # the speech is in the transcript and in the Who-knows card; the card's owners are badges
