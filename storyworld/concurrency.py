@@ -9,6 +9,7 @@ own context alone; this module only keeps the order and the bookkeeping (progres
 from __future__ import annotations
 
 import concurrent.futures
+import contextvars
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -17,6 +18,10 @@ D = TypeVar("D")
 
 # Without a hint from the backend: enough to keep a batching server busy, few enough for a laptop.
 DEFAULT_PARALLEL = 4
+
+# The lane a call runs in: a backend of several single-sequence servers (storyworld.llm.llama_server
+# ServerPool) sends it to that lane's server. Each lane takes its calls one at a time, in order.
+LANE: contextvars.ContextVar[int] = contextvars.ContextVar("storyworld_lane", default=0)
 
 
 class CancelledRun(Exception):
@@ -34,13 +39,19 @@ def run_ordered(
     parallel: int,
     started: Callable[[int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    lane_of: Callable[[int], int] | None = None,
 ) -> list[D]:
     """`[work(item) for item in items]` with up to `parallel` calls at once; results in input order.
 
     `started(i)` and `cancelled()` are called on the calling thread only (UI callbacks need not be
     thread-safe), just before item i starts. The first exception raised by `work` propagates after
     the calls in flight finish. `parallel <= 1` runs on the calling thread, exactly as a loop.
+
+    `lane_of(i)`: item i runs with LANE set to that lane, and a lane's items run one at a time in
+    input order, so a lane's backend sees the same calls in the same order whether the lanes run
+    together or one item after another: the results are the same either way.
     """
+    lane = lane_of or (lambda index: 0)
     if parallel <= 1 or len(items) <= 1:
         results: list[D] = []
         for index, item in enumerate(items):
@@ -48,30 +59,59 @@ def run_ordered(
                 raise CancelledRun(index)
             if started is not None:
                 started(index)
-            results.append(work(item))
+            token = LANE.set(lane(index))
+            try:
+                results.append(work(item))
+            finally:
+                LANE.reset(token)
         return results
+
+    def run(index: int) -> D:
+        LANE.set(lane(index))  # a pool thread's own context: nothing to reset
+        return work(items[index])
+
     slots: list[Any] = [None] * len(items)
     pending: dict[concurrent.futures.Future[D], int] = {}
-    next_index = 0
+    queue = list(range(len(items)))
+    busy: set[int] = set()  # lanes with an item in flight (only when lanes are given)
     with concurrent.futures.ThreadPoolExecutor(max_workers=min(parallel, len(items)),
                                                thread_name_prefix="decide") as pool:
         try:
-            while next_index < len(items) or pending:
-                while next_index < len(items) and len(pending) < parallel:
+            while queue or pending:
+                while queue and len(pending) < parallel:
+                    ready = next((i for i in queue if lane_of is None or lane(i) not in busy), None)
+                    if ready is None:
+                        break
                     if cancelled is not None and cancelled():
-                        raise CancelledRun(next_index)
+                        raise CancelledRun(ready)
                     if started is not None:
-                        started(next_index)
-                    pending[pool.submit(work, items[next_index])] = next_index
-                    next_index += 1
+                        started(ready)
+                    queue.remove(ready)
+                    if lane_of is not None:
+                        busy.add(lane(ready))
+                    pending[pool.submit(run, ready)] = ready
                 done, _ = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
                 for future in done:
-                    slots[pending.pop(future)] = future.result()
+                    index = pending.pop(future)
+                    busy.discard(lane(index))
+                    slots[index] = future.result()
         finally:
             # leaving the pool waits for the calls in flight; nothing further starts
             for future in pending:
                 future.cancel()
     return slots
+
+
+def lanes(model: Any) -> int:
+    """How many lanes `model` routes calls by (LANE): a pool of single-sequence servers; else 0."""
+    for _ in range(16):
+        if model is None:
+            break
+        value = getattr(model, "lanes", None)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+        model = getattr(model, "inner", None) or getattr(model, "lm", None)
+    return 0
 
 
 def parallelism(model: Any) -> int:

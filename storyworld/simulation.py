@@ -13,7 +13,7 @@ import msgspec
 
 from storyworld.actions import Action
 from storyworld.actions import describe
-from storyworld.concurrency import CancelledRun, parallelism, run_ordered
+from storyworld.concurrency import CancelledRun, lanes, parallelism, run_ordered
 from storyworld.kernel import RoundOutcome, resolve_round
 from storyworld.minds import Decision, DecisionContext, Mind, Recalled, provenance_tag
 from storyworld.minds import direction
@@ -228,6 +228,12 @@ class Simulation:
             timing.recall_s += recall_s
             contexts.append(context)
         parallel = self.parallel if self.parallel is not None else parallelism(self.mind)
+        lane_count = lanes(self.mind)
+        lane_of = None
+        if lane_count:
+            # an agent keeps its lane (its server's cache holds its prompts), whoever else is awake
+            order = {agent.id: index for index, agent in enumerate(self.world.file.agent)}
+            lane_of = lambda i: order.get(deciders[i], i) % lane_count  # noqa: E731
         started = time.perf_counter()
         try:
             results = run_ordered(
@@ -236,6 +242,7 @@ class Simulation:
                 parallel,
                 started=None if progress is None else (lambda i: progress(deciders[i], i, len(deciders))),
                 cancelled=cancelled,
+                lane_of=lane_of,
             )
         except CancelledRun as exc:
             raise Cancelled(f"round {self.state.round} cancelled while {deciders[exc.next_index]} was deciding") from None

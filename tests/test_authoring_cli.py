@@ -89,7 +89,7 @@ def test_hamlet_headless_then_check(shared_dir, tmp_path, capsys):
     assert main(["author", str(shared_dir / "texts" / "hamlet.txt"), "--kind", "play", "--headless",
                  "--out", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "20 scenes" in printed and "34 agents" in printed
+    assert "20 scenes" in printed and "31 agents" in printed
     assert main(["check", str(out)]) == 0
 
 

