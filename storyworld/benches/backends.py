@@ -639,7 +639,7 @@ def bench_backends(args: argparse.Namespace) -> int:
         """Write what is done so far, so a killed run of hours keeps its finished backends."""
         if args.out:
             Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-            partial = dict(result, seconds=time.perf_counter() - began, partial=True)
+            partial = dict(result, seconds=time.perf_counter() - began, partial=True, planned=list(backends))
             Path(args.out).write_text(json.dumps(partial, indent=1, default=str) + "\n", encoding="utf-8")
 
     if args.replay and "consensus" not in backends:
@@ -688,6 +688,7 @@ def merge_results(paths: list[str]) -> dict[str, Any]:
     """
     merged: dict[str, Any] | None = None
     cells: list[dict[str, Any]] = []
+    parts: list[dict[str, Any]] = []
     for path in paths:
         try:
             part = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -702,7 +703,14 @@ def merge_results(paths: list[str]) -> dict[str, Any]:
             raise UserError(f"{path}: another world, rounds or seed than {paths[0]}")
         merged["backends"].update(part["backends"])
         cells.extend(part.get("ablations") or [])
+        parts.append(part)
     assert merged is not None
+    # A checkpoint of a run cut short is partial; the merge is whole once every file's backends are
+    # in and none was cut short inside its own list (a checkpoint names the backends it meant to run).
+    merged["partial"] = any(part.get("partial") and not set(part.get("planned") or BACKENDS) <= set(merged["backends"])
+                            for part in parts)
+    if not merged["partial"]:
+        merged.pop("partial")
     if cells:
         main = merged["backends"].get("consensus")
         if main is not None and main.get("merge", True) and not any(c["merge"] and c["cache"] == main["cache"] for c in cells):
