@@ -41,7 +41,21 @@ ORDINALS = {
     "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5, "6th": 6,
 }
 ORDINAL_WORDS = {1: "First", 2: "Second", 3: "Third", 4: "Fourth", 5: "Fifth", 6: "Sixth"}
-NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "some": 0, "certain": 0}
+NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "some": 0, "certain": 0, "several": 0,
+                "divers": 0, "many": 0}
+# Kinds of people, not names: a persona listed as `BOY, Son to Macduff` is no principal, and its
+# description's noun (`Son`) is what the speech headings may call it.
+ROLE_NOUNS = {
+    "boy", "girl", "man", "woman", "child", "son", "daughter", "doctor", "physician", "porter", "soldier",
+    "servant", "messenger", "lord", "lady", "gentleman", "gentlewoman", "officer", "page", "clown", "fool",
+    "nurse", "captain", "herald", "sailor", "citizen", "murderer", "witch", "ghost", "priest", "friar",
+    "watchman", "keeper", "courtier", "attendant", "knight", "poet", "player", "guard", "senator",
+    "apothecary", "musician", "boatswain", "master", "mariner", "shepherd", "gaoler", "jailer", "old man",
+    "lieutenant", "sergeant", "steward", "host", "hostess", "widow", "abbess", "jeweller", "merchant", "painter",
+    "tribune", "aedile", "lictor", "usher", "beadle", "constable", "drawer", "chamberlain", "carrier", "ostler",
+    "watch", "painter", "abbess", "emperor", "empress", "countess", "widow", "vintner", "sheriff", "traveller",
+    "thief", "outlaw", "forester", "lord", "senator", "citizen", "tailor", "haberdasher", "pedant", "schoolmaster",
+}
 # Titles that, at the head of a persona's description, give a speech-heading alias ("King" -> Claudius).
 TITLE_WORDS = {
     "king", "queen", "prince", "princess", "duke", "duchess", "emperor", "empress", "earl",
@@ -65,7 +79,7 @@ CORPSE_WORDS = ("corpse of", "body of", "bodies of", "coffin of")
 
 ACT_RE = re.compile(r"^ACT\s+(?P<num>[IVXLC]+|\d+)\s*\.?\s*$", re.I)
 SCENE_RE = re.compile(r"^SCENE\s+(?P<num>[IVXLC]+|\d+)\s*[.:]?\s*(?P<rest>.*)$", re.I)
-SETTING_RE = re.compile(r"^SCENE\s*[.:]\s*(?P<rest>.+)$", re.I)
+SETTING_RE = re.compile(r"^SCENE\s*(?:[.:,;]|--|—)+\s*(?P<rest>.+)$", re.I)
 PERSONAE_RE = re.compile(r"^(dramatis person|persons represented|characters( in the play)?\s*$|the persons)", re.I)
 DIRECTION_START_RE = re.compile(r"^(\[|_|\(|Enter\b|Re-?enter\b|Exit\b|Exeunt\b|Manet\b|Manent\b)", re.I)
 CAPS_LABEL = r"(?:[1-6]\.?\s*)?[A-Z][A-Z’'\-]+(?:\s+(?:and\s+|&\s+)?[A-Z][A-Z’'\-]+)*"
@@ -297,6 +311,8 @@ def _abbreviates_persona(label: str, known: set[str]) -> bool:
     words = [w for w in _norm(label).split() if w not in ORDINALS]
     if not words:
         return False
+    if words[0] in {"all", "both", "omnes"}:
+        return True  # "All.", "Both.": everyone, or the two, on stage
     return any(k.startswith(words[-1]) or k.startswith(words[0]) for k in known if len(words[0]) >= 2)
 
 
@@ -483,9 +499,11 @@ def _titlecase(text: str) -> str:
 def _singular(word: str) -> str:
     """A naive singular for role nouns: `Clowns` -> `Clown`, `Ladies` -> `Lady`."""
     lower = word.lower()
+    if lower.endswith("men") and len(lower) > 4:  # Gentlemen, Women, Watchmen
+        return word[:-2] + ("A" if word.isupper() else "a") + word[-1:]
     if lower.endswith("ies") and len(lower) > 4:
         return word[:-3] + ("Y" if word.isupper() else "y")
-    if lower.endswith("ses") or lower.endswith("shes"):
+    if lower.endswith(("ses", "shes", "ches", "xes")):
         return word[:-2]
     if lower.endswith("s") and not lower.endswith("ss") and len(lower) > 3:
         return word[:-1]
@@ -508,7 +526,12 @@ def parse_personae(lines: list[str]) -> list[Persona]:
     if long_lines * 2 >= len(lines):
         pieces = re.split(r"(?<=\.)\s+(?=[A-Z])", _join(lines))
     else:
-        pieces = [line.strip() for line in lines]
+        # An entry per line, but one that wraps ("... An Old" / "Man.") continues on the next, and
+        # a line of several ("An English Doctor. A Scotch Doctor.") is several.
+        pieces = [p for line in _personae_lines(lines) for p in re.split(r"(?<=[a-z]{2}\.)\s+(?=[A-Z])", line)]
+    # "HECATE, and three Witches", "The Ghost of Banquo and several other Apparitions": two entries.
+    pieces = [p for piece in pieces for p in re.split(
+        r"(?:,\s*|\s+)and\s+(?=(?:two|three|four|five|six|several|some|divers|other|certain)\s)", piece.strip())]
     entries: list[str] = []
     personae: list[Persona] = []
     for piece in pieces:
@@ -537,6 +560,27 @@ def parse_personae(lines: list[str]) -> list[Persona]:
     return cleaned
 
 
+CONTINUED_RE = re.compile(r"(?:[,;&]|\b(?:a|an|the|old|young|and|of|to|with|on))$", re.I)
+
+
+def _personae_lines(lines: list[str]) -> list[str]:
+    """The personae's lines with wrapped entries joined (a line ending mid-phrase, or one opening lowercase)."""
+    out: list[str] = []
+    for line in lines:
+        stripped = line.strip()
+        if not stripped:
+            if out and out[-1] != "":
+                out.append("")
+            continue
+        lone_word = re.fullmatch(r"[A-Z][a-z]+\.", stripped) is not None and out and out[-1] and out[-1][-1:] not in ".!?"
+        if out and out[-1] and (CONTINUED_RE.search(out[-1]) or stripped[:1].islower() or stripped.startswith("&")
+                                or lone_word):
+            out[-1] = f"{out[-1]} {stripped}"
+        else:
+            out.append(stripped)
+    return [line for line in out if line]
+
+
 def _is_caps_word(word: str) -> bool:
     letters = re.sub(r"[^A-Za-z]", "", word)
     return len(letters) >= 2 and letters.isupper()
@@ -558,10 +602,17 @@ def _split_caps_entries(piece: str) -> list[str]:
 
 
 def _persona_from_entry(entry: str) -> list[Persona]:
-    entry = entry.strip().rstrip(".").strip()
+    entry = re.sub(r"^(?:and|&)\s+", "", entry.strip().rstrip(".").strip(), flags=re.I)
     if not entry:
         return []
     words = entry.split()
+    if len(words) >= 2 and words[0].lower() in {"a", "an", "another", *NUMBER_WORDS} and _is_caps_word(words[1]):
+        # "A ROMAN HERALD", "TWO VOLSCIAN GUARDS": kinds of people in capitals, read as such
+        entry = " ".join(w.title() if _is_caps_word(w) else w for w in words)
+        words = entry.split()
+    crowd = _crowd_list(entry)
+    if crowd:
+        return crowd
     caps_start = next((i for i, w in enumerate(words) if _is_caps_word(w)), None)
     if caps_start is not None and caps_start <= 1:
         end = caps_start
@@ -581,22 +632,29 @@ def _persona_from_entry(entry: str) -> list[Persona]:
             # "CICERO, PUBLIUS, POPILIUS LENA, Senators": three senators, one description.
             shared = rest or description
             return [Persona(name=n, description=shared[:1].upper() + shared[1:], named=True) for n in names]
-        return [Persona(name=name, description=description, named=True, titles=_titles_of(description))]
+        if _norm(name) in ROLE_NOUNS:
+            # "BOY, Son to Macduff": a kind of person in capitals; its speeches may be headed "Son".
+            kind = re.match(r"^(?:his|her|a|an|the)?\s*(?P<noun>[A-Za-z]+)\s+(?:to|of)\b", rest, re.I)
+            synonyms = [kind.group("noun")] if kind and _norm(kind.group("noun")) in ROLE_NOUNS else []
+            return [Persona(name=name, description=description, named=False, synonyms=synonyms)]
+        return [Persona(name=name, description=description, named=True, titles=_titles_of(description, name))]
     # Mixed-case entries: "Marta Voss, keeper of the lantern" or kinds of people ("Two Clowns, Grave-diggers").
     head, _, description = entry.partition(",")
     head_words = head.split()
     if not head_words:
         return []
     parts = [p.strip() for p in re.split(r",|\band\b", entry) if p.strip()]
-    if len(parts) >= 3 and all(re.fullmatch(r"[A-Z][a-z]+s", p) for p in parts):
+    if len(parts) >= 3 and all(re.fullmatch(r"[A-Z][a-z]+(?:s|men)", p) for p in parts):
         return [Persona(name=_singular(p), named=False, count=0) for p in parts]
     count = 1
     first = head_words[0].lower()
-    if first in {"a", "an", "the"}:
+    if first in {"a", "an", "the", "another"}:  # "Another Poet" is a kind of person too
         head_words = head_words[1:]
     elif first in NUMBER_WORDS:
         count = NUMBER_WORDS[first]
         head_words = head_words[1:]
+        if head_words and head_words[0].lower() == "other":  # "several other Apparitions"
+            head_words = head_words[1:]
     if not head_words:
         return []
     # Latin and Greek names end in -us, -is, -as, -os (Titus, Cassius): plural only with a number word.
@@ -608,9 +666,10 @@ def _persona_from_entry(entry: str) -> list[Persona]:
         count = count or 0
     name = " ".join(head_words)
     description = description.strip()
-    named = not plural and count == 1 and len(head_words) >= 1 and first not in {"a", "an", "the"} and all(
-        w[:1].isupper() for w in head_words
-    )
+    # "Duke of Cornwall" is a name ("of" joins it); "Fool", "Old Man" are kinds of people.
+    named = not plural and count == 1 and len(head_words) >= 1 and first not in {"a", "an", "the", "another"} and all(
+        w[:1].isupper() or w in {"of", "de", "la", "le", "du", "von", "van", "da", "di"} for w in head_words
+    ) and head_words[0][:1].isupper() and head_words[-1][:1].isupper() and _norm(" ".join(head_words)) not in ROLE_NOUNS | TITLE_WORDS
     synonyms: list[str] = []
     if (count >= 2 or plural) and description and re.fullmatch(r"[A-Za-z\-]+", description):
         synonyms = [_singular(description)]
@@ -618,8 +677,45 @@ def _persona_from_entry(entry: str) -> list[Persona]:
                     synonyms=synonyms, titles=_titles_of(description) if named else [])]
 
 
-def _titles_of(description: str) -> list[str]:
-    """`King of Denmark, Hamlet's uncle` -> [`King`]; `Lord Chamberlain` -> [`Lord Chamberlain`]."""
+def _crowd_list(entry: str) -> list[Persona]:
+    """`Roman and Volscian Senators, Patricians, Aediles, ..., Servants to Aufidius`: one kind per plural."""
+    parts = [re.split(r"\s*-{2,}|—", p)[0].strip() for p in re.split(r",|\band\b", entry) if p.strip()]
+    parts = [p for p in parts if p]
+    if len(parts) < 3:
+        return []
+    kinds: list[str] = []
+    for part in parts:
+        plural = next((w for w in part.split() if re.fullmatch(r"[A-Z][a-z]+(?:s|men)", w)
+                       and not w.lower().endswith(("us", "is", "ss"))), None)
+        single = re.sub(r"^(?:a|an|the)\s+", "", part, flags=re.I)
+        if plural is not None:
+            kinds.append(_singular(plural))
+        elif _norm(single) in ROLE_NOUNS:  # "Poet, Painter, Jeweller, and Merchant"
+            kinds.append(single[:1].upper() + single[1:])
+    if len(kinds) * 2 < len(parts):
+        return []
+    return [Persona(name=kind, named=False, count=0) for kind in dict.fromkeys(kinds)]
+
+
+def _titles_of(description: str, name: str = "") -> list[str]:
+    """`King of Denmark, Hamlet's uncle` -> [`King`]; `Lord Chamberlain` -> [`Lord Chamberlain`].
+
+    Also a title the name opens with (`KING OF FRANCE` is headed `King`) and a role a later part
+    of the description gives (`Wife to Aegeon, an Abbess at Ephesus` is headed `Abbess`).
+    """
+    extra: list[str] = []
+    named_title = re.match(r"^(?P<title>[A-Za-z]+)\s+of\s", name, re.I)
+    if named_title and named_title.group("title").lower() in TITLE_WORDS:
+        extra.append(named_title.group("title").title())
+    for part in description.split(",")[1:]:
+        role = re.match(r"^\s*(?:a|an|the)\s+(?P<noun>[A-Z][a-z]+)\b", part)
+        if role and role.group("noun").lower() in ROLE_NOUNS | TITLE_WORDS:
+            extra.append(role.group("noun"))
+    return list(dict.fromkeys([*_description_title(description), *extra]))
+
+
+def _description_title(description: str) -> list[str]:
+    """The title a description opens with: `King of Denmark` -> [`King`]."""
     first = description.split(",")[0].strip()
     match = re.match(r"^(?:the\s+)?(?P<title>[A-Za-z]+)(?P<tail>.*)$", first, re.I)
     if not match or match.group("title").lower() not in TITLE_WORDS:
@@ -645,6 +741,7 @@ class SpeakerRoster:
         self.named: dict[str, bool] = {}
         self.speeches: Counter[str] = Counter()
         self.groups: set[str] = set()  # keys that stand for a crowd ("Danes")
+        self.together: dict[str, list[str]] = {}  # a heading naming two speakers without "and"
         self.lookup: dict[str, str] = {}  # folded phrase -> key
         self.synonym_of: dict[str, str] = {}  # folded role noun -> canonical folded noun
         self.persona_by_key: dict[str, Persona] = {}
@@ -679,6 +776,14 @@ class SpeakerRoster:
         for label, count in labels.items():
             for part in _split_label(label):
                 parts[part] += count
+        # "TITINIUS MESSALA" once or twice, each of them often alone: both speak the line.
+        alone = Counter({_norm(part): count for part, count in parts.items()})
+        for part, count in list(parts.items()):
+            words = _norm(part).split()
+            if (len(words) >= 2 and count <= 3 and _norm(part) not in self.persona_by_key
+                    and self._ordinal_key(_norm(part)) is None and all(alone[w] >= 2 for w in words)):
+                self.together[_norm(part)] = words
+                del parts[part]
         # Singular names first, longest first; plurals ("LORDS") last, so they can be seen as groups.
         def order(part: str) -> tuple[bool, int, str]:
             return (_norm(_singular(part)) != _norm(part), -len(part), part)
@@ -710,12 +815,18 @@ class SpeakerRoster:
         norm = _norm(part)
         if not norm:
             return None
-        if norm in {"all", "both", "omnes", "all three"}:
-            return None
+        if norm in {"all", "both", "omnes", "all three"} or norm.split()[0] in {"both", "all"}:
+            return None  # "Both Murderers": whoever of them is on stage, resolved per speech
         if norm in self.lookup:
             return self.lookup[norm]
         if norm in self.persona_by_key:
             key = self._ensure(norm, self.persona_by_key[norm].name)
+            return key
+        if norm in self.synonym_of and self.persona_by_key[self.synonym_of[norm]].count == 1:
+            # "Son." heads the speeches of the one `BOY, Son to Macduff`
+            key = self._ensure(self.synonym_of[norm], self.persona_by_key[self.synonym_of[norm]].name)
+            self.lookup[norm] = key
+            self.aliases[key].add(_titlecase(part.rstrip(".")))
             return key
         if norm in self.title_lookup:
             key = self.title_lookup[norm]
@@ -726,6 +837,8 @@ class SpeakerRoster:
         if ordinal:
             index, noun = ordinal
             canonical = self._canonical_noun(noun)
+            if len(canonical.split()) > 2:
+                canonical = _norm(_singular(noun))  # "Servants to Cornwall" lists them; "First Servant" speaks
             key = f"{ORDINAL_WORDS.get(index, str(index)).lower()} {canonical}"
             if key not in self.display and not create:
                 return None
@@ -745,6 +858,15 @@ class SpeakerRoster:
                 key for phrase, key in {**self.lookup, **{k: k for k in self.persona_by_key if self.persona_by_key[k].named}}.items()
                 if phrase.startswith(norm) and phrase != norm
             }
+            if len(candidates) > 1:
+                # `Cor.` begins Cordelia and `Corn.`, Cornwall's heading: it is Cordelia.
+                claimed = {key for phrase, key in self.lookup.items() if phrase != key and phrase != norm}
+                candidates = candidates - claimed or candidates
+            if not candidates:
+                # `Gent.`, `Phys.`: a kind of person the personae list, shortened
+                candidates = {k for k in self.persona_by_key if k.startswith(norm) and len(k.split()) == 1}
+            if not candidates and len(norm) >= 3:
+                candidates = self._abbreviated_persona(norm)
             if len(candidates) == 1:
                 key = candidates.pop()
                 if key in self.persona_by_key:
@@ -771,6 +893,28 @@ class SpeakerRoster:
         if norm.endswith("s") and not self.persona_by_key.get(norm):
             self.groups.add(key)
         return key
+
+    def _abbreviated_persona(self, norm: str) -> set[str]:
+        """Named personae a heading like `Alb.`, `Corn.` or `Glou.` shortens: a word of the name it begins.
+
+        A letter may differ after the third (`Glou.` for Gloster); a persona another heading already
+        shortens is not a candidate when others are (`Corn.` is Cornwall, so `Cor.` is Cordelia).
+        """
+        def shortens(word: str, slack: int) -> bool:
+            if len(word) <= len(norm) or word in TITLE_WORDS or word[:3] != norm[:3]:
+                return False
+            return sum(a != b for a, b in zip(word, norm)) <= slack
+
+        found: set[str] = set()
+        for slack in (0, 1 if len(norm) >= 4 else 0):  # an exact beginning first, then one letter off
+            found = {key for key, persona in self.persona_by_key.items()
+                     if persona.named and any(shortens(word, slack) for word in key.split())}
+            if found:
+                break
+        if len(found) > 1:
+            claimed = {key for phrase, key in self.lookup.items() if phrase != key}
+            found = found - claimed or found
+        return found
 
     def _persona_by_word(self, norm: str) -> str | None:
         """The named persona a one-word heading names: by its last word, any word, then a shared stem.
@@ -801,13 +945,18 @@ class SpeakerRoster:
         """(agent keys, special) for a speech heading; special is `all`/`both`/a group noun."""
         keys: list[str] = []
         special = None
-        for part in _split_label(label):
+        parts = [w for part in _split_label(label) for w in self.together.get(_norm(part), [part])]
+        for part in parts:
             norm = _norm(part)
             if norm in {"all", "omnes", "all three"}:
                 special = "all"
                 continue
             if norm == "both":
                 special = "both"
+                continue
+            crowd = re.match(r"^(both|all)\s+(?P<noun>.+)$", norm)
+            if crowd:
+                special = _norm(_singular(crowd.group("noun")))  # "Both Murderers": the murderers on stage
                 continue
             key = self._resolve_label_part(part, create=False)
             if key:
@@ -950,7 +1099,18 @@ def _scene_location(heading: str) -> tuple[str, str]:
         return town, ("The same" if town == "=" else "")
     if len(rest) > 1 and rest[0].lower().startswith(("in the middle", "enter")):
         rest = rest[1:]
-    return town, rest[0]
+    location = _place_only(rest[0])
+    if len(rest) > 1 and re.match(r"^(before|within|without|near|outside|behind|under)\b", rest[1], re.I):
+        # "The Grecian camp. Before the tent of ACHILLES": somewhere within the wider place, named
+        # so that it does not read as a fuller name of the camp itself
+        location = f"{_place_only(rest[1])}, {location[:1].lower()}{location[1:]}"
+    return town, location
+
+
+def _place_only(part: str) -> str:
+    """A heading's place without the business after it: `A churchyard; in it a Monument` -> `A churchyard`."""
+    part = re.split(r"\s*[;:]\s*|,\s+(?=(?:with|overlooking|where|in which|on which|and)\b)|\s+-{1,2}\s*", part)[0]
+    return part.strip().rstrip(",.").strip()
 
 
 def _place_key_in(location: str, town: str, place_texts: dict[str, list[str]], towns: dict[str, str],
@@ -976,7 +1136,8 @@ def _place_key_in(location: str, town: str, place_texts: dict[str, list[str]], t
     if town and town != "=":
         seen = towns.setdefault(key, town)
         if seen != town:
-            key = f"{key} {_norm(town)}"
+            # the town first: "cyprus street" must not read as a fuller name of "street"
+            key = f"{_norm(town)} {key}"
             towns.setdefault(key, town)
     return key
 
@@ -991,6 +1152,8 @@ def _place_key(location: str) -> str:
 
 def _place_display(location: str) -> str:
     text = re.sub(r"^(a|an|the)\s+", "", location.strip(), flags=re.I)
+    # "BRUTUS's orchard": a name in capitals, as some editions print it, reads as a name
+    text = re.sub(r"\b[A-Z]{2,}\b", lambda m: m.group(0).title(), text)
     return text[:1].upper() + text[1:]
 
 
@@ -1148,6 +1311,8 @@ class _PlayReader:
                                 [s.place for s in self.scenes]) or "stage"
             if key.startswith("yet another ") and not location.lower().startswith("yet "):
                 location = "Yet " + location[:1].lower() + location[1:]
+            if city and city != "=" and key.startswith(_norm(city) + " "):
+                location = f"{location}, {city}"  # the other town's street: "A Street, Mantua"
             if not (ANOTHER_PART_RE.match(location.strip()) and self.place_texts.get(key)):
                 self.place_texts[key].append(location or "The stage")
         self.stage = _carry_dead(self.stage)
