@@ -31,10 +31,10 @@ GUTENBERG_END_RE = re.compile(r"^\s*(\*{3}\s*END OF (THE|THIS) PROJECT GUTENBERG
 NOTICE_RE = re.compile(r"<<.*?>>", re.S)
 END_RE = re.compile(r"^(FINIS|THE END|END OF (THE )?PLAY)\.?$", re.I)
 COMBINED_RE = re.compile(
-    r"^(?P<act>ACT\s+(?:[IVXLC]+|\d+))\s*[.,:]?\s*(?P<scene>SCENE\s+(?:[IVXLC]+|\d+))\s*[.:]?\s*(?P<rest>.*)$", re.I
+    r"^(?P<act>ACT\s+(?:[IVXLC]+|\d+|first|second|third|fourth|fifth))\s*[.,:]?\s*(?P<scene>SCENE\s+(?:[IVXLC]+|\d+))\s*[.:]?\s*(?P<rest>.*)$", re.I
 )
 SCENE_ONLY_RE = re.compile(r"^(?P<scene>SCENE\s+(?:[IVXLC]+|\d+))\s*[.:]?\s*(?P<rest>.*)$", re.I)
-ACT_LINE_RE = re.compile(r"^ACT\s+(?:[IVXLC]+|\d+)\s*\.?\s*$", re.I)
+ACT_LINE_RE = re.compile(r"^ACT\s+(?:[IVXLC]+|\d+|first|second|third|fourth|fifth)\s*\.?\s*$", re.I)
 CAPS_PREFIX_RE = re.compile(r"^(?P<indent>\s{1,8})(?P<label>(?:[1-6]\.?\s*)?[A-Z][A-Z’'\-]+(?:\s+(?:and\s+|&\s+|OF\s+)?[A-Z][A-Z’'\-]+){0,3})\.\s+(?P<rest>\S.*)$")
 # A speech opening an indented line in mixed case, as the First Folio sets it: `  Tull. Then read`.
 MIXED_PREFIX_RE = re.compile(r"^(?P<indent>\s{1,8})(?P<label>(?:[1-6]\.?\s*)?[A-Z][a-z’'\-]{1,13}(?:\s[A-Z][a-z’'\-]{1,13})?)\.\s+(?P<rest>\S.*)$")
@@ -71,6 +71,12 @@ def is_stage_words(label: str) -> bool:
     if all(len(w) == 1 for w in words) or words[0] in HEADING_WORDS:
         return True  # "1.F." is a licence section, "ACT II" a heading: neither speaks
     return words[0] in STAGE_WORDS - {"a", "an", "the"} or all(w in STAGE_WORDS or w == "and" for w in words)
+
+
+def is_stage_place(name: str) -> bool:
+    """Whether a would-be place is only stage business (`Thunder and lightning`, `Drum`), not `Within the castle`."""
+    words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z’'\-]*", name)]
+    return bool(words) and all(w in STAGE_WORDS or w in {"and", "of", "the", "a", "an"} for w in words)
 
 
 STAGE_SENTENCE_EXTRA = {"and", "within", "afar", "off", "again", "then", "heard", "here", "there", "still", "at", "distance"}

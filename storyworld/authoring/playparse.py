@@ -25,7 +25,13 @@ from storyworld.authoring.common import (
     trim_text,
     unique_id,
 )
-from storyworld.authoring.editions import first_word, is_direction_line, is_stage_words, normalize_edition
+from storyworld.authoring.editions import (
+    first_word,
+    is_direction_line,
+    is_stage_place,
+    is_stage_words,
+    normalize_edition,
+)
 from storyworld.errors import UserError
 from storyworld.schema import Agent, Event, Place, Start, WorldFile, WorldInfo, WorldObject
 
@@ -55,6 +61,7 @@ ROLE_NOUNS = {
     "tribune", "aedile", "lictor", "usher", "beadle", "constable", "drawer", "chamberlain", "carrier", "ostler",
     "watch", "painter", "abbess", "emperor", "empress", "countess", "widow", "vintner", "sheriff", "traveller",
     "thief", "outlaw", "forester", "lord", "senator", "citizen", "tailor", "haberdasher", "pedant", "schoolmaster",
+    "spirit", "nymph", "reaper", "fairy", "sailor", "fisherman", "gravedigger", "shipmaster",
 }
 # Titles that, at the head of a persona's description, give a speech-heading alias ("King" -> Claudius).
 TITLE_WORDS = {
@@ -77,7 +84,7 @@ NOISE_WORDS = {
 }
 CORPSE_WORDS = ("corpse of", "body of", "bodies of", "coffin of")
 
-ACT_RE = re.compile(r"^ACT\s+(?P<num>[IVXLC]+|\d+)\s*\.?\s*$", re.I)
+ACT_RE = re.compile(r"^ACT\s+(?P<num>[IVXLC]+|\d+|first|second|third|fourth|fifth)\s*\.?\s*$", re.I)
 SCENE_RE = re.compile(r"^SCENE\s+(?P<num>[IVXLC]+|\d+)\s*[.:]?\s*(?P<rest>.*)$", re.I)
 SETTING_RE = re.compile(r"^SCENE\s*(?:[.:,;]|--|—)+\s*(?P<rest>.+)$", re.I)
 PERSONAE_RE = re.compile(r"^(dramatis person|persons represented|characters( in the play)?\s*$|the persons)", re.I)
@@ -170,9 +177,11 @@ class _Draft(msgspec.Struct, kw_only=True):
 
 
 def roman_to_int(token: str) -> int:
-    """`IV` -> 4, `12` -> 12."""
+    """`IV` -> 4, `12` -> 12, `First` -> 1."""
     if token.isdigit():
         return int(token)
+    if token.lower() in ORDINALS:
+        return ORDINALS[token.lower()]
     total, prev = 0, 0
     for ch in reversed(token.lower()):
         value = ROMAN.get(ch, 0)
@@ -262,6 +271,11 @@ def _front_matter(lines: list[str]) -> tuple[int, list[str], str]:
         setting_match = SETTING_RE.match(stripped)
         if setting_match:
             setting = setting_match.group("rest").strip()
+            in_personae = False
+            continue
+        if re.fullmatch(r"SCENE\s*[:.]", stripped, re.I):
+            # "SCENE:" alone: the setting is on the next line, and the personae are over
+            setting = next((l.strip() for l in lines[index + 1:index + 4] if l.strip()), "")
             in_personae = False
             continue
         if PERSONAE_RE.match(stripped):
@@ -595,7 +609,9 @@ def _split_caps_entries(piece: str) -> list[str]:
         # "The GHOST of..." keeps its article with the name; "M. AEMILIUS LEPIDUS" its initial.
         article_before = i > 0 and len(out[-1]) == 1 and (
             words[i - 1] in {"The", "A", "An"} or re.fullmatch(r"[A-Z]\.", words[i - 1]) is not None)
-        if starts_run and out[-1] and not article_before:
+        # "Lords attending on the KING": a name inside a phrase is no new entry
+        inside = i > 0 and words[i - 1] in {"the", "on", "of", "to", "by", "with", "at", "for", "from", "unto", "A"}
+        if starts_run and out[-1] and not article_before and not inside:
             out.append([])
         out[-1].append(word)
     return [" ".join(group) for group in out if group]
@@ -603,6 +619,7 @@ def _split_caps_entries(piece: str) -> list[str]:
 
 def _persona_from_entry(entry: str) -> list[Persona]:
     entry = re.sub(r"^(?:and|&)\s+", "", entry.strip().rstrip(".").strip(), flags=re.I)
+    entry = re.sub(r",(?=[A-Za-z])", ", ", entry)  # "FRANCISCO,Lord"
     if not entry:
         return []
     words = entry.split()
@@ -632,10 +649,15 @@ def _persona_from_entry(entry: str) -> list[Persona]:
             # "CICERO, PUBLIUS, POPILIUS LENA, Senators": three senators, one description.
             shared = rest or description
             return [Persona(name=n, description=shared[:1].upper() + shared[1:], named=True) for n in names]
-        if _norm(name) in ROLE_NOUNS:
-            # "BOY, Son to Macduff": a kind of person in capitals; its speeches may be headed "Son".
+        first_word = _norm(name).split()[0] if _norm(name) else ""
+        if (_norm(name) in ROLE_NOUNS or _norm(_singular(name)) in ROLE_NOUNS
+                or (first_word in ROLE_NOUNS and re.match(r"^\S+\s+of\s+(?:a|an|the)\b", name, re.I))):
+            # "BOY, Son to Macduff", "MARINERS", "MASTER OF A SHIP": kinds of people in capitals
+            # its speeches may be headed by what the description calls it ("Son")
             kind = re.match(r"^(?:his|her|a|an|the)?\s*(?P<noun>[A-Za-z]+)\s+(?:to|of)\b", rest, re.I)
             synonyms = [kind.group("noun")] if kind and _norm(kind.group("noun")) in ROLE_NOUNS else []
+            if _norm(name) not in ROLE_NOUNS and _norm(_singular(name)) in ROLE_NOUNS:
+                return [Persona(name=_singular(name), description=description, named=False, count=0)]
             return [Persona(name=name, description=description, named=False, synonyms=synonyms)]
         return [Persona(name=name, description=description, named=True, titles=_titles_of(description, name))]
     # Mixed-case entries: "Marta Voss, keeper of the lantern" or kinds of people ("Two Clowns, Grave-diggers").
@@ -900,15 +922,21 @@ class SpeakerRoster:
         A letter may differ after the third (`Glou.` for Gloster); a persona another heading already
         shortens is not a candidate when others are (`Corn.` is Cornwall, so `Cor.` is Cordelia).
         """
-        def shortens(word: str, slack: int) -> bool:
-            if len(word) <= len(norm) or word in TITLE_WORDS or word[:3] != norm[:3]:
+        def shortens(word: str, slack: int, whole: bool) -> bool:
+            if len(word) < len(norm) or (len(word) == len(norm) and not whole) or word in TITLE_WORDS:
                 return False
-            return sum(a != b for a, b in zip(word, norm)) <= slack
+            return word[:3] == norm[:3] and sum(a != b for a, b in zip(word, norm)) <= slack
+
+        def words_of(key: str, persona: Persona) -> list[tuple[str, bool]]:
+            # the name's words, and the domain a title gives, whole or shortened: "Thomas Beaufort,
+            # Duke of Exeter" is `EXETER`, "Thomas Percy, Earl of Worcester" is `Wor.`
+            domains = re.findall(r"\b(?:%s)\s+of\s+([A-Z][a-z]+)" % "|".join(TITLE_WORDS), persona.description, re.I)
+            return [*((w, False) for w in key.split()), *((_norm(d), True) for d in domains)]
 
         found: set[str] = set()
         for slack in (0, 1 if len(norm) >= 4 else 0):  # an exact beginning first, then one letter off
             found = {key for key, persona in self.persona_by_key.items()
-                     if persona.named and any(shortens(word, slack) for word in key.split())}
+                     if persona.named and any(shortens(word, slack, whole) for word, whole in words_of(key, persona))}
             if found:
                 break
         if len(found) > 1:
@@ -1109,6 +1137,7 @@ def _scene_location(heading: str) -> tuple[str, str]:
 
 def _place_only(part: str) -> str:
     """A heading's place without the business after it: `A churchyard; in it a Monument` -> `A churchyard`."""
+    part = re.sub(r"^(?:enter|re-?enter)\b[^,;:]*[,;:]\s*", "", part, flags=re.I)  # "Enter Gower, before the temple"
     part = re.split(r"\s*[;:]\s*|,\s+(?=(?:with|overlooking|where|in which|on which|and)\b)|\s+-{1,2}\s*", part)[0]
     return part.strip().rstrip(",.").strip()
 
@@ -1935,7 +1964,7 @@ def cast_figures(parse: PlayParse) -> dict[str, object]:
                                           for words in agent_words.values())]
     missing = sorted(p.name for p in principals if p not in found)
     stage_agents = sorted(a.id for a in world.agent if is_stage_words(a.name))
-    stage_places = sorted(p.id for p in world.place if is_stage_words(p.name))
+    stage_places = sorted(p.id for p in world.place if is_stage_place(p.name))
     return {
         "agents": len(world.agent),
         "precision": round(1 - len(outside) / len(world.agent), 3) if parse.personae and world.agent else None,

@@ -8,6 +8,7 @@ import importlib
 BENCH_MODULES = (
     "storyworld.benches.memory",
     "storyworld.benches.world",
+    "storyworld.benches.editions",
     "storyworld.benches.round",
     "storyworld.benches.play",
     "storyworld.benches.backends",

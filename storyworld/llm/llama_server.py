@@ -62,6 +62,7 @@ class LlamaServerProcess:
         n_ctx: int = 2048,
         threads: int | None = None,
         binary: Path | None = None,
+        threads_batch: int | None = None,
         startup_s: float = 120.0,
         extra_args: tuple[str, ...] = (),
     ) -> None:
@@ -82,7 +83,7 @@ class LlamaServerProcess:
             str(self.binary), "-m", str(self.model_path), "--host", "127.0.0.1", "--port", str(self.port),
             # every slot gets the context an in-process model has; separate KV streams per slot
             "--parallel", str(parallel), "--ctx-size", str(n_ctx * parallel), "--no-kv-unified",
-            "--threads", str(threads), "--threads-batch", str(threads),
+            "--threads", str(threads), "--threads-batch", str(threads_batch or threads),
             # no repacked weights (AMX buffers crash on hosts that advertise AMX they cannot run;
             # see storyworld.llm.local); no web UI; jinja templates as llama-cpp-python uses them
             "--no-repack", "--no-webui", "--jinja",
@@ -148,10 +149,11 @@ class ManagedServerModel(ServerModel):
     """A ServerModel on a llama-server that it started itself and stops on close()."""
 
     def __init__(self, model_path: str | os.PathLike[str], parallel: int = 4, n_ctx: int = 2048,
-                 threads: int | None = None, extra_args: tuple[str, ...] = ()) -> None:
+                 threads: int | None = None, extra_args: tuple[str, ...] = (),
+                 threads_batch: int | None = None) -> None:
         """Start llama-server on `model_path` with `parallel` slots and connect to it."""
         self.server = LlamaServerProcess(model_path, parallel=parallel, n_ctx=n_ctx, threads=threads,
-                                         extra_args=extra_args)
+                                         extra_args=extra_args, threads_batch=threads_batch)
         try:
             super().__init__(self.server.url, n_ctx=n_ctx, parallel=parallel)
         except BaseException:
@@ -181,12 +183,15 @@ class ServerPool(LanguageModel):
         """Start `lanes` llama-servers of one slot each, sharing the cores between them."""
         self.lanes = self.parallel = self.slots = max(1, lanes)
         self.n_ctx = n_ctx
-        per_server = threads or max(1, (os.cpu_count() or 1) // self.lanes)
+        # Generating, a small model is fastest on one thread (storyworld.llm.local.default_decode_threads);
+        # a prompt is a batch that every core helps with, and the lanes seldom evaluate prompts at once.
+        decode = threads or 1
+        batch = threads or default_threads()
         self.members: list[ManagedServerModel] = []
         try:
             for _ in range(self.lanes):
-                self.members.append(ManagedServerModel(model_path, parallel=1, n_ctx=n_ctx, threads=per_server,
-                                                       extra_args=extra_args))
+                self.members.append(ManagedServerModel(model_path, parallel=1, n_ctx=n_ctx, threads=decode,
+                                                       extra_args=extra_args, threads_batch=batch))
         except BaseException:
             self.close()
             raise
