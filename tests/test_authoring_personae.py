@@ -107,3 +107,56 @@ def test_scene_headings_give_a_place_per_location(aragon):
     assert places["before-king-tent-camp"] == "Before the King's tent, the Camp"
     assert places["valencia-room-in-palace"] == "Room in the Palace, Valencia"
     assert places["churchyard"] == "Churchyard"
+
+
+HEAD = """THE TRAGEDY OF A TEST
+
+DRAMATIS PERSONAE
+
+ALONZO, King of Sardinia
+FRANCISCO,Lord
+MASTER OF A SHIP
+MARINERS
+NYMPHS, presented by Spirits
+Lords attending on the KING; Officers; Soldiers.
+Roman and Volscian Senators, Patricians, Aediles, Lictors,
+Soldiers, Citizens, Messengers, Servants to Alonzo, and other
+Attendants
+
+SCENE:
+The sea, with a Ship; afterwards an Island
+
+ACT FIRST.
+
+SCENE I. Enter Gower, before the temple of Diana at Ephesus.
+
+[Enter ALONZO and FRANCISCO.]
+
+ALONZO.
+The sea is calm tonight.
+
+FRANCISCO.
+Calm as the grave, my lord.
+"""
+
+
+def test_setting_lines_crowds_and_kinds_in_capitals():
+    lines = HEAD.splitlines()
+    _, personae_lines, setting = _front_matter(lines)
+    personae = {p.name: p for p in parse_personae(personae_lines)}
+    assert setting == "The sea, with a Ship; afterwards an Island"  # "SCENE:" alone, the setting below it
+    assert personae["Francisco"].named and personae["Alonzo"].titles == ["King"]  # "King of Sardinia"
+    assert not personae["Master of a Ship"].named
+    assert not personae["Mariner"].named and not personae["Nymph"].named  # plural kinds in capitals
+    assert "King" not in personae and "Lords attending on the KING" not in personae
+    assert {"Senator", "Patrician", "Aedile", "Lictor", "Soldier", "Citizen", "Messenger", "Servant"} <= set(personae)
+    parse = parse_play(HEAD, world_id="test")
+    assert [(s.act, s.number) for s in parse.scenes] == [(1, 1)]  # "ACT FIRST."
+    assert [p.name for p in parse.world.place] == ["Before the temple of Diana at Ephesus"]  # the entrance is no place
+
+
+def test_the_scene_lies_line_is_the_setting():
+    lines = ["Dramatis Personae", "", "OLIVER, eldest son", "", "The SCENE lies first near Oliver's house;", "", "ACT I."]
+    _, personae_lines, setting = _front_matter(lines)
+    assert [p.name for p in parse_personae(personae_lines)] == ["Oliver"]
+    assert setting.startswith("The SCENE lies first")

@@ -273,6 +273,10 @@ def _front_matter(lines: list[str]) -> tuple[int, list[str], str]:
             setting = setting_match.group("rest").strip()
             in_personae = False
             continue
+        if in_personae and re.match(r"^the\s+scene\s+(?:lies|is)\b", stripped, re.I):
+            setting = stripped  # "The SCENE lies first near Oliver's house; ...": the setting, not a persona
+            in_personae = False
+            continue
         if re.fullmatch(r"SCENE\s*[:.]", stripped, re.I):
             # "SCENE:" alone: the setting is on the next line, and the personae are over
             setting = next((l.strip() for l in lines[index + 1:index + 4] if l.strip()), "")
@@ -503,7 +507,7 @@ def _titlecase(text: str) -> str:
     """`HAMLET` -> `Hamlet`, `FIRST CLOWN` -> `First Clown`, `ROSENCRANTZ and X` kept word by word."""
     words = []
     for word in text.split():
-        if word.lower() in {"and", "of", "the"} and words:
+        if word.lower() in {"and", "of", "the", "a", "an"} and words:
             words.append(word.lower())
         else:
             words.append("-".join(part[:1].upper() + part[1:].lower() for part in word.split("-")))
@@ -633,8 +637,9 @@ def _persona_from_entry(entry: str) -> list[Persona]:
     caps_start = next((i for i, w in enumerate(words) if _is_caps_word(w)), None)
     if caps_start is not None and caps_start <= 1:
         end = caps_start
-        while end < len(words) and _is_caps_word(words[end]):
-            end += 1
+        while end < len(words) and (_is_caps_word(words[end]) or (
+                words[end] in {"A", "AN"} and end + 1 < len(words) and _is_caps_word(words[end + 1]))):
+            end += 1  # "MASTER OF A SHIP": a capital article inside a name in capitals
         name = _titlecase(" ".join(words[caps_start:end]).rstrip(",").strip("’'"))
         rest = " ".join(words[end:]).lstrip(",").strip()
         if caps_start == 0 and " ".join(words[caps_start:end]).endswith(","):
@@ -701,7 +706,7 @@ def _persona_from_entry(entry: str) -> list[Persona]:
 
 def _crowd_list(entry: str) -> list[Persona]:
     """`Roman and Volscian Senators, Patricians, Aediles, ..., Servants to Aufidius`: one kind per plural."""
-    parts = [re.split(r"\s*-{2,}|—", p)[0].strip() for p in re.split(r",|\band\b", entry) if p.strip()]
+    parts = [re.split(r"\s*-{2,}|—", p)[0].strip() for p in re.split(r"[,;]|\band\b", entry) if p.strip()]
     parts = [p for p in parts if p]
     if len(parts) < 3:
         return []

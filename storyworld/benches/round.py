@@ -194,7 +194,8 @@ def bench_round(args: argparse.Namespace) -> int:
             if not args.no_sequential:
                 runs.append(_open("sequential", args, world, player, lm, 1))
         else:
-            slots = args.parallel or DEFAULT_PARALLEL
+            # locally one lane per core by default: on 2 cores, 2 lanes beat 4 (docs/results/scale.md)
+            slots = args.parallel or max(2, min(DEFAULT_PARALLEL, os.cpu_count() or 2))
             served = _load_model(args, slots) if slots > 1 else None
             if served is not None:
                 runs.append(_open("concurrent", args, world, player, served, None))
