@@ -102,16 +102,21 @@ def run_ordered(
     return slots
 
 
-def lanes(model: Any) -> int:
-    """How many lanes `model` routes calls by (LANE): a pool of single-sequence servers; else 0."""
-    for _ in range(16):
+def _count(model: Any, name: str) -> int | None:
+    """A positive int attribute `name` of `model` or of what it wraps (`inner`) or drives (`lm`)."""
+    for _ in range(16):  # a bounded walk: wrappers (`inner`) and minds (`lm`)
         if model is None:
             break
-        value = getattr(model, "lanes", None)
+        value = getattr(model, name, None)
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
             return value
         model = getattr(model, "inner", None) or getattr(model, "lm", None)
-    return 0
+    return None
+
+
+def lanes(model: Any) -> int:
+    """How many lanes `model` routes calls by (LANE): a pool of single-sequence servers; else 0."""
+    return _count(model, "lanes") or 0
 
 
 def parallelism(model: Any) -> int:
@@ -120,11 +125,4 @@ def parallelism(model: Any) -> int:
     Wrappers are looked through. One in-process llama.cpp context decodes one prompt at a time,
     so a plain local model says 1 and deciding stays sequential there.
     """
-    for _ in range(16):  # a bounded walk: wrappers (`inner`) and minds (`lm`)
-        if model is None:
-            break
-        value = getattr(model, "parallel", None)
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            return value
-        model = getattr(model, "inner", None) or getattr(model, "lm", None)
-    return 1
+    return _count(model, "parallel") or 1
