@@ -160,3 +160,24 @@ def test_the_scene_lies_line_is_the_setting():
     _, personae_lines, setting = _front_matter(lines)
     assert [p.name for p in parse_personae(personae_lines)] == ["Oliver"]
     assert setting.startswith("The SCENE lies first")
+
+
+def test_folio_numbered_heads_name_the_group_that_entered():
+    from storyworld.authoring.editions import _numbered_heads
+
+    lines = ["Thunder. Enter three Witches.", "", "  1. When shall we meet againe?", "In Thunder?",
+             "  2. When the storme is done.", "   3. Ere the set of Sunne.", "  Macb. So foule a day."]
+    assert _numbered_heads(lines) == [
+        "Thunder. Enter three Witches.", "", "  1. Witch. When shall we meet againe?", "In Thunder?",
+        "  2. Witch. When the storme is done.", "   3. Witch. Ere the set of Sunne.", "  Macb. So foule a day."]
+    assert _numbered_heads(["  1. A numbered line with no group before it."]) == [
+        "  1. A numbered line with no group before it."]
+
+
+def test_spellings_of_one_name_are_one_person():
+    from storyworld.authoring.playparse import _spelling_variant
+
+    assert _spelling_variant("macduff", "macduffe") and _spelling_variant("malcolme", "malcolm")
+    assert _spelling_variant("donalbaine", "donalbain") and _spelling_variant("seruant", "servant")
+    assert not _spelling_variant("macbeth", "macduff") and not _spelling_variant("seyton", "seyward")
+    assert not _spelling_variant("cato", "catho")  # too short to tell

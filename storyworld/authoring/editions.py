@@ -120,6 +120,7 @@ def normalize_edition(text: str) -> str:
         lines = lines[:end]
     lines = [line for line in lines if not END_RE.match(line.strip())]
     lines = _latin_headings(lines)
+    lines = _numbered_heads(lines)
     lines = _split_headings(lines)
     labels = _prefixed_speeches(lines)
     if labels is not None:
@@ -136,6 +137,30 @@ def _first_body_heading(lines: list[str], labels: Prefixes) -> int:
             if any(_prefix_match(after, labels) for after in lines[index + 1 : index + 12]):
                 return index
     return 0
+
+
+NUMBERED_ENTRY_RE = re.compile(r"\bEnter\s+(?:the\s+)?(?:two|three|four|five|six)\s+(?P<noun>[A-Z][a-z]+)")
+BARE_NUMBER_RE = re.compile(r"^(?P<indent>\s+)(?P<n>[1-6])\.\s+(?P<rest>\S.*)$")
+
+
+def _numbered_heads(lines: list[str]) -> list[str]:
+    """`  1. When shall we three meet againe?` after `Enter three Witches.` -> `  1. Witch. When shall...`.
+
+    The First Folio heads the speeches of a numbered group by the number alone; the noun is the
+    one the last such entrance gave.
+    """
+    out: list[str] = []
+    noun = ""
+    for line in lines:
+        entry = NUMBERED_ENTRY_RE.search(line)
+        if entry:
+            plural = entry.group("noun")
+            noun = plural[:-2] if plural.endswith(("ches", "shes", "sses", "xes")) else plural.rstrip("s")
+        bare = BARE_NUMBER_RE.match(line) if noun else None
+        if bare and not re.match(r"^[A-Z][a-z]+\.", bare.group("rest")):
+            line = f"{bare.group('indent')}{bare.group('n')}. {noun}. {bare.group('rest')}"
+        out.append(line)
+    return out
 
 
 def _latin_headings(lines: list[str]) -> list[str]:

@@ -1652,6 +1652,7 @@ def _entrance_personae(items: list[Item], labels: Counter[str]) -> list[Persona]
     """
     heads = {_norm(label).split()[-1] for label in labels if _norm(label)}
     found: dict[str, str] = {}
+    seen: Counter[str] = Counter()
     for item in items:
         if item.kind != "direction" or not re.search(r"\b(Enter|Re-?enter)\b", item.text):
             continue
@@ -1663,7 +1664,24 @@ def _entrance_personae(items: list[Item], labels: Counter[str]) -> list[Persona]
                 continue  # "Citizens": a crowd, not a person
             if any(norm.startswith(head) and len(head) >= 3 for head in heads):
                 found.setdefault(norm, _titlecase(word))
-    return [Persona(name=name, named=True) for name in found.values()]
+                seen[norm] += 1
+    # The Folio spells a name several ways (Macduff, Macduffe; Malcolme, Malcolm): one person, under
+    # the spelling the entrances use most.
+    kept: list[str] = []
+    for norm in sorted(found, key=lambda n: (-seen[n], n)):
+        if not any(_spelling_variant(norm, other) for other in kept):
+            kept.append(norm)
+    return [Persona(name=found[norm], named=True) for norm in found if norm in kept]
+
+
+def _spelling_variant(a: str, b: str) -> bool:
+    """Two spellings of one name: five letters alike at the start and one letter added, dropped or changed."""
+    if min(len(a), len(b)) < 5 or a[:4] != b[:4] or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b)) <= 1
+    short, long = sorted((a, b), key=len)
+    return any(long[:i] + long[i + 1:] == short for i in range(len(long)))
 
 
 def _carry_dead(stage: _Stage) -> _Stage:
