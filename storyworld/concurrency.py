@@ -70,16 +70,18 @@ def run_ordered(
         LANE.set(lane(index))  # a pool thread's own context: nothing to reset
         return work(items[index])
 
+    # what may not run at once: items of one lane; without lanes every item stands alone
+    key: Callable[[int], object] = lane if lane_of else (lambda index: ("item", index))
     slots: list[Any] = [None] * len(items)
     pending: dict[concurrent.futures.Future[D], int] = {}
     queue = list(range(len(items)))
-    busy: set[int] = set()  # lanes with an item in flight (only when lanes are given)
+    busy: set[object] = set()
     with concurrent.futures.ThreadPoolExecutor(max_workers=min(parallel, len(items)),
                                                thread_name_prefix="decide") as pool:
         try:
             while queue or pending:
-                while queue and len(pending) < parallel:
-                    ready = next((i for i in queue if lane_of is None or lane(i) not in busy), None)
+                while len(pending) < parallel:
+                    ready = next((i for i in queue if key(i) not in busy), None)
                     if ready is None:
                         break
                     if cancelled is not None and cancelled():
@@ -87,13 +89,12 @@ def run_ordered(
                     if started is not None:
                         started(ready)
                     queue.remove(ready)
-                    if lane_of is not None:
-                        busy.add(lane(ready))
+                    busy.add(key(ready))
                     pending[pool.submit(run, ready)] = ready
                 done, _ = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
                 for future in done:
                     index = pending.pop(future)
-                    busy.discard(lane(index))
+                    busy.discard(key(index))
                     slots[index] = future.result()
         finally:
             # leaving the pool waits for the calls in flight; nothing further starts

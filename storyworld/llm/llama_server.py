@@ -206,10 +206,6 @@ class ServerPool(LanguageModel):
         """The lane's server's reply."""
         return self.member().complete(messages, schema, max_tokens, temperature, seed)
 
-    def count_tokens(self, text: str) -> int:
-        """As the servers count (roughly)."""
-        return self.members[0].count_tokens(text)
-
     def stats(self) -> dict[str, Any]:
         """The servers' own timers, summed over the lanes."""
         out: dict[str, Any] = {}
