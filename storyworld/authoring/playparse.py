@@ -55,13 +55,13 @@ ROLE_NOUNS = {
     "boy", "girl", "man", "woman", "child", "son", "daughter", "doctor", "physician", "porter", "soldier",
     "servant", "messenger", "lord", "lady", "gentleman", "gentlewoman", "officer", "page", "clown", "fool",
     "nurse", "captain", "herald", "sailor", "citizen", "murderer", "witch", "ghost", "priest", "friar",
-    "watchman", "keeper", "courtier", "attendant", "knight", "poet", "player", "guard", "senator",
-    "apothecary", "musician", "boatswain", "master", "mariner", "shepherd", "gaoler", "jailer", "old man",
-    "lieutenant", "sergeant", "steward", "host", "hostess", "widow", "abbess", "jeweller", "merchant", "painter",
-    "tribune", "aedile", "lictor", "usher", "beadle", "constable", "drawer", "chamberlain", "carrier", "ostler",
-    "watch", "painter", "abbess", "emperor", "empress", "countess", "widow", "vintner", "sheriff", "traveller",
-    "thief", "outlaw", "forester", "lord", "senator", "citizen", "tailor", "haberdasher", "pedant", "schoolmaster",
-    "spirit", "nymph", "reaper", "fairy", "sailor", "fisherman", "gravedigger", "shipmaster",
+    "watchman", "keeper", "courtier", "attendant", "knight", "poet", "player", "guard", "senator", "apothecary",
+    "musician", "boatswain", "master", "mariner", "shepherd", "gaoler", "jailer", "old man", "lieutenant",
+    "sergeant", "steward", "host", "hostess", "widow", "abbess", "jeweller", "merchant", "painter", "tribune",
+    "aedile", "lictor", "usher", "beadle", "constable", "drawer", "chamberlain", "carrier", "ostler", "watch",
+    "emperor", "empress", "countess", "vintner", "sheriff", "traveller", "thief", "outlaw", "forester",
+    "tailor", "haberdasher", "pedant", "schoolmaster", "spirit", "nymph", "reaper", "fairy", "fisherman",
+    "gravedigger", "shipmaster",
 }
 # Titles that, at the head of a persona's description, give a speech-heading alias ("King" -> Claudius).
 TITLE_WORDS = {
@@ -654,9 +654,9 @@ def _persona_from_entry(entry: str) -> list[Persona]:
             # "CICERO, PUBLIUS, POPILIUS LENA, Senators": three senators, one description.
             shared = rest or description
             return [Persona(name=n, description=shared[:1].upper() + shared[1:], named=True) for n in names]
-        first_word = _norm(name).split()[0] if _norm(name) else ""
+        head_noun = _norm(name).split()[0] if _norm(name) else ""
         if (_norm(name) in ROLE_NOUNS or _norm(_singular(name)) in ROLE_NOUNS
-                or (first_word in ROLE_NOUNS and re.match(r"^\S+\s+of\s+(?:a|an|the)\b", name, re.I))):
+                or (head_noun in ROLE_NOUNS and re.match(r"^\S+\s+of\s+(?:a|an|the)\b", name, re.I))):
             # "BOY, Son to Macduff", "MARINERS", "MASTER OF A SHIP": kinds of people in capitals
             # its speeches may be headed by what the description calls it ("Son")
             kind = re.match(r"^(?:his|her|a|an|the)?\s*(?P<noun>[A-Za-z]+)\s+(?:to|of)\b", rest, re.I)
@@ -969,7 +969,7 @@ class SpeakerRoster:
             return set()
         listed = listed_words(self.personae)
         return {key for key in self.display
-                if not _words_of(" ".join([self.display[key], *self.aliases.get(key, set())])) & listed
+                if not is_listed([self.display[key], *self.aliases.get(key, set())], listed)
                 and self.speeches.get(key, 0) < VOICE_MAX_SPEECHES}
 
     # -- resolving --------------------------------------------------------------------------
@@ -1971,6 +1971,11 @@ def listed_words(personae: list[Persona]) -> set[str]:
     return words
 
 
+def is_listed(names: list[str], listed: set[str]) -> bool:
+    """Whether any word of these names is one the dramatis personae lists someone by."""
+    return bool(_words_of(" ".join(names)) & listed)
+
+
 def cast_figures(parse: PlayParse) -> dict[str, object]:
     """Agents in the dramatis personae (precision), named personae found (recall), places, starts, acts.
 
@@ -1981,7 +1986,7 @@ def cast_figures(parse: PlayParse) -> dict[str, object]:
     world = parse.world
     persona_words = listed_words(parse.personae)
     agent_words = {agent.id: _words_of(" ".join([agent.name, *agent.aliases])) for agent in world.agent}
-    outside = sorted(a for a, words in agent_words.items() if not words & persona_words) if parse.personae else []
+    outside = sorted(a.id for a in world.agent if not is_listed([a.name, *a.aliases], persona_words)) if parse.personae else []
     principals = [p for p in parse.personae if p.named]
     found = [p for p in principals if any(_words_of(p.name) <= words or _norm(p.name) in {_norm(n) for n in words}
                                           for words in agent_words.values())]

@@ -707,10 +707,9 @@ def merge_results(paths: list[str]) -> dict[str, Any]:
     assert merged is not None
     # A checkpoint of a run cut short is partial; the merge is whole once every file's backends are
     # in and none was cut short inside its own list (a checkpoint names the backends it meant to run).
-    merged["partial"] = any(part.get("partial") and not set(part.get("planned") or BACKENDS) <= set(merged["backends"])
-                            for part in parts)
-    if not merged["partial"]:
-        merged.pop("partial")
+    merged.pop("partial", None)
+    if any(part.get("partial") and not set(part.get("planned") or BACKENDS) <= set(merged["backends"]) for part in parts):
+        merged["partial"] = True
     if cells:
         main = merged["backends"].get("consensus")
         if main is not None and main.get("merge", True) and not any(c["merge"] and c["cache"] == main["cache"] for c in cells):
