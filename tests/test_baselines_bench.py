@@ -217,3 +217,19 @@ def test_replay_times_every_backend_on_the_consensus_stream(chatter, capsys, tmp
 
     assert "latency-replay.png" in {p.name for p in write_plots(result, tmp_path)}
     assert main(["bench", "backends", TINY, "--rounds", "1", "--backends", "collaborative", "--replay"]) == 1
+
+
+def test_merged_checkpoints_are_whole_once_every_planned_backend_is_in(tmp_path):
+    from storyworld.benches.backends import merge_results
+
+    def part(name, backends, **extra):
+        path = tmp_path / name
+        path.write_text(json.dumps({"world": "w", "rounds": 2, "seed": 0, "backends": {b: {} for b in backends},
+                                    **extra}), encoding="utf-8")
+        return str(path)
+
+    cut = part("a.json", ["consensus"], partial=True, planned=["consensus", "collaborative"])
+    rest = part("b.json", ["collaborative"])
+    assert merge_results([cut])["partial"] is True
+    whole = merge_results([cut, rest])
+    assert "partial" not in whole and "planned" not in whole and set(whole["backends"]) == {"consensus", "collaborative"}

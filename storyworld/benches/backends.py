@@ -708,6 +708,7 @@ def merge_results(paths: list[str]) -> dict[str, Any]:
     # A checkpoint of a run cut short is partial; the merge is whole once every file's backends are
     # in and none was cut short inside its own list (a checkpoint names the backends it meant to run).
     merged.pop("partial", None)
+    merged.pop("planned", None)
     if any(part.get("partial") and not set(part.get("planned") or BACKENDS) <= set(merged["backends"]) for part in parts):
         merged["partial"] = True
     if cells:
