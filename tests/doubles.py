@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from storyworld.actions import Action, Observe
+from storyworld.kernel.actions import Action, Observe
 from storyworld.minds import Decision, DecisionContext
 from tests.fixtures_memory import HashEmbedder  # noqa: F401 — the one test embedder, re-exported
 

@@ -8,8 +8,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from doubles import HashEmbedder, ScriptedMind  # noqa: E402
-from storyworld import session  # noqa: E402
-from storyworld.state import Settings  # noqa: E402
+from storyworld.game import session  # noqa: E402
+from storyworld.kernel.state import Settings  # noqa: E402
 from storyworld.world import load_world  # noqa: E402
 from test_run_faults import script  # noqa: E402
 

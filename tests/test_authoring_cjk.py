@@ -9,7 +9,7 @@ import pytest
 from storyworld.authoring import cjk
 from storyworld.authoring.pipeline import author_source
 from storyworld.authoring.prose import author_prose, split_chapters
-from storyworld.world import World, load_world
+from storyworld.world import load_world, world_from_file
 
 ROOT = Path(__file__).parent.parent
 
@@ -58,7 +58,7 @@ def test_names_in_the_source_script_with_english_aliases_are_one_agent():
 def test_a_chinese_draft_passes_check(monkeypatch):
     monkeypatch.setattr(cjk, "known_names", lambda folders=None: KNOWN)
     draft = author_prose(TALE, world_id="ferry-zh")
-    world = World.from_file(draft.world)
+    world = world_from_file(draft.world)
     assert world.warnings == []
     fang = world.agents["fang-yuan"]
     assert fang.name == "方遠" and fang.native_name == "方遠" and "Fang Yuan" in fang.aliases
@@ -84,5 +84,5 @@ def test_sanguo_chapters_author_into_a_playable_world(shared_dir, tmp_path):
     assert {"guan-yu", "zhang-fei", "cao-cao", "dong-zhuo", "lu-bu", "diao-chan"} <= set(agents)
     assert not any(a.name.endswith(("大怒", "曰")) for a in agents.values())
     assert len(draft.world.start) == 10 and any(a.playable for a in agents.values())
-    world = World.from_file(draft.world)
+    world = world_from_file(draft.world)
     assert world.warnings == []

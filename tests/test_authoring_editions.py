@@ -9,7 +9,7 @@ import pytest
 
 from storyworld.authoring.editions import is_direction_line, is_stage_words, normalize_edition
 from storyworld.authoring.playparse import parse_play
-from storyworld.world import World
+from storyworld.world import world_from_file
 
 PLAYS = Path(__file__).parent / "data" / "plays"
 LAYOUTS = ["gutenberg", "worldlib", "acting", "plain"]
@@ -33,7 +33,7 @@ def test_every_layout_gives_the_same_cast_places_and_starts(layout):
     assert figures["scenes"] == 15 and figures["starts"] == 5  # a start per act
     assert [s.id for s in parse.world.start] == ["beginning", "act-2", "act-3", "act-4", "act-5"]
     assert figures["stage_words_as_agents"] == [] and figures["stage_words_as_places"] == []
-    assert World.from_file(parse.world).warnings == []
+    assert world_from_file(parse.world).warnings == []
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -89,7 +89,7 @@ def test_first_folio_layout_without_personae_or_places():
     hold = next(e for e in parse.world.event if e.kind == "say" and e.text.startswith("They come down"))
     assert hold.text == "They come down to meet us. Hold the left." and hold.actors == ["titus"]
     assert {s.id: s for s in parse.world.start}["act-4"].absent == ["corvus"]
-    assert World.from_file(parse.world).warnings == []
+    assert world_from_file(parse.world).warnings == []
 
 
 def test_stage_words():

@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from storyworld import session
-from storyworld.actions import Say, Wait
+from storyworld.game import session
+from storyworld.kernel.actions import Say, Wait
 from storyworld.authoring.cards import card_from_json, import_card, read_card
 from storyworld.authoring.fountain import author_fountain, parse_fountain, place_name
 from storyworld.authoring.pipeline import author_source, detect_file_kind
 from storyworld.cli import main
 from storyworld.errors import UserError
-from storyworld.screenplay import beats_from_events, render_fountain
-from storyworld.state import Settings
-from storyworld.world import World, load_world
+from storyworld.report.screenplay import beats_from_events, render_fountain
+from storyworld.kernel.state import Settings
+from storyworld.world import load_world, world_from_file
 from tests.doubles import HashEmbedder, ScriptedMind
 
 DATA = Path(__file__).parent / "data"
@@ -48,12 +48,12 @@ def test_fountain_authors_a_world():
     assert [(e.actors[0], e.text) for e in says][:2] == [
         ("nell", "Eleven. There were twelve at the dock."), ("oskar", "Nell! The rope's slipping!"),
     ]
-    assert World.from_file(world).warnings == []
+    assert world_from_file(world).warnings == []
     assert detect_file_kind(FERRY) == "fountain"
 
 
 def test_fountain_round_trip_through_a_run(tmp_path):
-    world = World.from_file(author_fountain(FERRY.read_text(encoding="utf-8"), world_id="ferry"))
+    world = world_from_file(author_fountain(FERRY.read_text(encoding="utf-8"), world_id="ferry"))
     lines = {"nell": "Who counts the coins now?", "oskar": "Mind the rope.", "magda": "Saltholm, and quickly."}
 
     def plan(round_, agent, context):
@@ -103,7 +103,7 @@ def _check_card_world(world):
     facts = [e for e in canon if e.kind == "observe"]
     assert [e.text for e in facts] == ["The ledger has a page torn out for the night of the wreck."]
     assert all(e.witnesses == [agent.id] for e in canon)
-    assert World.from_file(world).warnings == [] or all("archived" not in w for w in World.from_file(world).warnings)
+    assert world_from_file(world).warnings == [] or all("archived" not in w for w in world_from_file(world).warnings)
 
 
 def test_json_card_into_a_world(tmp_path):
@@ -187,7 +187,7 @@ def test_fountain_emphasis_and_forced_cues_round_trip():
     world = author_fountain(text)
     assert [a.name for a in world.agent] == ["劉備", "1 Clown"]
     assert [e.text for e in world.event] == ["Rain on the glass.", "我們走吧。", "A grave, sir."]
-    from storyworld.screenplay import _cue
+    from storyworld.report.screenplay import _cue
 
     assert _cue("劉備") == "@劉備" and _cue("1 Clown") == "@1 Clown" and _cue("Maren") == "MAREN"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from storyworld.authoring.playparse import _front_matter, parse_personae, parse_play
-from storyworld.world import World
+from storyworld.world import world_from_file
 
 ARAGON = Path(__file__).parent / "data" / "plays" / "aragon_mixed.txt"
 
@@ -56,7 +56,7 @@ def test_abbreviated_headings_resolve_to_the_personae(aragon):
     # `King.` is the King of Navarre; `Abbess.` is Mabel; `Son.` is the Boy
     assert "King" in agents["king-of-navarre"].aliases and "Abbess" in agents["mabel"].aliases
     assert "Son" in agents["boy"].aliases
-    assert World.from_file(aragon.world).warnings == []
+    assert world_from_file(aragon.world).warnings == []
 
 
 def test_both_and_all_headings_are_the_people_on_stage(aragon):

@@ -9,7 +9,7 @@ import pytest
 
 from storyworld.authoring.playparse import detect_layout, looks_like_play, parse_personae, parse_play
 from storyworld.errors import UserError
-from storyworld.world import World, check_world, write_world
+from storyworld.world import check_world, world_from_file, write_world
 
 PLAYS = Path(__file__).parent / "data" / "plays"
 
@@ -44,7 +44,7 @@ def test_layouts_are_told_apart():
 
 
 def test_paragraph_layout_world_passes_check_without_warnings(lantern, tmp_path):
-    world = World.from_file(lantern.world)
+    world = world_from_file(lantern.world)
     assert world.warnings == []
     path = write_world(lantern.world, tmp_path / "lantern.toml")
     report = check_world(path)
@@ -126,7 +126,7 @@ def test_heading_layout(salt_road):
     assert alone.witnesses == ["warden"]
     told = _said(salt_road, 2, 1, "For half the toll")
     assert set(told.witnesses) == {"warden", "ferryman"}
-    assert World.from_file(salt_road.world).warnings == []
+    assert world_from_file(salt_road.world).warnings == []
 
 
 def test_personae_prose_block():
@@ -291,6 +291,6 @@ def test_acts_without_scenes_and_non_plays():
     ])
     parse = parse_play(text, world_id="short")
     assert [(s.act, s.number) for s in parse.scenes] == [(1, 1), (2, 1)]
-    assert World.from_file(parse.world).warnings == []
+    assert world_from_file(parse.world).warnings == []
     with pytest.raises(UserError, match="is this a play"):
         parse_play("Chapter 1\n\nLiu Bei rode to Zhuo. He met Zhang Fei there.\n", world_id="prose")

@@ -22,7 +22,7 @@ from storyworld.authoring.prose import (
     time_phrases,
 )
 from storyworld.llm import Completion
-from storyworld.world import World, check_world, write_world
+from storyworld.world import check_world, world_from_file, write_world
 
 RIVER = Path(__file__).parent / "data" / "prose" / "river_oath.txt"
 
@@ -90,7 +90,7 @@ def test_fallback_extract(river_cast):
 
 def test_fallback_draft_is_valid_and_flags_doubts(river_text, tmp_path):
     draft = author_prose(river_text, world_id="river-oath", max_chunk_chars=200)
-    world = World.from_file(draft.world)
+    world = world_from_file(draft.world)
     assert world.warnings == []
     assert draft.model_calls == 0
     assert {a.id for a in draft.world.agent} == {"wen-qiao", "gao-ren", "lan-shu", "governor-pei"}
@@ -161,7 +161,7 @@ def test_bad_model_output_falls_back_with_a_flag(river_text, reply, reason):
     flagged = [e for e in draft.world.event if f"{reason}; fallback used" in e.flags]
     assert len(flagged) == 1
     assert flagged[0].actors  # the fallback still gave a usable event
-    World.from_file(draft.world)
+    world_from_file(draft.world)
 
 
 def test_model_budget_is_spread_over_chapters(river_text, river_cast):
@@ -242,7 +242,7 @@ def bundled_model():
 def test_real_model_drafts_a_valid_world(river_text, bundled_model):
     draft = author_prose(river_text, world_id="river-oath", lm=bundled_model, max_model_chunks=1, max_chunk_chars=200)
     assert draft.model_calls == 1
-    World.from_file(draft.world)
+    world_from_file(draft.world)
     # Either the model's event was kept, or it was flagged and the fallback stood in.
     first_chapter = draft.world.event[: max(1, len(draft.world.event) // 2)]
     assert first_chapter and all(e.actors for e in first_chapter)

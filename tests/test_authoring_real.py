@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from storyworld import session
+from storyworld.game import session
 from storyworld.authoring.fountain import author_fountain
 from storyworld.authoring.pipeline import author_source
 from storyworld.minds import LLMMind
-from storyworld.screenplay import beats_from_events, render_fountain
-from storyworld.state import Settings
-from storyworld.world import World
+from storyworld.report.screenplay import beats_from_events, render_fountain
+from storyworld.kernel.state import Settings
+from storyworld.world import world_from_file
 
 FERRY = Path(__file__).parent / "data" / "screenplays" / "night_ferry.fountain"
 
@@ -27,7 +27,7 @@ def real_lm():
 
 
 def test_fountain_round_trip_with_the_real_model(real_lm):
-    world = World.from_file(author_fountain(FERRY.read_text(encoding="utf-8"), world_id="ferry"))
+    world = world_from_file(author_fountain(FERRY.read_text(encoding="utf-8"), world_id="ferry"))
     sim = session.new_simulation(world, None, Settings(seed=4, awake="all"), LLMMind(real_lm))
     for _ in range(2):
         sim.step()
@@ -42,7 +42,7 @@ def test_fountain_round_trip_with_the_real_model(real_lm):
 @pytest.mark.slow
 def test_the_chinese_chapters_play_a_round(real_lm, shared_dir):
     draft = author_source(shared_dir / "texts" / "sanguo_yanyi_zh_ch01-10.txt", kind="prose", max_chunks=0)
-    world = World.from_file(draft.world)
+    world = world_from_file(draft.world)
     assert world.warnings == []
     sim = session.new_simulation(world, None, Settings(seed=1, awake="near", player="liu-bei"), LLMMind(real_lm))
     before = sim.state.round

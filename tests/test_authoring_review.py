@@ -26,8 +26,8 @@ from storyworld.authoring.review import (
     save_draft,
     set_playable,
 )
-from storyworld.schema import Agent, Event, Place, Start, WorldFile, WorldInfo, WorldObject
-from storyworld.world import World, check_world, load_world
+from storyworld.world.schema import Agent, Event, Place, Start, WorldFile, WorldInfo, WorldObject
+from storyworld.world import check_world, load_world, World, world_from_file
 
 PLAYS = Path(__file__).parent / "data" / "plays"
 
@@ -62,7 +62,7 @@ def twins() -> WorldFile:
 
 
 def _check(world: WorldFile) -> World:
-    checked = World.from_file(world)
+    checked = world_from_file(world)
     return checked
 
 

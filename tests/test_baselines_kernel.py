@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from storyworld import session
-from storyworld.actions import Say
-from storyworld.state import Settings
+from storyworld.game import session
+from storyworld.kernel.actions import Say
+from storyworld.kernel.state import Settings
 from storyworld.world import load_world
 from tests.doubles import HashEmbedder, ScriptedMind
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from storyworld import session
+from storyworld.game import session
 from storyworld.locations import find_world
 from storyworld.minds import LLMMind
-from storyworld.state import Settings
+from storyworld.kernel.state import Settings
 from storyworld.world import check_world
 
 pytestmark = [pytest.mark.real_model, pytest.mark.real_embedder]

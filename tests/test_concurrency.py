@@ -11,13 +11,13 @@ import msgspec
 import pytest
 
 from doubles import HashEmbedder
-from storyworld import session
-from storyworld.actions import Move, Observe, Say
-from storyworld.concurrency import LANE, CancelledRun, lanes, parallelism, run_ordered
+from storyworld.game import session
+from storyworld.kernel.actions import Move, Observe, Say
+from storyworld.llm.concurrency import LANE, CancelledRun, lanes, parallelism, run_ordered
 from storyworld.llm import wrap
 from storyworld.minds import Decision
-from storyworld.simulation import Cancelled
-from storyworld.state import Settings
+from storyworld.game.simulation import Cancelled
+from storyworld.kernel.state import Settings
 from storyworld.world import load_world
 
 TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"

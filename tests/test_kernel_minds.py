@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from storyworld.actions import ActOn, Move, Observe, Say, Wait
+from storyworld.kernel.actions import ActOn, Move, Observe, Say, Wait
 from storyworld.llm import Completion, schema_problems
 from storyworld.minds import direction, lines, words
 from storyworld.minds.choice import Plan, menu, policy
 from storyworld.minds.context import DecisionContext
-from storyworld.perception import perceive
-from storyworld.simulation import initial_state
-from storyworld.state import ShortTerm, ThreadLine
+from storyworld.kernel.perception import perceive
+from storyworld.game.simulation import initial_state
+from storyworld.kernel.state import ShortTerm, ThreadLine
 from storyworld.world import load_world
 
 TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
@@ -133,7 +133,7 @@ def test_direction_gives_the_next_beat_and_marks_it_met():
     state.positions["maren"] = world.events_by_id[first].place
     state.positions["tobin"] = world.events_by_id[first].place
     state.round += 1
-    from storyworld.state import SimEvent
+    from storyworld.kernel.state import SimEvent
 
     said = [SimEvent(id="r0-0", round=0, place=state.positions["tobin"], actor=a, kind="say", text="x")
             for a in ("tobin", "maren")]
@@ -153,7 +153,7 @@ def test_direction_gives_the_next_beat_and_marks_it_met():
 def test_lead_takes_along_the_idle_and_the_willing(own, follows):
     import random
 
-    from storyworld.kernel import resolve_round
+    from storyworld.kernel.resolve import resolve_round
 
     world = load_world(TINY)
     state = initial_state(world, "arrival")

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from storyworld import session
-from storyworld.actions import Say
+from storyworld.game import session
+from storyworld.kernel.actions import Say
 from storyworld.minds import LLMMind
-from storyworld.state import Settings
+from storyworld.kernel.state import Settings
 from storyworld.world import load_world
 
 TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"

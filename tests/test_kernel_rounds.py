@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from doubles import HashEmbedder, ScriptedMind
-from storyworld import session
-from storyworld.actions import ActOn, Move, Observe, Say, Wait
+from storyworld.game import session
+from storyworld.kernel.actions import ActOn, Move, Observe, Say, Wait
 from storyworld.llm import Completion, LanguageModel, wrap
 from storyworld.minds import LLMMind
-from storyworld.state import Settings
+from storyworld.kernel.state import Settings
 from storyworld.world import load_world
 
 TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from doubles import HashEmbedder, ScriptedMind
-from storyworld import session
-from storyworld.actions import ActOn, Move, Say, Wait
-from storyworld.state import Settings
+from storyworld.game import session
+from storyworld.kernel.actions import ActOn, Move, Say, Wait
+from storyworld.kernel.state import Settings
 from storyworld.world import load_world
 
 TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"

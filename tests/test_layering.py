@@ -14,7 +14,7 @@ BY_NAME = re.compile(r"\btui\b")
 def test_core_imports_without_textual():
     code = (
         "import sys, memory, storyworld, saves, storyworld.cli\n"
-        "import storyworld.schema, memory.records\n"
+        "import storyworld.world.schema, memory.records\n"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'tui')]\n"
         "assert not bad, bad\n"
     )
@@ -47,7 +47,7 @@ def test_the_composition_root_adds_the_tui_commands():
 
 
 def test_kernel_deposits_import_without_numpy():
-    code = "import sys, memory.records, storyworld.kernel\nassert 'numpy' not in sys.modules\n"
+    code = "import sys, memory.records, storyworld.kernel.resolve\nassert 'numpy' not in sys.modules\n"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
 
 

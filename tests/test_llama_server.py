@@ -9,12 +9,12 @@ import msgspec
 import pytest
 
 from doubles import HashEmbedder
-from storyworld import session
+from storyworld.game import session
 from storyworld.llm import ModelError, ModelWrapper, load_model
 from storyworld.llm.llama_server import LlamaServerProcess, find_llama_server
 from storyworld.locations import default_gguf
 from storyworld.minds import LLMMind
-from storyworld.state import Settings
+from storyworld.kernel.state import Settings
 from storyworld.world import load_world
 
 TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"

@@ -87,7 +87,7 @@ def test_model_and_server_together_are_refused(tmp_path):
 
 
 def test_importing_the_layer_does_not_load_llama_cpp():
-    code = "import sys, storyworld.llm, storyworld.judge; assert 'llama_cpp' not in sys.modules"
+    code = "import sys, storyworld.llm, storyworld.llm.equivalence_judge; assert 'llama_cpp' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

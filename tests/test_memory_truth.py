@@ -103,8 +103,8 @@ def test_merged_lie_is_retracted_wherever_it_went(store):
 def test_simulation_retract_follows_a_merged_lie(tmp_path):
     from types import SimpleNamespace
 
-    from storyworld import session
-    from storyworld.state import Settings
+    from storyworld.game import session
+    from storyworld.kernel.state import Settings
     from storyworld.world import load_world
     from tests.doubles import ScriptedMind
 
@@ -171,8 +171,8 @@ def test_late_start_keeps_canon(store):
 
 
 def _save_with_a_dispute(tmp_path, monkeypatch):
-    from storyworld import session
-    from storyworld.state import Settings
+    from storyworld.game import session
+    from storyworld.kernel.state import Settings
     from storyworld.world import load_world
     from tests.doubles import ScriptedMind
 
@@ -199,9 +199,9 @@ def test_cross_owner_dispute_shows_in_who_knows_json(tmp_path, monkeypatch, caps
 
 
 def test_unmerge_command(tmp_path, monkeypatch, capsys):
-    from storyworld import session
+    from storyworld.game import session
     from storyworld.cli import main
-    from storyworld.state import Settings
+    from storyworld.kernel.state import Settings
     from storyworld.world import load_world
     from tests.doubles import ScriptedMind
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from storyworld import eventlog, playquality, session
-from storyworld.actions import Wait
+from storyworld.report import eventlog, playquality
+
+from storyworld.game import session
+from storyworld.kernel.actions import Wait
 from storyworld.locations import find_world
 from storyworld.minds import LLMMind, lines
 from storyworld.minds.words import world_names
-from storyworld.script import ScriptedPlayer
-from storyworld.state import Settings
+from storyworld.game.script import ScriptedPlayer
+from storyworld.kernel.state import Settings
 from storyworld.world import load_world
 
 pytestmark = [pytest.mark.real_model, pytest.mark.real_embedder, pytest.mark.slow]

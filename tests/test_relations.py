@@ -8,18 +8,18 @@ from pathlib import Path
 import pytest
 
 from doubles import HashEmbedder
-from storyworld import session
-from storyworld.actions import ActOn, Say, Wait
+from storyworld.game import session
+from storyworld.kernel.actions import ActOn, Say, Wait
 from storyworld.benches.backends_plots import write_relation_plots
 from storyworld.minds import Decision
-from storyworld.relations import (
+from storyworld.report.relations import (
     affiliation_clusters,
     communities,
     interaction_counts,
     pair_relations,
     relations_summary,
 )
-from storyworld.state import Settings, SimEvent
+from storyworld.kernel.state import Settings, SimEvent
 from storyworld.world import load_world
 
 TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"

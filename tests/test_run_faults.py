@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from doubles import HashEmbedder, ScriptedMind
-from storyworld import session
-from storyworld.actions import Move, Say, Wait
-from storyworld.state import Settings
+from storyworld.game import session
+from storyworld.kernel.actions import Move, Say, Wait
+from storyworld.kernel.state import Settings
 from storyworld.world import load_world
 
 HERE = Path(__file__).parent

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from storyworld import session
-from storyworld.actions import Say
+from storyworld.game import session
+from storyworld.kernel.actions import Say
 from storyworld.llm import Completion, LanguageModel
-from storyworld.quality import METRICS, canon_after, score, score_run
-from storyworld.state import Settings
+from storyworld.report.quality import METRICS, canon_after, score, score_run
+from storyworld.kernel.state import Settings
 from storyworld.world import load_world
 from tests.doubles import HashEmbedder, ScriptedMind
 from tests.fixtures_llm import bundled_lm  # noqa: F401 — session fixture

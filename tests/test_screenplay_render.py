@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from storyworld import session
-from storyworld.actions import ActOn, Move, Observe, ReadThread, Say, Wait
+from storyworld.game import session
+from storyworld.kernel.actions import ActOn, Move, Observe, ReadThread, Say, Wait
 from storyworld.cli import main
-from storyworld.screenplay import ScreenplayBeat, beats_from_events, render, render_simulation, scenes_from_beats
-from storyworld.state import Settings, SimEvent
+from storyworld.report.screenplay import ScreenplayBeat, beats_from_events, render, render_simulation, scenes_from_beats
+from storyworld.kernel.state import Settings, SimEvent
 from storyworld.world import load_world
 from tests.doubles import HashEmbedder, ScriptedMind
 
@@ -68,7 +68,7 @@ def test_beats_drop_noise_and_repeated_lines(tiny_run):
 
 
 def test_moves_say_where_the_actor_came_from(tiny_run, tiny):
-    from storyworld.simulation import initial_state
+    from storyworld.game.simulation import initial_state
 
     start = initial_state(tiny, "arrival").positions
     beats = beats_from_events(tiny, tiny_run.state.events, start)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from storyworld.errors import UserError
-from storyworld.schema import WorldFile
-from storyworld.world import CheckReport, World, WorldError, check_bytes, check_world, load_world
+from storyworld.world.schema import WorldFile
+from storyworld.world import check_bytes, check_world, CheckReport, load_world, World, world_from_file, WorldError
 
 DATA = Path(__file__).parent / "data" / "worlds"
 TINY = DATA / "tiny.toml"
@@ -174,8 +174,8 @@ def test_warnings_do_not_fail_the_world():
 
 
 def test_from_file_validates_in_memory_worlds(tiny: World):
-    again = World.from_file(tiny.file)
+    again = world_from_file(tiny.file)
     assert again.file == tiny.file
     broken = WorldFile(world=tiny.file.world, place=tiny.file.place, agent=[], start=tiny.file.start)
     with pytest.raises(WorldError, match=r"agent: no \[\[agent\]\] tables"):
-        World.from_file(broken, name="draft")
+        world_from_file(broken, name="draft")

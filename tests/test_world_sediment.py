@@ -8,7 +8,7 @@ import msgspec
 import pytest
 
 import memory
-from storyworld.sediment import SedimentReport, event_deposits, sediment
+from storyworld.game.sediment import SedimentReport, event_deposits, sediment
 from storyworld.world import World, load_world
 
 TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from storyworld.schema import Agent, Event, Place, Start, WorldFile, WorldInfo, WorldObject
+from storyworld.world.schema import Agent, Event, Place, Start, WorldFile, WorldInfo, WorldObject
 from storyworld.world import WorldError, load_world, world_to_toml, write_world
 
 TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
@@ -28,7 +28,7 @@ def test_round_trip_is_equal(tmp_path: Path):
 
 
 def test_written_text_snapshot(snapshot):
-    assert world_to_toml(load_world(TINY)) == snapshot
+    assert world_to_toml(load_world(TINY).file) == snapshot
 
 
 def test_write_is_atomic_and_leaves_no_temporary_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

@@ -1,4 +1,4 @@
-"""A game in progress: a storyworld.session.Session, the lock that keeps worker threads apart, and its views.
+"""A game in progress: a storyworld.game.session.Session, the lock that keeps worker threads apart, and its views.
 
 Every method here blocks (model calls, embedding, disk) and is meant to run in a thread worker.
 """
@@ -11,13 +11,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from storyworld import session as _session
+from storyworld.game import session as _session
 from tui.views import Beat, Moment, RecordCard, beats_for, build_moment, record_card
 
 if TYPE_CHECKING:
-    from storyworld.actions import Action
-    from storyworld.session import Session
-    from storyworld.simulation import Simulation
+    from storyworld.kernel.actions import Action
+    from storyworld.game.session import Session
+    from storyworld.game.simulation import Simulation
     from storyworld.world import World
     from tui.runtime import Runtime
 
@@ -46,7 +46,7 @@ unique_folder = _session.unique_folder
 
 
 class Game:
-    """The TUI's handle on a headless storyworld.session.Session: the lock worker threads share, and views.
+    """The TUI's handle on a headless storyworld.game.session.Session: the lock worker threads share, and views.
 
     Starting, playing, saving and branching are the session's; this adapter adds the model and
     embedder from the runtime and turns rounds into the screens' moments and cards.
@@ -92,7 +92,7 @@ class Game:
     def new(cls, world: World, player: str, start_id: str | None, runtime: Runtime,
             progress: LoadProgress | None = None) -> Game:
         """Load the embedder and the mind, sediment the canon, and give the game a fresh slot."""
-        from storyworld.state import Settings
+        from storyworld.kernel.state import Settings
 
         report = progress or (lambda stage, done, total: None)
         report("loading the embedder", 0, 3)

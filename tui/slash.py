@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual.suggester import Suggester
 
-from storyworld.actions import VERBS
-from storyworld.playerinput import (  # noqa: F401 — the action bar's parser lives in the core; re-exported here
+from storyworld.kernel.actions import VERBS
+from storyworld.game.playerinput import (  # noqa: F401 — the action bar's parser lives in the core; re-exported here
     COMMAND_NAMES, COMMANDS, Help, Parsed, Play, Problem, Recall, Surroundings, help_text, parse,
 )
 

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from storyworld.minds import guide
 
 if TYPE_CHECKING:
-    from storyworld.simulation import Simulation
-    from storyworld.state import SimEvent
+    from storyworld.game.simulation import Simulation
+    from storyworld.kernel.state import SimEvent
 
 # Eight colours that read on dark and light themes; an agent's colour is stable across runs and saves.
 BADGE_COLOURS: tuple[str, ...] = (
@@ -357,7 +357,7 @@ def _due_hint(idle: int) -> bool:
 
 def idle_rounds(state: Any, player: str) -> int:
     """How many of the player's latest actions in a row did nothing for the story (wait, look, catch up)."""
-    from storyworld.actions import Observe, ReadThread, Wait
+    from storyworld.kernel.actions import Observe, ReadThread, Wait
 
     count = 0
     for action in reversed(state.actions):
@@ -402,7 +402,7 @@ class Heatmap:
 class Relations:
     """Pairs of agents ranked by how much they interacted, with what memory they share, and communities."""
 
-    pairs: tuple[Any, ...]  # storyworld.relations.PairRelation, ranked
+    pairs: tuple[Any, ...]  # storyworld.report.relations.PairRelation, ranked
     names: dict[str, str]  # agent id -> name
     communities: tuple[tuple[str, ...], ...]
 
@@ -421,7 +421,7 @@ class MemoryView:
 
 def relations_view(world: Any, store: Any, events: Any) -> Relations:
     """The Relations tab: ranked pairs (spoke, acted, shared, linked) and conversational communities."""
-    from storyworld.relations import communities, pair_relations
+    from storyworld.report.relations import communities, pair_relations
 
     agents = [a.id for a in world.file.agent]
     pairs = pair_relations(agents, events, store)

@@ -21,7 +21,7 @@ import msgspec
 
 from storyworld.authoring.common import slugify, trim_text, unique_id
 from storyworld.errors import UserError
-from storyworld.schema import Agent, Event, Place, Start, WorldFile, WorldInfo
+from storyworld.world.schema import Agent, Event, Place, Start, WorldFile, WorldInfo
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PLAYER_WORD = "the player"

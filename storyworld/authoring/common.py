@@ -11,7 +11,7 @@ from typing import Union
 import msgspec
 
 from storyworld.errors import UserError
-from storyworld.schema import WorldFile
+from storyworld.world.schema import WorldFile
 
 # progress(done, total, message): called by the pipelines after each unit of work.
 ProgressCallback = Callable[[int, int, str], None]

@@ -17,7 +17,7 @@ from typing import Literal
 import msgspec
 
 from storyworld.authoring.common import CancelToken, ProgressCallback, check_cancel, event_ids, report, slugify, trim_text, unique_id
-from storyworld.schema import Agent, Event, Place, Start, WorldFile, WorldInfo
+from storyworld.world.schema import Agent, Event, Place, Start, WorldFile, WorldInfo
 
 ElementKind = Literal["heading", "character", "dialogue", "parenthetical", "action", "transition"]
 SCENE_RE = re.compile(r"^(?:INT\.?/EXT|INT/EXT|I/E|INT|EXT|EST)[.\s]", re.I)

@@ -89,7 +89,7 @@ def author_source(
     loaded. A missing bundled model downgrades to the deterministic fallback with a note; a model
     the user named explicitly that cannot be loaded is an error.
     """
-    from storyworld.world import World
+    from storyworld.world import world_from_file
 
     started = time.perf_counter()
     if kind in (None, "auto"):
@@ -98,7 +98,7 @@ def author_source(
         from storyworld.authoring.cards import import_card, read_card
 
         world = import_card(read_card(source), into, world_id=world_id)
-        World.from_file(world, name=str(source))
+        world_from_file(world, name=str(source))
         card_agent = world.agent[-1]
         return Draft(world=world, kind="card", seconds=time.perf_counter() - started,
                      notes=[f"card: {card_agent.name} ({card_agent.id}), "
@@ -136,7 +136,7 @@ def author_source(
         draft.notes = [*notes, *draft.notes]
         if model is not None and lm is None:
             model.close()
-    World.from_file(draft.world, name=str(source))  # the contract: a draft always passes check
+    world_from_file(draft.world, name=str(source))  # the contract: a draft always passes check
     draft.seconds = time.perf_counter() - started
     draft.flag_counts = _flag_counts(draft)
     return draft

@@ -33,7 +33,7 @@ from storyworld.authoring.editions import (
     normalize_edition,
 )
 from storyworld.errors import UserError
-from storyworld.schema import Agent, Event, Place, Start, WorldFile, WorldInfo, WorldObject
+from storyworld.world.schema import Agent, Event, Place, Start, WorldFile, WorldInfo, WorldObject
 
 Layout = Literal["paragraph", "heading"]
 

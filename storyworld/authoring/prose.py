@@ -31,7 +31,7 @@ from storyworld.authoring.common import (
 )
 from storyworld.authoring import cjk
 from storyworld.authoring.cjk import HAN_RE, is_cjk
-from storyworld.schema import Agent, Event, Place, Start, WorldFile, WorldInfo
+from storyworld.world.schema import Agent, Event, Place, Start, WorldFile, WorldInfo
 
 MAX_CHUNK_CHARS = 500  # short paragraphs are joined up to this; long ones split at sentences
 MODEL_CHUNKS_PER_CHAPTER = 1  # default model budget when no total is given

@@ -13,7 +13,7 @@ import msgspec
 
 from storyworld.authoring.common import slugify
 from storyworld.errors import UserError
-from storyworld.schema import Agent, Event, Place, WorldFile
+from storyworld.world.schema import Agent, Event, Place, WorldFile
 
 IssueTarget = Literal["world", "place", "agent", "object", "event", "start"]
 
@@ -362,11 +362,11 @@ def references_to(world: WorldFile, item_id: str) -> list[str]:
 
 def list_warnings(world: WorldFile) -> list[Issue]:
     """Everything an author should look at: check errors and warnings, flagged events, unused cast and places."""
-    from storyworld.world import World, WorldError
+    from storyworld.world import world_from_file, WorldError
 
     issues: list[Issue] = []
     try:
-        checked = World.from_file(world, name="draft")
+        checked = world_from_file(world, name="draft")
         for text in checked.warnings:
             issues.append(_issue_from_check(text, "warning"))
     except WorldError as exc:

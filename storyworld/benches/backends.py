@@ -278,16 +278,16 @@ def run_one(
     Horizons past `rounds` continue the same run afterwards; with `later` given, that continuation
     is appended to it as a callable instead of running now (so other backends finish first).
     """
-    from storyworld import session
-    from storyworld.state import Settings
+    from storyworld.game import session
+    from storyworld.kernel.state import Settings
 
     settings = Settings(seed=seed, backend=backend, cache_policy=cache, merge=merge, awake=awake,
                         player=player, max_awake=max_awake, model=model_name)
     began = time.perf_counter()
     if store_options and backend != "consensus":
         from memory import baselines
-        from storyworld.sediment import sediment
-        from storyworld.simulation import Simulation, initial_state
+        from storyworld.game.sediment import sediment
+        from storyworld.game.simulation import Simulation, initial_state
 
         store = baselines.make(backend, embedder=embedder, **store_options)
         start_id = world.start(start).id
@@ -348,7 +348,7 @@ def run_one(
     result["agents"] = agents
     result["ownership"] = ownership_matrix(meter.store, agents)
     result["owned_per_agent"] = {a: len(meter.store.held_by(a)) for a in agents}
-    from storyworld.relations import relations_summary
+    from storyworld.report.relations import relations_summary
 
     # the pictures of a run (interaction graph, affiliation clusters, pairwise relations)
     result["relations"] = relations_summary(agents, sim.state.events, meter.store, affiliation=backend == "consensus")
@@ -394,8 +394,8 @@ def replay(world: Any, start: str | None, ops: list[tuple], backends: list[str],
     they name the recording store's ids. Affiliation calls replay only into consensus stores,
     whose ids come out the same for the same stream.
     """
-    from storyworld import session
-    from storyworld.sediment import sediment
+    from storyworld.game import session
+    from storyworld.game.sediment import sediment
 
     meters: dict[str, Metered] = {}
     for backend in backends:
@@ -598,12 +598,12 @@ def bench_backends(args: argparse.Namespace) -> int:
     mind = LLMMind(lm)
     judge = None
     if args.judge:
-        from storyworld.judge import make_judge
+        from storyworld.llm.equivalence_judge import make_judge
 
         judge = make_judge(lm, seed=args.seed)
     quality = None
     if args.quality:
-        from storyworld.quality import score_run
+        from storyworld.report.quality import score_run
 
         def quality(sim: Any) -> dict[str, Any]:
             try:

@@ -182,7 +182,7 @@ def _affiliation_graph(plt: Any, affiliation: dict[str, Any], title: str, path: 
     """Consensus records as nodes (size: owners), affiliation edges, colour: Louvain cluster; 3 labelled."""
     import networkx as nx
 
-    from storyworld.relations import affiliation_clusters
+    from storyworld.report.relations import affiliation_clusters
 
     edges = [tuple(e) for e in affiliation["edges"]]
     clusters = affiliation_clusters(edges)

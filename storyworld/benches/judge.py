@@ -268,7 +268,7 @@ def bench_judge(args: argparse.Namespace) -> int:
 
     from memory import MemorySettings
     from memory.embedder import shared_embedder
-    from storyworld.judge import make_judge
+    from storyworld.llm.equivalence_judge import make_judge
     from storyworld.llm import load_model
 
     started = time.perf_counter()

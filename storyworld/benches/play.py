@@ -46,12 +46,14 @@ def bench_play(args: argparse.Namespace) -> int:
     """Run the script, then score the event log."""
     from pathlib import Path
 
-    from storyworld import eventlog, playquality, session
+    from storyworld.report import eventlog, playquality
+
+    from storyworld.game import session
     from storyworld.minds import LLMMind
     from storyworld.minds.direction import canon_progress
     from storyworld.minds.words import world_names
-    from storyworld.script import ScriptedPlayer, read_script
-    from storyworld.state import Settings
+    from storyworld.game.script import ScriptedPlayer, read_script
+    from storyworld.kernel.state import Settings
 
     if args.rounds < 1:
         raise UserError("--rounds must be 1 or more")
@@ -91,7 +93,8 @@ def bench_play(args: argparse.Namespace) -> int:
 def _score_save(args: argparse.Namespace) -> int:
     """The figures of a saved run (no timing: it was not run here)."""
     from memory.embedder import shared_embedder
-    from storyworld import eventlog, playquality, session
+    from storyworld.report import eventlog, playquality
+    from storyworld.game import session
     from storyworld.commands.common import existing_save
     from storyworld.minds.direction import canon_progress
     from storyworld.minds.words import world_names

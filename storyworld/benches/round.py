@@ -75,7 +75,7 @@ class Run:
 
     def step(self, player: str) -> None:
         """One timed round; the player waits."""
-        from storyworld.actions import Wait
+        from storyworld.kernel.actions import Wait
 
         before = self.lm.stats()
         started = time.perf_counter()
@@ -155,10 +155,10 @@ def _load_model(args: argparse.Namespace, parallel: int | None) -> Any:
 
 def _open(name: str, args: argparse.Namespace, world: Any, player: str, lm: Any, decide_parallel: int | None) -> Run:
     """Start one configuration's simulation on `lm`, deciding `decide_parallel` at once (None: lm's)."""
-    from storyworld import session
-    from storyworld.concurrency import parallelism
+    from storyworld.game import session
+    from storyworld.llm.concurrency import parallelism
     from storyworld.minds import LLMMind
-    from storyworld.state import Settings
+    from storyworld.kernel.state import Settings
 
     settings = Settings(seed=args.seed, awake=args.awake, player=player, model=lm.name)
     started = time.perf_counter()
@@ -170,7 +170,7 @@ def _open(name: str, args: argparse.Namespace, world: Any, player: str, lm: Any,
 
 def bench_round(args: argparse.Namespace) -> int:
     """Time rounds of each configuration, interleaved; report concurrent against sequential."""
-    from storyworld.concurrency import DEFAULT_PARALLEL
+    from storyworld.llm.concurrency import DEFAULT_PARALLEL
 
     world = load_world_arg(args.world)
     player = args.player or next(a.id for a in world.file.agent if a.playable and a.status == "active")

@@ -37,7 +37,7 @@ def register(benches: argparse._SubParsersAction) -> None:
 def bench_world(args: argparse.Namespace) -> int:
     """Time load + validate and sediment, and count what the store kept against one row per witness."""
     from storyworld.locations import find_world
-    from storyworld.sediment import sediment
+    from storyworld.game.sediment import sediment
     from storyworld.world import load_world
 
     try:
@@ -66,7 +66,7 @@ def bench_world(args: argparse.Namespace) -> int:
 
     lm = judge = None
     if args.judge:
-        from storyworld.judge import make_judge
+        from storyworld.llm.equivalence_judge import make_judge
         from storyworld.llm import load_model
 
         lm = load_model(model_path=args.model, server_url=args.server)

@@ -8,7 +8,7 @@ from typing import Any
 
 from storyworld.commands.common import existing_save
 from storyworld.errors import UserError
-from storyworld.queries import who_knows
+from storyworld.report.queries import who_knows
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _load(save: str) -> Any:
-    from storyworld import session
+    from storyworld.game import session
 
     return session.load_simulation(existing_save(save), mind=None)
 
@@ -93,7 +93,7 @@ def add_disputes(sim: Any, rows: list[dict[str, Any]]) -> None:
 
 def unmerge_command(args: argparse.Namespace) -> int:
     """Undo one owner's latest merge into a record and save."""
-    from storyworld import session
+    from storyworld.game import session
 
     folder = existing_save(args.save)
     sim = _load(args.save)

@@ -23,7 +23,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def log_command(args: argparse.Namespace) -> int:
     """Print the event log."""
-    from storyworld import eventlog, session
+    from storyworld.report import eventlog
+    from storyworld.game import session
 
     sim = session.load_simulation(existing_save(args.save), mind=None)
     events = eventlog.entries(sim.state.events)

@@ -53,15 +53,15 @@ def run(args: argparse.Namespace) -> int:
     """Run the simulation, saving after every round."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from storyworld import session
+    from storyworld.game import session
     from storyworld.minds import LLMMind
-    from storyworld.state import Settings
+    from storyworld.kernel.state import Settings
 
     if args.rounds < 0:
         raise UserError("--rounds must be 0 or more")
     if args.script and not args.player:
         raise UserError("--script needs --as AGENT: whose lines are they?")
-    from storyworld.script import read_script
+    from storyworld.game.script import read_script
 
     script_lines = read_script(args.script) if args.script else None  # a bad script fails before the model loads
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
             task = bar.add_task("sediment", total=None, detail="")
             judge = None
             if args.judge:
-                from storyworld.judge import make_judge
+                from storyworld.llm.equivalence_judge import make_judge
 
                 judge = make_judge(lm, seed=args.seed)
             game = session.Session.new(
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         player = None
         if script_lines is not None:
             from storyworld.commands.common import resolve_player
-            from storyworld.script import ScriptedPlayer
+            from storyworld.game.script import ScriptedPlayer
 
             agent = resolve_player(sim.world, args.player)
             player = ScriptedPlayer(sim.world, agent, script_lines or [])

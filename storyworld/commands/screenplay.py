@@ -36,10 +36,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def screenplay_command(args: argparse.Namespace) -> int:
     """Read the save, render, write or print."""
-    from storyworld import screenplay
+    from storyworld.report import screenplay
     from storyworld.locations import find_world
-    from storyworld.session import read_game
-    from storyworld.simulation import initial_state
+    from storyworld.game.session import read_game
+    from storyworld.game.simulation import initial_state
     from storyworld.world import load_world
 
     if args.max_scene_rounds < 1:

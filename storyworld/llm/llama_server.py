@@ -23,7 +23,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from storyworld.concurrency import LANE
+from storyworld.llm.concurrency import LANE
 from storyworld.llm.base import Completion, LanguageModel, Message, ModelError, Schema
 from storyworld.llm.local import default_threads
 from storyworld.llm.server import ServerModel
@@ -172,7 +172,7 @@ class ServerPool(LanguageModel):
     Why not one server with N slots: llama.cpp's logits are not bit-for-bit the same across batch
     compositions, so the same requests decided together or one at a time could differ. A server
     with one slot decodes one sequence at a time, and when a lane always carries the same agents
-    in the same order (storyworld.concurrency.run_ordered), each server sees the same requests in
+    in the same order (storyworld.llm.concurrency.run_ordered), each server sees the same requests in
     the same order whether the lanes run at once or in turn: the same prompt-cache states, the
     same text. Each server keeps its agents' prompts cached (they recur round after round), which
     is most of the speed; on a few cores batching gained nothing over this (docs/results/scale.md).

@@ -69,7 +69,7 @@ class ServerModel(LanguageModel):
     ) -> None:
         """Connect to the server at `url`; ModelError (one line) if it does not answer.
 
-        `parallel` is how many requests callers keep in flight (storyworld.concurrency): given,
+        `parallel` is how many requests callers keep in flight (storyworld.llm.concurrency): given,
         or the server's slot count where it reports one (llama.cpp's /props), else 4.
         """
         self.url = base_url(url)

@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from storyworld.actions import ActOn, Action, Move, Observe, ReadThread, Say, Wait, WORDED_VERBS
+from storyworld.kernel.actions import ActOn, Action, Move, Observe, ReadThread, Say, Wait, WORDED_VERBS
 from storyworld.minds.context import DecisionContext
 from storyworld.minds.direction import shortest_path
 from storyworld.world import World

@@ -6,10 +6,10 @@ from typing import Any, Protocol
 
 import msgspec
 
-from storyworld.actions import Action
+from storyworld.kernel.actions import Action
 from storyworld.minds.direction import Intention
-from storyworld.perception import Perception
-from storyworld.state import ShortTerm, ThreadLine
+from storyworld.kernel.perception import Perception
+from storyworld.kernel.state import ShortTerm, ThreadLine
 from storyworld.world import World
 
 

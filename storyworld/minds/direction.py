@@ -6,8 +6,8 @@ from collections import deque
 
 import msgspec
 
-from storyworld.schema import Event
-from storyworld.state import CanonProgress, SimEvent, WorldState
+from storyworld.world.schema import Event
+from storyworld.kernel.state import CanonProgress, SimEvent, WorldState
 from storyworld.world import World
 
 SLACK = 2  # story rounds a beat stays open after its canon round before the story moves on without it

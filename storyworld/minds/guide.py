@@ -9,7 +9,7 @@ import msgspec
 
 from storyworld.minds import direction
 from storyworld.minds.lines import clip
-from storyworld.state import WorldState
+from storyworld.kernel.state import WorldState
 from storyworld.world import World
 
 WINDOW = 12  # story rounds after a start that count toward "at the heart of it"

@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from storyworld.actions import ActOn, Action, Observe, Say, Wait
+from storyworld.kernel.actions import ActOn, Action, Observe, Say, Wait
 from storyworld.minds import choice, lines, words
 from storyworld.minds.choice import Plan
 from storyworld.minds.context import Decision, DecisionContext

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from storyworld.minds import direction
-from storyworld.state import ShortTerm, WorldState
+from storyworld.kernel.state import ShortTerm, WorldState
 from storyworld.world import World
 
 # What a deed done to someone does to their mood, and to their stance toward whoever did it.

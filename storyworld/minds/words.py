@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from storyworld.actions import ActOn, Say
+from storyworld.kernel.actions import ActOn, Say
 from storyworld.minds import lines
 from storyworld.minds.choice import Plan
 from storyworld.minds.context import DecisionContext

@@ -9,7 +9,7 @@ import pytest
 
 from tui_helpers import ScriptedMind, keys_for, settle
 
-from storyworld.actions import Say
+from storyworld.kernel.actions import Say
 from tui.app import make_app
 from tui.screens.play import PlayScreen
 from tui.widgets.records import RecordItem

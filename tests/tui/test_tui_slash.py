@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from storyworld.actions import ActOn, Move, Observe, ReadThread, Say, Wait
-from storyworld.simulation import initial_state
+from storyworld.kernel.actions import ActOn, Move, Observe, ReadThread, Say, Wait
+from storyworld.game.simulation import initial_state
 from tui import slash
 
 

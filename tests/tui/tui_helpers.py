@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from doubles import HashEmbedder  # noqa: F401 — one hashed test embedder for every test
-from storyworld.actions import ActOn, Action, Observe, Say, Wait
+from storyworld.kernel.actions import ActOn, Action, Observe, Say, Wait
 from storyworld.minds import Decision, DecisionContext
 from tui.runtime import Runtime
 

@@ -288,7 +288,7 @@ class PlayScreen(Screen):
 
     def _pending_beat(self, action: Any) -> Beat:
         """The player's submitted action as a beat, shown until the round resolves."""
-        from storyworld.actions import Say, describe
+        from storyworld.kernel.actions import Say, describe
 
         assert self.game is not None
         world = self.game.sim.world
@@ -317,7 +317,7 @@ class PlayScreen(Screen):
     @work(thread=True, exclusive=True, group="round", exit_on_error=False)
     def run_round(self, action: Any) -> None:
         """Step the simulation with the player's action; posts RoundResolved/RoundCancelled/RoundFailed."""
-        from storyworld.simulation import Cancelled
+        from storyworld.game.simulation import Cancelled
 
         game = self.game
         assert game is not None

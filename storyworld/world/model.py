@@ -1,35 +1,16 @@
-"""The World a game runs on, and the facade of world files (DESIGN §4.1).
-
-A world file is checked by storyworld/worldcheck.py (every problem, one line each, with the
-file and field) and written back by storyworld/worldwriter.py; `from storyworld.world import
-load_world, World, check_world, write_world, WorldError` keeps working for every caller.
-"""
+"""The World a game runs on: a validated world file with its tables by id, canon and starts (DESIGN §4.1)."""
 
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
-import msgspec
 
 from storyworld.errors import UserError
-from storyworld.schema import Agent, Event, Place, Start, WorldFile, WorldInfo, WorldObject
+from storyworld.world.schema import Agent, Event, Place, Start, WorldFile, WorldInfo, WorldObject
+from storyworld.world.toml import world_to_toml
 
-# The top-level tables of a world file, in the order they are written.
-TABLES: dict[str, type[msgspec.Struct]] = {
-    "world": WorldInfo,
-    "place": Place,
-    "agent": Agent,
-    "object": WorldObject,
-    "event": Event,
-    "start": Start,
-}
-ARRAY_TABLES = ("place", "agent", "object", "event", "start")
-
-FieldPath = tuple  # a field path: ("agent", 3, "home")
 
 
 class WorldError(UserError):
@@ -62,8 +43,6 @@ class World:
         self.events_by_id: dict[str, Event] = {e.id: e for e in self.events}
         self.starts: dict[str, Start] = {s.id: s for s in file.start}
         if not digest:
-            from storyworld.worldwriter import world_to_toml
-
             digest = hashlib.blake2b(world_to_toml(file).encode(), digest_size=32).hexdigest()
         self.digest = digest
         self.warnings: list[str] = list(warnings)
@@ -92,18 +71,6 @@ class World:
             f"World({self.id!r}: {len(self.agents)} agents, {len(self.places)} places, "
             f"{len(self.objects)} objects, {len(self.events)} events, {len(self.starts)} starts)"
         )
-
-    @classmethod
-    def from_file(cls, world_file: WorldFile, name: str = "<world>") -> World:
-        """A World from an in-memory WorldFile (e.g. from authoring), validated; raises WorldError."""
-        from storyworld.worldcheck import _check_data, _Locator, _Problems
-
-        data = msgspec.to_builtins(world_file)
-        problems = _Problems(name, _Locator(""))
-        checked = _check_data(data, problems)
-        if problems.errors or checked is None:
-            raise WorldError(problems.sorted_errors())
-        return cls(checked, warnings=problems.sorted_warnings())
 
     def start(self, start_id: str | None = None) -> Start:
         """The start point by id; None means the world's default_start, else its first start."""
@@ -162,34 +129,3 @@ class World:
 
 def _count(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-# ---------------------------------------------------------------- public functions
-
-
-def load_world(path: str | os.PathLike[str]) -> World:
-    """Load and validate a world file; raises WorldError listing every problem found."""
-    from storyworld.worldcheck import check_world
-
-    report = check_world(path)
-    if report.errors or report.world is None:
-        raise WorldError(report.errors)
-    return report.world
-
-
-# Checking and writing live in their own modules; their names stay importable from here.
-_ELSEWHERE = {
-    "CheckReport": "storyworld.worldcheck",
-    "check_world": "storyworld.worldcheck",
-    "check_bytes": "storyworld.worldcheck",
-    "world_to_toml": "storyworld.worldwriter",
-    "write_world": "storyworld.worldwriter",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _ELSEWHERE:
-        import importlib
-
-        return getattr(importlib.import_module(_ELSEWHERE[name]), name)
-    raise AttributeError(f"module 'storyworld.world' has no attribute {name!r}")

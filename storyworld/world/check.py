@@ -19,8 +19,8 @@ from pathlib import Path
 
 import msgspec
 
-from storyworld.schema import Agent, Event, Place, Start, WorldFile, WorldInfo, WorldObject
-from storyworld.world import ARRAY_TABLES, TABLES, FieldPath, World
+from storyworld.world.model import World, WorldError
+from storyworld.world.schema import ARRAY_TABLES, TABLES, Agent, Event, FieldPath, Place, Start, WorldFile, WorldInfo, WorldObject
 
 # TOML's own names for the values tomllib produces; users read these words in their editor.
 _TOML_TYPE_NAMES = {
@@ -86,6 +86,24 @@ def check_bytes(raw: bytes, *, name: str = "<world>", path: Path | None = None) 
     digest = hashlib.blake2b(raw, digest_size=32).hexdigest()
     world = World(world_file, path=path, digest=digest, warnings=warnings)
     return CheckReport(errors=[], warnings=warnings, world=world)
+
+
+def load_world(path: str | os.PathLike[str]) -> World:
+    """Load and validate a world file; raises WorldError listing every problem found."""
+    report = check_world(path)
+    if report.errors or report.world is None:
+        raise WorldError(report.errors)
+    return report.world
+
+
+def world_from_file(world_file: WorldFile, name: str = "<world>") -> World:
+    """A World from an in-memory WorldFile (e.g. from authoring), validated; raises WorldError."""
+    data = msgspec.to_builtins(world_file)
+    problems = _Problems(name, _Locator(""))
+    checked = _check_data(data, problems)
+    if problems.errors or checked is None:
+        raise WorldError(problems.sorted_errors())
+    return World(checked, warnings=problems.sorted_warnings())
 
 
 def display_name(path: Path) -> str:

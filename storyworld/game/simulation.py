@@ -11,22 +11,22 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from storyworld.actions import Action
-from storyworld.actions import describe
-from storyworld.concurrency import CancelledRun, lanes, parallelism, run_ordered
-from storyworld.kernel import RoundOutcome, resolve_round
+from storyworld.kernel.actions import Action
+from storyworld.kernel.actions import describe
+from storyworld.llm.concurrency import CancelledRun, lanes, parallelism, run_ordered
+from storyworld.kernel.resolve import RoundOutcome, resolve_round
 from storyworld.minds import Decision, DecisionContext, Mind, Recalled, provenance_tag
 from storyworld.minds import direction
 from storyworld.minds.status import update_status
-from storyworld.perception import perceive
-from storyworld.shortterm import new_shortterm, remember_result
-from storyworld.state import CacheEntry, Settings, WorldState
+from storyworld.kernel.perception import perceive
+from storyworld.kernel.shortterm import new_shortterm, remember_result
+from storyworld.kernel.state import CacheEntry, Settings, WorldState
 from storyworld.world import World
 
 if TYPE_CHECKING:
     from memory.store import MemoryStore
 
-log = logging.getLogger("storyworld.simulation")
+log = logging.getLogger("storyworld.game.simulation")
 
 Progress = Callable[[str, int, int], None]  # (agent deciding, index, total)
 

@@ -9,8 +9,8 @@ from typing import Any
 import msgspec
 
 from memory.records import Deposit
-from storyworld.actions import WORDED_VERBS, ActOn, Action, Move, Observe, ReadThread, Say, Wait, describe
-from storyworld.state import SimEvent, ThreadLine, WorldState
+from storyworld.kernel.actions import WORDED_VERBS, ActOn, Action, Move, Observe, ReadThread, Say, Wait, describe
+from storyworld.kernel.state import SimEvent, ThreadLine, WorldState
 from storyworld.world import World
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from storyworld.actions import Action, Wait
+from storyworld.kernel.actions import Action, Wait
 from storyworld.errors import UserError
-from storyworld.playerinput import Play, Problem, Surroundings, parse
-from storyworld.state import WorldState
+from storyworld.game.playerinput import Play, Problem, Surroundings, parse
+from storyworld.kernel.state import WorldState
 from storyworld.world import World
 
-log = logging.getLogger("storyworld.script")
+log = logging.getLogger("storyworld.game.script")
 
 
 def read_script(path: str | Path) -> list[str]:

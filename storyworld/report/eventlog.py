@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from storyworld.state import SimEvent
+from storyworld.kernel.state import SimEvent
 
 KIND_NAMES = {"say": "say", "move": "move", "observe": "observe", "read": "read_thread", "act": "act_on",
               "wait": "wait", "narration": "narration"}

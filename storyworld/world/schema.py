@@ -103,3 +103,17 @@ class WorldFile(Base, kw_only=True):
     object: list[WorldObject] = msgspec.field(default_factory=list)
     event: list[Event] = msgspec.field(default_factory=list)
     start: list[Start] = msgspec.field(default_factory=list)
+
+
+# The top-level tables of a world file, in the order they are written.
+TABLES: dict[str, type[msgspec.Struct]] = {
+    "world": WorldInfo,
+    "place": Place,
+    "agent": Agent,
+    "object": WorldObject,
+    "event": Event,
+    "start": Start,
+}
+ARRAY_TABLES = ("place", "agent", "object", "event", "start")
+
+FieldPath = tuple  # a field path: ("agent", 3, "home")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from storyworld.actions import ActOn, Action, Move, Observe, ReadThread, Say, Wait
+from storyworld.kernel.actions import ActOn, Action, Move, Observe, ReadThread, Say, Wait
 
 if TYPE_CHECKING:
     from storyworld.world import World

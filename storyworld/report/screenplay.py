@@ -8,7 +8,7 @@ from collections.abc import Iterable
 import msgspec
 
 from memory.records import normalise_text
-from storyworld.state import SimEvent
+from storyworld.kernel.state import SimEvent
 from storyworld.world import World
 
 # Event kinds that are bookkeeping rather than drama: looking around, catching up on talk, waiting.
@@ -254,7 +254,7 @@ def render_fountain(world: World, events: list[SimEvent], *, positions: dict[str
 
 def render_simulation(sim) -> Screenplay:
     """The screenplay of a simulation's run so far (from its start positions)."""
-    from storyworld.simulation import initial_state
+    from storyworld.game.simulation import initial_state
 
     start = initial_state(sim.world, sim.state.start_id)
     note = f"From the start \u201c{sim.state.start_id}\u201d, memory backend {sim.settings.backend}."

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from storyworld.schema import Event
+from storyworld.world.schema import Event
 from storyworld.world import World
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from storyworld.state import ThreadLine, WorldState
+from storyworld.kernel.state import ThreadLine, WorldState
 from storyworld.world import World
 
 

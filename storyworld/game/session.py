@@ -19,15 +19,15 @@ import msgspec
 
 from saves.slots import AUTOSAVE_KEEP
 from storyworld.errors import UserError
-from storyworld.simulation import Simulation, initial_state
-from storyworld.state import Settings, WorldState
+from storyworld.game.simulation import Simulation, initial_state
+from storyworld.kernel.state import Settings, WorldState
 from storyworld.world import World, check_bytes, load_world, world_to_toml
 
 if TYPE_CHECKING:
-    from storyworld.actions import Action
-    from storyworld.kernel import RoundOutcome
+    from storyworld.kernel.actions import Action
+    from storyworld.kernel.resolve import RoundOutcome
 
-log = logging.getLogger("storyworld.session")
+log = logging.getLogger("storyworld.game.session")
 
 STATE_FILE = "state.msgpack"
 WORLD_FILE = "world.toml"  # the world as it was played, so a save resumes anywhere, even after the file changed
@@ -85,7 +85,7 @@ def new_simulation(
     progress: Callable[[int, int], None] | None = None,
 ) -> Simulation:
     """A simulation at a start point with the canon before it sedimented into the store."""
-    from storyworld.sediment import sediment
+    from storyworld.game.sediment import sediment
 
     store = make_store(settings.backend, embedder=embedder, merge=settings.merge, judge=judge)
     start = world.start(start_id)

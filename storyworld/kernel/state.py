@@ -6,7 +6,7 @@ from typing import Literal
 
 import msgspec
 
-from storyworld.actions import Action
+from storyworld.kernel.actions import Action
 
 
 class CanonProgress(msgspec.Struct, kw_only=True):

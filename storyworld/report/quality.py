@@ -18,10 +18,10 @@ import random
 import statistics
 from typing import Any
 
-from storyworld.state import SimEvent
+from storyworld.kernel.state import SimEvent
 from storyworld.world import World
 
-log = logging.getLogger("storyworld.quality")
+log = logging.getLogger("storyworld.report.quality")
 
 METRICS = ("grounding", "trajectory", "narrative", "goal")
 EXCERPT_CHARS = 1800  # with the canon excerpt and instructions, under 1,024 tokens
@@ -162,7 +162,7 @@ def score(world: World, events: list[SimEvent], start_id: str, screenplay_markdo
 
 def score_run(sim: Any, lm: Any, *, scorings: int = 3, seed: int = 0) -> dict[str, Any]:
     """Quality of a simulation's run so far: the first three from its screenplay, goal from its event log."""
-    from storyworld.screenplay import render_simulation
+    from storyworld.report.screenplay import render_simulation
 
     play = render_simulation(sim)
     lines = [f"{sim.world.agents[b.actor].name}: {b.text}" if b.kind == "say" else b.text

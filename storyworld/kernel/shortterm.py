@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from storyworld.state import CacheEntry, CachePolicy, ShortTerm
+from storyworld.kernel.state import CacheEntry, CachePolicy, ShortTerm
 
 _WORD = re.compile(r"[a-z0-9']+")
 
