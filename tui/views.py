@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from storyworld.kernel import ids
 from storyworld.minds import guide
 
 if TYPE_CHECKING:
@@ -250,7 +251,7 @@ def moment_records(sim: Simulation, player: str, since_round: int | None, *, rec
     seen: set[int] = set()
     if since_round is not None:
         fresh = [r for r in store.held_by(player) if _came_this_round(r, player, since_round)]
-        fresh.sort(key=lambda r: ((r.event_id or "").split("/")[0] not in own_events, _kind_order(r.kind),
+        fresh.sort(key=lambda r: (r.event_id not in own_events, _kind_order(r.kind),
                                   r.event_id or "", r.id))
         for record in fresh[:limit]:
             cards.append(record_card(world, record, reason="this round", store=store))
@@ -336,7 +337,7 @@ def build_moment(sim: Simulation, player: str, *, events: tuple[SimEvent, ...] =
         model=model or sim.settings.model,
         beats=tuple(beats),
         who_knows=moment_records(sim, player, since_round,
-                                 own_events=frozenset(e.id for e in events if e.actor == player)),
+                                 own_events=frozenset(k for e in events if e.actor == player for k in ids.keys_of(e))),
         cast=cast_view(sim, player),
         map=map_view(sim, player),
         goals=tuple(reversed(stm.goals)) if stm else (),

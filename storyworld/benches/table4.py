@@ -22,6 +22,7 @@ import msgspec
 
 from memory import guard
 from memory.consensus import normalise_text
+from storyworld.kernel import ids
 
 
 class RecallSample(msgspec.Struct, frozen=True, kw_only=True):
@@ -110,16 +111,6 @@ def _has(name: str, text: str) -> bool:
     return re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", text) is not None
 
 
-def _event_actors(event_id: str | None, actors: Mapping[str, tuple[str, ...]]) -> tuple[str, ...]:
-    """The actors' names of an event id; derived ids (e1/claim, read:x) fall back to their base event."""
-    if not event_id:
-        return ()
-    if event_id in actors:
-        return actors[event_id]
-    base = event_id.split("/")[0]
-    return actors.get(base, ())
-
-
 def keep_shorter(
     records: Iterable[Any],
     names: Iterable[str],
@@ -151,7 +142,7 @@ def keep_shorter(
                     examples.append({"kept": kept, "discarded": discarded, "lost": ", ".join(lost)})
             # the discarded side's event: the merged statement's, or the record's own when the record's text lost
             event_id = entry.event_id if discarded == entry.incoming_text else record.event_id
-            principal = _event_actors(event_id, actors)
+            principal = actors.get(event_id, ()) if event_id else ()
             if any(_has(p, discarded) and not _has(p, kept) for p in principal):
                 principal_lost += 1
     return {
@@ -189,13 +180,14 @@ def world_names(world: Any) -> list[str]:
 
 
 def event_actors(world: Any, sim_events: Iterable[Any]) -> dict[str, tuple[str, ...]]:
-    """Event id -> actor display names, for the canon's events and the run's own."""
+    """Store event id -> actor display names, for the canon's events and every key the run's events deposited under."""
     display = {a.id: a.name for a in world.file.agent}
     out: dict[str, tuple[str, ...]] = {}
     for event in getattr(world.file, "event", []) or []:
         out[event.id] = tuple(display.get(a, a) for a in event.actors)
     for event in sim_events:
-        out[event.id] = (display.get(event.actor, event.actor),)
+        for key in ids.keys_of(event):  # the event's own records, its claim, the carrier it read, the scene
+            out[key] = (display.get(event.actor, event.actor),)
     return out
 
 

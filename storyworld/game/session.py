@@ -31,7 +31,7 @@ log = logging.getLogger("storyworld.game.session")
 
 STATE_FILE = "state.msgpack"
 WORLD_FILE = "world.toml"  # the world as it was played, so a save resumes anywhere, even after the file changed
-GAME_FORMAT = 1
+GAME_FORMAT = 2  # 2: beats met as a witness are kept apart from the beats met (CanonProgress.witnessed)
 BACKENDS = ("consensus", "generative", "gmemory", "collaborative")
 AUTOSAVES_SUFFIX = ".autosaves"
 _SLUG = re.compile(r"[^a-z0-9_-]+")
@@ -143,7 +143,18 @@ def read_game(folder: Path) -> tuple[GameState, dict[str, bytes]]:
         raise UserError(_with_autosave_hint(folder, f"{folder}/{STATE_FILE}: cannot be read ({exc})")) from None
     if game.format > GAME_FORMAT:
         raise UserError(f"{folder}/{STATE_FILE}: written by a newer storyworld (game format {game.format})")
+    if game.format < 2:
+        _witnessed_apart(game.state.canon)
     return game, files
+
+
+def _witnessed_apart(progress: Any) -> None:
+    """Format 1 kept "beat@witness" marks among the met beat ids; format 2 keeps them in `witnessed`."""
+    marks = [entry for entry in progress.met if "@" in entry]
+    progress.met[:] = [entry for entry in progress.met if "@" not in entry]
+    for mark in marks:
+        beat, _, witness = mark.partition("@")
+        progress.witnessed.setdefault(beat, []).append(witness)
 
 
 def _with_autosave_hint(folder: Path, message: str) -> str:

@@ -282,7 +282,7 @@ class Simulation:
             if agent in actions:
                 remember_result(
                     self.state.shortterm[agent],
-                    CacheEntry(round=outcome.round, action=describe(actions[agent]), result=result),
+                    CacheEntry(round=outcome.round, action=describe(actions[agent]), result=result, done=actions[agent]),
                     policy=self.settings.cache_policy,
                     size=self.settings.cache_size,
                 )

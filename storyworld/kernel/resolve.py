@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import hashlib
 import random
 from typing import Any
 
 import msgspec
 
 from memory.records import Deposit
-from storyworld.kernel.actions import WORDED_VERBS, ActOn, Action, Move, Observe, ReadThread, Say, Wait, describe
+from storyworld.kernel import ids, verbs
+from storyworld.kernel.actions import ActOn, Action, Move, Observe, ReadThread, Say, Wait
 from storyworld.kernel.state import SimEvent, ThreadLine, WorldState
 from storyworld.world import World
 
@@ -24,10 +24,6 @@ class RoundOutcome(msgspec.Struct, frozen=True, kw_only=True):
     order: tuple[str, ...]
     retractions: tuple[tuple[str, str], ...] = ()  # (event id of the exposed claim, who exposed it)
     refused: tuple[str, ...] = ()  # actors whose action the kernel could not carry out
-
-
-def _digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=4).hexdigest()
 
 
 class _Resolver:
@@ -50,7 +46,7 @@ class _Resolver:
 
     def event(self, actor: str, kind: str, text: str, place: str, witnesses: tuple[str, ...], **extra: Any) -> SimEvent:
         event = SimEvent(
-            id=f"r{self.state.round:04d}-{len(self.events):02d}",
+            id=ids.event_id(self.state.round, len(self.events)),
             round=self.state.round,
             place=place,
             actor=actor,
@@ -93,7 +89,7 @@ class _Resolver:
         self.deposit_all(event, (text,), kind="utterance")
         # The claim: one record for every listener (same event id: no embedding), held as told by the speaker.
         listeners = tuple(w for w in witnesses if w != action.actor)
-        claim_id = f"{event.id}/claim"
+        claim_id = ids.claim_of(event.id).text
         derived = self.based_on.get(action.actor, ())
         self.deposit_all(event, (action.text,), kind="claim", event_id=claim_id, via="told",
                          source=action.actor, owners=listeners, based_on=derived, group=event.id)
@@ -135,7 +131,7 @@ class _Resolver:
         text = f"In {self.world.name_of(place)} in round {self.state.round}: {names} present"
         text += f"; {', '.join(self.world.name_of(o) for o in objects)} here." if objects else "."
         # Everyone who looks around the same place in the same round sees the same scene: one event id.
-        shared_id = f"r{self.state.round:04d}-observe-{place}-{_digest(text)}"
+        shared_id = ids.scene(self.state.round, place, text).text
         event = self.event(action.actor, "observe", text, place, (action.actor,), fallback=fallback)
         # Remembered as the facts seen, one statement each (the granularity every backend atomizes to),
         # so they are affiliated as one deposit and each merges with other observers' same fact.
@@ -152,7 +148,7 @@ class _Resolver:
         for line in missed:
             said = f'{self.world.name_of(line.speaker)} said in {self.world.name_of(place)}: "{line.text}"'
             self.deposits.append(Deposit(owner=action.actor, statements=(said,), round=event.round,
-                                         event_id=f"{line.event_id}/claim", via="read", source=line.speaker,
+                                         event_id=ids.claim_of(line.event_id).text, via="read", source=line.speaker,
                                          place=place, kind="claim", group=line.event_id))
         self.results[action.actor] = f"caught up on {len(missed)} lines" if missed else "nothing new was said here"
 
@@ -194,7 +190,7 @@ class _Resolver:
                                verb="read")
             self.deposit_all(event, (text,), kind="event")
             # Every reader of one carrier shares one record of its content.
-            self.deposit_all(event, (carried,), kind="claim", event_id=f"read:{action.target}", via="read",
+            self.deposit_all(event, (carried,), kind="claim", event_id=ids.carrier(action.target).text, via="read",
                              source=action.target, owners=(action.actor,))
             self.results[action.actor] = f"it says: {carried}"
             return
@@ -205,11 +201,9 @@ class _Resolver:
             if action.target in self.world.agents and action.target not in witnesses:
                 self.refuse(action.actor, f"{target} is not here")
                 return
-            # words said while doing it are quoted; a described manner is not
-            detail = (f': "{action.text}"' if verb in WORDED_VERBS else f": {action.text}") if action.text else "."
-            text = f"{actor} {_past(verb)} {target} in {self.world.name_of(place)}{detail}"
+            text = f"{actor} {verbs.past(verb)} {target} in {self.world.name_of(place)}{verbs.detail(verb, action.text)}"
         event = self.event(action.actor, "act", text, place, witnesses, target=action.target, fallback=fallback,
-                           verb=verb, to=action.to if verb == "give" else None)
+                           verb=verb, to=action.to if verb == "give" else None, detail=action.text)
         self.deposit_all(event, (text,), kind="event")
         self.results[action.actor] = "done"
 
@@ -248,7 +242,7 @@ class _Resolver:
         """Expose a forged carrier or a liar: what was taken from them is retracted (kept, flagged)."""
         actor, target = self.world.name_of(action.actor), self.world.name_of(action.target)
         if action.target in self.world.objects and self.world.objects[action.target].forged:
-            exposed = [f"read:{action.target}"]
+            exposed = [ids.carrier(action.target).text]
             text = f"{actor} exposed {target} as a forgery in {self.world.name_of(place)}."
         else:
             exposed = [claim for claim, liar in self.state.lies.items() if liar == action.target]
@@ -318,15 +312,3 @@ def resolve_round(
 
 def _moves(action: Action) -> bool:
     return isinstance(action, Move) or (isinstance(action, ActOn) and action.verb == "lead")
-
-
-_PAST = {"greet": "greeted", "embrace": "embraced", "confront": "confronted", "accuse": "accused",
-         "strike": "struck", "show": "showed", "hide": "hid", "use": "used", "take": "took", "give": "gave"}
-
-
-def _past(verb: str) -> str:
-    """A verb as narration says it ("Hamlet struck Polonius"); unknown verbs stay as typed."""
-    return _PAST.get(verb, verb)
-
-
-__all__ = ["Deposit", "RoundOutcome", "resolve_round", "describe"]

@@ -12,9 +12,15 @@ from storyworld.kernel.actions import Action
 class CanonProgress(msgspec.Struct, kw_only=True):
     """Which canon beats the run has met or left behind (saved with the state)."""
 
-    met: list[str] = msgspec.field(default_factory=list)
-    dropped: list[str] = msgspec.field(default_factory=list)
+    met: list[str] = msgspec.field(default_factory=list)  # beat ids done in play
+    dropped: list[str] = msgspec.field(default_factory=list)  # beat ids the story moved on from
     summoned: list[str] = msgspec.field(default_factory=list)  # the player's beats someone sent word of
+    # beat id -> witnesses who were there for it: met for them, while it stays open for its actors
+    witnessed: dict[str, list[str]] = msgspec.field(default_factory=dict)
+
+    def met_by(self, agent: str) -> set[str]:
+        """Beats met in play, and those `agent` was there for as a witness."""
+        return {*self.met, *(beat for beat, who in self.witnessed.items() if agent in who)}
 
 EventKind = Literal["say", "act", "move", "observe", "read", "wait", "narration"]
 CachePolicy = Literal["fifo", "relevance", "hybrid"]
@@ -37,6 +43,7 @@ class SimEvent(msgspec.Struct, frozen=True, kw_only=True):
     to: str | None = None  # the addressee of a say, the recipient of a give, the one led
     verb: str | None = None  # for act events
     from_place: str | None = None  # for moves (and leads): where the mover came from
+    detail: str = ""  # for act events: the words said or the manner described while doing it
 
 
 class ThreadLine(msgspec.Struct, frozen=True, kw_only=True):
@@ -51,11 +58,12 @@ class ThreadLine(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class CacheEntry(msgspec.Struct, frozen=True, kw_only=True):
-    """One action–result pair in short-term memory."""
+    """One action–result pair in short-term memory: what was done (typed, and as words) and what came of it."""
 
     round: int
-    action: str
+    action: str  # the action in words, for prompts and the relevance eviction
     result: str
+    done: Action | None = None  # the action itself (None in saves from before it was kept)
 
 
 class ShortTerm(msgspec.Struct, kw_only=True):

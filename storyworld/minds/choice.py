@@ -8,12 +8,12 @@ a grammar whose branches are the actions, each with only its own fields and only
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
 from storyworld.kernel.actions import ActOn, Action, Move, Observe, ReadThread, Say, Wait, WORDED_VERBS
-from storyworld.minds.context import DecisionContext
+from storyworld.minds.context import DecisionContext, Purpose
 from storyworld.minds.direction import shortest_path
 from storyworld.world import World
 
@@ -37,8 +37,8 @@ class Plan(msgspec.Struct, frozen=True, kw_only=True):
     """A chosen action before its words: the action (text empty), what the line is for, and who chose."""
 
     action: Action
-    purpose: str = ""  # answer | beat | lead | chat | greet | act
-    chosen_by: str = "policy"  # policy | model
+    purpose: Purpose
+    chosen_by: Literal["policy", "model", "fallback"] = "policy"
 
     @property
     def needs_words(self) -> bool:
@@ -168,7 +168,7 @@ def policy(world: World, context: DecisionContext) -> Plan | None:
     away = intention is not None and intention.place != p.place
     # a line that answers you does not demand another answer: two agents do not talk in a loop forever
     is_reply = addressed is not None and any(
-        c.round in (addressed.round - 1, addressed.round) and c.action.startswith(f"said to {addressed.speaker}")
+        c.round in (addressed.round - 1, addressed.round) and isinstance(c.done, Say) and c.done.to == addressed.speaker
         for c in context.shortterm.cache
     )
     if addressed is not None and addressed.speaker in p.present and not is_reply:
@@ -189,15 +189,16 @@ def policy(world: World, context: DecisionContext) -> Plan | None:
         people = [m for m in intention.meet if m in p.present]
         if intention.kind == "act" and people:
             options = menu(world, context)
-            done = {c.action.split(":")[0] for c in context.shortterm.cache[-4:]}
+            done = {(c.done.verb, c.done.target) for c in context.shortterm.cache[-4:] if isinstance(c.done, ActOn)}
             deed = next(((v, t, to) for v, t, to in options.acts
                          if ((t in people and v in PERSON_CUES and v != "greet") or (v == "give" and to in people))
-                         and f"{v} {t}" not in done), None)  # a deed once done is not done again at once
+                         and (v, t) not in done), None)  # a deed once done is not done again at once
             if deed is not None:
                 return Plan(action=ActOn(actor=agent, verb=deed[0], target=deed[1], to=deed[2]), purpose="act")
         if intention.kind in ("say", "act") and people:
             return Plan(action=Say(actor=agent, text="", to=people[0]), purpose="beat")
     if not p.present:
-        arrived_now = any(c.round == p.round - 1 and c.action.startswith(("went to", "led ")) for c in context.shortterm.cache)
+        arrived_now = any(c.round == p.round - 1 and (isinstance(c.done, Move) or isinstance(c.done, ActOn) and c.done.verb == "lead")
+                          for c in context.shortterm.cache)
         return Plan(action=Observe(actor=agent) if arrived_now else Wait(actor=agent), purpose="idle")
     return None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import msgspec
 
@@ -11,6 +11,13 @@ from storyworld.minds.direction import Intention
 from storyworld.kernel.perception import Perception
 from storyworld.kernel.state import ShortTerm, ThreadLine
 from storyworld.world import World
+
+
+# What a chosen action is for. Policy: answer (someone spoke to you), summon (send the player word of a
+# beat elsewhere), lead (take a companion along), beat (go to or speak the canon's beat), act (do its
+# deed), idle (nothing due, alone). Model: chat (a line of its own choosing), greet, act. fallback: the
+# choice failed and the agent keeps still.
+Purpose = Literal["answer", "summon", "lead", "beat", "act", "idle", "chat", "greet", "fallback"]
 
 
 class Recalled(msgspec.Struct, frozen=True, kw_only=True):
@@ -51,7 +58,7 @@ class Decision(msgspec.Struct, frozen=True, kw_only=True):
     based_on: tuple[int, ...] = ()
     steps: tuple[str, ...] = ()  # how it was made: policy/model choice, words written/regenerated/fallback
     beat: str = ""  # the canon beat this action was made to carry out, if any (meets it when done)
-    purpose: str = ""  # what the choice was for: answer, beat, lead, summon, chat, ...
+    purpose: Purpose = "idle"  # what the choice was for
 
 
 class Mind(Protocol):

@@ -73,7 +73,7 @@ def intention_for(world: World, state: WorldState, progress: CanonProgress, agen
     here = state.positions.get(agent)
     clock = story_clock(state)
     for event in beats_for(world, agent, state.start_round):
-        if event.id in settled or event.id in _met_by(agent, progress):
+        if event.id in settled or event.id in progress.met_by(agent):
             continue
         if event.round < clock - SLACK:
             continue  # the story has moved on (update() drops it at the round's end)
@@ -94,14 +94,9 @@ def intention_for(world: World, state: WorldState, progress: CanonProgress, agen
     return None
 
 
-def _met_by(agent: str, progress: CanonProgress) -> set[str]:
-    """Beats an agent has met as a witness (`beat@agent`): the beat stays open for its actors."""
-    return {entry.split("@", 1)[0] for entry in progress.met if entry.endswith("@" + agent)}
-
-
 def upcoming(world: World, state: WorldState, progress: CanonProgress, agent: str, limit: int = 5) -> list[Event]:
     """The agent's next open canon beats (for the Goals tab and the new-game dialog), due or not."""
-    settled = _settled(progress) | _met_by(agent, progress)
+    settled = _settled(progress) | progress.met_by(agent)
     found: list[Event] = []
     for event in beats_for(world, agent, state.start_round):
         if event.id in settled or event.round < story_clock(state) - SLACK:
@@ -149,9 +144,11 @@ def update(world: World, state: WorldState, progress: CanonProgress, events: lis
             newly.append(event.id)
             continue
         for witness in event.witness_ids():
-            mark = f"{event.id}@{witness}"
-            if witness not in event.actors and mark not in progress.met and state.positions.get(witness) == event.place:
-                progress.met.append(mark)
+            there = progress.witnessed.setdefault(event.id, [])
+            if witness not in event.actors and witness not in there and state.positions.get(witness) == event.place:
+                there.append(witness)
+        if not progress.witnessed.get(event.id):
+            progress.witnessed.pop(event.id, None)
         if event.round < clock - SLACK:
             progress.dropped.append(event.id)
     return newly
@@ -159,7 +156,7 @@ def update(world: World, state: WorldState, progress: CanonProgress, events: lis
 
 def canon_progress(world: World, state: WorldState, progress: CanonProgress) -> dict[str, float | int]:
     """How much of the canon due during the run was reached: met / (met + dropped), with the counts."""
-    met = sum(1 for m in progress.met if "@" not in m)
+    met = len(progress.met)
     dropped = len(progress.dropped)
     due = met + dropped
     return {"canon_met": met, "canon_dropped": dropped, "canon_progress": round(met / due, 4) if due else 0.0}

@@ -117,7 +117,7 @@ def suggestions(world: World, state: WorldState, player: str, limit: int = 4) ->
     """The player's own canon beats: what comes next (where to go), and the last ones done or overtaken."""
     here = state.positions.get(player)
     out: list[Suggestion] = []
-    met = set(state.canon.met) | {m.split("@", 1)[0] for m in state.canon.met if m.endswith("@" + player)}
+    met = state.canon.met_by(player)
     mine = [e for e in world.events if e.round >= state.start_round and (player in e.actors or player in e.witness_ids())]
     for event in [e for e in mine if e.id in met][-2:]:
         out.append(Suggestion(text=clip(event.text, NOTE_LIMIT), status="done"))

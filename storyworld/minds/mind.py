@@ -11,7 +11,7 @@ import numpy as np
 from storyworld.kernel.actions import ActOn, Action, Observe, Say, Wait
 from storyworld.minds import choice, lines, words
 from storyworld.minds.choice import Plan
-from storyworld.minds.context import Decision, DecisionContext
+from storyworld.minds.context import Decision, DecisionContext, Purpose
 from storyworld.world import World
 
 log = logging.getLogger("storyworld.minds")
@@ -77,7 +77,7 @@ class LLMMind:
             # the grammar admits only menu items, so this is a broken backend or a cut reply: keep still
             log.info("fallback choice for %s: %r", context.agent, completion.text[:120])
             return Plan(action=Wait(actor=context.agent), purpose="fallback", chosen_by="fallback"), costs
-        purpose = "chat"
+        purpose: Purpose = "chat"
         if isinstance(action, Say) and context.intention is not None and context.intention.place == context.perception.place:
             purpose = "beat"
         if isinstance(action, ActOn):
@@ -103,7 +103,8 @@ class LLMMind:
                 action = msgspec.structs.replace(action, text=text)
         except Exception as exc:  # noqa: BLE001 — a failing model must never stop the round; logged here
             log.warning("model call failed for %s: %s", context.agent, exc)
-            return Decision(action=Observe(actor=context.agent), fallback=True, reason=f"model error: {exc}", **costs)
+            return Decision(action=Observe(actor=context.agent), fallback=True, reason=f"model error: {exc}",
+                            purpose="fallback", **costs)
         intention = context.intention
         for_beat = intention is not None and intention.place == context.perception.place and (
             plan.purpose in ("beat", "act") or (plan.purpose == "answer" and intention.role == "actor"))

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from storyworld.kernel.actions import ActOn, Say
+from storyworld.kernel import verbs
 from storyworld.minds import lines
 from storyworld.minds.choice import Plan
 from storyworld.minds.context import DecisionContext
@@ -140,20 +141,13 @@ def _direction(world: World, context: DecisionContext, plan: Plan) -> str:
     return f"{name} means to talk about this: {lines.clip(goal, 120)}"
 
 
-_IRREGULAR = {"goes": "go", "does": "do", "has": "have", "is": "be", "says": "say", "tries": "try",
-              "hurries": "hurry", "cries": "cry", "denies": "deny", "replies": "reply", "carries": "carry"}
-
-
 def instruction(name: str, beat: str) -> str:
     """A beat told as what the speaker is to do: "Marcellus asks whether…" -> "Marcellus means to ask whether…"."""
     clause = re.split(r";\s|:\s", beat.strip(), maxsplit=1)[0].rstrip(".")
     match = re.match(rf"^{re.escape(name)}\s+(\w+)\b(.*)$", clause)
     if match:
         verb, rest = match.group(1), match.group(2)
-        base = _IRREGULAR.get(verb.lower())
-        if base is None:
-            base = verb[:-2] if verb.endswith(("shes", "ches", "sses", "xes")) else (verb[:-1] if verb.endswith("s") else verb)
-        return lines.clip(f"{name} means to {base}{rest}.", 200)
+        return lines.clip(f"{name} means to {verbs.base(verb)}{rest}.", 200)
     return lines.clip(beat, 200)
 
 

@@ -8,6 +8,8 @@ from collections.abc import Iterable
 import msgspec
 
 from memory.records import normalise_text
+from storyworld.kernel import verbs
+from storyworld.kernel.actions import CARRIER_VERBS
 from storyworld.kernel.state import SimEvent
 from storyworld.world import World
 
@@ -109,30 +111,16 @@ def _inline(name: str) -> str:
     return f"{first.lower()} {tail}" if tail and first in ("A", "An", "The") else name
 
 
-def _third_person(verb: str) -> str:
-    """'strike' -> 'strikes', 'hide' -> 'hides', 'touch' -> 'touches' (the kernel writes bare verbs)."""
-    if verb.endswith("s") or not verb.isalpha():
-        return verb
-    if verb.endswith(("sh", "ch", "x", "z", "o")):
-        return verb + "es"
-    if verb.endswith("y") and len(verb) > 1 and verb[-2] not in "aeiou":
-        return verb[:-1] + "ies"
-    return verb + "s"
-
-
 def _stage_text(world: World, event: SimEvent) -> str:
     """An act or narration as a stage direction: present tense, without the place the heading names."""
     text = event.text.strip()
     place = f" in {world.name_of(event.place)}"
     if place in text:
         text = text.replace(place, "", 1)
-    actor = world.name_of(event.actor)
-    if event.kind == "act" and text.startswith(actor + " "):
-        verb, _, rest = text[len(actor) + 1 :].partition(" ")
-        if event.verb and event.verb not in ("take", "give", "read"):
-            verb = event.verb  # narration says it in the past ("struck"); the stage says it now ("strikes")
-        if verb and verb not in ("took", "gave", "read", "take", "give") and verb.islower():
-            text = f"{actor} {_third_person(verb)} {rest}".rstrip()
+    if event.kind == "act" and event.verb and event.target and event.verb not in CARRIER_VERBS and event.verb.isalpha():
+        # a deed on the stage is said now ("strikes"), from its fields, not from the narration's past tense
+        text = (f"{world.name_of(event.actor)} {verbs.third_person(event.verb)} {world.name_of(event.target)}"
+                f"{verbs.detail(event.verb, event.detail)}")
     # Object names such as "A sealed letter" read lower-case inside a sentence.
     for thing in world.objects.values():
         if _inline(thing.name) != thing.name:
