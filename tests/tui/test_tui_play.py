@@ -189,3 +189,48 @@ async def test_brackets_in_what_is_typed_are_shown_not_parsed(runtime, tiny_worl
         app.screen._progress("reason [Errno 2] [/]")
         await pilot.pause()
         assert str(app.screen.query_one("#progress").content) == "reason [Errno 2] [/]"
+
+
+class HeldMind(ScriptedMind):
+    """A scripted mind whose every decision waits until the test opens the gate."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.deciding = threading.Event()
+        self.gate = threading.Event()
+
+    def decide(self, world, context):
+        self.deciding.set()
+        self.gate.wait(30)
+        return super().decide(world, context)
+
+
+async def test_enter_during_a_round_is_refused_at_once_while_the_round_runs_on(runtime, tiny_world):
+    """Enter mid-round: the screen answers straight away (no waiting on the round), the line stays, one round runs."""
+    mind = HeldMind()
+    runtime.load_mind = lambda: mind
+    app = make_app(runtime=runtime, world=tiny_world, player="maren")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press(*keys_for(f"/say {LINE}"), "enter")
+        assert await asyncio.to_thread(mind.deciding.wait, 10)
+        # Only for a screen that is stuck: open the gate after a while so a failing run ends instead of hanging
+        # (the event loop cannot time itself out while a handler blocks it). A working screen never reaches it.
+        watchdog = threading.Timer(5.0, mind.gate.set)
+        watchdog.start()
+        try:
+            await pilot.press(*keys_for("Good morning."), "enter")
+            await pilot.pause()
+            assert not mind.gate.is_set(), "Enter during the round blocked the screen until the round ended"
+            assert screen.busy and screen.rounds_shown == 0
+            assert any("already in progress" in n.message for n in app._notifications)
+            assert screen.query_one("#action").value == "Good morning."  # kept for when the round is over
+        finally:
+            watchdog.cancel()
+            mind.gate.set()
+        await settle(pilot)
+        assert not screen.busy and screen.rounds_shown == 1
+        assert screen.query_one("#action").value == "Good morning."
+        said = [c for c in (item.card for item in screen.query(RecordItem)) if c.kind == "utterance"]
+        assert any(LINE in c.text for c in said) and not any("Good morning." in c.text for c in said)

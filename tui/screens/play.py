@@ -229,12 +229,9 @@ class PlayScreen(Screen):
         happening = self.query_one("#happening", Static)
         happening.update(f"Now: {moment.happening}" if moment.happening else "")
         happening.display = bool(moment.happening)
-        if self.game is not None:
-            with self.game.lock:
-                scene = slash.Surroundings.of(self.game.sim.world, self.game.sim.state, moment.player)
-            suggester = self.query_one("#action", Input).suggester
-            if isinstance(suggester, slash.SlashSuggester):
-                suggester.scene = scene
+        suggester = self.query_one("#action", Input).suggester
+        if isinstance(suggester, slash.SlashSuggester):
+            suggester.scene = moment.scene
 
     def _progress(self, text: str, *, loading: bool = False) -> None:
         self.query_one("#progress", Static).update(text)
@@ -244,13 +241,12 @@ class PlayScreen(Screen):
     # --- acting --------------------------------------------------------------------------------
     @on(Input.Submitted, "#action")
     def _submitted(self, event: Input.Submitted) -> None:
-        if self.game is None:
+        # never waits on the game's lock: a running round holds it; the scene comes with the last moment
+        if self.game is None or self.moment is None or self.moment.scene is None:
             self.notify("Still loading; your line stays in the bar until the game is ready.")
             return
         text = event.value
-        with self.game.lock:
-            scene = slash.Surroundings.of(self.game.sim.world, self.game.sim.state, self.game.player)
-        parsed = slash.parse(text, scene)
+        parsed = slash.parse(text, self.moment.scene)
         transcript = self.query_one(Transcript)
         match parsed:
             case slash.Problem(message=problem):
