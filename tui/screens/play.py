@@ -287,7 +287,7 @@ class PlayScreen(Screen):
         from storyworld.kernel.actions import Say, describe
 
         assert self.game is not None
-        world = self.game.sim.world
+        world = self.game.world
         me = world.agents[self.game.player].name
         if isinstance(action, Say):
             to = world.agents[action.to].name if action.to in world.agents else ""
@@ -317,7 +317,7 @@ class PlayScreen(Screen):
 
         game = self.game
         assert game is not None
-        world = game.sim.world
+        world = game.world
         started = self.runtime.timer()
 
         def progress(agent: str, index: int, total: int) -> None:
@@ -434,9 +434,7 @@ class PlayScreen(Screen):
         if record_id is None:
             item = self.query_one(WhoKnows).highlighted_child
             record_id = getattr(getattr(item, "card", None), "id", None)
-        self.app.push_screen(InspectorScreen(self.game.sim.world, self.game.sim.store, lock=self.game.lock,
-                                             record_id=record_id, player=self.game.player,
-                                             events=self.game.sim.state.events))
+        self.app.push_screen(InspectorScreen(self.game.session, record_id=record_id))
 
     @on(RecordChosen)
     def _record_chosen(self, message: RecordChosen) -> None:
