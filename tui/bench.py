@@ -115,7 +115,7 @@ def time_rounds(world_name: str, player: str, rounds: int, args: argparse.Namesp
                 await pilot.press("enter")
                 await asyncio.to_thread(screen.round_shown.wait, 900)
                 seconds = time.perf_counter() - began
-                timing = screen.game.sim.last_timing
+                timing = screen.game.last_timing
                 timings.append({
                     "seconds": round(seconds, 3), "decisions": timing.decisions, "fallbacks": timing.fallbacks,
                     "decide_s": round(timing.decide_s, 3), "recall_s": round(timing.recall_s, 3),

@@ -1,11 +1,11 @@
-"""A game in progress: a storyworld.game.session.Session, the lock that keeps worker threads apart, and its views.
+"""A game in progress as the screens see it: a storyworld.game.session.Session turned into moments and cards.
 
-Every method here blocks (model calls, embedding, disk) and is meant to run in a thread worker.
+The session is the game and holds its one lock; this adapter adds views only. Every method that
+builds a view or plays blocks (model calls, embedding, disk) and is meant to run in a thread worker.
 """
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, replace
 from collections.abc import Callable
 from pathlib import Path
@@ -17,7 +17,7 @@ from tui.views import Beat, Moment, RecordCard, beats_for, build_moment, record_
 if TYPE_CHECKING:
     from storyworld.kernel.actions import Action
     from storyworld.game.session import Session
-    from storyworld.game.simulation import Simulation
+    from storyworld.game.simulation import RoundTiming
     from storyworld.world import World
     from tui.runtime import Runtime
 
@@ -46,26 +46,20 @@ unique_folder = _session.unique_folder
 
 
 class Game:
-    """The TUI's handle on a headless storyworld.game.session.Session: the lock worker threads share, and views.
+    """The TUI's handle on a storyworld.game.session.Session: the session's game, as the screens' views.
 
-    Starting, playing, saving and branching are the session's; this adapter adds the model and
-    embedder from the runtime and turns rounds into the screens' moments and cards.
+    Starting, playing, saving, branching and the lock are the session's; this adapter adds the model
+    and embedder from the runtime and turns rounds into the screens' moments and cards.
     """
 
-    def __init__(self, sim: Simulation | Session, slot: Path | None = None, runtime: Runtime | None = None) -> None:
+    def __init__(self, session: Session, runtime: Runtime | None = None) -> None:
+        self.session = session
         self.runtime = runtime
-        self.lock = threading.Lock()
-        if isinstance(sim, _session.Session):
-            self.session = sim
-            self.session.lock = self.lock
-        else:
-            self.session = _session.Session(sim, slot, saves_root=runtime.saves() if runtime else None,
-                                            clock=runtime.clock if runtime else None, lock=self.lock)
 
     @property
-    def sim(self) -> Simulation:
-        """The running simulation."""
-        return self.session.sim
+    def world(self) -> World:
+        """The world being played (immutable: the UI thread may read it)."""
+        return self.session.world
 
     @property
     def slot(self) -> Path:
@@ -84,8 +78,12 @@ class Game:
     @property
     def model_name(self) -> str:
         """The model's name for the status bar."""
-        lm = getattr(self.sim.mind, "lm", None)
-        return getattr(lm, "name", "") or self.sim.settings.model or self.runtime.model_name
+        return self.session.model or (self.runtime.model_name if self.runtime else "")
+
+    @property
+    def last_timing(self) -> RoundTiming:
+        """Where the last round's time went (the benchmark reads it)."""
+        return self.session.last_timing
 
     # --- starting ------------------------------------------------------------------------------
     @classmethod
@@ -129,34 +127,30 @@ class Game:
     def opening(self, history: int = 120) -> Moment:
         """The first view: scene heading, who is here, what the character recalls, and (for a save) the
         last `history` events the character witnessed, so a resumed game reads on from where it stopped."""
-        with self.lock:
-            moment = build_moment(self.sim, self.player, opening=True, model=self.model_name)
-            past = [e for e in self.sim.state.events if self.player in e.witnesses or e.actor == self.player]
+        with self.session.reading() as sim:
+            moment = build_moment(sim, self.player, opening=True, model=self.model_name)
+            past = self.session.witnessed()
             if not past:
                 return moment
             company = [b for b in moment.beats if b.kind == "direction"][-1:]  # "With you: ..."
-            resumed = Beat(kind="direction", text=f"The game resumes at round {self.sim.state.round}.",
-                           round=self.sim.state.round)
-            beats = [*beats_for(self.sim, past[-history:], self.player), resumed, *company]
+            resumed = Beat(kind="direction", text=f"The game resumes at round {moment.round}.", round=moment.round)
+            beats = [*beats_for(sim, past[-history:], self.player), resumed, *company]
             return replace(moment, beats=tuple(beats))
 
     # --- playing -------------------------------------------------------------------------------
     def play_round(self, action: Action | None, progress: Callable[[str, int, int], None] | None = None,
                    cancelled: Callable[[], bool] | None = None) -> Moment:
         """One round with the player's action; raises simulation.Cancelled with the state unchanged."""
-        with self.lock:
-            outcome = self.session.play_round(action, progress=progress, cancelled=cancelled)
-            return build_moment(self.sim, self.player, events=outcome.events, results=outcome.results,
+        outcome = self.session.play_round(action, progress=progress, cancelled=cancelled)
+        with self.session.reading() as sim:  # only rounds step the game, and this worker runs them: still this round
+            return build_moment(sim, self.player, events=outcome.events, results=outcome.results,
                                 since_round=outcome.round, model=self.model_name)
 
     def recall(self, query: str, k: int = 6) -> tuple[RecordCard, ...]:
         """The player's own recall for a query, as cards."""
-        with self.lock:
-            hits = self.sim.store.recall(self.player, query, k=k)
-            return tuple(
-                record_card(self.sim.world, h.record, reason=f"recall: {query}", score=float(h.score))
-                for h in hits if self.player in h.record.owners
-            )
+        with self.session.lock:  # the cards read the live records' owners
+            return tuple(record_card(self.world, h.record, reason=f"recall: {query}", score=float(h.score))
+                         for h in self.session.recall(query, k=k))
 
     # --- saving (the session's) ---------------------------------------------------------------
     def save(self, folder: Path | None = None, label: str = "") -> Path:

@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from storyworld.game.playerinput import Surroundings
 from storyworld.kernel import ids
 from storyworld.minds import guide
 
@@ -196,6 +197,7 @@ class Moment:
     happening: str = ""  # the director's note on what is going on near the player
     suggestions: tuple[tuple[str, str], ...] = ()  # the player's canon beats: (text, next | done | overtaken)
     hint: str = ""  # where the story is, shown when the player has drifted for a few rounds
+    scene: Surroundings | None = None  # what the action bar may name now (parsing and completion read it, not the state)
 
 
 def beats_for(sim: Simulation, events: tuple[SimEvent, ...] | list[SimEvent], player: str,
@@ -346,6 +348,7 @@ def build_moment(sim: Simulation, player: str, *, events: tuple[SimEvent, ...] =
         happening=guide.happening(world, state, player),
         suggestions=tuple((s.text, s.status) for s in guide.suggestions(world, state, player)),
         hint=guide.hint(world, state, player) if not opening and _due_hint(idle_rounds(state, player)) else "",
+        scene=Surroundings.of(world, state, player),
     )
 
 

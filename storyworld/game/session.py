@@ -1,8 +1,9 @@
 """Building, saving and resuming simulations: the glue between world, memory, minds and saves.
 
-`Session` is the one headless game service (new, load, play a round, save, autosave, save as,
-branch, slot names); the CLI's `run` and the TUI's `Game` both drive one. The module functions
-below it are its steps, used on their own by the inspection commands and the tests.
+`Session` is the one game (new, load, play a round, save, autosave, save as, branch, and read-only
+views for a UI), with the one lock that keeps threads apart; the CLI's `run` and the TUI's `Game`
+both drive one. The module functions below it are its steps, used on their own by the inspection
+commands and the tests.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,8 +26,11 @@ from storyworld.kernel.state import Settings, WorldState
 from storyworld.world import World, check_bytes, load_world, world_to_toml
 
 if TYPE_CHECKING:
+    from storyworld.game.playerinput import Surroundings
+    from storyworld.game.simulation import RoundTiming
     from storyworld.kernel.actions import Action
     from storyworld.kernel.resolve import RoundOutcome
+    from storyworld.kernel.state import SimEvent
 
 log = logging.getLogger("storyworld.game.session")
 
@@ -253,13 +258,17 @@ def world_of_save(folder: Path) -> World | None:
 
 
 class Session:
-    """A simulation bound to a save slot: play rounds, save, autosave, save as, branch. Blocking; no UI."""
+    """The one game: a simulation bound to a save slot, and the lock that keeps threads apart. Blocking; no UI.
+
+    A round holds `lock` while it steps the simulation; everything that reads the game from another
+    thread (views, recall, saves, the memory inspector) takes the same lock. A UI thread should not
+    wait on it: a round can hold it for minutes.
+    """
 
     def __init__(self, sim: Simulation, slot: Path | None, *, saves_root: Path | None = None,
-                 clock: Callable[[], datetime] | None = None, lock: Any = None) -> None:
+                 clock: Callable[[], datetime] | None = None) -> None:
         self.sim = sim
-        # held while the simulation is read for a save (a UI steps it from another thread under the same lock)
-        self.lock = lock if lock is not None else contextlib.nullcontext()
+        self.lock = threading.RLock()  # re-entrant: a view built inside a round's hold takes it again
         self.slot = Path(slot) if slot is not None else None
         self.saves_root = saves_root  # where save-as and branch put new slots
         self.clock = clock  # stamps saved_at into the save's metadata when given
@@ -268,30 +277,87 @@ class Session:
     def new(cls, world: World, start_id: str | None, settings: Settings, mind: Any, *, slot: Path | None = None,
             saves_root: Path | None = None, embedder: Any = None, judge: Any = None,
             progress: Callable[[int, int], None] | None = None,
-            clock: Callable[[], datetime] | None = None, lock: Any = None) -> Session:
+            clock: Callable[[], datetime] | None = None) -> Session:
         """A new game at a start point (canon sedimented); `slot` None with a `saves_root`: a fresh slot there."""
         sim = new_simulation(world, start_id, settings, mind, embedder=embedder, judge=judge, progress=progress)
         if slot is None and saves_root is not None:
             slot = unique_folder(Path(saves_root), f"{world.file.world.id}-{settings.player or 'run'}")
-        return cls(sim, slot, saves_root=saves_root, clock=clock, lock=lock)
+        return cls(sim, slot, saves_root=saves_root, clock=clock)
 
     @classmethod
     def load(cls, folder: Path, mind: Any, *, embedder: Any = None, world: World | None = None,
-             saves_root: Path | None = None, clock: Callable[[], datetime] | None = None,
-             lock: Any = None) -> Session:
+             saves_root: Path | None = None, clock: Callable[[], datetime] | None = None) -> Session:
         """Resume the save in `folder` (an autosave plays on into its own save); UserError when damaged."""
         sim = load_simulation(Path(folder), mind, embedder=embedder, world=world)
-        return cls(sim, slot_of(Path(folder)), saves_root=saves_root, clock=clock, lock=lock)
+        return cls(sim, slot_of(Path(folder)), saves_root=saves_root, clock=clock)
+
+    # --- what a UI reads (the world never changes; the rest is read under the lock) ----------------
+    @property
+    def world(self) -> World:
+        """The world being played (immutable: safe to read without the lock)."""
+        return self.sim.world
 
     @property
     def player(self) -> str:
         """The agent the person plays ("" for none)."""
         return self.sim.settings.player or ""
 
+    @property
+    def round(self) -> int:
+        """The round about to be played."""
+        return self.sim.state.round
+
+    @property
+    def model(self) -> str:
+        """The name of the model the minds run on ("" when there is none)."""
+        lm = getattr(self.sim.mind, "lm", None)
+        return getattr(lm, "name", "") or self.sim.settings.model or ""
+
+    @property
+    def last_timing(self) -> RoundTiming:
+        """Where the last round's time went."""
+        return self.sim.last_timing
+
+    @property
+    def store(self) -> Any:
+        """The memory store (read it under `lock`; only rounds and an inspector's unmerge write it)."""
+        return self.sim.store
+
+    @property
+    def events(self) -> list[SimEvent]:
+        """Every event of the run so far, oldest first (the live list: read it under `lock`)."""
+        return self.sim.state.events
+
+    def surroundings(self) -> Surroundings:
+        """What the player's input may refer to where the player stands now."""
+        from storyworld.game.playerinput import Surroundings
+
+        with self.lock:
+            return Surroundings.of(self.sim.world, self.sim.state, self.player)
+
+    def witnessed(self, agent: str | None = None) -> list[SimEvent]:
+        """The events `agent` (default: the player) did or witnessed, oldest first."""
+        who = self.player if agent is None else agent
+        with self.lock:
+            return [e for e in self.sim.state.events if who in e.witnesses or e.actor == who]
+
+    def recall(self, query: str, k: int = 6) -> list[Any]:
+        """The player's own recall for a query: hits on records the player holds, best first."""
+        with self.lock:
+            return [h for h in self.sim.store.recall(self.player, query, k=k) if self.player in h.record.owners]
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[Simulation]:
+        """The simulation held still (the lock taken) for building views of it; read it, never step it."""
+        with self.lock:
+            yield self.sim
+
+    # --- playing -------------------------------------------------------------------------------
     def play_round(self, action: Action | None = None, progress: Callable[[str, int, int], None] | None = None,
                    cancelled: Callable[[], bool] | None = None) -> RoundOutcome:
-        """One round with the player's action (None: the player waits, or there is none)."""
-        return self.sim.step(action, progress=progress, cancelled=cancelled)
+        """One round with the player's action (None: the player waits, or there is none), under the lock."""
+        with self.lock:
+            return self.sim.step(action, progress=progress, cancelled=cancelled)
 
     def files(self) -> tuple[dict[str, bytes], dict[str, Any]]:
         """The files and metadata of a save of the game as it is now."""
@@ -327,8 +393,7 @@ class Session:
 
         files, meta = self.files()
         write_save(self._require_slot(), files, meta)
-        return autosave(autosave_folder(self._require_slot()), files, meta, round=self.sim.state.round,
-                        keep=AUTOSAVE_KEEP)
+        return autosave(autosave_folder(self._require_slot()), files, meta, round=meta["round"], keep=AUTOSAVE_KEEP)
 
     def _new_slot(self, name: str) -> Path:
         if self.saves_root is None:

@@ -35,8 +35,8 @@ async def test_home_lists_worlds_and_starts_a_game_by_keyboard(runtime):
         await settle(pilot)
         play = app.screen
         assert isinstance(play, PlayScreen)
-        assert play.game.player == "tobin" and play.game.sim.state.start_id == "confession"
-        assert play.game.sim.state.round == 6
+        assert play.game.player == "tobin" and play.game.session.sim.state.start_id == "confession"
+        assert play.game.session.round == 6
 
 
 async def test_continue_and_inspect_a_save_from_home(runtime, tiny_world):
@@ -60,7 +60,7 @@ async def test_continue_and_inspect_a_save_from_home(runtime, tiny_world):
         await pilot.press("c")
         await settle(pilot)
         play = app.screen
-        assert isinstance(play, PlayScreen) and play.game.sim.state.round == 1
+        assert isinstance(play, PlayScreen) and play.game.session.round == 1
 
 
 async def test_play_without_a_character_opens_the_new_game_dialog_on_that_world(runtime, tiny_world):

@@ -31,7 +31,7 @@ async def test_full_turn_lists_the_new_record_with_every_present_agent(runtime, 
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, PlayScreen) and screen.game is not None
-        state = screen.game.sim.state
+        state = screen.game.session.sim.state
         present = set(state.present(state.positions["maren"]))
         assert present == {"maren", "silas", "tobin"}
 
@@ -90,7 +90,7 @@ async def test_plain_text_is_speech_and_problems_keep_the_line(runtime, tiny_wor
         await pilot.press(*keys_for("Good morning."), "enter")
         await settle(pilot)
         assert screen.rounds_shown == 1
-        assert any(isinstance(a, Say) and a.text == "Good morning." for a in screen.game.sim.state.actions)
+        assert any(isinstance(a, Say) and a.text == "Good morning." for a in screen.game.session.sim.state.actions)
 
 
 async def test_tab_completes_and_up_recalls_the_last_line(runtime, tiny_world):
@@ -104,7 +104,7 @@ async def test_tab_completes_and_up_recalls_the_last_line(runtime, tiny_world):
         assert bar.value == "/move tavern "
         await pilot.press("enter")
         await settle(pilot)
-        assert app.screen.game.sim.state.positions["maren"] == "tavern"
+        assert app.screen.game.session.sim.state.positions["maren"] == "tavern"
         assert "THE GULL TAVERN" in transcript_text(app.screen)
         await pilot.press("up")
         assert bar.value == "/move tavern "
@@ -131,8 +131,8 @@ async def test_escape_cancels_the_round_and_leaves_the_world_as_it_was(runtime, 
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = app.screen
-        state = screen.game.sim.state
-        before = (state.round, len(state.events), len(screen.game.sim.store.records()))
+        state = screen.game.session.sim.state
+        before = (state.round, len(state.events), len(screen.game.session.store.records()))
         await pilot.press(*keys_for(f"/say {LINE}"), "enter")
         assert await asyncio.to_thread(mind.entered.wait, 10)
         await pilot.pause()
@@ -141,7 +141,7 @@ async def test_escape_cancels_the_round_and_leaves_the_world_as_it_was(runtime, 
         mind.release.set()
         await settle(pilot)
         assert not screen.busy and screen.rounds_shown == 0
-        assert (state.round, len(state.events), len(screen.game.sim.store.records())) == before
+        assert (state.round, len(state.events), len(screen.game.session.store.records())) == before
         assert "cancelled" in str(screen.query_one("#progress").content)
         assert screen.query_one("#action").value == f"/say {LINE}"  # given back to edit
         assert len(mind.calls) == 1  # the agents after the cancel were never asked
@@ -154,7 +154,7 @@ async def test_recall_shows_the_players_memory_without_a_round(runtime, tiny_wor
         await pilot.press(*keys_for("/recall supply boat"), "enter")
         await settle(pilot)
         screen = app.screen
-        assert screen.rounds_shown == 0 and screen.game.sim.state.round == 0
+        assert screen.rounds_shown == 0 and screen.game.session.round == 0
         cards = [item.card for item in screen.query(RecordItem)]
         assert cards and all("maren" in {o.agent for o in c.owners} for c in cards)
         assert any("supply boat" in c.text for c in cards)
@@ -189,3 +189,48 @@ async def test_brackets_in_what_is_typed_are_shown_not_parsed(runtime, tiny_worl
         app.screen._progress("reason [Errno 2] [/]")
         await pilot.pause()
         assert str(app.screen.query_one("#progress").content) == "reason [Errno 2] [/]"
+
+
+class HeldMind(ScriptedMind):
+    """A scripted mind whose every decision waits until the test opens the gate."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.deciding = threading.Event()
+        self.gate = threading.Event()
+
+    def decide(self, world, context):
+        self.deciding.set()
+        self.gate.wait(30)
+        return super().decide(world, context)
+
+
+async def test_enter_during_a_round_is_refused_at_once_while_the_round_runs_on(runtime, tiny_world):
+    """Enter mid-round: the screen answers straight away (no waiting on the round), the line stays, one round runs."""
+    mind = HeldMind()
+    runtime.load_mind = lambda: mind
+    app = make_app(runtime=runtime, world=tiny_world, player="maren")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press(*keys_for(f"/say {LINE}"), "enter")
+        assert await asyncio.to_thread(mind.deciding.wait, 10)
+        # Only for a screen that is stuck: open the gate after a while so a failing run ends instead of hanging
+        # (the event loop cannot time itself out while a handler blocks it). A working screen never reaches it.
+        watchdog = threading.Timer(5.0, mind.gate.set)
+        watchdog.start()
+        try:
+            await pilot.press(*keys_for("Good morning."), "enter")
+            await pilot.pause()
+            assert not mind.gate.is_set(), "Enter during the round blocked the screen until the round ended"
+            assert screen.busy and screen.rounds_shown == 0
+            assert any("already in progress" in n.message for n in app._notifications)
+            assert screen.query_one("#action").value == "Good morning."  # kept for when the round is over
+        finally:
+            watchdog.cancel()
+            mind.gate.set()
+        await settle(pilot)
+        assert not screen.busy and screen.rounds_shown == 1
+        assert screen.query_one("#action").value == "Good morning."
+        said = [c for c in (item.card for item in screen.query(RecordItem)) if c.kind == "utterance"]
+        assert any(LINE in c.text for c in said) and not any("Good morning." in c.text for c in said)

@@ -33,7 +33,7 @@ async def test_a_turn_with_the_real_model(real_runtime_parts, tiny_world, tmp_pa
         await settle(pilot)
         screen = app.screen
         assert screen.game is not None, "the game did not load"
-        state = screen.game.sim.state
+        state = screen.game.session.sim.state
         present = set(state.present(state.positions["maren"]))
         await pilot.press(*keys_for(f"/say {LINE}"), "enter")
         await settle(pilot)
@@ -42,7 +42,7 @@ async def test_a_turn_with_the_real_model(real_runtime_parts, tiny_world, tmp_pa
         speech = next(c for c in cards if c.kind == "utterance" and LINE in c.text)
         assert {o.agent for o in speech.owners} == present
         # every agent who was asked made a decision (a model action or a logged fallback), none crashed the round
-        timing = screen.game.sim.last_timing
+        timing = screen.game.last_timing
         assert timing.decisions >= 1
         assert timing.fallbacks < timing.decisions, timing  # at least one model decision was a valid action
         assert "SmolLM2" in screen.game.model_name

@@ -70,7 +70,7 @@ async def test_a_save_loads_with_its_history_in_the_transcript(runtime, tiny_wor
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = app.screen
-        assert screen.game.sim.state.round == 1 and screen.game.player == "maren"
+        assert screen.game.session.round == 1 and screen.game.player == "maren"
         text = "\n".join(str(w.content) for w in screen.query(".beat"))
         assert "Who left the lamp dark?" in text and "resumes at round 1" in text
 
@@ -104,7 +104,7 @@ async def test_a_damaged_save_offers_the_newest_good_autosave(runtime, tiny_worl
         await settle(pilot)
         play = app.screen
         assert isinstance(play, PlayScreen) and play.game is not None
-        assert play.game.sim.state.round == 1
+        assert play.game.session.round == 1
         assert play.game.slot == slot  # playing on writes the save again, repairing it
 
 
@@ -122,7 +122,7 @@ async def test_loading_a_damaged_save_directly_names_the_file(runtime, tiny_worl
         assert "state.msgpack" in reason and "\n" not in reason
         await pilot.click("#use")
         await settle(pilot)
-        assert app.screen.game.sim.state.round == 1
+        assert app.screen.game.session.round == 1
 
 
 async def test_f6_loads_another_save_in_place_of_the_game(runtime, tiny_world):
@@ -131,7 +131,7 @@ async def test_f6_loads_another_save_in_place_of_the_game(runtime, tiny_world):
         first = await play_one_round(pilot)
         await pilot.press(*keys_for("/move tavern"), "enter")
         await settle(pilot)
-        assert first.game.sim.state.round == 2
+        assert first.game.session.round == 2
         first.game.save_as("at the harbour")  # a second slot to load (written here, not by the UI)
         await pilot.press("f6")
         await settle(pilot)
@@ -143,4 +143,4 @@ async def test_f6_loads_another_save_in_place_of_the_game(runtime, tiny_world):
         await settle(pilot)
         loaded = app.screen
         assert loaded is first and loaded.rounds_shown == 0  # the same screen, a fresh game in it
-        assert loaded.game.slot.name == "tiny-maren" and loaded.game.sim.state.round == 2
+        assert loaded.game.slot.name == "tiny-maren" and loaded.game.session.round == 2

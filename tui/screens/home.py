@@ -200,8 +200,7 @@ class HomeScreen(Screen):
         from tui.screens.inspector import InspectorScreen
 
         game = message.game
-        self.app.push_screen(InspectorScreen(game.sim.world, game.sim.store, lock=game.lock, player=game.player,
-                                             title=f"Memory of {game.slot.name}", events=game.sim.state.events))
+        self.app.push_screen(InspectorScreen(game.session, title=f"Memory of {game.slot.name}"))
 
     @on(GameLoadFailed)
     def _not_inspectable(self, message: GameLoadFailed) -> None:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-import threading
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -22,6 +21,9 @@ from tui.views import MemoryView, RecordDetail, RecordRow, record_detail
 from tui.widgets.heatmap import HeatmapView
 from tui.widgets.relations import RelationsView
 from tui.widgets.records import MARK_STYLE, Blocks, badges
+
+if TYPE_CHECKING:
+    from storyworld.game.session import Session
 
 MAX_TEXT = 90
 
@@ -84,16 +86,16 @@ class InspectorScreen(Screen):
                 tooltip="Pairs of agents ranked by how much they interacted, with what they remember in common"),
     ]
 
-    def __init__(self, world: Any, store: Any, *, lock: threading.Lock | None = None, record_id: int | None = None,
-                 player: str = "", title: str = "", events: Any = None) -> None:
+    def __init__(self, game: Session, *, record_id: int | None = None, title: str = "") -> None:
         super().__init__()
-        self.events = events  # the run's events (state.events), read under `lock`; None: no Relations
-        self.world = world
-        self.store = store
-        self.lock = lock or threading.Lock()
+        # the game's memory, read and unmerged under the game's own lock (a round holds it while it writes)
+        self.world = game.world
+        self.store = game.store
+        self.events = game.events  # the run's events, read under `lock`, for Relations
+        self.lock = game.lock
         self.record_id = record_id
-        self.player = player
-        self.title_text = title or f"Memory of {world.file.world.title}"
+        self.player = game.player  # whose badges stand out
+        self.title_text = title or f"Memory of {self.world.file.world.title}"
         self.view: MemoryView | None = None
         self.sort_by_owners = False
 
@@ -131,7 +133,7 @@ class InspectorScreen(Screen):
         from tui.views import memory_view
 
         with self.lock:
-            view = memory_view(self.world, self.store, None if self.events is None else list(self.events))
+            view = memory_view(self.world, self.store, list(self.events))
         self.post_message(MemoryLoaded(view))
 
     @on(MemoryLoaded)

@@ -229,12 +229,9 @@ class PlayScreen(Screen):
         happening = self.query_one("#happening", Static)
         happening.update(f"Now: {moment.happening}" if moment.happening else "")
         happening.display = bool(moment.happening)
-        if self.game is not None:
-            with self.game.lock:
-                scene = slash.Surroundings.of(self.game.sim.world, self.game.sim.state, moment.player)
-            suggester = self.query_one("#action", Input).suggester
-            if isinstance(suggester, slash.SlashSuggester):
-                suggester.scene = scene
+        suggester = self.query_one("#action", Input).suggester
+        if isinstance(suggester, slash.SlashSuggester):
+            suggester.scene = moment.scene
 
     def _progress(self, text: str, *, loading: bool = False) -> None:
         self.query_one("#progress", Static).update(text)
@@ -244,13 +241,12 @@ class PlayScreen(Screen):
     # --- acting --------------------------------------------------------------------------------
     @on(Input.Submitted, "#action")
     def _submitted(self, event: Input.Submitted) -> None:
-        if self.game is None:
+        # never waits on the game's lock: a running round holds it; the scene comes with the last moment
+        if self.game is None or self.moment is None or self.moment.scene is None:
             self.notify("Still loading; your line stays in the bar until the game is ready.")
             return
         text = event.value
-        with self.game.lock:
-            scene = slash.Surroundings.of(self.game.sim.world, self.game.sim.state, self.game.player)
-        parsed = slash.parse(text, scene)
+        parsed = slash.parse(text, self.moment.scene)
         transcript = self.query_one(Transcript)
         match parsed:
             case slash.Problem(message=problem):
@@ -291,7 +287,7 @@ class PlayScreen(Screen):
         from storyworld.kernel.actions import Say, describe
 
         assert self.game is not None
-        world = self.game.sim.world
+        world = self.game.world
         me = world.agents[self.game.player].name
         if isinstance(action, Say):
             to = world.agents[action.to].name if action.to in world.agents else ""
@@ -321,7 +317,7 @@ class PlayScreen(Screen):
 
         game = self.game
         assert game is not None
-        world = game.sim.world
+        world = game.world
         started = self.runtime.timer()
 
         def progress(agent: str, index: int, total: int) -> None:
@@ -438,9 +434,7 @@ class PlayScreen(Screen):
         if record_id is None:
             item = self.query_one(WhoKnows).highlighted_child
             record_id = getattr(getattr(item, "card", None), "id", None)
-        self.app.push_screen(InspectorScreen(self.game.sim.world, self.game.sim.store, lock=self.game.lock,
-                                             record_id=record_id, player=self.game.player,
-                                             events=self.game.sim.state.events))
+        self.app.push_screen(InspectorScreen(self.game.session, record_id=record_id))
 
     @on(RecordChosen)
     def _record_chosen(self, message: RecordChosen) -> None:
