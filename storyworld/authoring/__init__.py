@@ -9,7 +9,7 @@
 from storyworld.authoring import review
 from storyworld.authoring.common import AuthoringCancelled, Draft
 from storyworld.authoring.pipeline import author_source, detect_kind, read_source
-from storyworld.authoring.playparse import parse_play
+from storyworld.authoring.play import parse_play
 from storyworld.authoring.prose import author_prose
 
 __all__ = [
