@@ -34,6 +34,7 @@ from storyworld.authoring.play.text import (
 )
 
 Layout = Literal["paragraph", "heading"]
+ENTRANCE_RE = re.compile(r"\b(?:Enter|Re-?enter)\b(?P<rest>.*)")
 
 
 class Item(msgspec.Struct, frozen=True, kw_only=True):
@@ -158,7 +159,8 @@ def tokenize(text: str, layout: Layout | None = None) -> Tokens:
     layout = layout or detect_layout(text)
     body_start, personae, setting = _front_matter(lines)
     body = lines[body_start:]
-    known = _persona_words(personae)
+    # Without a dramatis personae, the entrances name who may head a speech.
+    known = _persona_words(personae) if personae else _entrance_words(body)
     if layout == "paragraph":
         items = _tokenize_paragraphs(body, body_start, known)
     else:
@@ -168,8 +170,23 @@ def tokenize(text: str, layout: Layout | None = None) -> Tokens:
 
 def _persona_words(personae: list[str]) -> set[str]:
     """Capitalised words of the dramatis personae, folded: what abbreviated headings may shorten."""
+    return _capitalised_words(personae)
+
+
+def _entrance_words(body: list[str]) -> set[str]:
+    """Capitalised words the entrances bring on (`Enter Piet.`, `Enter the Reeve`), folded.
+
+    In a play without a dramatis personae, a speaker who speaks once or twice is still named where
+    he enters: his mixed-case heading (`Piet.`, `Reeve. Corin, come with me.`) heads his speech.
+    """
+    entrances = [match.group("rest") for line in body if (match := ENTRANCE_RE.search(line))]
+    return {word for word in _capitalised_words(entrances) if not is_stage_words(word)}
+
+
+def _capitalised_words(lines: list[str]) -> set[str]:
+    """The folded capitalised words of three letters or more in the lines, each also in the singular."""
     words = set()
-    for line in personae:
+    for line in lines:
         for word in WORD_RE.findall(line):
             if word[:1].isupper() and len(word) >= 3:
                 words.add(name_key(word))
