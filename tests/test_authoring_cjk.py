@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from storyworld.authoring import cjk
+from storyworld.authoring.prose import cjk
 from storyworld.authoring.pipeline import author_source
 from storyworld.authoring.prose import author_prose, split_chapters
 from storyworld.world import load_world, world_from_file

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from storyworld.authoring.editions import is_direction_line, is_stage_words, normalize_edition
-from storyworld.authoring.playparse import parse_play
+from storyworld.authoring.play.editions import is_direction_line, is_stage_words, normalize_edition
+from storyworld.authoring.play import parse_play
 from storyworld.world import world_from_file
 
 PLAYS = Path(__file__).parent / "data" / "plays"

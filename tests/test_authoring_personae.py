@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from storyworld.authoring.playparse import _front_matter, parse_personae, parse_play
+from storyworld.authoring.play import parse_personae, parse_play
+from storyworld.authoring.play.tokens import _front_matter
 from storyworld.world import world_from_file
 
 ARAGON = Path(__file__).parent / "data" / "plays" / "aragon_mixed.txt"
@@ -163,7 +164,7 @@ def test_the_scene_lies_line_is_the_setting():
 
 
 def test_folio_numbered_heads_name_the_group_that_entered():
-    from storyworld.authoring.editions import _numbered_heads
+    from storyworld.authoring.play.editions import _numbered_heads
 
     lines = ["Thunder. Enter three Witches.", "", "  1. When shall we meet againe?", "In Thunder?",
              "  2. When the storme is done.", "   3. Ere the set of Sunne.", "  Macb. So foule a day."]
@@ -175,7 +176,7 @@ def test_folio_numbered_heads_name_the_group_that_entered():
 
 
 def test_spellings_of_one_name_are_one_person():
-    from storyworld.authoring.playparse import _spelling_variant
+    from storyworld.authoring.play.personae import _spelling_variant
 
     assert _spelling_variant("macduff", "macduffe") and _spelling_variant("malcolme", "malcolm")
     assert _spelling_variant("donalbaine", "donalbain") and _spelling_variant("menteth", "menteith")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from storyworld.authoring.playparse import detect_layout, looks_like_play, parse_personae, parse_play
+from storyworld.authoring.play import detect_layout, looks_like_play, parse_personae, parse_play
 from storyworld.errors import UserError
 from storyworld.world import check_world, world_from_file, write_world
 

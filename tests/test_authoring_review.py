@@ -7,7 +7,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from storyworld.authoring.playparse import parse_play
+from storyworld.authoring.play import parse_play
 from storyworld.authoring.review import (
     ReviewError,
     clear_flags,

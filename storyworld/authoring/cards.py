@@ -19,9 +19,10 @@ from typing import Any
 
 import msgspec
 
-from storyworld.authoring.common import slugify, trim_text, unique_id
+from storyworld.authoring.assemble import PlaceDraft, StartDraft, assemble_world, assign_ids
+from storyworld.authoring.common import slugify, trim_text
 from storyworld.errors import UserError
-from storyworld.world.schema import Agent, Event, Place, Start, WorldFile, WorldInfo
+from storyworld.world.schema import Agent, Event, WorldFile, WorldInfo
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PLAYER_WORD = "the player"
@@ -162,14 +163,15 @@ def _fill(text: str, name: str) -> str:
 def import_card(card: Card, world: WorldFile | None = None, *, world_id: str | None = None) -> WorldFile:
     """`world` with the card's character added as an agent, its first message and lorebook as canon it holds."""
     if world is None:
-        world = WorldFile(
-            world=WorldInfo(id=world_id or slugify(card.name, "card"), title=card.name, default_start="beginning",
-                            description="A world made from a character card."),
-            place=[Place(id="meeting-place", name="The meeting place", description=_fill(card.scenario, card.name)[:400])],
-            start=[Start(id="beginning", round=0, description="Where the card's scenario begins.")],
+        world = assemble_world(
+            WorldInfo(id=world_id or slugify(card.name, "card"), title=card.name, default_start="beginning",
+                      description="A world made from a character card."),
+            places=[PlaceDraft(key="meeting-place", id="meeting-place", name="The meeting place",
+                               description=_fill(card.scenario, card.name)[:400])],
+            agents=[], events=[], starts=[StartDraft(id="beginning", round=0, description="Where the card's scenario begins.")],
         )
     taken = {a.id for a in world.agent} | {p.id for p in world.place} | {o.id for o in world.object}
-    agent_id = unique_id(slugify(card.name, "character"), taken)
+    agent_id = assign_ids([("card", card.name)], "character", taken)["card"]
     home = world.place[0].id if world.place else "meeting-place"
     description = _fill(card.description, card.name).strip()
     if card.personality.strip():

@@ -99,9 +99,3 @@ def trim_text(text: str, limit: int = MAX_EVENT_TEXT) -> str:
     if space > limit // 2:
         cut = cut[:space]
     return cut.rstrip(" ,;:") + "…"
-
-
-def event_ids(count: int) -> list[str]:
-    """Event ids e0001... wide enough for `count` events, so they sort in story order."""
-    width = max(4, len(str(count)))
-    return [f"e{i:0{width}d}" for i in range(1, count + 1)]

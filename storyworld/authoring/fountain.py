@@ -16,8 +16,9 @@ from typing import Literal
 
 import msgspec
 
-from storyworld.authoring.common import CancelToken, ProgressCallback, check_cancel, event_ids, report, slugify, trim_text, unique_id
-from storyworld.world.schema import Agent, Event, Place, Start, WorldFile, WorldInfo
+from storyworld.authoring.assemble import AgentDraft, EventDraft, PlaceDraft, StartDraft, assemble_world, assign_ids
+from storyworld.authoring.common import CancelToken, ProgressCallback, check_cancel, report, trim_text
+from storyworld.world.schema import WorldFile, WorldInfo
 
 ElementKind = Literal["heading", "character", "dialogue", "parenthetical", "action", "transition"]
 SCENE_RE = re.compile(r"^(?:INT\.?/EXT|INT/EXT|I/E|INT|EXT|EST)[.\s]", re.I)
@@ -156,12 +157,23 @@ def _title(text: str) -> str:
     return " ".join(w if i and w in small else w[:1].upper() + w[1:] for i, w in enumerate(words))
 
 
-class _Beat(msgspec.Struct, kw_only=True):
+class _Beat(msgspec.Struct, frozen=True, kw_only=True):
+    """A line of dialogue or a piece of action, in the screenplay's keys (casefolded cues and places)."""
+
     kind: str
     place: str
-    actors: list[str]
+    actors: tuple[str, ...]
     text: str
     scene: int
+    named: tuple[str, ...] = ()  # action: every character it names (the first three act)
+
+
+class _Reading(msgspec.Struct, frozen=True, kw_only=True):
+    """What the elements give: places and characters (key -> display name) and the beats in order."""
+
+    places: dict[str, str]
+    agents: dict[str, str]
+    beats: list[_Beat]
 
 
 def author_fountain(
@@ -175,6 +187,13 @@ def author_fountain(
     """A draft world from a Fountain screenplay: sluglines -> places, cues -> agents, dialogue -> say events."""
     play = parse_fountain(text)
     report(progress, 0, len(play.elements), "reading the screenplay")
+    reading = _read(play, cancel)
+    report(progress, len(play.elements), len(play.elements), "building the world")
+    return _world(play, reading, world_id=world_id, title=title)
+
+
+def _read(play: Screenplay, cancel: CancelToken) -> _Reading:
+    """Beats in order: each cue's dialogue one say beat, each action a narration beat, scene by scene."""
     places: dict[str, str] = {}  # normalised name -> display
     agents: dict[str, str] = {}  # normalised cue -> display
     beats: list[_Beat] = []
@@ -187,7 +206,7 @@ def author_fountain(
         nonlocal lines
         said = " ".join(lines).strip()
         if speaker and said:
-            beats.append(_Beat(kind="say", place=place or "somewhere", actors=[speaker], text=said, scene=scene))
+            beats.append(_Beat(kind="say", place=place or "somewhere", actors=(speaker,), text=said, scene=scene))
         lines = []
 
     for index, element in enumerate(play.elements):
@@ -206,42 +225,66 @@ def author_fountain(
             agents.setdefault(speaker, character_name(element.text))
         elif element.kind == "dialogue":
             lines.append(_plain(element.text))
-        elif element.kind == "parenthetical":
-            continue
         elif element.kind == "action":
             flush()
             speaker = ""
-            beats.append(_Beat(kind="narration", place=place or "somewhere", actors=[], text=_plain(element.text),
+            beats.append(_Beat(kind="narration", place=place or "somewhere", actors=(), text=_plain(element.text),
                                scene=scene))
     flush()
     if "somewhere" in {b.place for b in beats}:
         places.setdefault("somewhere", "Somewhere")
-    report(progress, len(play.elements), len(play.elements), "building the world")
+    return _Reading(places=places, agents=agents, beats=[_named(beat, agents) for beat in beats])
 
+
+def _named(beat: _Beat, agents: dict[str, str]) -> _Beat:
+    """A piece of action with the characters it names: the first three act in it."""
+    if beat.kind != "narration":
+        return beat
+    named = tuple(k for k, name in agents.items() if re.search(rf"\b{re.escape(name)}\b", beat.text, re.I))
+    return msgspec.structs.replace(beat, actors=named[:3], named=named)
+
+
+def _world(play: Screenplay, reading: _Reading, *, world_id: str, title: str | None) -> WorldFile:
+    """The world: a place per slugline that has beats, an agent per cue, everyone in a scene witnessing it."""
+    places, agents, beats = dict(reading.places), reading.agents, reading.beats
     taken: set[str] = set()
-    place_ids = {key: unique_id(slugify(name, "place"), taken) for key, name in places.items() if any(b.place == key for b in beats)}
+    place_ids = assign_ids(((key, name) for key, name in places.items() if any(b.place == key for b in beats)),
+                           "place", taken)
     if not place_ids:
         place_ids = {"somewhere": "somewhere"}
         places["somewhere"] = "Somewhere"
-    agent_ids = {key: unique_id(slugify(name, "agent"), taken) for key, name in agents.items()}
-    # Who is in a scene: everyone who speaks in it, and anyone the action names.
-    present: dict[int, list[str]] = defaultdict(list)
-    for beat in beats:
-        for key in beat.actors:
+    agent_ids = assign_ids(agents.items(), "agent", taken)
+    events = _events(beats)
+    speeches: dict[str, int] = defaultdict(int)
+    for event in events:
+        if event.kind == "say":
+            speeches[event.actors[0]] += 1
+    info = WorldInfo(id=world_id, title=title or play.title.get("title", "") or world_id.replace("-", " ").title(),
+                     source=play.title.get("author", "") or play.title.get("authors", ""), default_start="beginning",
+                     description=f"Drafted from a Fountain screenplay: {len(places)} scene places.")
+    start = StartDraft(id="beginning", round=events[0].round if events else 0,
+                       description="The opening of the screenplay.")
+    return assemble_world(
+        info, places=[PlaceDraft(key=key, id=place_id, name=places[key]) for key, place_id in place_ids.items()],
+        agents=[AgentDraft(key=key, id=agent_id, name=agents[key], speeches=speeches.get(key, 0),
+                           principal=speeches.get(key, 0) >= 1) for key, agent_id in agent_ids.items()],
+        events=events, starts=[start],
+    )
+
+
+def _events(beats: list[_Beat]) -> list[EventDraft]:
+    """Events in keys: everyone who speaks in a scene or its action names witnesses all of it.
+
+    A round per scene, and one more after every SPEECHES_PER_ROUND lines within a scene.
+    """
+    present: dict[int, list[str]] = defaultdict(list)  # who speaks in each scene, then whom its action names
+    for beat in [*(b for b in beats if b.kind == "say"), *(b for b in beats if b.kind == "narration")]:
+        for key in beat.actors if beat.kind == "say" else beat.named:
             if key not in present[beat.scene]:
                 present[beat.scene].append(key)
-    for beat in beats:
-        if beat.kind == "narration":
-            named = [k for k, name in agents.items() if re.search(rf"\b{re.escape(name)}\b", beat.text, re.I)]
-            beat.actors = named[:3]
-            for key in named:
-                if key not in present[beat.scene]:
-                    present[beat.scene].append(key)
-    events: list[Event] = []
-    ids = event_ids(len(beats))
+    events: list[EventDraft] = []
     round_number, said_in_scene, last_scene = 1, 0, None
-    home: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for event_id, beat in zip(ids, beats):
+    for beat in beats:
         if last_scene is not None and beat.scene != last_scene:
             round_number += 1
             said_in_scene = 0
@@ -250,35 +293,7 @@ def author_fountain(
         last_scene = beat.scene
         if beat.kind == "say":
             said_in_scene += 1
-        witnesses = [agent_ids[k] for k in present[beat.scene]]
-        for who in witnesses:
-            home[who][place_ids[beat.place]] += 1
         kind = "say" if beat.kind == "say" else ("act" if beat.actors else "narration")
-        events.append(Event(id=event_id, round=round_number, place=place_ids[beat.place],
-                            actors=[agent_ids[k] for k in beat.actors], witnesses=witnesses, kind=kind,  # type: ignore[arg-type]
-                            text=trim_text(beat.text)))
-    ordered_places = list(place_ids.values())
-    exits: dict[str, list[str]] = defaultdict(list)
-    for before, after in zip(events, events[1:]):
-        if before.place != after.place:
-            if after.place not in exits[before.place]:
-                exits[before.place].append(after.place)
-            if before.place not in exits[after.place]:
-                exits[after.place].append(before.place)
-    by_id = {place_ids[k]: places[k] for k in place_ids}
-    world_places = [Place(id=pid, name=by_id[pid], exits=exits.get(pid, [])) for pid in ordered_places]
-    speeches: dict[str, int] = defaultdict(int)
-    for event in events:
-        if event.kind == "say":
-            speeches[event.actors[0]] += 1
-    world_agents = []
-    for key, agent_id in agent_ids.items():
-        places_of = home.get(agent_id)
-        world_agents.append(Agent(id=agent_id, name=agents[key], home=max(places_of, key=places_of.get) if places_of else ordered_places[0],
-                                  playable=speeches.get(agent_id, 0) >= 1))
-    start_round = events[0].round if events else 0
-    info = WorldInfo(id=world_id, title=title or play.title.get("title", "") or world_id.replace("-", " ").title(),
-                     source=play.title.get("author", "") or play.title.get("authors", ""), default_start="beginning",
-                     description=f"Drafted from a Fountain screenplay: {len(places)} scene places.")
-    start = Start(id="beginning", round=start_round, description="The opening of the screenplay.")
-    return WorldFile(world=info, place=world_places, agent=world_agents, event=events, start=[start])
+        events.append(EventDraft(round=round_number, place=beat.place, kind=kind, actors=beat.actors,
+                                 witnesses=tuple(present[beat.scene]), text=trim_text(beat.text)))
+    return events

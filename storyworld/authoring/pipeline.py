@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from storyworld.authoring.common import CancelToken, Draft, ProgressCallback, report, slugify
-from storyworld.authoring.playparse import looks_like_play, parse_play
+from storyworld.authoring.play import looks_like_play, parse_play
 from storyworld.authoring.prose import author_prose
 from storyworld.errors import UserError
 

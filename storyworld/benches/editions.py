@@ -43,7 +43,7 @@ def _files(paths: list[str]) -> list[Path]:
 
 def bench_editions(args: argparse.Namespace) -> int:
     """Parse every edition and print its figures, then the worst and the mean."""
-    from storyworld.authoring.playparse import parse_play
+    from storyworld.authoring.play import parse_play
 
     rows: dict[str, dict[str, Any]] = {}
     for path in _files(args.files):

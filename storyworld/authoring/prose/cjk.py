@@ -17,9 +17,12 @@ from pathlib import Path
 import msgspec
 
 from storyworld.authoring.common import slugify, unique_id
+from storyworld.authoring.prose.parts import Chapter, Person, ProseMentions
+from storyworld.authoring.prose.script import HAN, HAN_RE, is_cjk
 
-HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-HAN_RE = re.compile(f"[{HAN}]")
+__all__ = ["Known", "build_cast", "chapter_number", "is_cjk", "known_names", "sentences", "split_chapters",
+           "split_paragraphs"]
+
 CHAPTER_RE = re.compile(rf"^\s*第(?P<num>[0-9一二三四五六七八九十百零〇两兩]+)[回章節卷]\s*[：:　 ]?\s*(?P<title>.*)$")
 SENTENCE_RE = re.compile(r"(?<=[。！？!?])(?![」』”])|(?<=[。！？!?][」』”])")
 PUNCT = "，。！？：；、「」『』（）《》〈〉—…　 \n"
@@ -32,6 +35,7 @@ NOT_NAMES = {"其人", "眾皆", "左右", "書略", "檄文", "有詩", "老人
 MIN_MENTIONS = 3
 
 
+
 class Known(msgspec.Struct, frozen=True, kw_only=True):
     """A name an installed world knows in the source script."""
 
@@ -40,13 +44,6 @@ class Known(msgspec.Struct, frozen=True, kw_only=True):
     name: str  # English display name
     native: str
     aliases: tuple[str, ...] = ()
-
-
-def is_cjk(text: str, sample: int = 4000) -> bool:
-    """Whether a text is mostly Han characters (Chinese, or Japanese kanji prose)."""
-    head = text[:sample]
-    letters = sum(1 for ch in head if ch.isalpha())
-    return letters > 0 and len(HAN_RE.findall(head)) / letters > 0.5
 
 
 def chapter_number(token: str, fallback: int) -> int:
@@ -65,6 +62,24 @@ def chapter_number(token: str, fallback: int) -> int:
             total += (current or 1) * 100
             current = 0
     return (total + current) or fallback
+
+
+def split_chapters(text: str) -> list[Chapter]:
+    """Chapters by `第N回：title` headings; paragraphs of hard-wrapped lines joined without spaces."""
+    chapters: list[Chapter] = []
+    number, title, lines = 0, "", []
+    for line in text.split("\n"):
+        heading = CHAPTER_RE.match(line) if len(line) < 80 else None
+        if heading:
+            if lines or number:
+                chapters.append(Chapter(number=number or 1, title=title, paragraphs=split_paragraphs(lines)))
+            number = chapter_number(heading.group("num"), len(chapters) + 1)
+            title = heading.group("title").strip()
+            lines = []
+            continue
+        lines.append(line)
+    chapters.append(Chapter(number=number or 1, title=title, paragraphs=split_paragraphs(lines)))
+    return [c for c in chapters if c.paragraphs]
 
 
 def split_paragraphs(lines: list[str]) -> list[str]:
@@ -140,12 +155,22 @@ def _stable_id(name: str, taken: set[str], english: str = "") -> str:
     return unique_id(base, taken)
 
 
-def build_cast(chapters, known: list[Known] | None = None, *, min_mentions: int = MIN_MENTIONS):
+def build_cast(chapters: list[Chapter], known: list[Known] | None = None, *,
+               min_mentions: int = MIN_MENTIONS) -> ProseMentions:
     """ProseMentions for Chinese text: persons named in the source script, with courtesy and English aliases."""
-    from storyworld.authoring.prose import ProseMentions, Person
-
     known = known_names() if known is None else known
     text = "\n".join(p for chapter in chapters for p in chapter.paragraphs)
+    native_aliases = _native_aliases(known)
+    cast = ProseMentions()
+    taken: set[str] = set()
+    people = _add_persons(cast, _full_names(text, native_aliases, min_mentions), native_aliases, text, min_mentions,
+                          taken)
+    _add_places(cast, known, native_aliases, text, people, taken)
+    return cast
+
+
+def _native_aliases(known: list[Known]) -> dict[str, Known]:
+    """Native name (and native alias of a person) -> what an installed world knows by it."""
     native_aliases: dict[str, Known] = {}
     for entry in known:
         native_aliases[entry.native] = entry
@@ -153,8 +178,12 @@ def build_cast(chapters, known: list[Known] | None = None, *, min_mentions: int 
             for alias in entry.aliases:
                 if HAN_RE.search(alias) and len(alias) >= 2:
                     native_aliases.setdefault(alias, entry)
-    # Persons: 姓X名Y字Z, speakers that look like names, and known native names that occur.
-    full_names: dict[str, set[str]] = {}  # full name -> native aliases
+    return native_aliases
+
+
+def _full_names(text: str, native_aliases: dict[str, Known], min_mentions: int) -> dict[str, set[str]]:
+    """Full name -> native aliases: 姓X名Y字Z, speakers that look like names, and known native names that occur."""
+    full_names: dict[str, set[str]] = {}
     for match in STYLED_RE.finditer(text):
         full = match.group("sur") + match.group("given")
         aliases = full_names.setdefault(full, set())
@@ -168,7 +197,6 @@ def build_cast(chapters, known: list[Known] | None = None, *, min_mentions: int 
         if entry.kind == "person" and text.count(surface) >= 2:
             full_names.setdefault(entry.native, set())
     # One person per known entry: a courtesy name or a surname+courtesy form folds into the full name.
-    by_entry: dict[str, str] = {}
     for full in list(full_names):
         entry = native_aliases.get(full)
         if entry is not None and entry.native != full and entry.native in full_names:
@@ -177,8 +205,13 @@ def build_cast(chapters, known: list[Known] | None = None, *, min_mentions: int 
         for alias in list(aliases):
             if alias in full_names and alias != full:
                 aliases |= full_names.pop(alias)
-    cast = ProseMentions()
-    taken: set[str] = set()
+    return full_names
+
+
+def _add_persons(cast: ProseMentions, full_names: dict[str, set[str]], native_aliases: dict[str, Known], text: str,
+                 min_mentions: int, taken: set[str]) -> list[Person]:
+    """The persons named often enough, most mentioned first; an alias two of them share names neither."""
+    by_entry: dict[str, str] = {}
     people: list[Person] = []
     for full, aliases in full_names.items():
         entry = native_aliases.get(full)
@@ -200,7 +233,12 @@ def build_cast(chapters, known: list[Known] | None = None, *, min_mentions: int 
         cast.persons[person.id] = person
         for surface in [person.name, *person.aliases]:
             cast.surfaces.setdefault(surface, ("person", person.id))
-    # Places: known native place names, and cue + suffix forms (`至虎牢關`) named often enough.
+    return people
+
+
+def _add_places(cast: ProseMentions, known: list[Known], native_aliases: dict[str, Known], text: str,
+                people: list[Person], taken: set[str]) -> None:
+    """Places: known native place names, and cue + suffix forms (`至虎牢關`) named often enough."""
     place_counts: Counter[str] = Counter()
     for entry in known:
         if entry.kind == "place" and text.count(entry.native) >= 1:
@@ -222,4 +260,3 @@ def build_cast(chapters, known: list[Known] | None = None, *, min_mentions: int 
         cast.surfaces[name] = ("place", place_id)
         if english:
             cast.place_english[place_id] = english
-    return cast

@@ -48,6 +48,7 @@ LATIN_RE = re.compile(
 )
 ROMAN_OUT = ["", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI"]
 CAPS_ALONE_RE = re.compile(r"^\s*(?:[1-6]\.?\s*)?[A-Z][A-Z’'\-]+(?:\s+[A-Z][A-Z’'\-]+){0,3}\.?\s*$")
+MIXED_ALONE_RE = re.compile(r"^(?:[1-6]\.?\s*)?[A-Z][a-z’'\-]{1,13}(?:\s[A-Z][a-z’'\-]{1,13})?\.$")
 
 
 class Prefixes(NamedTuple):
@@ -248,11 +249,15 @@ def _prefixed_speeches(lines: list[str]) -> Prefixes | None:
     """The mixed-case labels that head indented speeches (World Library, First Folio), or None if none do.
 
     Mixed-case labels count when they recur; flush-left `NAME. text` speeches (Gutenberg's Hamlet)
-    mean the indented ones are something else.
+    mean the indented ones are something else. A line under a speaker's name on a line of its own
+    is that speaker's speech whatever it opens with (`TOBIAS` / `  Maren. Come here now.`): it
+    heads no speech of its own.
     """
+    under = _under_speaker_lines(lines)
+    candidates = [line for index, line in enumerate(lines) if index not in under]
     mixed: dict[str, int] = {}
     caps = 0
-    for line in lines:
+    for line in candidates:
         if CAPS_PREFIX_RE.match(line):
             caps += 1
         else:
@@ -266,13 +271,35 @@ def _prefixed_speeches(lines: list[str]) -> Prefixes | None:
         return None
     # Where speeches start: the commonest indent of capital and recurring labels.
     indents: dict[int, int] = {}
-    for line in lines:
+    for line in candidates:
         match = CAPS_PREFIX_RE.match(line) or MIXED_PREFIX_RE.match(line)
         if match and (match.group("label") in recurring or match.group("label").isupper()):
             width = len(match.group("indent"))
             indents[width] = indents.get(width, 0) + 1
     common = max(indents, key=lambda k: indents[k]) if indents else 2
     return Prefixes(labels=frozenset(recurring), indent=common)
+
+
+def _under_speaker_lines(lines: list[str]) -> set[int]:
+    """Indexes of the lines under a speaker's name set on a line of its own, up to the next blank line.
+
+    The name is in capitals (`TOBIAS`, `FIRST FISHER.`), or in mixed case with a full stop after a
+    blank line (`Maren.`), as the tokenizer reads speech headings; the line after it is not blank.
+    """
+    under: set[int] = set()
+    in_speech = False
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped:
+            in_speech = False
+        elif in_speech:
+            under.add(index)
+        else:
+            after_blank = index == 0 or not lines[index - 1].strip()
+            speaker = (CAPS_ALONE_RE.match(stripped) is not None or (
+                after_blank and MIXED_ALONE_RE.match(stripped) is not None)) and not is_stage_words(stripped)
+            in_speech = speaker and index + 1 < len(lines) and bool(lines[index + 1].strip())
+    return under
 
 
 def _unfold_prefixed(lines: list[str], prefixes: Prefixes) -> list[str]:
