@@ -6,6 +6,8 @@ import importlib.util
 import os
 from pathlib import Path
 
+from storyworld.errors import UserError
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BUNDLED_WORLDS = REPO_ROOT / "worlds"
 
@@ -61,15 +63,27 @@ def default_embedder_dir() -> Path | None:
     return model if model.is_dir() else None
 
 
+class WorldNotFound(UserError):
+    """No world file at that path and no installed (user or bundled) world with that id."""
+
+
 def find_world(name: str) -> Path:
-    """A world by path, or by id among user and bundled worlds; FileNotFoundError if none."""
+    """A world by path, or by id among user and bundled worlds; WorldNotFound (a UserError) if none."""
     candidate = Path(name)
     if candidate.suffix == ".toml" or candidate.exists():
         if candidate.is_file():
             return candidate
-        raise FileNotFoundError(f"{name}: no such world file")
+        raise WorldNotFound(f"{name}: no such world file")
     for folder in (user_worlds_dir(), BUNDLED_WORLDS):
         path = folder / f"{name}.toml"
         if path.is_file():
             return path
-    raise FileNotFoundError(f"{name}: no bundled or user world with this id (and no such file)")
+    raise WorldNotFound(f"{name}: no bundled or user world with this id (and no such file)")
+
+
+def existing_save(path: str | os.PathLike[str]) -> Path:
+    """A save folder the user named, which must exist (UserError if it does not)."""
+    folder = Path(path)
+    if not folder.is_dir():
+        raise UserError(f"{folder}: no such save folder")
+    return folder

@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from storyworld.commands.common import add_model_options, load_lm, load_world_arg, resolve_player
 from storyworld.errors import UserError
+from storyworld.llm.options import add_model_options, load_lm
+from storyworld.locations import find_world
+from storyworld.world import load_world
 
 if TYPE_CHECKING:
     from memory.store import MemoryStore
@@ -586,7 +588,7 @@ def bench_backends(args: argparse.Namespace) -> int:
     if horizons and horizons[-1] > args.rounds and "consensus" not in backends:
         raise UserError(f"--horizons: past --rounds {args.rounds} needs the consensus backend (its run continues)")
     within = tuple(h for h in horizons if h <= args.rounds)
-    world = load_world_arg(args.world)
+    world = load_world(find_world(args.world))
     if args.start is not None:
         try:
             world.start(args.start)
@@ -614,7 +616,7 @@ def bench_backends(args: argparse.Namespace) -> int:
 
     log = None if args.quiet else sys.stderr
     save_dir = Path(args.save_runs) if args.save_runs else None
-    player = resolve_player(world, args.player) if args.player else None
+    player = world.resolve_player(args.player) if args.player else None
     if args.awake == "near" and player is None:
         raise UserError("--awake near needs --as AGENT: the (absent) player the scheduling centres on")
     common = dict(rounds=args.rounds, start=args.start, seed=args.seed, mind=mind, model_name=lm.name, log=log,

@@ -7,7 +7,6 @@ import time
 from typing import Any
 
 from storyworld.benches import print_figures
-from storyworld.errors import UserError
 
 
 def register(benches: argparse._SubParsersAction) -> None:
@@ -40,10 +39,7 @@ def bench_world(args: argparse.Namespace) -> int:
     from storyworld.game.sediment import sediment
     from storyworld.world import load_world
 
-    try:
-        path = find_world(args.world)
-    except FileNotFoundError as exc:
-        raise UserError(str(exc)) from None
+    path = find_world(args.world)
     load_runs = []
     for _ in range(max(1, args.repeat)):
         started = time.perf_counter()

@@ -171,7 +171,7 @@ def load_simulation(folder: Path, mind: Any, *, embedder: Any = None, world: Wor
 
 def _saved_world(folder: Path, files: dict[str, bytes], world_id: str) -> World:
     """The world embedded in a save, else the installed world with the save's id."""
-    from storyworld.locations import find_world
+    from storyworld.locations import WorldNotFound, find_world
 
     if WORLD_FILE in files:
         report = check_bytes(files[WORLD_FILE], name=f"{folder}/{WORLD_FILE}")
@@ -180,7 +180,7 @@ def _saved_world(folder: Path, files: dict[str, bytes], world_id: str) -> World:
         return report.world
     try:
         return load_world(find_world(world_id))
-    except FileNotFoundError as exc:
+    except WorldNotFound as exc:
         raise UserError(f"{folder}: its world {world_id!r} is not installed ({exc})") from None
 
 
@@ -222,7 +222,7 @@ def slot_of(folder: Path) -> Path:
 def world_of_save(folder: Path) -> World | None:
     """The world a save was played in when it is not installed by id (a world opened from a path), else None."""
     from saves import SaveError, read_manifest
-    from storyworld.locations import find_world
+    from storyworld.locations import WorldNotFound, find_world
 
     try:
         meta = read_manifest(folder).meta
@@ -231,7 +231,7 @@ def world_of_save(folder: Path) -> World | None:
     try:
         find_world(str(meta.get("world", "")))
         return None
-    except FileNotFoundError:
+    except WorldNotFound:
         path = meta.get("world_path")
         if isinstance(path, str) and Path(path).is_file():
             return load_world(Path(path))

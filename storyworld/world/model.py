@@ -113,6 +113,18 @@ class World:
         """Agents a person may play, in file order."""
         return [agent for agent in self.agents.values() if agent.status == "active" and agent.playable]
 
+    def resolve_player(self, wanted: str) -> str:
+        """An agent id from an id, a name or an alias (case-insensitive); UserError naming the playable cast."""
+        key = wanted.strip().lower()
+        playable = ", ".join(a.id for a in self.playable_agents()) or "none"
+        for agent in self.file.agent:
+            names = {agent.id.lower(), agent.name.lower(), *(a.lower() for a in agent.aliases)}
+            if key in names:
+                if not agent.playable or agent.status != "active":
+                    raise UserError(f"{agent.id} is not playable in {self.id}; playable: {playable}")
+                return agent.id
+        raise UserError(f"no character {wanted!r} in {self.id}; playable: {playable}")
+
     def summary(self) -> str:
         """One line of counts: `22 agents, 11 places, 260 events, 2 starts, 9 objects`."""
         return ", ".join(
