@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from memory import BACKENDS
 from storyworld.errors import UserError
 from storyworld.llm.options import add_model_options, load_lm
 from storyworld.locations import find_world
@@ -26,7 +27,6 @@ from storyworld.world import load_world
 if TYPE_CHECKING:
     from memory.store import MemoryStore
 
-BACKENDS = ("consensus", "generative", "gmemory", "collaborative")
 LABELS = {"consensus": "Consensus", "generative": "Gen. Agents", "gmemory": "G-Memory", "collaborative": "Collaborative"}
 ACTION_NAMES = ("say", "read_thread", "observe", "move", "act_on", "wait")
 BIN = 5  # rounds per latency bin

@@ -7,6 +7,7 @@ import json
 import logging
 from pathlib import Path
 
+from memory import BACKENDS
 from storyworld.errors import UserError
 from storyworld.llm.options import add_model_options, load_lm
 from storyworld.locations import find_world
@@ -27,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--rounds", type=int, required=True, help="rounds to run")
     parser.add_argument("--start", help="start point id (default: the world's default)")
     parser.add_argument("--backend", default="consensus",
-                        choices=["consensus", "generative", "gmemory", "collaborative"], help="memory backend")
+                        choices=BACKENDS, help="memory backend")
     parser.add_argument("--cache", default="fifo", choices=["fifo", "relevance", "hybrid"],
                         help="short-term cache eviction")
     parser.add_argument("--no-merge", action="store_true", help="ablation: never merge records")

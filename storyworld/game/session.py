@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from saves.slots import AUTOSAVE_KEEP
+from memory import BACKENDS
+from saves.slots import AUTOSAVE_KEEP, AUTOSAVES_SUFFIX
 from storyworld.errors import UserError
 from storyworld.game.simulation import Simulation, initial_state
 from storyworld.kernel.state import Settings, WorldState
@@ -32,8 +33,6 @@ log = logging.getLogger("storyworld.game.session")
 STATE_FILE = "state.msgpack"
 WORLD_FILE = "world.toml"  # the world as it was played, so a save resumes anywhere, even after the file changed
 GAME_FORMAT = 1
-BACKENDS = ("consensus", "generative", "gmemory", "collaborative")
-AUTOSAVES_SUFFIX = ".autosaves"
 _SLUG = re.compile(r"[^a-z0-9_-]+")
 
 
