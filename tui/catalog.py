@@ -59,7 +59,7 @@ def summarise(world: Any, path: Path, origin: str) -> WorldEntry:
     info = world.file.world
     return WorldEntry(
         path=path, origin=origin, id=info.id, title=info.title, cast=len(world.file.agent),
-        playable=tuple((a.id, a.name) for a in world.file.agent if a.playable and a.status == "active"),
+        playable=tuple((a.id, a.name) for a in world.playable_agents()),
         starts=tuple((s.id, s.round, s.description) for s in world.file.start),
         world=world,
     )

@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from storyworld.kernel.perception import present_at
 from storyworld.minds import guide
 
 if TYPE_CHECKING:
@@ -23,16 +24,6 @@ def badge_colour(agent_id: str) -> str:
     """A stable colour for an agent (blake2b of its id, never Python's hash())."""
     digest = hashlib.blake2b(agent_id.encode("utf-8"), digest_size=2).digest()
     return BADGE_COLOURS[int.from_bytes(digest, "big") % len(BADGE_COLOURS)]
-
-
-def name_of(world: Any, ident: str | None) -> str:
-    """The display name of an agent, object or place id (the id itself when unknown)."""
-    if not ident:
-        return ""
-    for table in (world.agents, world.objects, world.places):
-        if ident in table:
-            return table[ident].name
-    return ident
 
 
 @dataclass(frozen=True)
@@ -117,9 +108,9 @@ def owner_lines(world: Any, record: Any) -> tuple[OwnerLine, ...]:
     lines = []
     for agent, holding in sorted(record.owners.items()):
         lines.append(OwnerLine(
-            agent=agent, name=name_of(world, agent), via=holding.via, source=holding.source,
-            source_name=name_of(world, holding.source), since_round=holding.since_round,
-            place_name=name_of(world, holding.place or record.place),
+            agent=agent, name=world.name_of(agent), via=holding.via, source=holding.source,
+            source_name=world.name_of(holding.source), since_round=holding.since_round,
+            place_name=world.name_of(holding.place or record.place),
             confidence=float(holding.confidence), status=holding.status, flags=tuple(holding.flags),
         ))
     return tuple(lines)
@@ -131,10 +122,10 @@ def record_card(world: Any, record: Any, reason: str = "", score: float | None =
     if store is not None:
         from memory.disputes import describe
 
-        disputes = tuple(d["summary"] for d in describe(store, record.id, name=lambda a: name_of(world, a)))
+        disputes = tuple(d["summary"] for d in describe(store, record.id, name=world.name_of))
     return RecordCard(
         id=record.id, text=record.text, kind=record.kind, round=record.round,
-        place_name=name_of(world, record.place), owners=owner_lines(world, record), reason=reason, score=score,
+        place_name=world.name_of(record.place), owners=owner_lines(world, record), reason=reason, score=score,
         disputes=disputes,
     )
 
@@ -206,10 +197,10 @@ def beats_for(sim: Simulation, events: tuple[SimEvent, ...] | list[SimEvent], pl
         own = event.actor == player
         if (player not in event.witnesses and not own) or event.kind == "wait":
             continue  # a wait is bookkeeping; the player's own shows as its result ("time passed")
-        actor = name_of(world, event.actor)
+        actor = world.name_of(event.actor)
         if event.kind == "say":
             beats.append(Beat(kind="line", speaker=actor, text=event.claim or event.text,
-                              to=name_of(world, event.target), own=own, round=event.round))
+                              to=world.name_of(event.target), own=own, round=event.round))
         elif event.kind == "move" and own:
             place = world.places[event.place]
             beats.append(Beat(kind="heading", text=place.name, round=event.round))
@@ -234,7 +225,7 @@ def opening_beats(sim: Simulation, player: str) -> list[Beat]:
         beats.append(Beat(kind="direction", text=start.description, round=state.round))
     if place.description:
         beats.append(Beat(kind="direction", text=place.description, round=state.round))
-    present = [name_of(world, a) for a in state.present(place.id) if a != player]
+    present = [world.name_of(a) for a in present_at(world, state, place.id, besides=player)]
     beats.append(Beat(kind="direction", text=("With you: " + ", ".join(present) + ".") if present else "You are alone.",
                       round=state.round))
     return beats
@@ -283,7 +274,7 @@ def context_query(sim: Simulation, player: str) -> str:
     place = state.positions[player]
     stm = state.shortterm.get(player)
     goal = stm.goals[-1] if stm and stm.goals else ""
-    company = ", ".join(name_of(world, a) for a in state.present(place) if a != player)
+    company = ", ".join(world.name_of(a) for a in present_at(world, state, place, besides=player))
     talk = state.threads.get(place, [])
     last = talk[-1].text if talk else ""
     return " ".join(p for p in (goal, world.places[place].name, company, last) if p)
@@ -330,7 +321,7 @@ def build_moment(sim: Simulation, player: str, *, events: tuple[SimEvent, ...] =
         round=state.round,
         world_title=world.file.world.title,
         player=player,
-        player_name=name_of(world, player),
+        player_name=world.name_of(player),
         place=place,
         place_name=world.places[place].name,
         model=model or sim.settings.model,
@@ -340,7 +331,7 @@ def build_moment(sim: Simulation, player: str, *, events: tuple[SimEvent, ...] =
         cast=cast_view(sim, player),
         map=map_view(sim, player),
         goals=tuple(reversed(stm.goals)) if stm else (),
-        present=tuple(a for a in state.present(place) if a != player),
+        present=present_at(world, state, place, besides=player),
         results=dict(results or {}),
         happening=guide.happening(world, state, player),
         suggestions=tuple((s.text, s.status) for s in guide.suggestions(world, state, player)),
@@ -475,7 +466,7 @@ def record_detail(world: Any, store: Any, record_id: int, *, max_depth: int = 4)
     """Owners with provenance, merge log, affiliation neighbours and the based-on chain of one record."""
     record = store.get(record_id)
     merges = tuple(
-        (name_of(world, m.owner), m.round, m.rule, m.discarded_text, m.kept_text) for m in record.merge_log
+        (world.name_of(m.owner), m.round, m.rule, m.discarded_text, m.kept_text) for m in record.merge_log
     )
     neighbours = []
     for other in list(store.neighbours(record_id))[:12]:

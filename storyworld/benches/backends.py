@@ -624,7 +624,7 @@ def bench_backends(args: argparse.Namespace) -> int:
     result: dict[str, Any] = {
         "world": world.file.world.id,
         "world_digest": world.digest,
-        "agents_active": sum(1 for a in world.file.agent if a.status == "active"),
+        "agents_active": len(world.active_agents()),
         "start": world.start(args.start).id,
         "rounds": args.rounds,
         "seed": args.seed,

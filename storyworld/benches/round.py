@@ -175,7 +175,7 @@ def bench_round(args: argparse.Namespace) -> int:
     from storyworld.llm.concurrency import DEFAULT_PARALLEL
 
     world = load_world(find_world(args.world))
-    player = args.player or next(a.id for a in world.file.agent if a.playable and a.status == "active")
+    player = args.player or world.playable_agents()[0].id
     load_before = _load()
     runs: list[Run] = []
     try:

@@ -127,9 +127,9 @@ def table7(world: Any, start: Any, report: Any, stats: dict[str, Any], lm: Any) 
         "model_s": float(model.get("seconds", 0.0)),
         "cast": {
             "agents": len(agents),
-            "active": sum(1 for a in agents if a.status == "active"),
-            "archived": sum(1 for a in agents if a.status != "active"),
-            "playable": sum(1 for a in agents if a.playable and a.status == "active"),
+            "active": len(world.active_agents()),
+            "archived": len(agents) - len(world.active_agents()),
+            "playable": len(world.playable_agents()),
             "absent_at_start": len(start.absent),
             "places": len(world.file.place),
             "objects": len(world.file.object),

@@ -54,7 +54,7 @@ def _clip(text: str, limit: int = EXCERPT_CHARS) -> str:
 
 
 def _cast_lines(world: World, limit: int = 700) -> str:
-    lines = [f"- {a.name}: {a.description}" for a in world.file.agent if a.status == "active"]
+    lines = [f"- {a.name}: {a.description}" for a in world.active_agents()]
     return _clip("\n".join(lines), limit)
 
 
