@@ -143,7 +143,7 @@ class Game:
     # --- playing -------------------------------------------------------------------------------
     def play_round(self, action: Action | None, progress: Callable[[str, int, int], None] | None = None,
                    cancelled: Callable[[], bool] | None = None) -> Moment:
-        """One round with the player's action; raises simulation.Cancelled with the state unchanged."""
+        """One round with the player's action; raises storyworld.errors.Cancelled with the state unchanged."""
         with self.lock:
             outcome = self.session.play_round(action, progress=progress, cancelled=cancelled)
             return build_moment(self.sim, self.player, events=outcome.events, results=outcome.results,

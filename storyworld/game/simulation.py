@@ -13,7 +13,8 @@ import msgspec
 
 from storyworld.kernel.actions import Action
 from storyworld.kernel.actions import describe
-from storyworld.llm.concurrency import CancelledRun, lanes, parallelism, run_ordered
+from storyworld.errors import Cancelled
+from storyworld.llm.concurrency import lanes, parallelism, run_ordered
 from storyworld.kernel.resolve import RoundOutcome, resolve_round
 from storyworld.minds import Decision, DecisionContext, Mind, Recalled, provenance_tag
 from storyworld.minds import direction
@@ -29,10 +30,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("storyworld.game.simulation")
 
 Progress = Callable[[str, int, int], None]  # (agent deciding, index, total)
-
-
-class Cancelled(Exception):
-    """The round was cancelled before it resolved; the state is unchanged."""
 
 
 class RoundTiming(msgspec.Struct, kw_only=True):
@@ -244,7 +241,7 @@ class Simulation:
                 cancelled=cancelled,
                 lane_of=lane_of,
             )
-        except CancelledRun as exc:
+        except Cancelled as exc:  # the round is cancelled before it resolves: the state is unchanged
             raise Cancelled(f"round {self.state.round} cancelled while {deciders[exc.next_index]} was deciding") from None
         timing.decide_s = time.perf_counter() - started
         decisions: dict[str, Decision] = {}

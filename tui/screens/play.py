@@ -317,7 +317,7 @@ class PlayScreen(Screen):
     @work(thread=True, exclusive=True, group="round", exit_on_error=False)
     def run_round(self, action: Any) -> None:
         """Step the simulation with the player's action; posts RoundResolved/RoundCancelled/RoundFailed."""
-        from storyworld.game.simulation import Cancelled
+        from storyworld.errors import Cancelled
 
         game = self.game
         assert game is not None
