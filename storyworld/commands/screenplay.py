@@ -38,7 +38,6 @@ def screenplay_command(args: argparse.Namespace) -> int:
     """Read the save, render, write or print."""
     from storyworld.report import screenplay
     from storyworld.game.session import read_game
-    from storyworld.game.simulation import initial_state
     from storyworld.world import load_world
 
     if args.max_scene_rounds < 1:
@@ -56,7 +55,7 @@ def screenplay_command(args: argparse.Namespace) -> int:
     if world.file.world.id != game.state.world_id:
         raise UserError(f"--world: {world.file.world.id!r} is not the save's world {game.state.world_id!r}")
     try:
-        positions = initial_state(world, game.state.start_id).positions
+        positions = world.start_positions(game.state.start_id)
     except (KeyError, ValueError):
         positions = {}
     note = f"From the start \u201c{game.state.start_id}\u201d, memory backend {game.settings.backend}."

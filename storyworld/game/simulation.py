@@ -53,7 +53,7 @@ def derive_seed(*parts: object) -> int:
 def initial_state(world: World, start_id: str | None) -> WorldState:
     """World state at a start point: agents at their start positions or homes, objects where the file puts them."""
     start = world.start(start_id)
-    positions = {a.id: start.positions.get(a.id, a.home) for a in world.file.agent}
+    positions = world.start_positions(start.id)
     return WorldState(
         world_id=world.file.world.id,
         world_digest=world.digest,

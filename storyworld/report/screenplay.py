@@ -254,11 +254,8 @@ def render_fountain(world: World, events: list[SimEvent], *, positions: dict[str
 
 def render_simulation(sim) -> Screenplay:
     """The screenplay of a simulation's run so far (from its start positions)."""
-    from storyworld.game.simulation import initial_state
-
-    start = initial_state(sim.world, sim.state.start_id)
     note = f"From the start \u201c{sim.state.start_id}\u201d, memory backend {sim.settings.backend}."
-    return render(sim.world, sim.state.events, positions=start.positions, note=note)
+    return render(sim.world, sim.state.events, positions=sim.world.start_positions(sim.state.start_id), note=note)
 
 
 __all__ = ["ScreenplayBeat", "ScreenplayScene", "Screenplay", "beats_from_events", "render", "render_fountain", "render_simulation", "scenes_from_beats"]

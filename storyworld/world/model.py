@@ -96,13 +96,17 @@ class World:
         start_round = self.start(start_id).round
         return [event for event in self.events if event.round >= start_round]
 
+    def start_positions(self, start_id: str | None = None) -> dict[str, str]:
+        """Where every agent (archived and absent ones too) is at the start point: its start position, else its home."""
+        start = self.start(start_id)
+        return {agent.id: start.positions.get(agent.id, agent.home) for agent in self.agents.values()}
+
     def positions(self, start_id: str | None = None) -> dict[str, str]:
         """Where each active agent is at the start point: its start position, else its home."""
-        start = self.start(start_id)
+        absent = set(self.start(start_id).absent)
         return {
-            agent.id: start.positions.get(agent.id, agent.home)
-            for agent in self.agents.values()
-            if agent.status == "active" and agent.id not in start.absent
+            agent: place for agent, place in self.start_positions(start_id).items()
+            if self.agents[agent].status == "active" and agent not in absent
         }
 
     def active_agents(self) -> list[Agent]:
