@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from storyworld.game import session as _session
-from tui.views import Beat, Moment, RecordCard, beats_for, build_moment, record_card
+from tui.views import Moment, RecordCard, TranscriptEntry, build_moment, record_card, transcript_entries
 
 if TYPE_CHECKING:
     from storyworld.kernel.actions import Action
@@ -134,11 +134,11 @@ class Game:
             past = [e for e in self.sim.state.events if self.player in e.witnesses or e.actor == self.player]
             if not past:
                 return moment
-            company = [b for b in moment.beats if b.kind == "direction"][-1:]  # "With you: ..."
-            resumed = Beat(kind="direction", text=f"The game resumes at round {self.sim.state.round}.",
-                           round=self.sim.state.round)
-            beats = [*beats_for(self.sim, past[-history:], self.player), resumed, *company]
-            return replace(moment, beats=tuple(beats))
+            company = [b for b in moment.entries if b.kind == "direction"][-1:]  # "With you: ..."
+            resumed = TranscriptEntry(kind="direction", text=f"The game resumes at round {self.sim.state.round}.",
+                                      round=self.sim.state.round)
+            entries = [*transcript_entries(self.sim, past[-history:], self.player), resumed, *company]
+            return replace(moment, entries=tuple(entries))
 
     # --- playing -------------------------------------------------------------------------------
     def play_round(self, action: Action | None, progress: Callable[[str, int, int], None] | None = None,

@@ -131,8 +131,8 @@ def record_card(world: Any, record: Any, reason: str = "", score: float | None =
 
 
 @dataclass(frozen=True)
-class Beat:
-    """One line of the transcript, screenplay style."""
+class TranscriptEntry:
+    """One entry of the play transcript, screenplay style (a heading, a spoken line, a direction, a result)."""
 
     kind: str  # heading | line | direction | result
     text: str
@@ -176,7 +176,7 @@ class Moment:
     place: str
     place_name: str
     model: str
-    beats: tuple[Beat, ...]
+    entries: tuple[TranscriptEntry, ...]
     who_knows: tuple[RecordCard, ...]
     cast: tuple[CastEntry, ...]
     map: MapView
@@ -188,47 +188,48 @@ class Moment:
     hint: str = ""  # where the story is, shown when the player has drifted for a few rounds
 
 
-def beats_for(sim: Simulation, events: tuple[SimEvent, ...] | list[SimEvent], player: str,
-              results: dict[str, str] | None = None) -> list[Beat]:
-    """The events the player perceived, as screenplay beats (a scene heading when the player moves)."""
+def transcript_entries(sim: Simulation, events: tuple[SimEvent, ...] | list[SimEvent], player: str,
+                       results: dict[str, str] | None = None) -> list[TranscriptEntry]:
+    """The events the player perceived, as transcript entries (a scene heading when the player moves)."""
     world = sim.world
-    beats: list[Beat] = []
+    entries: list[TranscriptEntry] = []
     for event in events:
         own = event.actor == player
         if (player not in event.witnesses and not own) or event.kind == "wait":
             continue  # a wait is bookkeeping; the player's own shows as its result ("time passed")
         actor = world.name_of(event.actor)
         if event.kind == "say":
-            beats.append(Beat(kind="line", speaker=actor, text=event.claim or event.text,
-                              to=world.name_of(event.target), own=own, round=event.round))
+            entries.append(TranscriptEntry(kind="line", speaker=actor, text=event.claim or event.text,
+                                           to=world.name_of(event.target), own=own, round=event.round))
         elif event.kind == "move" and own:
             place = world.places[event.place]
-            beats.append(Beat(kind="heading", text=place.name, round=event.round))
+            entries.append(TranscriptEntry(kind="heading", text=place.name, round=event.round))
             if place.description:
-                beats.append(Beat(kind="direction", text=place.description, round=event.round))
+                entries.append(TranscriptEntry(kind="direction", text=place.description, round=event.round))
         else:
-            beats.append(Beat(kind="direction", text=event.text, own=own, round=event.round))
+            entries.append(TranscriptEntry(kind="direction", text=event.text, own=own, round=event.round))
     mine = (results or {}).get(player, "")
-    if mine and not any(b.kind == "line" and b.own for b in beats):
-        beats.append(Beat(kind="result", text=mine, own=True, round=events[0].round if events else sim.state.round))
-    return beats
+    if mine and not any(b.kind == "line" and b.own for b in entries):
+        entries.append(TranscriptEntry(kind="result", text=mine, own=True,
+                                       round=events[0].round if events else sim.state.round))
+    return entries
 
 
-def opening_beats(sim: Simulation, player: str) -> list[Beat]:
+def opening_entries(sim: Simulation, player: str) -> list[TranscriptEntry]:
     """The scene heading, start description and place description a new game opens with."""
     world = sim.world
     state = sim.state
     place = world.places[state.positions[player]]
-    beats = [Beat(kind="heading", text=place.name, round=state.round)]
+    entries = [TranscriptEntry(kind="heading", text=place.name, round=state.round)]
     start = world.start(state.start_id)
     if start.description:
-        beats.append(Beat(kind="direction", text=start.description, round=state.round))
+        entries.append(TranscriptEntry(kind="direction", text=start.description, round=state.round))
     if place.description:
-        beats.append(Beat(kind="direction", text=place.description, round=state.round))
+        entries.append(TranscriptEntry(kind="direction", text=place.description, round=state.round))
     present = [world.name_of(a) for a in present_at(world, state, place.id, besides=player)]
-    beats.append(Beat(kind="direction", text=("With you: " + ", ".join(present) + ".") if present else "You are alone.",
-                      round=state.round))
-    return beats
+    entries.append(TranscriptEntry(kind="direction", round=state.round,
+                                   text=("With you: " + ", ".join(present) + ".") if present else "You are alone."))
+    return entries
 
 
 def moment_records(sim: Simulation, player: str, since_round: int | None, *, recall_k: int = 4,
@@ -314,7 +315,7 @@ def build_moment(sim: Simulation, player: str, *, events: tuple[SimEvent, ...] =
     """The play screen's view after a round (events/results) or at the start (opening)."""
     world = sim.world
     state = sim.state
-    beats = opening_beats(sim, player) if opening else beats_for(sim, events, player, results)
+    entries = opening_entries(sim, player) if opening else transcript_entries(sim, events, player, results)
     stm = state.shortterm.get(player)
     place = state.positions[player]
     return Moment(
@@ -325,7 +326,7 @@ def build_moment(sim: Simulation, player: str, *, events: tuple[SimEvent, ...] =
         place=place,
         place_name=world.places[place].name,
         model=model or sim.settings.model,
-        beats=tuple(beats),
+        entries=tuple(entries),
         who_knows=moment_records(sim, player, since_round,
                                  own_events=frozenset(e.id for e in events if e.actor == player)),
         cast=cast_view(sim, player),
