@@ -19,7 +19,7 @@ from storyworld.kernel.resolve import RoundOutcome, resolve_round
 from storyworld.minds import Decision, DecisionContext, Mind, Recalled, provenance_tag
 from storyworld.minds import direction
 from storyworld.minds.status import update_status
-from storyworld.kernel.perception import perceive
+from storyworld.kernel.perception import perceive, present_at
 from storyworld.kernel.shortterm import new_shortterm, remember_result
 from storyworld.kernel.state import CacheEntry, Settings, WorldState
 from storyworld.world import World
@@ -89,7 +89,7 @@ class Simulation:
     def active_agents(self) -> list[str]:
         """Agents who can act (not archived, not absent at this start), in id order."""
         absent = set(self.state.absent)
-        return sorted(a.id for a in self.world.file.agent if a.status == "active" and a.id not in absent)
+        return sorted(a.id for a in self.world.active_agents() if a.id not in absent)
 
     def awake_agents(self) -> list[str]:
         """Who decides this round: everyone, or (near) those around the player and a rotating few."""
@@ -177,8 +177,8 @@ class Simulation:
     def arrivals(self, agent: str) -> tuple[str, ...]:
         """Who came to this agent's place last round."""
         place = self.state.positions[agent]
-        return tuple(a for a in self.state.present(place)
-                     if a != agent and self.state.arrived.get(a) == self.state.round - 1)
+        return tuple(a for a in present_at(self.world, self.state, place, besides=agent)
+                     if self.state.arrived.get(a) == self.state.round - 1)
 
     # --- one round ---------------------------------------------------------------------------
     def context_for(self, agent: str) -> tuple[DecisionContext, float]:
