@@ -38,7 +38,7 @@ play: $(STAMP) $(SERVER_STAMP)
 	$(BIN)/storyworld play hamlet
 
 test: $(STAMP) $(SERVER_STAMP) tools
-	$(BIN)/python -m pytest -q
+	$(BIN)/lint-imports && $(BIN)/python -m pytest -q
 
 clean:
 	rm -rf $(VENV)

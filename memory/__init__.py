@@ -13,6 +13,9 @@ if TYPE_CHECKING:
     from memory.persist import StoreFileError
     from memory.settings import MemorySettings
 
+# The stores that share one interface (DESIGN §3.5): the consensus store, then the baselines in memory.baselines.
+BACKENDS = ("consensus", "generative", "gmemory", "collaborative")
+
 _LAZY = {"ConsensusStore": "memory.consensus", "StoreFileError": "memory.persist", "MemorySettings": "memory.settings"}
 
 
@@ -25,6 +28,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "BACKENDS",
     "ConsensusStore",
     "Deposit",
     "Holding",

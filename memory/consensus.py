@@ -12,7 +12,6 @@ import numpy as np
 
 from memory import disputes, equivalence, frames, guard
 from memory.embedder import Embedder
-from memory import unmerge as unmerging
 from memory.holdings import OwnerRows
 from memory.index import IndexFileError, VectorIndex
 from memory.persist import (
@@ -32,6 +31,7 @@ from memory.settings import MemorySettings
 from memory.store import StoreShell
 from memory import trust
 from memory.trust import FIRST_HAND, NEVER
+from memory.unmerge import Unmerging
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ class _Atom:
     log_position: int | None = None  # index of this atom's merge-log entry in its record
 
 
-class ConsensusStore(StoreShell):
+class ConsensusStore(StoreShell, Unmerging):
     """Shared long-term memory: equivalent statements merge into one record owned by all holders.
 
     Write path: atomize, then same event id, same normalised text, guarded usearch neighbours,
@@ -541,7 +541,7 @@ class ConsensusStore(StoreShell):
             self._check_owner(owner)
             if record_id not in self._records:
                 raise ValueError(f"unmerge: {record_id!r} is not a record id")
-            return unmerging.undo_latest_merge(self, record_id, owner)
+            return self._undo_latest_merge(record_id, owner)
 
     # ------------------------------------------------------------------ read path
 

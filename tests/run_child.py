@@ -11,23 +11,22 @@ from doubles import HashEmbedder, ScriptedMind  # noqa: E402
 from storyworld.game import session  # noqa: E402
 from storyworld.kernel.state import Settings  # noqa: E402
 from storyworld.world import load_world  # noqa: E402
-from test_run_faults import script  # noqa: E402
+from test_run_faults import saved, script  # noqa: E402
 
 
 def main() -> None:
     save = Path(sys.argv[1])
     rounds = int(sys.argv[2])
     mind = ScriptedMind(script)
-    if session.save_exists(save):
-        sim = session.load_simulation(save, mind, embedder=HashEmbedder())
+    if saved(save):
+        game = session.Session.load(save, mind, embedder=HashEmbedder())
     else:
         world = load_world(Path(__file__).parent / "data" / "worlds" / "tiny.toml")
-        sim = session.new_simulation(world, "arrival", Settings(seed=11), mind, embedder=HashEmbedder())
-    while sim.state.round < rounds:
-        sim.step()
-        session.save_simulation(sim, save)
-        session.autosave_simulation(sim, save)
-        print(sim.state.round, flush=True)
+        game = session.Session.new(world, "arrival", Settings(seed=11), mind, slot=save, embedder=HashEmbedder())
+    while game.sim.state.round < rounds:
+        game.play_round()
+        game.autosave()  # the slot itself and a rotating autosave beside it, as `storyworld run --save` does
+        print(game.sim.state.round, flush=True)
 
 
 if __name__ == "__main__":

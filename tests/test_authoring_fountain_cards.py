@@ -17,7 +17,7 @@ from storyworld.authoring.fountain import author_fountain, parse_fountain, place
 from storyworld.authoring.pipeline import author_source, detect_file_kind
 from storyworld.cli import main
 from storyworld.errors import UserError
-from storyworld.report.screenplay import beats_from_events, render_fountain
+from storyworld.report.screenplay import render_fountain, staged_events
 from storyworld.kernel.state import Settings
 from storyworld.world import load_world, world_from_file
 from tests.doubles import HashEmbedder, ScriptedMind
@@ -64,12 +64,12 @@ def test_fountain_round_trip_through_a_run(tmp_path):
         sim.step()
     text = render_fountain(world, sim.state.events)
     again = author_fountain(text, world_id="ferry-again")
-    beats = beats_from_events(world, sim.state.events)
-    speakers = {world.agents[b.actor].name for b in beats if b.kind == "say"}
-    places = {world.places[b.place].name.casefold() for b in beats}
+    staged = staged_events(world, sim.state.events)
+    speakers = {world.agents[b.actor].name for b in staged if b.kind == "say"}
+    places = {world.places[b.place].name.casefold() for b in staged}
     assert {a.name for a in again.agent} == speakers and speakers
     assert {p.name.casefold() for p in again.place} == places
-    assert len([e for e in again.event if e.kind == "say"]) == len([b for b in beats if b.kind == "say"])
+    assert len([e for e in again.event if e.kind == "say"]) == len([b for b in staged if b.kind == "say"])
 
 
 def _card(**data):

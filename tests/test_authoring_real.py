@@ -10,7 +10,7 @@ from storyworld.game import session
 from storyworld.authoring.fountain import author_fountain
 from storyworld.authoring.pipeline import author_source
 from storyworld.minds import LLMMind
-from storyworld.report.screenplay import beats_from_events, render_fountain
+from storyworld.report.screenplay import render_fountain, staged_events
 from storyworld.kernel.state import Settings
 from storyworld.world import world_from_file
 
@@ -31,12 +31,12 @@ def test_fountain_round_trip_with_the_real_model(real_lm):
     sim = session.new_simulation(world, None, Settings(seed=4, awake="all"), LLMMind(real_lm))
     for _ in range(2):
         sim.step()
-    beats = beats_from_events(world, sim.state.events)
+    staged = staged_events(world, sim.state.events)
     again = author_fountain(render_fountain(world, sim.state.events), world_id="ferry-again")
-    speakers = {world.agents[b.actor].name for b in beats if b.kind == "say"}
+    speakers = {world.agents[b.actor].name for b in staged if b.kind == "say"}
     assert {a.name for a in again.agent} == speakers
-    assert {p.name.casefold() for p in again.place} == {world.places[b.place].name.casefold() for b in beats}
-    assert sum(1 for e in again.event if e.kind == "say") == sum(1 for b in beats if b.kind == "say")
+    assert {p.name.casefold() for p in again.place} == {world.places[b.place].name.casefold() for b in staged}
+    assert sum(1 for e in again.event if e.kind == "say") == sum(1 for b in staged if b.kind == "say")
 
 
 @pytest.mark.slow

@@ -211,7 +211,9 @@ def test_replay_times_every_backend_on_the_consensus_stream(chatter, capsys, tmp
         if name != "consensus":
             assert figures["shared"] == 0 and figures["total"] > run["total"]
     assert run["write_ms_mean"] >= run["remember_ms_mean"]
-    markdown = bench.render_markdown(result)
+    from storyworld.benches.backends_tables import render_markdown
+
+    markdown = render_markdown(result)
     assert "## Same stream" in markdown and "Consensus total entries on the same stream:" in markdown
     from storyworld.benches.backends_plots import write_plots
 

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from memory import ConsensusStore, Deposit, StoreFileError
-from memory.baselines import BaselineSettings, CollaborativeStore, GenerativeStore, GMemoryStore, from_files, make
+from memory.baselines import STORES, BaselineSettings, CollaborativeStore, GenerativeStore, GMemoryStore, from_files, make
 from memory.baselines.base import STATE_FILE, VECTORS_FILE
 from tests.doubles import HashEmbedder
 
-BACKENDS = ("generative", "gmemory", "collaborative")
+BACKENDS = tuple(STORES)  # the three baselines
 AGENTS = ("hamlet", "horatio", "ophelia", "polonius", "claudius")
 
 

@@ -13,10 +13,10 @@ import pytest
 from doubles import HashEmbedder
 from storyworld.game import session
 from storyworld.kernel.actions import Move, Observe, Say
-from storyworld.llm.concurrency import LANE, CancelledRun, lanes, parallelism, run_ordered
+from storyworld.llm.concurrency import LANE, lanes, parallelism, run_ordered
 from storyworld.llm import wrap
 from storyworld.minds import Decision
-from storyworld.game.simulation import Cancelled
+from storyworld.errors import Cancelled
 from storyworld.kernel.state import Settings
 from storyworld.world import load_world
 
@@ -118,7 +118,7 @@ def test_an_error_propagates_after_the_calls_in_flight_finish():
 
 def test_cancel_stops_new_starts_and_says_which_was_next():
     started: list[int] = []
-    with pytest.raises(CancelledRun) as caught:
+    with pytest.raises(Cancelled) as caught:
         run_ordered(lambda i: i, list(range(10)), 2, started=started.append, cancelled=lambda: len(started) >= 4)
     assert caught.value.next_index == 4 and started == [0, 1, 2, 3]
 

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from memory import ConsensusStore, Deposit
+from memory import BACKENDS, ConsensusStore, Deposit
 from memory.baselines import make
 from memory.baselines import from_files as baseline_from_files
 from memory.store import MemoryStore, StoreShell
 from tests.fixtures_memory import HashEmbedder
-
-BACKENDS = ("consensus", "generative", "gmemory", "collaborative")
 
 
 def new_store(backend: str, folder=None):

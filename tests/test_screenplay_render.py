@@ -1,4 +1,4 @@
-"""Screenplay: beats (deduplicated events) -> scenes (place, stretch of rounds, 20-round cap) -> markdown."""
+"""Screenplay: staged events (deduplicated) -> scenes (place, stretch of rounds, 20-round cap) -> markdown."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from storyworld.game import session
 from storyworld.kernel.actions import ActOn, Move, Observe, ReadThread, Say, Wait
 from storyworld.cli import main
-from storyworld.report.screenplay import ScreenplayBeat, beats_from_events, render, render_simulation, scenes_from_beats
+from storyworld.report.screenplay import StagedEvent, render, render_simulation, scenes_of, staged_events
 from storyworld.kernel.state import Settings, SimEvent
 from storyworld.world import load_world
 from tests.doubles import HashEmbedder, ScriptedMind
@@ -58,46 +58,46 @@ def test_screenplay_of_a_scripted_run(tiny_run, snapshot):
                               "places": 2, "chars": len(play.markdown)}
 
 
-def test_beats_drop_noise_and_repeated_lines(tiny_run):
+def test_staging_drops_noise_and_repeated_lines(tiny_run):
     kinds = {e.kind for e in tiny_run.state.events}
     assert {"observe", "read"} <= kinds  # the run had noise to drop
-    beats = beats_from_events(tiny_run.world, tiny_run.state.events)
-    assert all(b.kind in ("say", "act", "move") for b in beats)
-    lines = [b.text for b in beats if b.kind == "say" and b.actor == "tobin"]
-    assert lines == ["I carry a letter from the old keeper."], "the repeated line is one beat"
+    staged = staged_events(tiny_run.world, tiny_run.state.events)
+    assert all(b.kind in ("say", "act", "move") for b in staged)
+    lines = [b.text for b in staged if b.kind == "say" and b.actor == "tobin"]
+    assert lines == ["I carry a letter from the old keeper."], "the repeated line is staged once"
 
 
 def test_moves_say_where_the_actor_came_from(tiny_run, tiny):
     from storyworld.game.simulation import initial_state
 
     start = initial_state(tiny, "arrival").positions
-    beats = beats_from_events(tiny, tiny_run.state.events, start)
-    moves = [b.text for b in beats if b.kind == "move"]
+    staged = staged_events(tiny, tiny_run.state.events, start)
+    moves = [b.text for b in staged if b.kind == "move"]
     assert moves == ["Silas enters from the harbour.", "Maren enters from the harbour."]
 
 
-def _beat(round_: int, place: str, n: int) -> ScreenplayBeat:
-    return ScreenplayBeat(round=round_, place=place, actor="a", kind="say", text=f"line {n}", event_id=f"e{n}")
+def _staged(round_: int, place: str, n: int) -> StagedEvent:
+    return StagedEvent(round=round_, place=place, actor="a", kind="say", text=f"line {n}", event_id=f"e{n}")
 
 
 def test_scenes_split_by_place_gap_and_the_twenty_round_cap():
-    beats = [_beat(r, "hall", r) for r in range(0, 45)]  # the busy hall, every round
-    beats.append(_beat(10, "norway", 100))  # one action elsewhere
-    beats.sort(key=lambda b: b.round)
-    scenes = scenes_from_beats(beats)
+    staged = [_staged(r, "hall", r) for r in range(0, 45)]  # the busy hall, every round
+    staged.append(_staged(10, "norway", 100))  # one action elsewhere
+    staged.sort(key=lambda b: b.round)
+    scenes = scenes_of(staged)
     halls = [s for s in scenes if s[0].place == "hall"]
     assert [(s[0].round, s[-1].round) for s in halls] == [(0, 19), (20, 39), (40, 44)]
     assert [len(s) for s in scenes if s[0].place == "norway"] == [1]
     assert all(s[-1].round - s[0].round < 20 for s in scenes)
-    gap = scenes_from_beats([_beat(0, "hall", 1), _beat(2, "hall", 2), _beat(9, "hall", 3)])
+    gap = scenes_of([_staged(0, "hall", 1), _staged(2, "hall", 2), _staged(9, "hall", 3)])
     assert [len(s) for s in gap] == [2, 1], "a quiet stretch ends a scene"
-    assert len(scenes_from_beats(beats, max_rounds=5)) > len(scenes)
+    assert len(scenes_of(staged, max_rounds=5)) > len(scenes)
 
 
 def test_empty_run_renders_a_title(tiny):
     play = render(tiny, [])
     assert play.markdown.startswith("# The Keeper's Letter")
-    assert play.beats == 0 and play.scenes == ()
+    assert play.staged == 0 and play.scenes == ()
 
 
 def test_lines_keep_their_speaker_and_addressee(tiny):

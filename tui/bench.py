@@ -13,7 +13,7 @@ import sys
 import tempfile
 import time
 
-from storyworld.commands.common import add_model_options
+from storyworld.llm.options import add_model_options
 
 
 def register(benches: argparse._SubParsersAction) -> None:
@@ -87,13 +87,13 @@ def time_rounds(world_name: str, player: str, rounds: int, args: argparse.Namesp
     """Load the game headless with the real model, then time `rounds` /say rounds from Enter to screen."""
     import asyncio
 
-    from storyworld.commands.common import load_world_arg
-    from storyworld.commands.common import resolve_player
+    from storyworld.locations import find_world
+    from storyworld.world import load_world
     from tui.app import make_app
     from tui.runtime import model_runtime
 
-    world = load_world_arg(world_name)
-    player = resolve_player(world, player)
+    world = load_world(find_world(world_name))
+    player = world.resolve_player(player)
     runtime = model_runtime(getattr(args, "model", None), getattr(args, "server", None), seed=args.seed,
                             parallel=getattr(args, "parallel", None))
     lines = ["Who goes there?", "Tell me what you have seen.", "Let us go and find Hamlet.", "Stay, speak."]

@@ -59,7 +59,7 @@ def summarise(world: Any, path: Path, origin: str) -> WorldEntry:
     info = world.file.world
     return WorldEntry(
         path=path, origin=origin, id=info.id, title=info.title, cast=len(world.file.agent),
-        playable=tuple((a.id, a.name) for a in world.file.agent if a.playable and a.status == "active"),
+        playable=tuple((a.id, a.name) for a in world.playable_agents()),
         starts=tuple((s.id, s.round, s.description) for s in world.file.start),
         world=world,
     )
@@ -101,12 +101,13 @@ def saved_when(meta: dict[str, Any], created: datetime | None) -> str:
 def list_game_saves(root: Path) -> list[SaveRow]:
     """Saves under `root`, newest first, without the rotating autosaves (they are offered when needed)."""
     from saves import list_saves
+    from saves.slots import AUTOSAVES_SUFFIX
 
     rows: list[SaveRow] = []
     if not Path(root).is_dir():
         return rows
     for info in list_saves(root):
-        if info.folder.parent.name.endswith(".autosaves") or info.folder.name.endswith(".autosaves"):
+        if info.folder.parent.name.endswith(AUTOSAVES_SUFFIX) or info.folder.name.endswith(AUTOSAVES_SUFFIX):
             continue
         meta = info.meta
         rows.append(SaveRow(

@@ -10,7 +10,9 @@ import argparse
 
 from pathlib import Path
 
-from storyworld.commands.common import add_model_options, load_world_arg, resolve_player
+from storyworld.llm.options import add_model_options
+from storyworld.locations import find_world
+from storyworld.world import load_world
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,8 +42,8 @@ def _runtime(args: argparse.Namespace):  # -> tui.runtime.Runtime (tui is import
 
 def play(args: argparse.Namespace) -> int:
     """Validate the world, character and start here (one-line errors), then open the TUI."""
-    world = load_world_arg(args.world)
-    player = resolve_player(world, args.player) if args.player else None
+    world = load_world(find_world(args.world))
+    player = world.resolve_player(args.player) if args.player else None
     if args.start is not None:
         world.start(args.start)  # WorldError (a UserError) naming the known starts
     from tui.app import run_play

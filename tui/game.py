@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from storyworld.game import session as _session
-from tui.views import Beat, Moment, RecordCard, beats_for, build_moment, record_card
+from tui.views import Moment, RecordCard, TranscriptEntry, build_moment, record_card, transcript_entries
 
 if TYPE_CHECKING:
     from storyworld.kernel.actions import Action
@@ -132,15 +132,16 @@ class Game:
             past = self.session.witnessed()
             if not past:
                 return moment
-            company = [b for b in moment.beats if b.kind == "direction"][-1:]  # "With you: ..."
-            resumed = Beat(kind="direction", text=f"The game resumes at round {moment.round}.", round=moment.round)
-            beats = [*beats_for(sim, past[-history:], self.player), resumed, *company]
-            return replace(moment, beats=tuple(beats))
+            company = [b for b in moment.entries if b.kind == "direction"][-1:]  # "With you: ..."
+            resumed = TranscriptEntry(kind="direction", text=f"The game resumes at round {moment.round}.",
+                                      round=moment.round)
+            entries = [*transcript_entries(sim, past[-history:], self.player), resumed, *company]
+            return replace(moment, entries=tuple(entries))
 
     # --- playing -------------------------------------------------------------------------------
     def play_round(self, action: Action | None, progress: Callable[[str, int, int], None] | None = None,
                    cancelled: Callable[[], bool] | None = None) -> Moment:
-        """One round with the player's action; raises simulation.Cancelled with the state unchanged."""
+        """One round with the player's action; raises storyworld.errors.Cancelled with the state unchanged."""
         outcome = self.session.play_round(action, progress=progress, cancelled=cancelled)
         with self.session.reading() as sim:  # only rounds step the game, and this worker runs them: still this round
             return build_moment(sim, self.player, events=outcome.events, results=outcome.results,

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from storyworld.game.playerinput import Surroundings
 from storyworld.kernel import ids
+from storyworld.kernel.perception import present_at
 from storyworld.minds import guide
 
 if TYPE_CHECKING:
@@ -25,16 +26,6 @@ def badge_colour(agent_id: str) -> str:
     """A stable colour for an agent (blake2b of its id, never Python's hash())."""
     digest = hashlib.blake2b(agent_id.encode("utf-8"), digest_size=2).digest()
     return BADGE_COLOURS[int.from_bytes(digest, "big") % len(BADGE_COLOURS)]
-
-
-def name_of(world: Any, ident: str | None) -> str:
-    """The display name of an agent, object or place id (the id itself when unknown)."""
-    if not ident:
-        return ""
-    for table in (world.agents, world.objects, world.places):
-        if ident in table:
-            return table[ident].name
-    return ident
 
 
 @dataclass(frozen=True)
@@ -119,9 +110,9 @@ def owner_lines(world: Any, record: Any) -> tuple[OwnerLine, ...]:
     lines = []
     for agent, holding in sorted(record.owners.items()):
         lines.append(OwnerLine(
-            agent=agent, name=name_of(world, agent), via=holding.via, source=holding.source,
-            source_name=name_of(world, holding.source), since_round=holding.since_round,
-            place_name=name_of(world, holding.place or record.place),
+            agent=agent, name=world.name_of(agent), via=holding.via, source=holding.source,
+            source_name=world.name_of(holding.source), since_round=holding.since_round,
+            place_name=world.name_of(holding.place or record.place),
             confidence=float(holding.confidence), status=holding.status, flags=tuple(holding.flags),
         ))
     return tuple(lines)
@@ -133,17 +124,17 @@ def record_card(world: Any, record: Any, reason: str = "", score: float | None =
     if store is not None:
         from memory.disputes import describe
 
-        disputes = tuple(d["summary"] for d in describe(store, record.id, name=lambda a: name_of(world, a)))
+        disputes = tuple(d["summary"] for d in describe(store, record.id, name=world.name_of))
     return RecordCard(
         id=record.id, text=record.text, kind=record.kind, round=record.round,
-        place_name=name_of(world, record.place), owners=owner_lines(world, record), reason=reason, score=score,
+        place_name=world.name_of(record.place), owners=owner_lines(world, record), reason=reason, score=score,
         disputes=disputes,
     )
 
 
 @dataclass(frozen=True)
-class Beat:
-    """One line of the transcript, screenplay style."""
+class TranscriptEntry:
+    """One entry of the play transcript, screenplay style (a heading, a spoken line, a direction, a result)."""
 
     kind: str  # heading | line | direction | result
     text: str
@@ -187,7 +178,7 @@ class Moment:
     place: str
     place_name: str
     model: str
-    beats: tuple[Beat, ...]
+    entries: tuple[TranscriptEntry, ...]
     who_knows: tuple[RecordCard, ...]
     cast: tuple[CastEntry, ...]
     map: MapView
@@ -200,47 +191,48 @@ class Moment:
     scene: Surroundings | None = None  # what the action bar may name now (parsing and completion read it, not the state)
 
 
-def beats_for(sim: Simulation, events: tuple[SimEvent, ...] | list[SimEvent], player: str,
-              results: dict[str, str] | None = None) -> list[Beat]:
-    """The events the player perceived, as screenplay beats (a scene heading when the player moves)."""
+def transcript_entries(sim: Simulation, events: tuple[SimEvent, ...] | list[SimEvent], player: str,
+                       results: dict[str, str] | None = None) -> list[TranscriptEntry]:
+    """The events the player perceived, as transcript entries (a scene heading when the player moves)."""
     world = sim.world
-    beats: list[Beat] = []
+    entries: list[TranscriptEntry] = []
     for event in events:
         own = event.actor == player
         if (player not in event.witnesses and not own) or event.kind == "wait":
             continue  # a wait is bookkeeping; the player's own shows as its result ("time passed")
-        actor = name_of(world, event.actor)
+        actor = world.name_of(event.actor)
         if event.kind == "say":
-            beats.append(Beat(kind="line", speaker=actor, text=event.claim or event.text,
-                              to=name_of(world, event.target), own=own, round=event.round))
+            entries.append(TranscriptEntry(kind="line", speaker=actor, text=event.claim or event.text,
+                                           to=world.name_of(event.target), own=own, round=event.round))
         elif event.kind == "move" and own:
             place = world.places[event.place]
-            beats.append(Beat(kind="heading", text=place.name, round=event.round))
+            entries.append(TranscriptEntry(kind="heading", text=place.name, round=event.round))
             if place.description:
-                beats.append(Beat(kind="direction", text=place.description, round=event.round))
+                entries.append(TranscriptEntry(kind="direction", text=place.description, round=event.round))
         else:
-            beats.append(Beat(kind="direction", text=event.text, own=own, round=event.round))
+            entries.append(TranscriptEntry(kind="direction", text=event.text, own=own, round=event.round))
     mine = (results or {}).get(player, "")
-    if mine and not any(b.kind == "line" and b.own for b in beats):
-        beats.append(Beat(kind="result", text=mine, own=True, round=events[0].round if events else sim.state.round))
-    return beats
+    if mine and not any(b.kind == "line" and b.own for b in entries):
+        entries.append(TranscriptEntry(kind="result", text=mine, own=True,
+                                       round=events[0].round if events else sim.state.round))
+    return entries
 
 
-def opening_beats(sim: Simulation, player: str) -> list[Beat]:
+def opening_entries(sim: Simulation, player: str) -> list[TranscriptEntry]:
     """The scene heading, start description and place description a new game opens with."""
     world = sim.world
     state = sim.state
     place = world.places[state.positions[player]]
-    beats = [Beat(kind="heading", text=place.name, round=state.round)]
+    entries = [TranscriptEntry(kind="heading", text=place.name, round=state.round)]
     start = world.start(state.start_id)
     if start.description:
-        beats.append(Beat(kind="direction", text=start.description, round=state.round))
+        entries.append(TranscriptEntry(kind="direction", text=start.description, round=state.round))
     if place.description:
-        beats.append(Beat(kind="direction", text=place.description, round=state.round))
-    present = [name_of(world, a) for a in state.present(place.id) if a != player]
-    beats.append(Beat(kind="direction", text=("With you: " + ", ".join(present) + ".") if present else "You are alone.",
-                      round=state.round))
-    return beats
+        entries.append(TranscriptEntry(kind="direction", text=place.description, round=state.round))
+    present = [world.name_of(a) for a in present_at(world, state, place.id, besides=player)]
+    entries.append(TranscriptEntry(kind="direction", round=state.round,
+                                   text=("With you: " + ", ".join(present) + ".") if present else "You are alone."))
+    return entries
 
 
 def moment_records(sim: Simulation, player: str, since_round: int | None, *, recall_k: int = 4,
@@ -286,7 +278,7 @@ def context_query(sim: Simulation, player: str) -> str:
     place = state.positions[player]
     stm = state.shortterm.get(player)
     goal = stm.goals[-1] if stm and stm.goals else ""
-    company = ", ".join(name_of(world, a) for a in state.present(place) if a != player)
+    company = ", ".join(world.name_of(a) for a in present_at(world, state, place, besides=player))
     talk = state.threads.get(place, [])
     last = talk[-1].text if talk else ""
     return " ".join(p for p in (goal, world.places[place].name, company, last) if p)
@@ -326,24 +318,24 @@ def build_moment(sim: Simulation, player: str, *, events: tuple[SimEvent, ...] =
     """The play screen's view after a round (events/results) or at the start (opening)."""
     world = sim.world
     state = sim.state
-    beats = opening_beats(sim, player) if opening else beats_for(sim, events, player, results)
+    entries = opening_entries(sim, player) if opening else transcript_entries(sim, events, player, results)
     stm = state.shortterm.get(player)
     place = state.positions[player]
     return Moment(
         round=state.round,
         world_title=world.file.world.title,
         player=player,
-        player_name=name_of(world, player),
+        player_name=world.name_of(player),
         place=place,
         place_name=world.places[place].name,
         model=model or sim.settings.model,
-        beats=tuple(beats),
+        entries=tuple(entries),
         who_knows=moment_records(sim, player, since_round,
                                  own_events=frozenset(k for e in events if e.actor == player for k in ids.keys_of(e))),
         cast=cast_view(sim, player),
         map=map_view(sim, player),
         goals=tuple(reversed(stm.goals)) if stm else (),
-        present=tuple(a for a in state.present(place) if a != player),
+        present=present_at(world, state, place, besides=player),
         results=dict(results or {}),
         happening=guide.happening(world, state, player),
         suggestions=tuple((s.text, s.status) for s in guide.suggestions(world, state, player)),
@@ -479,7 +471,7 @@ def record_detail(world: Any, store: Any, record_id: int, *, max_depth: int = 4)
     """Owners with provenance, merge log, affiliation neighbours and the based-on chain of one record."""
     record = store.get(record_id)
     merges = tuple(
-        (name_of(world, m.owner), m.round, m.rule, m.discarded_text, m.kept_text) for m in record.merge_log
+        (world.name_of(m.owner), m.round, m.rule, m.discarded_text, m.kept_text) for m in record.merge_log
     )
     neighbours = []
     for other in list(store.neighbours(record_id))[:12]:

@@ -234,9 +234,6 @@ class RowStore(StoreShell):
         self._row[rid] = self._rows
         self._rows += 1
 
-    def _set_vector(self, rid: int, vector: np.ndarray) -> None:
-        self._matrix[self._row[rid]] = vector
-
     def _after_batch(self, deposits: list[Deposit], results: list[list[int]]) -> None:
         """By-products of a batch: reflections, insights, grants (subclasses)."""
 

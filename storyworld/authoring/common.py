@@ -10,7 +10,7 @@ from typing import Union
 
 import msgspec
 
-from storyworld.errors import UserError
+from storyworld.errors import Cancelled as AuthoringCancelled  # the author cancelled the pipeline (one Cancelled)
 from storyworld.world.schema import WorldFile
 
 # progress(done, total, message): called by the pipelines after each unit of work.
@@ -19,10 +19,6 @@ ProgressCallback = Callable[[int, int, str], None]
 CancelToken = Union[threading.Event, Callable[[], bool], None]
 
 MAX_EVENT_TEXT = 600  # characters; longer speeches are cut at a word boundary
-
-
-class AuthoringCancelled(UserError):
-    """The author cancelled the pipeline before it finished."""
 
 
 class Draft(msgspec.Struct, kw_only=True):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-LABELS = {"consensus": "Consensus", "generative": "Gen. Agents", "gmemory": "G-Memory", "collaborative": "Collaborative"}
+from storyworld.benches.backends_tables import LABELS
 
 
 def _pyplot():

@@ -10,6 +10,7 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 AGENTS = (
     "hamlet horatio ophelia claudius gertrude polonius laertes marcellus bernardo francisco rosencrantz "
@@ -103,7 +104,7 @@ def _ms(samples: list[float], q: float) -> float:
 
 def bench_memory(args: argparse.Namespace) -> int:
     """Run the benchmark and print the figures."""
-    from memory import ConsensusStore, Deposit, MemorySettings
+    from memory import ConsensusStore, MemorySettings
     from memory.embedder import shared_embedder
     from storyworld.errors import UserError
 
@@ -117,82 +118,10 @@ def bench_memory(args: argparse.Namespace) -> int:
     embedder_load_s = time.perf_counter() - started
     settings = MemorySettings()
     store = ConsensusStore.open(None, embedder=embedder, settings=settings)
-
-    # Bulk fill: a round's worth of deposits per batch; some events have several witnesses and some
-    # deposits have two statements (affiliated). A protagonist witnesses a third of everything.
-    fill_started = time.perf_counter()
-    fill_cpu_started = time.process_time()
-    event = 0
-    batch_size = 500
-    while len(store) < args.records:
-        batch = []
-        for _ in range(min(batch_size, args.records - len(store))):
-            event += 1
-            statements = [make()] if rng.random() < 0.8 else [make(), make()]
-            witnesses = rng.sample(AGENTS[1:], rng.choice((1, 1, 1, 2, 3)))
-            if rng.random() < 0.33:
-                witnesses.append("hamlet")
-            for owner in witnesses:
-                batch.append(Deposit(owner=owner, statements=statements, round=event // 200, event_id=f"e{event}"))
-        store.remember_many(batch)
-    fill_s = time.perf_counter() - fill_started
-    fill_cpu_s = time.process_time() - fill_cpu_started
-    events_with_ids = event
-
-    # Timed single calls, interleaved so drifting machine load hits every figure alike.
-    embed_q, recall_t, recall_big, new_t, merge_t = [], [], [], [], []
-    small_owners = [a for a in AGENTS if a != "hamlet"]
-    for i in range(args.samples):
-        query = make()
-        t = time.perf_counter()
-        embedder.encode([query])
-        embed_q.append(time.perf_counter() - t)
-
-        query = make()
-        owner = rng.choice(small_owners)
-        t = time.perf_counter()
-        store.recall(owner, query, k=5)
-        recall_t.append(time.perf_counter() - t)
-
-        query = make()
-        t = time.perf_counter()
-        store.recall("hamlet", query, k=5)
-        recall_big.append(time.perf_counter() - t)
-
-        event += 1
-        text = make()
-        t = time.perf_counter()
-        store.remember(rng.choice(AGENTS), text, round=event // 200, event_id=f"e{event}")
-        new_t.append(time.perf_counter() - t)
-
-        target = rng.randint(1, events_with_ids)
-        t = time.perf_counter()
-        store.remember(f"witness{i}", "A second witness saw the same thing.", round=target // 200, event_id=f"e{target}")
-        merge_t.append(time.perf_counter() - t)
-
+    events, fill_s, fill_cpu_s = _fill(store, args.records, make, rng)
+    calls = _timed_calls(store, embedder, args.samples, make, rng, events)
     stats = store.stats()
-    folder = Path(args.folder) if args.folder else Path(tempfile.mkdtemp(prefix="sw-bench-memory-"))
-    try:
-        if args.folder and folder.exists() and any(folder.iterdir()):
-            raise UserError(f"bench memory: {folder} is not empty")
-        # CPU seconds beside wall seconds: on a shared machine the gap is time spent waiting for a
-        # core. Three save/open cycles, median reported: one fsync can stall on a busy disk.
-        cycles = []
-        for _ in range(3):
-            t, c = time.perf_counter(), time.process_time()
-            size = store.save(folder)
-            save = (time.perf_counter() - t, time.process_time() - c)
-            t, c = time.perf_counter(), time.process_time()
-            reopened = ConsensusStore.open(folder, embedder=embedder, settings=settings)
-            cycles.append(save + (time.perf_counter() - t, time.process_time() - c))
-        save_s, save_cpu_s, open_s, open_cpu_s = (statistics.median(c[i] for c in cycles) for i in range(4))
-        save_open_runs_s = [round(c[0] + c[2], 3) for c in cycles]
-        if len(reopened) != len(store):
-            raise UserError(f"bench memory: reopened store has {len(reopened)} records, saved {len(store)}")
-    finally:
-        if not args.folder:
-            shutil.rmtree(folder, ignore_errors=True)
-
+    persisted = _save_and_open(store, args.folder, embedder, settings)
     result = {
         "records": stats["records"],
         "owners": stats["owners"],
@@ -204,23 +133,8 @@ def bench_memory(args: argparse.Namespace) -> int:
         "fill_s": round(fill_s, 2),
         "fill_cpu_s": round(fill_cpu_s, 2),
         "fill_records_per_s": round(stats["records"] / fill_s, 1) if fill_s else None,
-        "remember_new_p50_ms": _ms(new_t, 0.5),
-        "remember_new_p95_ms": _ms(new_t, 0.95),
-        "remember_witness_merge_p50_ms": _ms(merge_t, 0.5),
-        "remember_witness_merge_p95_ms": _ms(merge_t, 0.95),
-        "recall_p50_ms": _ms(recall_t, 0.5),
-        "recall_p95_ms": _ms(recall_t, 0.95),
-        "recall_largest_owner_p50_ms": _ms(recall_big, 0.5),
-        "recall_largest_owner_p95_ms": _ms(recall_big, 0.95),
-        "embed_query_p50_ms": _ms(embed_q, 0.5),
-        "embed_query_p95_ms": _ms(embed_q, 0.95),
-        "recall_over_embed_p50": round(statistics.median(recall_t) / statistics.median(embed_q), 3),
-        "save_s": round(save_s, 3),
-        "open_s": round(open_s, 3),
-        "save_cpu_s": round(save_cpu_s, 3),
-        "save_open_runs_s": save_open_runs_s,
-        "open_cpu_s": round(open_cpu_s, 3),
-        "bytes": size,
+        **_call_figures(calls),
+        **persisted,
         "leaks": stats["leaks"],
         "merges_by_rule": stats["merges_by_rule"],
         "merge_high": settings.merge_high,
@@ -229,42 +143,174 @@ def bench_memory(args: argparse.Namespace) -> int:
         "seed": args.seed,
     }
     if not args.no_devset:
-        from memory.devset import SPLITS, DevSetError, evaluate, load_pairs
-
-        for split, path in SPLITS.items():
-            try:
-                pairs = load_pairs(path)
-            except DevSetError:
-                continue
-            quality = evaluate(pairs, embedder=embedder, settings=settings)
-            prefix = "devset" if split == "legacy" else f"equivalence_{split}"
-            result.update({f"{prefix}_pairs": quality["pairs"], f"{prefix}_precision": round(quality["precision"], 4),
-                           f"{prefix}_recall": round(quality["recall"], 4)})
-            if split != "legacy":
-                result[f"{prefix}_by_category"] = {
-                    name: {k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items()
-                           if k in ("pairs", "merged", "precision", "recall", "kept_apart")}
-                    for name, row in quality["by_category"].items()
-                }
-    try:
-        with open("/proc/loadavg", encoding="ascii") as handle:
-            result["load_average_1m"] = float(handle.read().split()[0])
-    except (OSError, ValueError, IndexError):
-        result["load_average_1m"] = None
+        result.update(_devset_figures(embedder, settings))
+    result["load_average_1m"] = _load_average()
     result["targets"] = {
         "witness_merge_p50_le_2ms": result["remember_witness_merge_p50_ms"] <= 2.0,
         "recall_p50_le_1.5x_embed": result["recall_p50_ms"] <= 1.5 * result["embed_query_p50_ms"],
         "save_plus_open_le_2s": result["save_s"] + result["open_s"] <= 2.0,
     }
-    if args.json:
-        print(json.dumps(result))
-    else:
-        for key, value in result.items():
-            if key.endswith("_by_category"):
-                print(f"{key}:")
-                for name, row in value.items():
-                    cells = " ".join(f"{k} {'-' if v is None else v}" for k, v in row.items())
-                    print(f"    {name:<11} {cells}")
-                continue
-            print(f"{key}: {value}")
+    _print(result, args.json)
     return 0
+
+
+def _fill(store: Any, records: int, make: StatementMaker, rng: random.Random) -> tuple[int, float, float]:
+    """Bulk fill to `records`; returns the events deposited and the wall and CPU seconds it took.
+
+    A round's worth of deposits per batch; some events have several witnesses and some deposits
+    have two statements (affiliated). A protagonist witnesses a third of everything.
+    """
+    from memory import Deposit
+
+    fill_started = time.perf_counter()
+    fill_cpu_started = time.process_time()
+    event = 0
+    batch_size = 500
+    while len(store) < records:
+        batch = []
+        for _ in range(min(batch_size, records - len(store))):
+            event += 1
+            statements = [make()] if rng.random() < 0.8 else [make(), make()]
+            witnesses = rng.sample(AGENTS[1:], rng.choice((1, 1, 1, 2, 3)))
+            if rng.random() < 0.33:
+                witnesses.append("hamlet")
+            for owner in witnesses:
+                batch.append(Deposit(owner=owner, statements=statements, round=event // 200, event_id=f"e{event}"))
+        store.remember_many(batch)
+    return event, time.perf_counter() - fill_started, time.process_time() - fill_cpu_started
+
+
+def _timed_calls(store: Any, embedder: Any, samples: int, make: StatementMaker, rng: random.Random,
+                 events_with_ids: int) -> dict[str, list[float]]:
+    """Seconds of single calls, interleaved so drifting machine load hits every figure alike."""
+    calls: dict[str, list[float]] = {"embed": [], "recall": [], "recall_big": [], "new": [], "merge": []}
+    small_owners = [a for a in AGENTS if a != "hamlet"]
+    event = events_with_ids
+    for i in range(samples):
+        query = make()
+        t = time.perf_counter()
+        embedder.encode([query])
+        calls["embed"].append(time.perf_counter() - t)
+
+        query = make()
+        owner = rng.choice(small_owners)
+        t = time.perf_counter()
+        store.recall(owner, query, k=5)
+        calls["recall"].append(time.perf_counter() - t)
+
+        query = make()
+        t = time.perf_counter()
+        store.recall("hamlet", query, k=5)
+        calls["recall_big"].append(time.perf_counter() - t)
+
+        event += 1
+        text = make()
+        t = time.perf_counter()
+        store.remember(rng.choice(AGENTS), text, round=event // 200, event_id=f"e{event}")
+        calls["new"].append(time.perf_counter() - t)
+
+        target = rng.randint(1, events_with_ids)
+        t = time.perf_counter()
+        store.remember(f"witness{i}", "A second witness saw the same thing.", round=target // 200, event_id=f"e{target}")
+        calls["merge"].append(time.perf_counter() - t)
+    return calls
+
+
+def _call_figures(calls: dict[str, list[float]]) -> dict[str, Any]:
+    """p50 and p95 milliseconds of each kind of call, and recall against embedding the query alone."""
+    return {
+        "remember_new_p50_ms": _ms(calls["new"], 0.5),
+        "remember_new_p95_ms": _ms(calls["new"], 0.95),
+        "remember_witness_merge_p50_ms": _ms(calls["merge"], 0.5),
+        "remember_witness_merge_p95_ms": _ms(calls["merge"], 0.95),
+        "recall_p50_ms": _ms(calls["recall"], 0.5),
+        "recall_p95_ms": _ms(calls["recall"], 0.95),
+        "recall_largest_owner_p50_ms": _ms(calls["recall_big"], 0.5),
+        "recall_largest_owner_p95_ms": _ms(calls["recall_big"], 0.95),
+        "embed_query_p50_ms": _ms(calls["embed"], 0.5),
+        "embed_query_p95_ms": _ms(calls["embed"], 0.95),
+        "recall_over_embed_p50": round(statistics.median(calls["recall"]) / statistics.median(calls["embed"]), 3),
+    }
+
+
+def _save_and_open(store: Any, folder_arg: str | None, embedder: Any, settings: Any) -> dict[str, Any]:
+    """Save and reopen the store three times (median reported: one fsync can stall on a busy disk).
+
+    CPU seconds beside wall seconds: on a shared machine the gap is time spent waiting for a core.
+    """
+    from memory import ConsensusStore
+    from storyworld.errors import UserError
+
+    folder = Path(folder_arg) if folder_arg else Path(tempfile.mkdtemp(prefix="sw-bench-memory-"))
+    try:
+        if folder_arg and folder.exists() and any(folder.iterdir()):
+            raise UserError(f"bench memory: {folder} is not empty")
+        cycles = []
+        for _ in range(3):
+            t, c = time.perf_counter(), time.process_time()
+            size = store.save(folder)
+            save = (time.perf_counter() - t, time.process_time() - c)
+            t, c = time.perf_counter(), time.process_time()
+            reopened = ConsensusStore.open(folder, embedder=embedder, settings=settings)
+            cycles.append(save + (time.perf_counter() - t, time.process_time() - c))
+        save_s, save_cpu_s, open_s, open_cpu_s = (statistics.median(c[i] for c in cycles) for i in range(4))
+        if len(reopened) != len(store):
+            raise UserError(f"bench memory: reopened store has {len(reopened)} records, saved {len(store)}")
+    finally:
+        if not folder_arg:
+            shutil.rmtree(folder, ignore_errors=True)
+    return {
+        "save_s": round(save_s, 3),
+        "open_s": round(open_s, 3),
+        "save_cpu_s": round(save_cpu_s, 3),
+        "save_open_runs_s": [round(c[0] + c[2], 3) for c in cycles],
+        "open_cpu_s": round(open_cpu_s, 3),
+        "bytes": size,
+    }
+
+
+def _devset_figures(embedder: Any, settings: Any) -> dict[str, Any]:
+    """Merge precision and recall on each labelled split of statement pairs that is installed."""
+    from memory.devset import SPLITS, DevSetError, evaluate, load_pairs
+
+    result: dict[str, Any] = {}
+    for split, path in SPLITS.items():
+        try:
+            pairs = load_pairs(path)
+        except DevSetError:
+            continue
+        quality = evaluate(pairs, embedder=embedder, settings=settings)
+        prefix = "devset" if split == "legacy" else f"equivalence_{split}"
+        result.update({f"{prefix}_pairs": quality["pairs"], f"{prefix}_precision": round(quality["precision"], 4),
+                       f"{prefix}_recall": round(quality["recall"], 4)})
+        if split != "legacy":
+            result[f"{prefix}_by_category"] = {
+                name: {k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items()
+                       if k in ("pairs", "merged", "precision", "recall", "kept_apart")}
+                for name, row in quality["by_category"].items()
+            }
+    return result
+
+
+def _load_average() -> float | None:
+    """The machine's 1-minute load average, where /proc tells it."""
+    try:
+        with open("/proc/loadavg", encoding="ascii") as handle:
+            return float(handle.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _print(result: dict[str, Any], as_json: bool) -> None:
+    """One JSON object, or `key: value` lines with each category table indented."""
+    if as_json:
+        print(json.dumps(result))
+        return
+    for key, value in result.items():
+        if key.endswith("_by_category"):
+            print(f"{key}:")
+            for name, row in value.items():
+                cells = " ".join(f"{k} {'-' if v is None else v}" for k, v in row.items())
+                print(f"    {name:<11} {cells}")
+            continue
+        print(f"{key}: {value}")

@@ -8,8 +8,10 @@ import statistics
 import time
 
 from storyworld.benches import print_figures
-from storyworld.commands.common import add_model_options, load_lm, load_world_arg, resolve_player
 from storyworld.errors import UserError
+from storyworld.llm.options import add_model_options, load_lm
+from storyworld.locations import existing_save, find_world
+from storyworld.world import load_world
 
 DEFINITIONS = """figures (agents only; the player's own lines and moves are not scored):
   fallback_rate           decisions that ended in a logged fallback (a rejected line replaced, a failed choice)
@@ -60,8 +62,8 @@ def bench_play(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if args.from_save:
         return _score_save(args)
-    world = load_world_arg(args.world)
-    player_id = resolve_player(world, args.player)
+    world = load_world(find_world(args.world))
+    player_id = world.resolve_player(args.player)
     script = read_script(args.script)
     lm = load_lm(args, seed=args.seed)
     settings = Settings(seed=args.seed, awake=args.awake, player=player_id, model=lm.name)
@@ -95,12 +97,11 @@ def _score_save(args: argparse.Namespace) -> int:
     from memory.embedder import shared_embedder
     from storyworld.report import eventlog, playquality
     from storyworld.game import session
-    from storyworld.commands.common import existing_save
     from storyworld.minds.direction import canon_progress
     from storyworld.minds.words import world_names
 
     sim = session.load_simulation(existing_save(args.from_save), mind=None)
-    player = resolve_player(sim.world, args.player)
+    player = sim.world.resolve_player(args.player)
     decisions = sum(1 for a in sim.state.actions if a.actor != player)
     result = {"world": sim.world.id, "player": player, "save": str(args.from_save),
               "rounds": sim.state.round - sim.state.start_round}

@@ -34,7 +34,9 @@ from typing import Any
 import msgspec
 
 from storyworld.benches import print_figures
-from storyworld.commands.common import add_model_options, load_world_arg
+from storyworld.llm.options import add_model_options
+from storyworld.locations import find_world
+from storyworld.world import load_world
 
 
 def register(benches: argparse._SubParsersAction) -> None:
@@ -172,8 +174,8 @@ def bench_round(args: argparse.Namespace) -> int:
     """Time rounds of each configuration, interleaved; report concurrent against sequential."""
     from storyworld.llm.concurrency import DEFAULT_PARALLEL
 
-    world = load_world_arg(args.world)
-    player = args.player or next(a.id for a in world.file.agent if a.playable and a.status == "active")
+    world = load_world(find_world(args.world))
+    player = args.player or world.playable_agents()[0].id
     load_before = _load()
     runs: list[Run] = []
     try:

@@ -245,10 +245,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--embedder", choices=("minilm", "hash"), default="minilm")
     args = parser.parse_args(argv)
     from memory import devset
-    from storyworld.benches.backends import _fresh_embedder
+    from storyworld.benches.embedders import fresh_embedder
 
     pairs = devset.load_pairs(devset.SPLITS.get(args.devset, args.devset))
-    print(json.dumps(keep_shorter_on_pairs(pairs, _fresh_embedder(args.embedder)), indent=1))
+    print(json.dumps(keep_shorter_on_pairs(pairs, fresh_embedder(args.embedder)), indent=1))
     return 0
 
 

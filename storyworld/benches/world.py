@@ -7,7 +7,6 @@ import time
 from typing import Any
 
 from storyworld.benches import print_figures
-from storyworld.errors import UserError
 
 
 def register(benches: argparse._SubParsersAction) -> None:
@@ -40,10 +39,7 @@ def bench_world(args: argparse.Namespace) -> int:
     from storyworld.game.sediment import sediment
     from storyworld.world import load_world
 
-    try:
-        path = find_world(args.world)
-    except FileNotFoundError as exc:
-        raise UserError(str(exc)) from None
+    path = find_world(args.world)
     load_runs = []
     for _ in range(max(1, args.repeat)):
         started = time.perf_counter()
@@ -131,9 +127,9 @@ def table7(world: Any, start: Any, report: Any, stats: dict[str, Any], lm: Any) 
         "model_s": float(model.get("seconds", 0.0)),
         "cast": {
             "agents": len(agents),
-            "active": sum(1 for a in agents if a.status == "active"),
-            "archived": sum(1 for a in agents if a.status != "active"),
-            "playable": sum(1 for a in agents if a.playable and a.status == "active"),
+            "active": len(world.active_agents()),
+            "archived": len(agents) - len(world.active_agents()),
+            "playable": len(world.playable_agents()),
             "absent_at_start": len(start.absent),
             "places": len(world.file.place),
             "objects": len(world.file.object),

@@ -6,8 +6,8 @@ import argparse
 import logging
 from pathlib import Path
 
-from storyworld.commands.common import add_model_options
 from storyworld.errors import UserError
+from storyworld.llm.options import add_model_options
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -79,12 +79,12 @@ def _run_headless(source: Path, args: argparse.Namespace) -> int:
     into = None
     into_path: Path | None = None
     if args.into:
-        from storyworld.locations import BUNDLED_WORLDS, find_world
+        from storyworld.locations import BUNDLED_WORLDS, WorldNotFound, find_world
         from storyworld.world import load_world
 
         try:
             into_path = find_world(args.into)
-        except FileNotFoundError:
+        except WorldNotFound:
             raise UserError(f"--into: no world {args.into!r} (a .toml path or an installed world id)") from None
         into = load_world(into_path).file
         world_id = into.world.id

@@ -3,29 +3,32 @@
 from __future__ import annotations
 
 import argparse
-import importlib
+from types import ModuleType
 
-BENCH_MODULES = (
-    "storyworld.benches.memory",
-    "storyworld.benches.world",
-    "storyworld.benches.editions",
-    "storyworld.benches.round",
-    "storyworld.benches.play",
-    "storyworld.benches.backends",
-    "storyworld.benches.judge",
+import storyworld.benches.backends
+import storyworld.benches.editions
+import storyworld.benches.judge
+import storyworld.benches.memory
+import storyworld.benches.play
+import storyworld.benches.round
+import storyworld.benches.world
+
+# Each module defines `register(subparsers)`, which adds its benchmark with `set_defaults(func=...)`.
+BENCH_MODULES: tuple[ModuleType, ...] = (
+    storyworld.benches.memory,
+    storyworld.benches.world,
+    storyworld.benches.editions,
+    storyworld.benches.round,
+    storyworld.benches.play,
+    storyworld.benches.backends,
+    storyworld.benches.judge,
 )
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse._SubParsersAction:
-    """Add `bench` and each available benchmark under it; returns its subparsers (a front end adds its own)."""
+    """Add `bench` and every benchmark under it; returns its subparsers (a front end adds its own)."""
     parser = subparsers.add_parser("bench", help="benchmarks that print figures")
     benches = parser.add_subparsers(dest="bench", metavar="BENCH", required=True)
-    for name in BENCH_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue
-            raise
+    for module in BENCH_MODULES:
         module.register(benches)
     return benches

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from storyworld.errors import UserError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -25,10 +24,7 @@ def run_check(args: argparse.Namespace) -> int:
     from storyworld.locations import find_world
     from storyworld.world import check_world
 
-    try:
-        path = find_world(args.world)
-    except FileNotFoundError as exc:
-        raise UserError(str(exc)) from None
+    path = find_world(args.world)
     report = check_world(path)
     for warning in report.warnings:
         print(f"warning: {warning}")

@@ -6,8 +6,8 @@ import argparse
 import json
 from typing import Any
 
-from storyworld.commands.common import existing_save
 from storyworld.errors import UserError
+from storyworld.locations import existing_save
 from storyworld.report.queries import who_knows
 
 

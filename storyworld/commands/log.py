@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from storyworld.commands.common import existing_save
+from storyworld.locations import existing_save
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

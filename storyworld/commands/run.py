@@ -7,8 +7,10 @@ import json
 import logging
 from pathlib import Path
 
-from storyworld.commands.common import add_model_options, load_lm, load_world_arg
+from memory import BACKENDS
 from storyworld.errors import UserError
+from storyworld.llm.options import add_model_options, load_lm
+from storyworld.locations import find_world
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -26,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--rounds", type=int, required=True, help="rounds to run")
     parser.add_argument("--start", help="start point id (default: the world's default)")
     parser.add_argument("--backend", default="consensus",
-                        choices=["consensus", "generative", "gmemory", "collaborative"], help="memory backend")
+                        choices=BACKENDS, help="memory backend")
     parser.add_argument("--cache", default="fifo", choices=["fifo", "relevance", "hybrid"],
                         help="short-term cache eviction")
     parser.add_argument("--no-merge", action="store_true", help="ablation: never merge records")
@@ -56,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
     from storyworld.game import session
     from storyworld.minds import LLMMind
     from storyworld.kernel.state import Settings
+    from storyworld.world import load_world
 
     if args.rounds < 0:
         raise UserError("--rounds must be 0 or more")
@@ -77,11 +80,9 @@ def run(args: argparse.Namespace) -> int:
             sim = game.sim
             done = sim.state.round - sim.state.start_round
         else:
-            world = load_world_arg(args.world)
+            world = load_world(find_world(args.world))
             if args.player:
-                from storyworld.commands.common import resolve_player
-
-                args.player = resolve_player(world, args.player)  # a name or alias becomes the agent id
+                args.player = world.resolve_player(args.player)  # a name or alias becomes the agent id
             settings = Settings(seed=args.seed, backend=args.backend, cache_policy=args.cache, awake=args.awake,
                                 merge=not args.no_merge, player=args.player, model=lm.name)
             task = bar.add_task("sediment", total=None, detail="")
@@ -99,10 +100,9 @@ def run(args: argparse.Namespace) -> int:
             done = 0
         player = None
         if script_lines is not None:
-            from storyworld.commands.common import resolve_player
             from storyworld.game.script import ScriptedPlayer
 
-            agent = resolve_player(sim.world, args.player)
+            agent = sim.world.resolve_player(args.player)
             player = ScriptedPlayer(sim.world, agent, script_lines or [])
             player.index = done  # a resumed run picks the script up where it stopped
         total = max(args.rounds, done)

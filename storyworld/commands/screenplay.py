@@ -9,8 +9,8 @@ from pathlib import Path
 
 import msgspec
 
-from storyworld.commands.common import existing_save, load_world_arg
 from storyworld.errors import UserError
+from storyworld.locations import WorldNotFound, existing_save, find_world
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,9 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def screenplay_command(args: argparse.Namespace) -> int:
     """Read the save, render, write or print."""
     from storyworld.report import screenplay
-    from storyworld.locations import find_world
     from storyworld.game.session import read_game
-    from storyworld.game.simulation import initial_state
     from storyworld.world import load_world
 
     if args.max_scene_rounds < 1:
@@ -47,17 +45,17 @@ def screenplay_command(args: argparse.Namespace) -> int:
     folder = existing_save(args.save)
     game, _ = read_game(folder)
     if args.world:
-        world = load_world_arg(args.world)
+        world = load_world(find_world(args.world))
     else:
         try:
             world = load_world(find_world(game.state.world_id))
-        except FileNotFoundError as exc:
+        except WorldNotFound as exc:
             raise UserError(f"{folder}: its world {game.state.world_id!r} is not installed ({exc}); "
                             "give it with --world") from None
     if world.file.world.id != game.state.world_id:
         raise UserError(f"--world: {world.file.world.id!r} is not the save's world {game.state.world_id!r}")
     try:
-        positions = initial_state(world, game.state.start_id).positions
+        positions = world.start_positions(game.state.start_id)
     except (KeyError, ValueError):
         positions = {}
     note = f"From the start \u201c{game.state.start_id}\u201d, memory backend {game.settings.backend}."

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from storyworld.kernel.actions import ActOn, Action, Move, Observe, ReadThread, Say, Wait
+from storyworld.kernel.perception import present_at
 
 if TYPE_CHECKING:
     from storyworld.world import World
@@ -67,9 +68,7 @@ class Surroundings:
     def of(cls, world: World, state: Any, player: str) -> Surroundings:
         """The scene around the player in a world state."""
         place = state.positions[player]
-        present = tuple(
-            a for a in state.present(place) if a != player and world.agents[a].status == "active"
-        )
+        present = present_at(world, state, place, besides=player)
         objects = tuple(sorted(
             o for o in world.objects
             if state.object_places.get(o) == place or state.object_holders.get(o) == player

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from saves.slots import AUTOSAVE_KEEP
+from memory import BACKENDS
+from saves.slots import AUTOSAVE_KEEP, AUTOSAVES_SUFFIX
 from storyworld.errors import UserError
 from storyworld.game.simulation import Simulation, initial_state
 from storyworld.kernel.state import Settings, WorldState
@@ -37,8 +38,6 @@ log = logging.getLogger("storyworld.game.session")
 STATE_FILE = "state.msgpack"
 WORLD_FILE = "world.toml"  # the world as it was played, so a save resumes anywhere, even after the file changed
 GAME_FORMAT = 2  # 2: beats met as a witness are kept apart from the beats met (CanonProgress.witnessed)
-BACKENDS = ("consensus", "generative", "gmemory", "collaborative")
-AUTOSAVES_SUFFIX = ".autosaves"
 _SLUG = re.compile(r"[^a-z0-9_-]+")
 
 
@@ -124,14 +123,6 @@ def save_simulation(sim: Simulation, folder: Path) -> None:
     write_save(Path(folder), files, meta)
 
 
-def save_exists(folder: Path) -> bool:
-    """True when a save is there, after putting back one a crash left half-swapped (never test the manifest alone)."""
-    from saves import MANIFEST_NAME, recover
-
-    recover(Path(folder))
-    return (Path(folder) / MANIFEST_NAME).exists()
-
-
 def read_game(folder: Path) -> tuple[GameState, dict[str, bytes]]:
     """Read and verify a save; SaveError and decode problems become one-line UserErrors."""
     from saves import SaveError, read_save
@@ -187,7 +178,7 @@ def load_simulation(folder: Path, mind: Any, *, embedder: Any = None, world: Wor
 
 def _saved_world(folder: Path, files: dict[str, bytes], world_id: str) -> World:
     """The world embedded in a save, else the installed world with the save's id."""
-    from storyworld.locations import find_world
+    from storyworld.locations import WorldNotFound, find_world
 
     if WORLD_FILE in files:
         report = check_bytes(files[WORLD_FILE], name=f"{folder}/{WORLD_FILE}")
@@ -196,16 +187,8 @@ def _saved_world(folder: Path, files: dict[str, bytes], world_id: str) -> World:
         return report.world
     try:
         return load_world(find_world(world_id))
-    except FileNotFoundError as exc:
+    except WorldNotFound as exc:
         raise UserError(f"{folder}: its world {world_id!r} is not installed ({exc})") from None
-
-
-def autosave_simulation(sim: Simulation, save_folder: Path, keep: int = AUTOSAVE_KEEP) -> None:
-    """Write a rotating autosave for the simulation's current round."""
-    from saves import autosave, autosave_folder
-
-    files, meta = simulation_files(sim)
-    autosave(autosave_folder(Path(save_folder)), files, meta, round=sim.state.round, keep=keep)
 
 
 # --------------------------------------------------------------------------- slots
@@ -238,7 +221,7 @@ def slot_of(folder: Path) -> Path:
 def world_of_save(folder: Path) -> World | None:
     """The world a save was played in when it is not installed by id (a world opened from a path), else None."""
     from saves import SaveError, read_manifest
-    from storyworld.locations import find_world
+    from storyworld.locations import WorldNotFound, find_world
 
     try:
         meta = read_manifest(folder).meta
@@ -247,7 +230,7 @@ def world_of_save(folder: Path) -> World | None:
     try:
         find_world(str(meta.get("world", "")))
         return None
-    except FileNotFoundError:
+    except WorldNotFound:
         path = meta.get("world_path")
         if isinstance(path, str) and Path(path).is_file():
             return load_world(Path(path))

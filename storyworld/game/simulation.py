@@ -13,12 +13,13 @@ import msgspec
 
 from storyworld.kernel.actions import Action
 from storyworld.kernel.actions import describe
-from storyworld.llm.concurrency import CancelledRun, lanes, parallelism, run_ordered
+from storyworld.errors import Cancelled
+from storyworld.llm.concurrency import lanes, parallelism, run_ordered
 from storyworld.kernel.resolve import RoundOutcome, resolve_round
 from storyworld.minds import Decision, DecisionContext, Mind, Recalled, provenance_tag
 from storyworld.minds import direction
 from storyworld.minds.status import update_status
-from storyworld.kernel.perception import perceive
+from storyworld.kernel.perception import perceive, present_at
 from storyworld.kernel.shortterm import new_shortterm, remember_result
 from storyworld.kernel.state import CacheEntry, Settings, WorldState
 from storyworld.world import World
@@ -29,10 +30,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("storyworld.game.simulation")
 
 Progress = Callable[[str, int, int], None]  # (agent deciding, index, total)
-
-
-class Cancelled(Exception):
-    """The round was cancelled before it resolved; the state is unchanged."""
 
 
 class RoundTiming(msgspec.Struct, kw_only=True):
@@ -56,7 +53,7 @@ def derive_seed(*parts: object) -> int:
 def initial_state(world: World, start_id: str | None) -> WorldState:
     """World state at a start point: agents at their start positions or homes, objects where the file puts them."""
     start = world.start(start_id)
-    positions = {a.id: start.positions.get(a.id, a.home) for a in world.file.agent}
+    positions = world.start_positions(start.id)
     return WorldState(
         world_id=world.file.world.id,
         world_digest=world.digest,
@@ -92,7 +89,7 @@ class Simulation:
     def active_agents(self) -> list[str]:
         """Agents who can act (not archived, not absent at this start), in id order."""
         absent = set(self.state.absent)
-        return sorted(a.id for a in self.world.file.agent if a.status == "active" and a.id not in absent)
+        return sorted(a.id for a in self.world.active_agents() if a.id not in absent)
 
     def awake_agents(self) -> list[str]:
         """Who decides this round: everyone, or (near) those around the player and a rotating few."""
@@ -180,8 +177,8 @@ class Simulation:
     def arrivals(self, agent: str) -> tuple[str, ...]:
         """Who came to this agent's place last round."""
         place = self.state.positions[agent]
-        return tuple(a for a in self.state.present(place)
-                     if a != agent and self.state.arrived.get(a) == self.state.round - 1)
+        return tuple(a for a in present_at(self.world, self.state, place, besides=agent)
+                     if self.state.arrived.get(a) == self.state.round - 1)
 
     # --- one round ---------------------------------------------------------------------------
     def context_for(self, agent: str) -> tuple[DecisionContext, float]:
@@ -244,7 +241,7 @@ class Simulation:
                 cancelled=cancelled,
                 lane_of=lane_of,
             )
-        except CancelledRun as exc:
+        except Cancelled as exc:  # the round is cancelled before it resolves: the state is unchanged
             raise Cancelled(f"round {self.state.round} cancelled while {deciders[exc.next_index]} was deciding") from None
         timing.decide_s = time.perf_counter() - started
         decisions: dict[str, Decision] = {}

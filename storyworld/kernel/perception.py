@@ -28,11 +28,16 @@ class Perception(msgspec.Struct, frozen=True, kw_only=True):
         return f"{self.place_name}; with {names}"
 
 
+def present_at(world: World, state: WorldState, place: str, *, besides: str | None = None) -> tuple[str, ...]:
+    """Who is in play at a place and active (not archived), in id order, without `besides`."""
+    return tuple(a for a in state.present(place) if a != besides and world.agents[a].status == "active")
+
+
 def perceive(world: World, state: WorldState, agent_id: str, *, talk_lines: int = 4) -> Perception:
     """Build one agent's perception from the world and state."""
     place = state.positions[agent_id]
     place_def = world.places[place]
-    present = tuple(a for a in state.present(place) if a != agent_id and world.agents[a].status == "active")
+    present = present_at(world, state, place, besides=agent_id)
     here = tuple(sorted(o for o, p in state.object_places.items() if p == place))
     held = tuple(sorted(o for o, h in state.object_holders.items() if h == agent_id))
     talk = tuple(state.threads.get(place, [])[-talk_lines:])

@@ -10,6 +10,7 @@ import msgspec
 from memory.records import Deposit
 from storyworld.kernel import ids, verbs
 from storyworld.kernel.actions import ActOn, Action, Move, Observe, ReadThread, Say, Wait
+from storyworld.kernel.perception import present_at
 from storyworld.kernel.state import SimEvent, ThreadLine, WorldState
 from storyworld.world import World
 
@@ -42,7 +43,7 @@ class _Resolver:
         self.retractions: list[tuple[str, str]] = []
 
     def present(self, place: str) -> tuple[str, ...]:
-        return tuple(a for a in self.state.present(place) if self.world.agents[a].status == "active")
+        return present_at(self.world, self.state, place)
 
     def event(self, actor: str, kind: str, text: str, place: str, witnesses: tuple[str, ...], **extra: Any) -> SimEvent:
         event = SimEvent(

@@ -13,6 +13,8 @@ import contextvars
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from storyworld.errors import Cancelled
+
 C = TypeVar("C")
 D = TypeVar("D")
 
@@ -22,15 +24,6 @@ DEFAULT_PARALLEL = 4
 # The lane a call runs in: a backend of several single-sequence servers (storyworld.llm.llama_server
 # ServerPool) sends it to that lane's server. Each lane takes its calls one at a time, in order.
 LANE: contextvars.ContextVar[int] = contextvars.ContextVar("storyworld_lane", default=0)
-
-
-class CancelledRun(Exception):
-    """`cancelled()` said stop before every decision had started; the ones in flight were awaited."""
-
-    def __init__(self, next_index: int) -> None:
-        """Remember which decision would have started next."""
-        super().__init__(next_index)
-        self.next_index = next_index
 
 
 def run_ordered(
@@ -44,8 +37,10 @@ def run_ordered(
     """`[work(item) for item in items]` with up to `parallel` calls at once; results in input order.
 
     `started(i)` and `cancelled()` are called on the calling thread only (UI callbacks need not be
-    thread-safe), just before item i starts. The first exception raised by `work` propagates after
-    the calls in flight finish. `parallel <= 1` runs on the calling thread, exactly as a loop.
+    thread-safe), just before item i starts; when `cancelled()` is true nothing further starts and
+    storyworld.errors.Cancelled (`next_index`: the item that would have) is raised once the calls in
+    flight finish. The first exception raised by `work` propagates after the calls in flight finish.
+    `parallel <= 1` runs on the calling thread, exactly as a loop.
 
     `lane_of(i)`: item i runs with LANE set to that lane, and a lane's items run one at a time in
     input order, so a lane's backend sees the same calls in the same order whether the lanes run
@@ -56,7 +51,7 @@ def run_ordered(
         results: list[D] = []
         for index, item in enumerate(items):
             if cancelled is not None and cancelled():
-                raise CancelledRun(index)
+                raise Cancelled(f"cancelled before item {index} started", next_index=index)
             if started is not None:
                 started(index)
             token = LANE.set(lane(index))
@@ -85,7 +80,7 @@ def run_ordered(
                     if ready is None:
                         break
                     if cancelled is not None and cancelled():
-                        raise CancelledRun(ready)
+                        raise Cancelled(f"cancelled before item {ready} started", next_index=ready)
                     if started is not None:
                         started(ready)
                     queue.remove(ready)

@@ -43,11 +43,6 @@ LEAD_OPENERS = ("come with me to", "follow me to", "walk with me to")  # a lead'
 SPOKEN_LIMIT = 120  # characters kept: whole sentences up to here (a small model rambles after its first)
 
 
-def _first_sentence(text: str) -> str:
-    head = re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
-    return lines.clip(head, 150)
-
-
 def addressee(plan: Plan) -> str | None:
     """Whom the line is spoken to (None: everyone here)."""
     match plan.action:

@@ -5,7 +5,7 @@ is scored `scorings` times with different seeds and reported as mean and std. Th
 model's judgements (with the bundled 135M model, noisy ones), never human ratings: every
 result carries `"judged_by"` and `"label": "model-judged"`.
 
-- grounding (0-1): share of sampled beats the judge finds consistent with the world and its cast;
+- grounding (0-1): share of sampled screenplay lines the judge finds consistent with the world and its cast;
 - trajectory (0-1): how closely the run follows the canon after its start (judge's 0-10 / 10);
 - narrative (1-5): the screenplay as drama;
 - goal (0-1): share of sampled agents whose own actions pursue their goal (from the event log).
@@ -25,7 +25,7 @@ log = logging.getLogger("storyworld.report.quality")
 
 METRICS = ("grounding", "trajectory", "narrative", "goal")
 EXCERPT_CHARS = 1800  # with the canon excerpt and instructions, under 1,024 tokens
-BEATS_PER_SCORING = 6
+LINES_PER_SCORING = 6
 AGENTS_PER_SCORING = 6
 
 BOOL_SCHEMA = {
@@ -54,7 +54,7 @@ def _clip(text: str, limit: int = EXCERPT_CHARS) -> str:
 
 
 def _cast_lines(world: World, limit: int = 700) -> str:
-    lines = [f"- {a.name}: {a.description}" for a in world.file.agent if a.status == "active"]
+    lines = [f"- {a.name}: {a.description}" for a in world.active_agents()]
     return _clip("\n".join(lines), limit)
 
 
@@ -75,13 +75,13 @@ def canon_after(world: World, start_id: str, limit: int = 20) -> list[str]:
     return [e.text for e in world.file.event if e.round >= start.round][:limit]
 
 
-def _grounding(lm: Any, world: World, beats: list[str], rng: random.Random, seed: int) -> float | None:
-    sample = rng.sample(beats, min(BEATS_PER_SCORING, len(beats))) if beats else []
+def _grounding(lm: Any, world: World, lines: list[str], rng: random.Random, seed: int) -> float | None:
+    sample = rng.sample(lines, min(LINES_PER_SCORING, len(lines))) if lines else []
     verdicts = []
-    for i, beat in enumerate(sample):
+    for i, line in enumerate(sample):
         prompt = (
             f"Story: {world.file.world.title}. {world.file.world.description}\nCharacters:\n{_cast_lines(world)}\n\n"
-            f"Line from a continuation: {beat}\n\n"
+            f"Line from a continuation: {line}\n\n"
             'Is this line consistent with the story world and its characters (no invented people, places or '
             'impossible facts)? Reply {"answer": true} or {"answer": false}.'
         )
@@ -134,7 +134,7 @@ def _goal(lm: Any, world: World, events: list[SimEvent], rng: random.Random, see
     return statistics.fmean(verdicts) if verdicts else None
 
 
-def score(world: World, events: list[SimEvent], start_id: str, screenplay_markdown: str, beat_lines: list[str],
+def score(world: World, events: list[SimEvent], start_id: str, screenplay_markdown: str, screenplay_lines: list[str],
           lm: Any, *, scorings: int = 3, seed: int = 0) -> dict[str, Any]:
     """Score a run `scorings` times; per metric the scores, their mean and std (missing answers skipped)."""
     samples: dict[str, list[float]] = {m: [] for m in METRICS}
@@ -142,7 +142,7 @@ def score(world: World, events: list[SimEvent], start_id: str, screenplay_markdo
         rng = random.Random(seed * 1000 + n)
         base = seed * 1000 + n * 100
         got = {
-            "grounding": _grounding(lm, world, beat_lines, rng, base),
+            "grounding": _grounding(lm, world, screenplay_lines, rng, base),
             "trajectory": _trajectory(lm, world, start_id, screenplay_markdown, base + 50),
             "narrative": _narrative(lm, screenplay_markdown, base + 60),
             "goal": _goal(lm, world, events, rng, base + 70),
@@ -166,7 +166,7 @@ def score_run(sim: Any, lm: Any, *, scorings: int = 3, seed: int = 0) -> dict[st
 
     play = render_simulation(sim)
     lines = [f"{sim.world.agents[b.actor].name}: {b.text}" if b.kind == "say" else b.text
-             for scene in play.scenes for b in scene.beats]
+             for scene in play.scenes for b in scene.events]
     return score(sim.world, sim.state.events, sim.state.start_id, play.markdown, lines, lm, scorings=scorings, seed=seed)
 
 

@@ -1,4 +1,8 @@
-"""Screenplay rendering (DESIGN §4.5): events -> beats (deduplicated) -> scenes (place, stretch of rounds) -> markdown."""
+"""Screenplay rendering (DESIGN §4.5): events -> staged events (deduplicated) -> scenes (place, stretch of rounds) -> markdown.
+
+The printed figures call the staged events "beats", as the paper's Table 6 does; in the code a beat is
+only the canon's (what the director steers towards).
+"""
 
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ MAX_SCENE_ROUNDS = 20  # a scene never spans more rounds than this (the busy hal
 SCENE_GAP_ROUNDS = 4  # a quiet stretch this long at a place ends its scene
 
 
-class ScreenplayBeat(msgspec.Struct, frozen=True, kw_only=True):
+class StagedEvent(msgspec.Struct, frozen=True, kw_only=True):
     """One dramatizable event: who did what where, as the screenplay shows it."""
 
     round: int
@@ -32,18 +36,18 @@ class ScreenplayBeat(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ScreenplayScene(msgspec.Struct, frozen=True, kw_only=True):
-    """Beats at one place over one stretch of rounds."""
+    """Staged events at one place over one stretch of rounds."""
 
     number: int
     place: str
     first_round: int
     last_round: int
-    beats: tuple[ScreenplayBeat, ...]
+    events: tuple[StagedEvent, ...]
     cast: tuple[str, ...]
 
 
 class Screenplay(msgspec.Struct, frozen=True, kw_only=True):
-    """A rendered run and its shape (paper Table 6: rounds, scenes, beats, speakers, places, length)."""
+    """A rendered run and its shape (paper Table 6: rounds, scenes, beats (staged events), speakers, places, length)."""
 
     title: str
     first_round: int
@@ -51,7 +55,7 @@ class Screenplay(msgspec.Struct, frozen=True, kw_only=True):
     scenes: tuple[ScreenplayScene, ...]
     markdown: str
     events: int
-    beats: int
+    staged: int
     speakers: int
     places: int
 
@@ -60,7 +64,7 @@ class Screenplay(msgspec.Struct, frozen=True, kw_only=True):
         return {
             "rounds": f"{self.first_round}-{self.last_round}",
             "events": self.events,
-            "beats": self.beats,
+            "beats": self.staged,  # Table 6 calls them beats
             "scenes": len(self.scenes),
             "speakers": self.speakers,
             "places": self.places,
@@ -68,14 +72,14 @@ class Screenplay(msgspec.Struct, frozen=True, kw_only=True):
         }
 
 
-def beats_from_events(world: World, events: Iterable[SimEvent], positions: dict[str, str] | None = None) -> list[ScreenplayBeat]:
+def staged_events(world: World, events: Iterable[SimEvent], positions: dict[str, str] | None = None) -> list[StagedEvent]:
     """The dramatizable events, deduplicated: noise kinds dropped, a repeated line or act by the same actor dropped.
 
     `positions` (agent -> place at the start) lets a move say where the actor came from.
     """
     where = dict(positions or {})
     seen: set[tuple[str, str, str]] = set()
-    beats: list[ScreenplayBeat] = []
+    staged: list[StagedEvent] = []
     for event in events:
         origin = where.get(event.actor)
         if event.kind == "move":
@@ -85,24 +89,24 @@ def beats_from_events(world: World, events: Iterable[SimEvent], positions: dict[
         if event.kind == "say":
             line = (event.claim or event.text).strip()
             key = ("say", event.actor, normalise_text(line))
-            beat = ScreenplayBeat(round=event.round, place=event.place, actor=event.actor, kind="say", text=line,
+            item = StagedEvent(round=event.round, place=event.place, actor=event.actor, kind="say", text=line,
                         to=event.target, event_id=event.id)
         elif event.kind == "move":
             actor = world.name_of(event.actor)
             came = f" from {_inline(world.name_of(origin))}" if origin and origin != event.place else ""
             text = f"{actor} enters{came}."
             key = ("move", event.actor, f"{event.round}:{event.place}")
-            beat = ScreenplayBeat(round=event.round, place=event.place, actor=event.actor, kind="move", text=text, event_id=event.id)
+            item = StagedEvent(round=event.round, place=event.place, actor=event.actor, kind="move", text=text, event_id=event.id)
         else:
             text = _stage_text(world, event)
             key = (event.kind, event.actor, normalise_text(text))
-            beat = ScreenplayBeat(round=event.round, place=event.place, actor=event.actor, kind=event.kind, text=text,
+            item = StagedEvent(round=event.round, place=event.place, actor=event.actor, kind=event.kind, text=text,
                         event_id=event.id)
         if key in seen:
             continue
         seen.add(key)
-        beats.append(beat)
-    return beats
+        staged.append(item)
+    return staged
 
 
 def _inline(name: str) -> str:
@@ -133,29 +137,29 @@ def _stage_text(world: World, event: SimEvent) -> str:
     return text
 
 
-def scenes_from_beats(beats: list[ScreenplayBeat], *, max_rounds: int = MAX_SCENE_ROUNDS, gap: int = SCENE_GAP_ROUNDS) -> list[list[ScreenplayBeat]]:
-    """Group beats by place into stretches of rounds: a scene ends after a quiet gap or at the round cap."""
-    by_place: dict[str, list[list[ScreenplayBeat]]] = {}
-    for beat in beats:
-        groups = by_place.setdefault(beat.place, [])
+def scenes_of(staged: list[StagedEvent], *, max_rounds: int = MAX_SCENE_ROUNDS, gap: int = SCENE_GAP_ROUNDS) -> list[list[StagedEvent]]:
+    """Group staged events by place into stretches of rounds: a scene ends after a quiet gap or at the round cap."""
+    by_place: dict[str, list[list[StagedEvent]]] = {}
+    for item in staged:
+        groups = by_place.setdefault(item.place, [])
         current = groups[-1] if groups else None
-        if (current is None or beat.round - current[-1].round > gap
-                or beat.round - current[0].round >= max_rounds):
-            groups.append([beat])
+        if (current is None or item.round - current[-1].round > gap
+                or item.round - current[0].round >= max_rounds):
+            groups.append([item])
         else:
-            current.append(beat)
-    order = {b.event_id: i for i, b in enumerate(beats)}
+            current.append(item)
+    order = {b.event_id: i for i, b in enumerate(staged)}
     scenes = [group for groups in by_place.values() for group in groups]
     scenes.sort(key=lambda g: (g[0].round, order[g[0].event_id]))
     return scenes
 
 
-def _cast(world: World, events_by_id: dict[str, SimEvent], beats: list[ScreenplayBeat]) -> tuple[str, ...]:
+def _cast(world: World, events_by_id: dict[str, SimEvent], staged: list[StagedEvent]) -> tuple[str, ...]:
     present: dict[str, None] = {}
-    for beat in beats:
-        present[beat.actor] = None
-        event = events_by_id.get(beat.event_id)
-        if event is not None and beat.kind != "move":
+    for item in staged:
+        present[item.actor] = None
+        event = events_by_id.get(item.event_id)
+        if event is not None and item.kind != "move":
             for witness in event.witnesses:
                 present[witness] = None
     return tuple(sorted(present, key=lambda a: world.name_of(a)))
@@ -164,40 +168,40 @@ def _cast(world: World, events_by_id: dict[str, SimEvent], beats: list[Screenpla
 def render(world: World, events: list[SimEvent], *, positions: dict[str, str] | None = None,
            max_rounds: int = MAX_SCENE_ROUNDS, title: str | None = None, note: str = "") -> Screenplay:
     """Render a run's events as a markdown screenplay."""
-    beats = beats_from_events(world, events, positions)
-    grouped = scenes_from_beats(beats, max_rounds=max_rounds)
+    staged = staged_events(world, events, positions)
+    grouped = scenes_of(staged, max_rounds=max_rounds)
     events_by_id = {e.id: e for e in events}
     title = title or world.file.world.title
     rounds = [e.round for e in events]
     first, last = (min(rounds), max(rounds)) if rounds else (0, 0)
     lines = [f"# {title}", ""]
-    speakers = sorted({b.actor for b in beats if b.kind == "say"})
-    places = sorted({b.place for b in beats})
-    lines.append(f"*Rounds {first}\u2013{last}: {len(beats)} beats in {len(grouped)} scenes, "
+    speakers = sorted({b.actor for b in staged if b.kind == "say"})
+    places = sorted({b.place for b in staged})
+    lines.append(f"*Rounds {first}\u2013{last}: {len(staged)} beats in {len(grouped)} scenes, "
                  f"{len(speakers)} speakers, {len(places)} places.{(' ' + note) if note else ''}*")
     scenes: list[ScreenplayScene] = []
     for number, group in enumerate(grouped, start=1):
         cast = _cast(world, events_by_id, group)
         scene = ScreenplayScene(number=number, place=group[0].place, first_round=group[0].round, last_round=group[-1].round,
-                      beats=tuple(group), cast=cast)
+                      events=tuple(group), cast=cast)
         scenes.append(scene)
         span = f"round {scene.first_round}" if scene.first_round == scene.last_round else (
             f"rounds {scene.first_round}\u2013{scene.last_round}")
         lines += ["", f"## Scene {number}. {world.name_of(scene.place)} \u2014 {span}", ""]
         if cast:
             lines += [f"*Present: {', '.join(world.name_of(a) for a in cast)}.*", ""]
-        for beat in group:
-            if beat.kind == "say":
-                to = f" *(to {world.name_of(beat.to)})*" if beat.to else ""
-                lines += [f"**{world.name_of(beat.actor).upper()}**{to}: {beat.text}", ""]
+        for item in group:
+            if item.kind == "say":
+                to = f" *(to {world.name_of(item.to)})*" if item.to else ""
+                lines += [f"**{world.name_of(item.actor).upper()}**{to}: {item.text}", ""]
             else:
-                lines += [f"*{beat.text}*", ""]
+                lines += [f"*{item.text}*", ""]
         while lines and lines[-1] == "":
             lines.pop()
     markdown = "\n".join(lines) + "\n"
     return Screenplay(
         title=title, first_round=first, last_round=last, scenes=tuple(scenes), markdown=markdown,
-        events=len(events), beats=len(beats), speakers=len(speakers), places=len(places),
+        events=len(events), staged=len(staged), speakers=len(speakers), places=len(places),
     )
 
 
@@ -212,8 +216,8 @@ def _cue(name: str) -> str:
 def render_fountain(world: World, events: list[SimEvent], *, positions: dict[str, str] | None = None,
                     max_rounds: int = MAX_SCENE_ROUNDS, title: str | None = None, note: str = "") -> str:
     """A run's events as a Fountain screenplay (fountain.io) that screenwriting apps open."""
-    beats = beats_from_events(world, events, positions)
-    grouped = scenes_from_beats(beats, max_rounds=max_rounds)
+    staged = staged_events(world, events, positions)
+    grouped = scenes_of(staged, max_rounds=max_rounds)
     title = title or world.file.world.title
     lines = [f"Title: {title}", "Credit: Played out in storyworld", f"Source: {world.file.world.source or world.file.world.id}"]
     if note:
@@ -224,14 +228,14 @@ def render_fountain(world: World, events: list[SimEvent], *, positions: dict[str
         span = f"ROUND {first}" if first == last else f"ROUND {first}-{last}"
         place = " ".join(world.name_of(group[0].place).split()).upper()
         lines += ["", f"INT. {place} - {span}", ""]
-        for beat in group:
-            if beat.kind == "say":
-                lines.append(_cue(world.name_of(beat.actor)))
-                if beat.to:
-                    lines.append(f"(to {world.name_of(beat.to)})")
-                lines += [" ".join(beat.text.split()) or "...", ""]
+        for item in group:
+            if item.kind == "say":
+                lines.append(_cue(world.name_of(item.actor)))
+                if item.to:
+                    lines.append(f"(to {world.name_of(item.to)})")
+                lines += [" ".join(item.text.split()) or "...", ""]
             else:
-                text = " ".join(beat.text.split())
+                text = " ".join(item.text.split())
                 # An action line that would read as a scene heading or cue is forced to stay action.
                 forced = "!" if re.match(r"^(INT|EXT|EST|I/E)[./\s]", text, re.I) or text.isupper() else ""
                 lines += [f"{forced}{text}", ""]
@@ -242,11 +246,8 @@ def render_fountain(world: World, events: list[SimEvent], *, positions: dict[str
 
 def render_simulation(sim) -> Screenplay:
     """The screenplay of a simulation's run so far (from its start positions)."""
-    from storyworld.game.simulation import initial_state
-
-    start = initial_state(sim.world, sim.state.start_id)
     note = f"From the start \u201c{sim.state.start_id}\u201d, memory backend {sim.settings.backend}."
-    return render(sim.world, sim.state.events, positions=start.positions, note=note)
+    return render(sim.world, sim.state.events, positions=sim.world.start_positions(sim.state.start_id), note=note)
 
 
-__all__ = ["ScreenplayBeat", "ScreenplayScene", "Screenplay", "beats_from_events", "render", "render_fountain", "render_simulation", "scenes_from_beats"]
+__all__ = ["StagedEvent", "ScreenplayScene", "Screenplay", "staged_events", "render", "render_fountain", "render_simulation", "scenes_of"]

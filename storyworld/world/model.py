@@ -96,13 +96,17 @@ class World:
         start_round = self.start(start_id).round
         return [event for event in self.events if event.round >= start_round]
 
+    def start_positions(self, start_id: str | None = None) -> dict[str, str]:
+        """Where every agent (archived and absent ones too) is at the start point: its start position, else its home."""
+        start = self.start(start_id)
+        return {agent.id: start.positions.get(agent.id, agent.home) for agent in self.agents.values()}
+
     def positions(self, start_id: str | None = None) -> dict[str, str]:
         """Where each active agent is at the start point: its start position, else its home."""
-        start = self.start(start_id)
+        absent = set(self.start(start_id).absent)
         return {
-            agent.id: start.positions.get(agent.id, agent.home)
-            for agent in self.agents.values()
-            if agent.status == "active" and agent.id not in start.absent
+            agent: place for agent, place in self.start_positions(start_id).items()
+            if self.agents[agent].status == "active" and agent not in absent
         }
 
     def active_agents(self) -> list[Agent]:
@@ -112,6 +116,18 @@ class World:
     def playable_agents(self) -> list[Agent]:
         """Agents a person may play, in file order."""
         return [agent for agent in self.agents.values() if agent.status == "active" and agent.playable]
+
+    def resolve_player(self, wanted: str) -> str:
+        """An agent id from an id, a name or an alias (case-insensitive); UserError naming the playable cast."""
+        key = wanted.strip().lower()
+        playable = ", ".join(a.id for a in self.playable_agents()) or "none"
+        for agent in self.file.agent:
+            names = {agent.id.lower(), agent.name.lower(), *(a.lower() for a in agent.aliases)}
+            if key in names:
+                if not agent.playable or agent.status != "active":
+                    raise UserError(f"{agent.id} is not playable in {self.id}; playable: {playable}")
+                return agent.id
+        raise UserError(f"no character {wanted!r} in {self.id}; playable: {playable}")
 
     def summary(self) -> str:
         """One line of counts: `22 agents, 11 places, 260 events, 2 starts, 9 objects`."""

@@ -21,7 +21,7 @@ LINE = "Who left the lamp dark?"
 
 def transcript_text(screen: PlayScreen) -> str:
     """Everything the transcript shows, as plain text."""
-    return "\n".join(str(w.content) for w in screen.query_one(Transcript).query(".beat"))
+    return "\n".join(str(w.content) for w in screen.query_one(Transcript).query(".entry"))
 
 
 async def test_full_turn_lists_the_new_record_with_every_present_agent(runtime, tiny_world):

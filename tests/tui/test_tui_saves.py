@@ -71,7 +71,7 @@ async def test_a_save_loads_with_its_history_in_the_transcript(runtime, tiny_wor
         await settle(pilot)
         screen = app.screen
         assert screen.game.session.round == 1 and screen.game.player == "maren"
-        text = "\n".join(str(w.content) for w in screen.query(".beat"))
+        text = "\n".join(str(w.content) for w in screen.query(".entry"))
         assert "Who left the lamp dark?" in text and "resumes at round 1" in text
 
 

@@ -28,7 +28,7 @@ from tui.messages import (
     SaveFailed,
     SaveWritten,
 )
-from tui.views import Beat, Moment
+from tui.views import Moment, TranscriptEntry
 from tui.widgets.action_bar import ActionBar
 from tui.widgets.panels import CastPanel, GoalsPanel, MapPanel, StatusLine
 from tui.widgets.records import WhoKnows
@@ -168,7 +168,7 @@ class PlayScreen(Screen):
         self.moment = message.moment
         transcript = self.query_one(Transcript)
         transcript.remove_children()
-        transcript.add_beats(message.moment.beats)
+        transcript.add_entries(message.moment.entries)
         self._show(message.moment)
         self._progress(f"Your move. Round {message.moment.round}. Type a line to speak, or /help.")
         self.query_one("#action", Input).focus()
@@ -277,13 +277,13 @@ class PlayScreen(Screen):
                 self._round_started = self.runtime.timer()
                 self.set_class(True, "-thinking")
                 self._progress(f"Round {self.moment.round if self.moment else ''}: the others are deciding… (Esc cancels)")
-                transcript.add_pending(self._pending_beat(action))
+                transcript.add_pending(self._pending_entry(action))
                 self._deciding = "the others"
                 self._ticker = self.set_interval(1.0, self._tick)
                 self.run_round(action)
 
-    def _pending_beat(self, action: Any) -> Beat:
-        """The player's submitted action as a beat, shown until the round resolves."""
+    def _pending_entry(self, action: Any) -> TranscriptEntry:
+        """The player's submitted action as a transcript entry, shown until the round resolves."""
         from storyworld.kernel.actions import Say, describe
 
         assert self.game is not None
@@ -291,8 +291,8 @@ class PlayScreen(Screen):
         me = world.agents[self.game.player].name
         if isinstance(action, Say):
             to = world.agents[action.to].name if action.to in world.agents else ""
-            return Beat(kind="line", speaker=me, text=action.text, to=to, own=True)
-        return Beat(kind="direction", text=f"{me} {describe(action)}", own=True)
+            return TranscriptEntry(kind="line", speaker=me, text=action.text, to=to, own=True)
+        return TranscriptEntry(kind="direction", text=f"{me} {describe(action)}", own=True)
 
     def _tick(self) -> None:
         """Keep the progress line's clock moving while agents think."""
@@ -313,7 +313,7 @@ class PlayScreen(Screen):
     @work(thread=True, exclusive=True, group="round", exit_on_error=False)
     def run_round(self, action: Any) -> None:
         """Step the simulation with the player's action; posts RoundResolved/RoundCancelled/RoundFailed."""
-        from storyworld.game.simulation import Cancelled
+        from storyworld.errors import Cancelled
 
         game = self.game
         assert game is not None
@@ -352,7 +352,7 @@ class PlayScreen(Screen):
         self._round_over()
         self.pending = ""
         moment = message.moment
-        self.query_one(Transcript).add_beats(moment.beats, round_label=f"— round {moment.round - 1} —")
+        self.query_one(Transcript).add_entries(moment.entries, round_label=f"— round {moment.round - 1} —")
         if moment.hint:
             self.query_one(Transcript).add_note(f"Hint: {moment.hint}", "hint")
         self._show(moment)

@@ -1,0 +1,26 @@
+"""The command-line options that choose a language model (--model | --server, --parallel) and the model they choose."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    """--model PATH | --server URL, and --parallel N."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--model", metavar="PATH", help="any GGUF file (default: the bundled SmolLM2-135M-Instruct)")
+    group.add_argument("--server", metavar="URL", help="an OpenAI-compatible server (llama.cpp server, vLLM)")
+    parser.add_argument(
+        "--parallel", type=int, metavar="N",
+        help="decisions in flight at once; with --server default its slot count (else 4); locally, "
+        "N > 1 serves the model from a llama-server with N slots that storyworld starts (default 1)",
+    )
+
+
+def load_lm(args: argparse.Namespace, seed: int = 0) -> Any:
+    """The language model the options name."""
+    from storyworld.llm import load_model
+
+    return load_model(model_path=getattr(args, "model", None), server_url=getattr(args, "server", None), seed=seed,
+                      parallel=getattr(args, "parallel", None))
