@@ -43,7 +43,7 @@ def test_chapters_paragraphs_and_sentences():
 
 def test_names_in_the_source_script_with_english_aliases_are_one_agent():
     chapters = split_chapters(TALE)
-    cast = cjk.build_cast(chapters, KNOWN, min_mentions=2)
+    cast = cjk.han_cast(chapters, KNOWN, min_mentions=2)
     by_name = {p.name: p for p in cast.persons.values()}
     assert set(by_name) == {"方遠", "韓青"}
     fang = by_name["方遠"]

@@ -37,7 +37,7 @@ class Element(msgspec.Struct, frozen=True, kw_only=True):
     line: int = 0
 
 
-class Screenplay(msgspec.Struct, kw_only=True):
+class FountainScript(msgspec.Struct, kw_only=True):
     """A parsed Fountain file: its title page and its elements."""
 
     title: dict[str, str]
@@ -68,7 +68,7 @@ def _is_character(line: str) -> bool:
     return bool(re.search(r"[A-Z]", name)) and name == name.upper() and not stripped.endswith("TO:") and not name[:1].isdigit()
 
 
-def parse_fountain(text: str) -> Screenplay:
+def parse_fountain(text: str) -> FountainScript:
     """The title page and the elements of a Fountain screenplay."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\ufeff", "")
     lines = text.split("\n")
@@ -128,7 +128,7 @@ def parse_fountain(text: str) -> Screenplay:
             elements[-1] = Element(kind="action", text=f"{last.text} {text}", line=last.line)
         else:
             elements.append(Element(kind="action", text=text, line=number))
-    return Screenplay(title=title, elements=elements)
+    return FountainScript(title=title, elements=elements)
 
 
 def looks_like_fountain(text: str) -> bool:
@@ -192,7 +192,7 @@ def author_fountain(
     return _world(play, reading, world_id=world_id, title=title)
 
 
-def _read(play: Screenplay, cancel: CancelToken) -> _Reading:
+def _read(play: FountainScript, cancel: CancelToken) -> _Reading:
     """Beats in order: each cue's dialogue one say beat, each action a narration beat, scene by scene."""
     places: dict[str, str] = {}  # normalised name -> display
     agents: dict[str, str] = {}  # normalised cue -> display
@@ -244,7 +244,7 @@ def _named(beat: _Beat, agents: dict[str, str]) -> _Beat:
     return msgspec.structs.replace(beat, actors=named[:3], named=named)
 
 
-def _world(play: Screenplay, reading: _Reading, *, world_id: str, title: str | None) -> WorldFile:
+def _world(play: FountainScript, reading: _Reading, *, world_id: str, title: str | None) -> WorldFile:
     """The world: a place per slugline that has beats, an agent per cue, everyone in a scene witnessing it."""
     places, agents, beats = dict(reading.places), reading.agents, reading.beats
     taken: set[str] = set()

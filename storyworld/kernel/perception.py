@@ -33,6 +33,11 @@ def present_at(world: World, state: WorldState, place: str, *, besides: str | No
     return tuple(a for a in state.present(place) if a != besides and world.agents[a].status == "active")
 
 
+def in_play(world: World, state: WorldState, agent: str) -> bool:
+    """Whether an agent is in the story now: somewhere, not absent (dead or not yet come), not archived."""
+    return agent in state.positions and agent not in state.absent and world.agents[agent].status == "active"
+
+
 def perceive(world: World, state: WorldState, agent_id: str, *, talk_lines: int = 4) -> Perception:
     """Build one agent's perception from the world and state."""
     place = state.positions[agent_id]

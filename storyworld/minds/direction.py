@@ -7,6 +7,7 @@ from collections import deque
 import msgspec
 
 from storyworld.world.schema import Event
+from storyworld.kernel.perception import in_play
 from storyworld.kernel.state import CanonProgress, SimEvent, WorldState
 from storyworld.world import World
 
@@ -59,10 +60,6 @@ def shortest_path(world: World, origin: str, goal: str) -> list[str]:
     return []
 
 
-def _in_play(world: World, state: WorldState, agent: str) -> bool:
-    return agent in state.positions and agent not in state.absent and world.agents[agent].status == "active"
-
-
 def _settled(progress: CanonProgress) -> set[str]:
     return {*progress.met, *progress.dropped}
 
@@ -77,7 +74,7 @@ def intention_for(world: World, state: WorldState, progress: CanonProgress, agen
             continue
         if event.round < clock - SLACK:
             continue  # the story has moved on (update() drops it at the round's end)
-        if any(not _in_play(world, state, a) for a in event.actors if a != agent):
+        if any(not in_play(world, state, a) for a in event.actors if a != agent):
             continue  # someone the beat needs is dead or gone
         walk = len(shortest_path(world, here, event.place)) if here else 0
         if event.round > clock + LOOKAHEAD + walk:
@@ -88,8 +85,8 @@ def intention_for(world: World, state: WorldState, progress: CanonProgress, agen
         companions = tuple(a for a in dict.fromkeys([*event.actors, *event.witness_ids()]) if a != agent)
         return Intention(
             beat_id=event.id, round=event.round, place=event.place, kind=event.kind, role=role, text=event.text,
-            meet=tuple(a for a in others if _in_play(world, state, a)),
-            companions=tuple(a for a in companions if _in_play(world, state, a)),
+            meet=tuple(a for a in others if in_play(world, state, a)),
+            companions=tuple(a for a in companions if in_play(world, state, a)),
         )
     return None
 
@@ -128,7 +125,7 @@ def update(world: World, state: WorldState, progress: CanonProgress, events: lis
             continue
         if event.round > clock + LOOKAHEAD:
             break
-        actors = [a for a in event.actors if _in_play(world, state, a)]
+        actors = [a for a in event.actors if in_play(world, state, a)]
         if not actors and event.actors:
             progress.dropped.append(event.id)
             continue

@@ -3,7 +3,7 @@
 Capitalised runs are counted and split into names; the words around them say person (`said`,
 `replied`) or place (`at`, `reached`); explicit patterns give aliases (`X, styled Y`, `His
 courtesy name was Y`); a lone word names the one person whose given name it is. Chinese text has
-its own cast stage (`cjk.build_cast`); both give a `ProseMentions`.
+its own cast stage (`cjk.han_cast`); both give a `ProseMentions`.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from storyworld.authoring.common import slugify, unique_id
 from storyworld.authoring.prose.parts import Chapter, Person, ProseMentions
 from storyworld.authoring.prose.script import HAN, HAN_RE, is_cjk
 
-__all__ = ["Known", "build_cast", "chapter_number", "is_cjk", "known_names", "sentences", "split_chapters",
+__all__ = ["Known", "han_cast", "chapter_number", "is_cjk", "known_names", "sentences", "split_chapters",
            "split_paragraphs"]
 
 CHAPTER_RE = re.compile(rf"^\s*第(?P<num>[0-9一二三四五六七八九十百零〇两兩]+)[回章節卷]\s*[：:　 ]?\s*(?P<title>.*)$")
@@ -155,7 +155,7 @@ def _stable_id(name: str, taken: set[str], english: str = "") -> str:
     return unique_id(base, taken)
 
 
-def build_cast(chapters: list[Chapter], known: list[Known] | None = None, *,
+def han_cast(chapters: list[Chapter], known: list[Known] | None = None, *,
                min_mentions: int = MIN_MENTIONS) -> ProseMentions:
     """ProseMentions for Chinese text: persons named in the source script, with courtesy and English aliases."""
     known = known_names() if known is None else known

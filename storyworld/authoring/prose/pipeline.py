@@ -13,7 +13,7 @@ from typing import Any
 
 from storyworld.authoring.common import CancelToken, Draft, ProgressCallback, report
 from storyworld.authoring.prose.cast import build_cast
-from storyworld.authoring.prose.cjk import build_cast as build_cjk_cast
+from storyworld.authoring.prose.cjk import han_cast
 from storyworld.authoring.prose.chapters import MAX_CHUNK_CHARS, chunk_chapters, split_chapters
 from storyworld.authoring.prose.extract import extract_chunks, pick_model_chunks
 from storyworld.authoring.prose.script import is_cjk
@@ -38,7 +38,7 @@ def author_prose(
     chapters = split_chapters(text)
     chunks = chunk_chapters(chapters, max_chunk_chars)
     report(progress, 0, len(chunks), "finding the cast")
-    cast = build_cjk_cast(chapters) if is_cjk(text) else build_cast(chapters)
+    cast = han_cast(chapters) if is_cjk(text) else build_cast(chapters)
     model_chunks = pick_model_chunks(chunks, cast, max_model_chunks) if lm is not None else set()
     extractions, model_calls = extract_chunks(chunks, cast, lm, model_chunks, seed=seed, progress=progress,
                                               cancel=cancel)
