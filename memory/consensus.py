@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 
 Judge = Callable[[str, str], "bool | None"]
 
-RULES = ("event_id", "text", "cosine", "frame", "judge")
+RULES = ("told", "event_id", "text", "cosine", "frame", "judge")
 
 
 @dataclass(slots=True)
@@ -270,6 +270,8 @@ class ConsensusStore(StoreShell, Unmerging):
         for atom in atoms:
             d = atom.deposit
             ns = d.namespace
+            if self._told(d) is not None:
+                continue
             if not self.settings.merge:
                 need.append(atom)
                 continue
@@ -355,10 +357,26 @@ class ConsensusStore(StoreShell, Unmerging):
                     if b not in self._edges.get(a, {}):
                         self._link(a, b)
 
+    def _told(self, d: Deposit) -> int | None:
+        """The record a deposit tells, when it names one its teller holds (talk lands on the record told)."""
+        if d.record is None or d.via != "told" or not d.source:
+            return None
+        record = self._records.get(d.record)
+        if record is None or d.source not in record.owners or record.namespace != d.namespace:
+            return None
+        return d.record
+
     def _place(self, atom: _Atom) -> int:
         """Find the record this atom joins (cheapest rule first) or insert it; returns its id."""
         d = atom.deposit
         ns = d.namespace
+        told = self._told(d)
+        if told is not None:
+            # the listener takes the record as it stands now (the teller's words may predate a merge)
+            atom.text = self._records[told].text
+            atom.norm = normalise_text(atom.text)
+            self._merge(told, atom, "told", None)
+            return told
         if self.settings.merge:
             if d.event_id is not None:
                 rid = self._by_event.get((ns, d.event_id, d.kind, atom.index))
@@ -477,6 +495,10 @@ class ConsensusStore(StoreShell, Unmerging):
         owner = d.owner
         previous = record.owners.get(owner)
         fresh = self._fresh_holding(d, place=d.place if d.place != record.place else None)
+        if rule == "told" and d.confidence is None:
+            teller = record.owners[d.source or ""]
+            fresh = msgspec.structs.replace(
+                fresh, confidence=trust.told_confidence(teller, self.reliability(owner, d.source or "")))
         holding = trust.combine(previous, fresh) if previous is not None else fresh
         validations = record.validations
         holding, raised = trust.corroborate(record, owner, holding, previous, d, atom.deposit_id, self.settings)

@@ -40,6 +40,9 @@ class Deposit(Base, frozen=True):
     confidence: float | None = None
     expires_at: int | None = None  # a time-bound fact: recall leaves it out after this round
     group: str | None = None  # what this deposit belongs with (an event and its claim): the caller affiliates by it
+    # the record this deposit tells, when the teller names it: talk lands on the record told (its `source`
+    # must hold it); a store that keeps no shared records stores the statements as usual
+    record: int | None = None
 
 
 class Holding(Base, frozen=True):

@@ -266,6 +266,8 @@ class StoreShell(RecordTable):
         for rid in deposit.based_on:
             if isinstance(rid, bool) or not isinstance(rid, int) or rid not in self._records:
                 raise ValueError(f"{where}.based_on: {rid!r} is not a record id")
+        if deposit.record is not None and (isinstance(deposit.record, bool) or not isinstance(deposit.record, int)):
+            raise ValueError(f"{where}.record: must be a record id, got {deposit.record!r}")
         if deposit.confidence is not None:
             c = deposit.confidence
             if isinstance(c, bool) or not isinstance(c, (int, float)) or not (0.0 <= float(c) <= 1.0):

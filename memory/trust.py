@@ -56,6 +56,14 @@ def fresh_confidence(deposit: Deposit, reliability: float) -> float:
     return base
 
 
+def told_confidence(teller: Holding, reliability: float) -> float:
+    """How sure a listener is of a record a teller told: hearsay, scaled by how sure the teller is and is trusted.
+
+    A teller who saw it passes on the base `told` confidence; one who was told it passes on less.
+    """
+    return BASE_CONFIDENCE["told"] * reliability * min(1.0, teller.confidence / BASE_CONFIDENCE["witnessed"])
+
+
 def admitted(holding: Holding, admits: bool) -> Holding:
     """Below its kind's write floor a statement is still kept (every atom gets a record id) but doubted."""
     if admits:

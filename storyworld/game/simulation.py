@@ -16,7 +16,8 @@ from storyworld.kernel.actions import describe
 from storyworld.errors import Cancelled
 from storyworld.llm.concurrency import lanes, parallelism, run_ordered
 from storyworld.kernel.resolve import RoundOutcome, resolve_round
-from storyworld.minds import Decision, DecisionContext, Mind, Recalled, provenance_tag
+from storyworld.kernel import ids
+from storyworld.minds import Decision, DecisionContext, Mind, Recalled, content, provenance_tag
 from storyworld.minds import direction
 from storyworld.minds.status import update_status
 from storyworld.kernel.perception import perceive, present_at
@@ -84,6 +85,8 @@ class Simulation:
         self.last_timing = RoundTiming()
         # decisions in flight at once; None asks the model (a server's slots, else 1)
         self.parallel: int | None = None
+        self._mechanical: set[str] = set()  # store keys of moves and looks around (grown as events come)
+        self._mechanical_upto = 0
 
     # --- scheduling --------------------------------------------------------------------------
     def active_agents(self) -> list[str]:
@@ -182,32 +185,50 @@ class Simulation:
 
     # --- one round ---------------------------------------------------------------------------
     def context_for(self, agent: str) -> tuple[DecisionContext, float]:
-        """Perception, short-term memory and tagged recall for one agent; returns the context and recall seconds."""
+        """Perception, short-term memory and what it holds that bears on the round; the context and recall seconds."""
         perception = perceive(self.world, self.state, agent)
         stm = self.state.shortterm[agent]
         goal = stm.goals[-1] if stm.goals else ""
-        query = f"{goal} {perception.summary(self.world)}".strip()
+        intention = direction.intention_for(self.world, self.state, self.state.canon, agent)
+        addressed = self.addressed_by(agent)
         started = time.perf_counter()
-        hits = self.store.recall(agent, query, k=self.settings.recall_k)
+        knowledge = content.gather(
+            self.world, self.store, agent, round_=self.state.round, present=perception.present, addressed=addressed,
+            beat_text=intention.text if intention is not None else "",
+            moment_query=f"{goal} {perception.summary(self.world)}".strip(), told=self.told_lately(agent),
+            mechanical=self.mechanical_keys())
         recall_s = time.perf_counter() - started
-        recalled = tuple(
-            Recalled(record_id=h.record.id, text=h.record.text, tag=provenance_tag(self.world, h.record.owners[agent]))
-            for h in hits if agent in h.record.owners
-        )
+        recalled = tuple(Recalled(record_id=k.record_id, text=k.text, tag=provenance_tag(self.world, k))
+                         for k in knowledge.moment[: self.settings.recall_k])
         seed = derive_seed(self.settings.seed, self.state.round, agent)
         place = self.state.positions[agent]
         caught_up = max((e.round for e in self.state.events if e.actor == agent and e.kind == "read"), default=None)
         missed = sum(1 for t in self.state.threads.get(place, [])
                      if agent not in t.heard_by and (caught_up is None or t.round > caught_up))
         context = DecisionContext(
-            agent=agent, perception=perception, shortterm=stm, recalled=recalled, seed=seed,
-            intention=direction.intention_for(self.world, self.state, self.state.canon, agent),
-            addressed_by=self.addressed_by(agent), own_lines=self.own_lines(agent), arrivals=self.arrivals(agent),
+            agent=agent, perception=perception, shortterm=stm, recalled=recalled, seed=seed, intention=intention,
+            addressed_by=addressed, own_lines=self.own_lines(agent), arrivals=self.arrivals(agent),
             missed_lines=missed, player=self.settings.player, player_call=self.player_call(agent),
             read_already=tuple(sorted({e.target for e in self.state.events
                                        if e.actor == agent and e.kind == "act" and e.verb == "read" and e.target})),
+            knowledge=knowledge,
         )
         return context, recall_s
+
+    def told_lately(self, agent: str, rounds: int = 12) -> tuple[int, ...]:
+        """Records `agent` told in the last `rounds` rounds (a story is not told twice running)."""
+        since = self.state.round - rounds
+        return tuple(r for e in self.state.events[-400:] if e.kind == "say" and e.actor == agent and e.round >= since
+                     for r in e.tells)
+
+    def mechanical_keys(self) -> frozenset[str]:
+        """Store keys of the run's moves, looks around, waits and catch-ups: remembered, never news to tell."""
+        if self._mechanical_upto != len(self.state.events):
+            for event in self.state.events[self._mechanical_upto:]:
+                if event.kind in ("move", "observe", "wait", "read"):
+                    self._mechanical.update(ids.keys_of(event))
+            self._mechanical_upto = len(self.state.events)
+        return frozenset(self._mechanical)
 
     def decide_all(
         self, exclude: set[str], progress: Progress | None = None, cancelled: Callable[[], bool] | None = None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import msgspec
 
 
@@ -11,11 +13,29 @@ class _Action(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     actor: str
 
 
+# What a line does, chosen from the speaker's memory (DESIGN §4.2a): answer (what was asked, from a
+# holding), tell (a holding the listener lacks), ask, lead, summon, greet, react (to what just happened),
+# refuse and unknown (an honest "I will not say" / "I do not know"), lie (only when the plan says so);
+# free: words not chosen from memory (the person playing, a scripted player).
+SpeechAct = Literal["answer", "tell", "ask", "lead", "summon", "greet", "react", "refuse", "unknown", "lie", "free"]
+
+
+class Told(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A record a line carries: its listeners come to hold that record, told by the speaker."""
+
+    record: int
+    text: str  # the record's statement (a store without shared records keeps it as a row of its own)
+    kind: str = "event"  # the record's memory kind
+
+
 class Say(_Action, tag="say"):
     """Speak aloud; everyone present hears, `to` is the addressee (optional)."""
 
     text: str
     to: str | None = None
+    tells: tuple[Told, ...] = ()  # the records the line carries (none: an utterance only, never a belief)
+    act: SpeechAct = "free"
+    rendered: bool = False  # the words are the deterministic rendering (the model's phrasing failed its check)
 
 
 class ReadThread(_Action, tag="read_thread"):

@@ -9,7 +9,7 @@ import msgspec
 
 from memory.records import Deposit
 from storyworld.kernel import ids, verbs
-from storyworld.kernel.actions import ActOn, Action, Move, Observe, ReadThread, Say, Wait
+from storyworld.kernel.actions import ActOn, Action, Move, Observe, ReadThread, Say, Told, Wait
 from storyworld.kernel.perception import present_at
 from storyworld.kernel.state import SimEvent, ThreadLine, WorldState
 from storyworld.world import World
@@ -76,32 +76,41 @@ class _Resolver:
         witnesses = self.present(place)
         speaker = self.world.name_of(action.actor)
         to = f" {self.world.name_of(action.to)}" if action.to else ""  # "Ada tells Maren in ...", not "tells to Maren"
-        verb = "tells" if action.to else "says"
-        text = f'{speaker} {verb}{to} in {self.world.name_of(place)}: "{action.text}"' if action.to else (
+        text = f'{speaker} tells{to} in {self.world.name_of(place)}: "{action.text}"' if action.to else (
             f'{speaker} says in {self.world.name_of(place)}: "{action.text}"')
+        act = "lie" if lie else action.act
         event = self.event(action.actor, "say", text, place, witnesses, target=action.to, claim=action.text,
-                           fallback=fallback, to=action.to)
-        heard_by = witnesses
+                           fallback=fallback, to=action.to, act=act, tells=tuple(t.record for t in action.tells),
+                           rendered=action.rendered)
         self.state.threads.setdefault(place, []).append(
-            ThreadLine(round=event.round, speaker=action.actor, text=action.text, event_id=event.id, heard_by=heard_by,
-                       to=action.to)
+            ThreadLine(round=event.round, speaker=action.actor, text=action.text, event_id=event.id,
+                       heard_by=witnesses, to=action.to, narration=text, tells=action.tells, act=act)
         )
         self.state.threads[place] = self.state.threads[place][-40:]
+        # Everyone here heard it said (one utterance record); what it tells lands on the records it tells.
         self.deposit_all(event, (text,), kind="utterance")
-        # The claim: one record for every listener (same event id: no embedding), held as told by the speaker.
         listeners = tuple(w for w in witnesses if w != action.actor)
-        claim_id = ids.claim_of(event.id).text
-        derived = self.based_on.get(action.actor, ())
-        self.deposit_all(event, (action.text,), kind="claim", event_id=claim_id, via="told",
-                         source=action.actor, owners=listeners, based_on=derived, group=event.id)
-        self.deposit_all(event, (action.text,), kind="claim", event_id=claim_id, via="inferred",
-                         owners=(action.actor,), based_on=derived, group=event.id)
+        for listener in listeners:
+            self.tell(listener, action.actor, action.tells, round_=event.round, place=place, group=event.id)
         if lie:
+            # A lie is a claim of its own, held as told by the listeners: exposing the liar retracts it.
+            claim_id = ids.claim_of(event.id).text
+            derived = self.based_on.get(action.actor, ())
+            self.deposit_all(event, (action.text,), kind="claim", event_id=claim_id, via="told",
+                             source=action.actor, owners=listeners, based_on=derived, group=event.id)
+            self.deposit_all(event, (action.text,), kind="claim", event_id=claim_id, via="inferred",
+                             owners=(action.actor,), based_on=derived, group=event.id)
             self.state.lies[claim_id] = action.actor
         heard = len(listeners)
         self.results[action.actor] = f"{heard} heard you" if heard else "nobody was there to hear"
         for listener in listeners:
             self.results.setdefault(listener, "")
+
+    def tell(self, listener: str, speaker: str, tells: tuple[Told, ...], *, round_: int, place: str, group: str) -> None:
+        """The listener comes to hold each told record, told by the speaker (the store lands it on that record)."""
+        for told in tells:
+            self.deposits.append(Deposit(owner=listener, statements=(told.text,), round=round_, record=told.record,
+                                         via="told", source=speaker, place=place, kind=told.kind, group=group))
 
     def move(self, action: Move, *, fallback: bool = False) -> None:
         origin = self.state.positions[action.actor]
@@ -147,10 +156,12 @@ class _Resolver:
         text = f"{self.world.name_of(action.actor)} caught up on what was said in {self.world.name_of(place)}."
         event = self.event(action.actor, "read", text, place, (action.actor,), fallback=fallback)
         for line in missed:
-            said = f'{self.world.name_of(line.speaker)} said in {self.world.name_of(place)}: "{line.text}"'
+            said = line.narration or f'{self.world.name_of(line.speaker)} said in {self.world.name_of(place)}: "{line.text}"'
+            # the line itself, as its hearers hold it (one record), and what it told
             self.deposits.append(Deposit(owner=action.actor, statements=(said,), round=event.round,
-                                         event_id=ids.claim_of(line.event_id).text, via="read", source=line.speaker,
-                                         place=place, kind="claim", group=line.event_id))
+                                         event_id=ids.of_event(line.event_id).text, via="read", source=line.speaker,
+                                         place=place, kind="utterance", group=line.event_id))
+            self.tell(action.actor, line.speaker, line.tells, round_=event.round, place=place, group=line.event_id)
         self.results[action.actor] = f"caught up on {len(missed)} lines" if missed else "nothing new was said here"
 
     def act_on(self, action: ActOn, *, fallback: bool = False) -> None:

@@ -6,7 +6,7 @@ from typing import Literal
 
 import msgspec
 
-from storyworld.kernel.actions import Action
+from storyworld.kernel.actions import Action, Told
 
 
 class CanonProgress(msgspec.Struct, kw_only=True):
@@ -44,6 +44,9 @@ class SimEvent(msgspec.Struct, frozen=True, kw_only=True):
     verb: str | None = None  # for act events
     from_place: str | None = None  # for moves (and leads): where the mover came from
     detail: str = ""  # for act events: the words said or the manner described while doing it
+    act: str | None = None  # for say events: the speech act (answer, tell, ask, ...; see kernel.actions.SpeechAct)
+    tells: tuple[int, ...] = ()  # for say events: the records the line carried to its listeners
+    rendered: bool = False  # for say events: the deterministic rendering was spoken
 
 
 class ThreadLine(msgspec.Struct, frozen=True, kw_only=True):
@@ -55,6 +58,9 @@ class ThreadLine(msgspec.Struct, frozen=True, kw_only=True):
     event_id: str
     heard_by: tuple[str, ...] = ()
     to: str | None = None  # whom it was spoken to (None: everyone here)
+    narration: str = ""  # the utterance as its hearers remember it ("Ada tells Maren in the mill: ...")
+    tells: tuple[Told, ...] = ()  # the records the line carried
+    act: str | None = None  # the speech act (a question is asked of whoever it was spoken to)
 
 
 class CacheEntry(msgspec.Struct, frozen=True, kw_only=True):

@@ -7,6 +7,7 @@ from typing import Any, Literal, Protocol
 import msgspec
 
 from storyworld.kernel.actions import Action
+from storyworld.minds.content import Knowledge
 from storyworld.minds.direction import Intention
 from storyworld.kernel.perception import Perception
 from storyworld.kernel.state import ShortTerm, ThreadLine
@@ -44,6 +45,7 @@ class DecisionContext(msgspec.Struct, frozen=True, kw_only=True):
     player: str | None = None  # the person's character, for the status register's stance
     read_already: tuple[str, ...] = ()  # carriers this agent has read (what they say is known)
     player_call: Intention | None = None  # a beat the player is wanted at elsewhere, not yet sent word of
+    knowledge: Knowledge = msgspec.field(default_factory=Knowledge)  # what it holds that this round's line may carry
 
 
 class Decision(msgspec.Struct, frozen=True, kw_only=True):

@@ -174,6 +174,17 @@ def _stutters(tokens: list[str], name_words: set[str] = frozenset()) -> bool:
     return False
 
 
+def parrots(line: str, others: Iterable[str], share: float = 0.5) -> bool:
+    """Whether at least `share` of a line's word trigrams were said by others (this round or the last)."""
+    grams = _ngrams(words(line), 3)
+    if not grams:
+        return False
+    theirs: set[tuple[str, ...]] = set()
+    for other in others:
+        theirs |= _ngrams(words(other), 3)
+    return len(grams & theirs) >= share * len(grams)
+
+
 DEGENERATE = frozenset({"fragment", "list of names", "echo of the prompt", "field names", "markup", "stutter"})
 
 

@@ -6,10 +6,9 @@ import logging
 from typing import Any
 
 import msgspec
-import numpy as np
 
-from storyworld.kernel.actions import ActOn, Action, Observe, Say, Wait
-from storyworld.minds import choice, lines, words
+from storyworld.kernel.actions import ActOn, Action, Observe, Say, Told, Wait
+from storyworld.minds import choice, content, lines, render, words
 from storyworld.minds.choice import Plan
 from storyworld.minds.context import Decision, DecisionContext, Purpose
 from storyworld.world import World
@@ -43,23 +42,13 @@ def choice_messages(world: World, context: DecisionContext, options: choice.Menu
 class LLMMind:
     """A policy on a language model: the canon directs, a typed grammar chooses, a dialogue prompt speaks."""
 
-    def __init__(self, lm: Any, *, choice_tokens: int = 48, line_tokens: int = 40, temperature: float = 0.7,
-                 embedder: Any = None) -> None:
+    def __init__(self, lm: Any, *, choice_tokens: int = 48, line_tokens: int = 48, temperature: float = 0.7,
+                 phrase_tries: int = 1) -> None:
         self.lm = lm
-        self.embedder = embedder  # for answers on the subject; None: the process-wide MiniLM, loaded on first use
         self.choice_tokens = choice_tokens
         self.line_tokens = line_tokens
         self.temperature = temperature
-
-    def relevance(self, line: str, answer: str) -> float:
-        """MiniLM cosine between a line and an answer to it."""
-        if self.embedder is None:
-            from memory.embedder import shared_embedder
-
-            self.embedder = shared_embedder()
-        left, right = self.embedder.encode([line, answer])
-        denominator = float(np.linalg.norm(left) * np.linalg.norm(right)) or 1.0
-        return float(np.dot(left, right)) / denominator
+        self.phrase_tries = phrase_tries  # the model's phrasings of a line before its floor is spoken
 
     def choose(self, world: World, context: DecisionContext) -> tuple[Plan, dict[str, Any]]:
         """The plan: the policy's when it settles the choice, else the model's pick from the typed menu."""
@@ -85,7 +74,7 @@ class LLMMind:
         return Plan(action=action, purpose=purpose, chosen_by="model"), costs
 
     def decide(self, world: World, context: DecisionContext) -> Decision:
-        """Choose, then write the words if the choice speaks; any model failure becomes a logged fallback."""
+        """Choose, then say what the choice calls for from memory; any model failure becomes a logged fallback."""
         costs = {"prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0}
         based_on = tuple(r.record_id for r in context.recalled)
         try:
@@ -95,12 +84,15 @@ class LLMMind:
             fallback, reason = plan.chosen_by == "fallback", ""
             action: Action = plan.action
             if plan.needs_words:
-                text, fell_back, why, spent = words.write(self.lm, world, context, plan, max_tokens=self.line_tokens,
-                                                          relevance=self.relevance)
-                _add(costs, spent)
-                steps.append("words:fallback" if fell_back else "words:model")
-                fallback, reason = fallback or fell_back, why
-                action = msgspec.structs.replace(action, text=text)
+                said = self.speak(world, context, plan)
+                if said is None:  # chosen to chat with nothing to say: better unsaid
+                    plan = Plan(action=Wait(actor=context.agent), purpose="idle", chosen_by=plan.chosen_by)
+                    action = plan.action
+                    steps.append("words:nothing to say")
+                else:
+                    action, rendered, reason, spent = said
+                    _add(costs, spent)
+                    steps.append("words:rendered" if rendered else "words:model")
         except Exception as exc:  # noqa: BLE001 — a failing model must never stop the round; logged here
             log.warning("model call failed for %s: %s", context.agent, exc)
             return Decision(action=Observe(actor=context.agent), fallback=True, reason=f"model error: {exc}",
@@ -114,6 +106,27 @@ class LLMMind:
                         purpose=plan.purpose,
                         prompt_tokens=int(costs["prompt_tokens"]), completion_tokens=int(costs["completion_tokens"]),
                         seconds=float(costs["seconds"]))
+
+    def speak(self, world: World, context: DecisionContext, plan: Plan) -> tuple[Action, bool, str, dict[str, float]] | None:
+        """What the plan says (a speech act from memory), its floor, and the model's phrasing of it under the check."""
+        speech = content.choose(world, context.agent, plan.purpose, plan.action, context.knowledge,
+                                addressed=context.addressed_by, arrivals=context.arrivals)
+        if speech is None:
+            return None
+        place = plan.action.place if isinstance(plan.action, ActOn) and plan.action.verb == "lead" else (
+            context.player_call.place if plan.purpose == "summon" and context.player_call is not None else None)
+        floor = render.floor(world, speech, context.agent, now=context.perception.round, seed=context.seed,
+                             place=place, topics=content.topics(world, context.agent, speech.to, context.knowledge,
+                                                                context.perception.present),
+                             avoid=context.own_lines)
+        text, rendered, why, costs = words.write(self.lm, world, context, speech, floor, tries=self.phrase_tries,
+                                                 max_tokens=self.line_tokens)
+        action = plan.action
+        if isinstance(action, Say):
+            tells = tuple(Told(record=k.record_id, text=k.text, kind=k.kind) for k in speech.carries)
+            return msgspec.structs.replace(action, text=text, tells=tells, act=speech.act, rendered=rendered), rendered, \
+                why, costs
+        return msgspec.structs.replace(action, text=text), rendered, why, costs
 
 
 def _add(total: dict[str, float], more: dict[str, Any]) -> None:

@@ -1,0 +1,272 @@
+"""What to say, before how: a speech act chosen from the speaker's own memory (DESIGN §4.2a step 3).
+
+`gather` reads the store on the simulation's thread and hands the mind what the speaker holds about
+the line it was spoken, about the beat due here and about the moment, each record with who of those
+present holds it too. `choose` picks the act — answer, tell, ask, greet, lead, summon, react, refuse,
+"I do not know" — and the records it carries; `floor` says it in the speaker's words (render.py).
+Nothing here invents: every fact a line states is a record the speaker holds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+import msgspec
+
+from memory import lexicon
+from storyworld.kernel.actions import ActOn, SpeechAct, Say
+from storyworld.kernel.state import ThreadLine
+from storyworld.minds import lines, render
+from storyworld.world import World
+
+ANSWER_MIN = 0.30  # relevance at which a holding answers a question (below it: "I do not know")
+TELL_MIN = 0.28  # relevance at which a holding bears on the beat or the moment enough to be told unasked
+RECALL_K = 8
+TELL_LIMIT = 170  # characters of a statement a line carries (a longer record is told by its first sentence)
+# Words a question is made of that say nothing of its subject.
+QUESTION_WORDS = frozenset({
+    "what", "who", "whom", "whose", "where", "when", "why", "how", "which", "whether", "do", "does", "did", "is",
+    "are", "was", "were", "can", "could", "will", "would", "shall", "should", "may", "might", "have", "has", "had",
+    "tell", "know", "say", "said", "think", "thing", "things", "anything", "something", "anyone", "someone",
+    "plainly", "please", "me", "you", "your", "yours", "i", "my", "mine", "we", "us", "our", "it", "this", "that",
+    "these", "those", "there", "here", "the", "a", "an", "of", "to", "in", "on", "at", "for", "with", "about",
+    "from", "by", "and", "or", "but", "not", "no", "yes", "be", "been", "again", "now", "then", "so", "if",
+    "any", "some", "all", "very", "much", "many", "ever", "never", "still", "yet", "just", "really", "him",
+    "her", "his", "she", "he", "they", "them", "their", "one", "ones", "let", "come", "go",
+})
+SECRET_CUES = ("secret", "hide", "conceal", "hidden", "keep quiet", "never learn", "nobody know", "no one know",
+               "cover up", "keep it from")
+SPOKEN_KINDS = frozenset({"event", "observation", "claim", "utterance", "inference", "reflection", "insight"})
+# Deeds a character with a secret keeps to itself when it did them (its goals say to hide something).
+GUILTY = frozenset(lexicon.key(w) for w in (
+    "murder", "murdered", "kill", "killed", "poison", "poisoned", "steal", "stole", "stolen", "theft", "forge",
+    "forged", "lie", "lied", "bribe", "bribed", "betray", "betrayed", "drug", "drugged", "smuggle", "smuggled",
+    "cheat", "cheated", "plot", "plotted", "hid", "hidden", "rob", "robbed", "wreck", "lure", "lured"))
+
+
+class Memory(Protocol):
+    """What gathering reads of a store (any MemoryStore)."""
+
+    def recall(self, owner: str, query: str, k: int | None = None, **options: Any) -> list[Any]: ...
+
+    def held_by(self, owner: str) -> list[Any]: ...
+
+
+class Known(msgspec.Struct, frozen=True, kw_only=True):
+    """A record the speaker holds, as content for a line: what it says, how the speaker came by it, who else here has it."""
+
+    record_id: int
+    text: str
+    kind: str
+    via: str
+    source: str | None = None
+    confidence: float = 1.0
+    status: str = "believed"
+    round: int = 0  # story time of the record
+    since_round: int = 0  # when the speaker came to hold it
+    sediment: bool = False
+    score: float = 0.0  # relevance to what it was recalled for
+    holders: tuple[str, ...] = ()  # who of those present holds it too
+    mechanical: bool = False  # a move, a look around or a wait from play: answered about, never told unasked
+
+
+class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
+    """What one speaker holds that bears on this round, gathered from the store before deciding."""
+
+    heard: tuple[Known, ...] = ()  # about the line spoken to it
+    beat: tuple[Known, ...] = ()  # about the canon beat due here
+    moment: tuple[Known, ...] = ()  # about its goal, its place and its company
+    lately: tuple[Known, ...] = ()  # what it witnessed this round and the last
+    told: tuple[int, ...] = ()  # records it told lately (not told again unasked)
+    secrets: tuple[int, ...] = ()  # records its own goals say to keep to itself
+    vocabulary: frozenset[str] = frozenset()  # word keys of everything it holds: what its lines may say
+
+
+class Speech(msgspec.Struct, frozen=True, kw_only=True):
+    """A chosen speech act: what it does, to whom, the records it carries, and its floor rendering."""
+
+    act: SpeechAct
+    to: str | None
+    carries: tuple[Known, ...] = ()
+    told_all: bool = False  # asked about what the asker already holds all of ("I have told you all I know")
+
+
+# ------------------------------------------------------------------------------- gathering
+
+
+def keys(text: str) -> set[str]:
+    """Content-word keys of a text: inflections folded ("saw" and "seen" are "see"), question words dropped."""
+    return {lexicon.key(w) for w in lines.words(text) if w not in QUESTION_WORDS and len(w) > 1}
+
+
+def is_question(text: str) -> bool:
+    """Whether a line asks something (a question mark, or the shape of a question)."""
+    stripped = text.strip()
+    if stripped.endswith("?") or "?" in stripped:
+        return True
+    first = (lines.words(stripped) or [""])[0]
+    return first in {"what", "who", "where", "when", "why", "how", "which", "whether"} or stripped.lower().startswith(
+        ("tell me", "do you know", "have you", "did you", "can you", "will you", "is it", "are you"))
+
+
+def as_asked(world: World, question: str, asker: str, answerer: str) -> str:
+    """A question turned to the answerer's memory: "what did you see" asked of Marcellus -> "what did Marcellus see"."""
+    answer_name = world.agents[answerer].name if answerer in world.agents else "you"
+    asker_name = world.agents[asker].name if asker in world.agents else "I"
+    text = re.sub(r"\byour\b", f"{answer_name}'s", question, flags=re.IGNORECASE)
+    text = re.sub(r"\byou\b", answer_name, text, flags=re.IGNORECASE)
+    text = re.sub(r"\bmy\b", f"{asker_name}'s", text)
+    return re.sub(r"\b(I|me)\b", asker_name, text)
+
+
+def secret_goals(world: World, agent: str) -> list[str]:
+    """The agent's goals that say to keep something hidden ("Keep the murder of his brother secret")."""
+    goals = world.agents[agent].goals if agent in world.agents else []
+    return [g for g in goals if any(cue in g.lower() for cue in SECRET_CUES)]
+
+
+def _known(record: Any, owner: str, score: float, present: Iterable[str], mechanical: frozenset[str]) -> Known:
+    holding = record.owners[owner]
+    return Known(
+        record_id=record.id, text=record.text, kind=record.kind, via=holding.via, source=holding.source,
+        confidence=holding.confidence, status=holding.status, round=record.round, since_round=holding.since_round, sediment=record.sediment,
+        score=round(float(score), 4), holders=tuple(a for a in present if a in record.owners),
+        mechanical=record.event_id in mechanical,
+    )
+
+
+def _usable(record: Any, owner: str) -> bool:
+    """A holding fit to say aloud: believed (or doubted), not retracted, not a private note, and not a line
+    said in play (what was said is heard by those there; what it told travels as the record it told)."""
+    holding = record.owners.get(owner)
+    return (holding is not None and holding.status in ("believed", "doubted") and record.namespace == "shared"
+            and record.kind in SPOKEN_KINDS and "contaminated" not in holding.flags
+            and not (record.kind == "utterance" and not record.sediment))
+
+
+def _scored(world: World, store: Memory, owner: str, query: str, present: tuple[str, ...],
+            mechanical: frozenset[str], *, subject: str | None = None) -> tuple[Known, ...]:
+    """The owner's best holdings for a query, re-scored: the store's relevance, plus shared content words,
+    plus (when `subject` is named) the records that name the one asked about."""
+    if not query.strip():
+        return ()
+    wanted = keys(query)
+    found: list[Known] = []
+    for hit in store.recall(owner, query, k=RECALL_K):
+        record = hit.record
+        if not _usable(record, owner):
+            continue
+        score = float(hit.score)
+        if wanted:
+            score += 0.25 * len(wanted & keys(record.text)) / len(wanted)
+        if subject is not None and render.speaks_of(world, record.text, subject):
+            score += 0.08
+        found.append(_known(record, owner, score, present, mechanical))
+    found.sort(key=lambda k: (-k.score, k.record_id))
+    return tuple(found)
+
+
+def gather(world: World, store: Memory, agent: str, *, round_: int, present: tuple[str, ...],
+           addressed: ThreadLine | None, beat_text: str, moment_query: str, told: Iterable[int] = (),
+           mechanical: frozenset[str] = frozenset()) -> Knowledge:
+    """Everything the speaker holds that this round's line may carry (one store read per question)."""
+    heard: tuple[Known, ...] = ()
+    if addressed is not None:
+        query = as_asked(world, addressed.text, addressed.speaker, agent) if is_question(addressed.text) else addressed.text
+        heard = _scored(world, store, agent, query, present, mechanical, subject=agent)
+    beat = _scored(world, store, agent, beat_text, present, mechanical) if beat_text else ()
+    moment = _scored(world, store, agent, moment_query, present, mechanical)
+    held = store.held_by(agent)
+    lately = tuple(_known(r, agent, 0.0, present, mechanical) for r in held
+                   if _usable(r, agent) and r.owners[agent].via == "witnessed"
+                   and r.owners[agent].since_round >= round_ - 1 and r.event_id not in mechanical)
+    vocabulary: set[str] = set()
+    for record in held:
+        vocabulary |= keys(record.text)
+    secrets: list[int] = []
+    if secret_goals(world, agent):
+        for record in held:
+            # a guilty deed of one's own, when the goals say to hide something ("Claudius murdered his brother")
+            if render.speaks_of(world, record.text, agent) and keys(record.text) & GUILTY:
+                secrets.append(record.id)
+    return Knowledge(heard=heard, beat=beat, moment=moment, lately=lately, told=tuple(dict.fromkeys(told)),
+                     secrets=tuple(secrets), vocabulary=frozenset(vocabulary))
+
+
+# ------------------------------------------------------------------------------- choosing
+
+
+def _tellable(known: Known, listener: str | None, knowledge: Knowledge, *, asked: bool = False) -> bool:
+    """A holding the listener lacks, not kept secret, not mechanical (unless asked), not told lately (unless asked)."""
+    if known.record_id in knowledge.secrets:
+        return False
+    if not asked and (known.mechanical or known.record_id in knowledge.told or known.confidence < 0.45):
+        return False
+    return listener is None or listener not in known.holders
+
+
+def choose(world: World, speaker: str, purpose: str, action: Any, knowledge: Knowledge, *,
+           addressed: ThreadLine | None, arrivals: tuple[str, ...] = ()) -> Speech | None:
+    """The speech act a plan calls for, and the records it carries: never a fact the speaker does not hold.
+
+    None: a line of the speaker's own choosing (chat) with nothing to carry — better unsaid.
+    """
+    to = action.to if isinstance(action, Say) else getattr(action, "target", None)
+    if purpose == "lead" and isinstance(action, ActOn):
+        return Speech(act="lead", to=to)
+    if purpose == "summon":
+        return Speech(act="summon", to=to)
+    if isinstance(action, ActOn) and action.verb in ("lie", "expose"):
+        return Speech(act="lie" if action.verb == "lie" else "tell", to=to)
+    if isinstance(action, ActOn) and action.verb in ("confront", "accuse"):
+        # a deed of theirs the speaker holds, said to their face; else a demand for the truth
+        about = [k for k in (*knowledge.beat, *knowledge.moment) if render.speaks_of(world, k.text, to or "")
+                 and k.record_id not in knowledge.secrets]
+        return Speech(act="tell" if about else "ask", to=to, carries=tuple(about[:1]))
+    if purpose == "answer" and addressed is not None:
+        return _answer(world, speaker, to, knowledge, addressed)
+    if purpose == "greet":
+        return Speech(act="greet", to=to)
+    pool = knowledge.beat if purpose in ("beat", "act") else ()
+    for known in (*pool, *knowledge.moment):
+        if known.score >= TELL_MIN and _tellable(known, to, knowledge):
+            return Speech(act="tell", to=to, carries=(known,))
+    fresh = [k for k in knowledge.lately if _tellable(k, to, knowledge)]
+    if fresh:
+        return Speech(act="react", to=to, carries=(fresh[-1],))
+    if arrivals and to in arrivals:
+        return Speech(act="greet", to=to)
+    return None if purpose == "chat" else Speech(act="ask", to=to)
+
+
+def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, addressed: ThreadLine) -> Speech:
+    """A question gets the best holding about it, an honest refusal, or "I do not know"; a remark, what bears on it."""
+    question = is_question(addressed.text)
+    floor = ANSWER_MIN if question else TELL_MIN
+    relevant = [k for k in knowledge.heard if k.score >= floor]
+    if not relevant:
+        return Speech(act="unknown" if question else "ask", to=to)
+    best = relevant[0]
+    if best.record_id in knowledge.secrets:
+        return Speech(act="refuse", to=to)
+    # what they lack, the closest first; a remark gets only that, a question "all I know" when they hold it all
+    lacking = [k for k in relevant if _tellable(k, to, knowledge, asked=question)]
+    if lacking:
+        return Speech(act="answer", to=to, carries=(lacking[0],))
+    return Speech(act="unknown", to=to, told_all=True) if question else Speech(act="ask", to=to)
+
+
+def topics(world: World, speaker: str, listener: str | None, knowledge: Knowledge,
+           present: tuple[str, ...] = ()) -> list[str]:
+    """Whom a question may be about: people named in what bears on the beat or the moment (so the asker
+    knows of them), not the asker, not the one asked, nobody standing here; the most relevant first."""
+    found: dict[str, None] = {}
+    for known in (*knowledge.beat, *knowledge.moment):
+        if known.score < TELL_MIN:
+            continue
+        for agent in render.names_in(world, known.text):
+            if agent not in (speaker, listener) and agent not in present:
+                found[render.inline(world.agents[agent].name)] = None
+    return list(found)

@@ -1,0 +1,370 @@
+"""The floor of speech: a record said from the speaker's point of view, with where it came from.
+
+A record is a statement in the third person ("Marcellus and Barnardo saw a figure like the dead
+king."). Said by Marcellus to Horatio it becomes "Horatio, Barnardo and I saw a figure like the dead
+king." — first person for the speaker, second for the listener, every other name kept — and, when
+the speaker is not in it, its provenance goes before it ("Barnardo told me that…", "I read in the
+letter that…", "You were there:…"). Deterministic, so it is always there to fall back on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import msgspec
+
+from storyworld.kernel import verbs
+from storyworld.minds import lines
+from storyworld.world import World
+
+# Words that may stand between a subject and its verb ("Horatio still does not believe").
+_ADVERBS = frozenset({"also", "always", "never", "still", "often", "only", "now", "then", "once", "already",
+                      "soon", "just", "even", "again", "secretly", "quietly", "slowly", "suddenly", "finally"})
+_CLAUSE_OPENERS = (". ", "; ", ": ", ", ", " that ", " and ", " but ", " when ", " while ", " because ", " as ",
+                   " so ", " if ", " until ", " after ", " before ", " where ", " whether ")
+_BE = {"I": {"is": "am", "was": "was", "has": "have", "does": "do", "isn't": "am not", "wasn't": "wasn't",
+             "hasn't": "haven't", "doesn't": "don't"},
+       "you": {"is": "are", "was": "were", "has": "have", "does": "do", "isn't": "aren't", "wasn't": "weren't",
+               "hasn't": "haven't", "doesn't": "don't"}}
+_FEMALE = frozenset({"she", "her", "woman", "daughter", "queen", "mother", "wife", "sister", "lady", "girl",
+                     "widow", "maid", "princess", "empress", "nun", "aunt", "niece", "duchess", "bride"})
+_MALE = frozenset({"he", "his", "him", "man", "son", "king", "prince", "father", "brother", "husband", "lord",
+                   "boy", "uncle", "nephew", "emperor", "duke", "monk", "sir", "widower"})
+# The pronouns of the speaker (or listener) once they are the sentence's subject, by the persona's gender.
+_PRONOUNS = {("I", "m"): {"he": "I", "He": "I", "him": "me", "his": "my", "His": "My", "himself": "myself"},
+             ("I", "f"): {"she": "I", "She": "I", "herself": "myself"},
+             ("you", "m"): {"he": "you", "He": "You", "him": "you", "his": "your", "His": "Your", "himself": "yourself"},
+             ("you", "f"): {"she": "you", "She": "You", "herself": "yourself"}}
+
+
+class Span(msgspec.Struct, frozen=True):
+    """A name found in a text: where, and whose."""
+
+    start: int
+    end: int
+    agent: str
+
+
+def name_forms(world: World) -> list[tuple[str, str]]:
+    """(surface, agent id) for every way a person is named, longest first (so "King Hamlet" beats "Hamlet")."""
+    forms: dict[str, str] = {}
+    for agent in world.agents.values():
+        for name in agent.all_names():
+            name = name.strip()
+            if len(name) < 2:
+                continue
+            forms.setdefault(name, agent.id)
+            bare = re.sub(r"^(the|a|an)\s+", "", name, flags=re.IGNORECASE)
+            if bare != name and len(bare) > 2 and bare[0].isupper():
+                forms.setdefault(f"the {bare}", agent.id)
+    return sorted(forms.items(), key=lambda item: (-len(item[0]), item[0]))
+
+
+def find_names(world: World, text: str) -> list[Span]:
+    """Every person named in the text, longest surface first, no two overlapping, in text order."""
+    taken: list[Span] = []
+    for surface, agent in name_forms(world):
+        for match in re.finditer(rf"(?<![\w']){re.escape(surface)}(?![\w])", text):
+            if any(match.start() < s.end and s.start < match.end() for s in taken):
+                continue
+            # part of a longer proper name the world does not list ("Prince Fortinbras" is not "Fortinbras")
+            before = text[: match.start()].rstrip()
+            word_before = before.split()[-1] if before.split() else ""
+            if word_before[:1].isupper() and word_before not in ("I",) and not before.endswith((".", ";", ":", "!", "?")):
+                if match.start() > 0 and not re.search(r"[,;:]\s*$", text[: match.start()]):
+                    continue
+            taken.append(Span(match.start(), match.end(), agent))
+    return sorted(taken, key=lambda s: s.start)
+
+
+def _is_subject(text: str, span: Span) -> bool:
+    """Whether a name stands where a clause's subject stands: at the start, or after a clause opener."""
+    head = text[: span.start]
+    if not head.strip():
+        return True
+    return head.endswith(_CLAUSE_OPENERS) and not head.endswith((" to ", " with ", " by ", " of "))
+
+
+def _agree(person: str, rest: str, past: bool) -> str:
+    """The verb after a new subject "I"/"you" agreeing with it ("Marcellus is" -> "I am", "Horatio nods" -> "you nod")."""
+    match = re.match(r"^(\s+)((?:\w+\s+)?)([\w']+)", rest)
+    if match is None:
+        return rest
+    space, adverb, verb = match.group(1), match.group(2), match.group(3)
+    if adverb and adverb.strip().lower() not in _ADVERBS:
+        adverb, verb = "", adverb.strip()
+        match = re.match(r"^(\s+)([\w']+)", rest)
+        if match is None:
+            return rest
+        space, verb = match.group(1), match.group(2)
+    table = _BE[person]
+    if verb in table:
+        new = verbs.past(verbs.base(verb)) if past and verb not in ("is", "was", "isn't", "wasn't") else table[verb]
+        if past and verb in ("is", "isn't"):
+            new = table["was" if verb == "is" else "wasn't"]
+    elif verb.endswith("s") and not verb.endswith(("ss", "us", "is")) and verb.islower() and len(verb) > 2:
+        new = verbs.past(verbs.base(verb)) if past else verbs.base(verb)
+    else:
+        return rest
+    return f"{space}{adverb}{new}{rest[match.end():]}"
+
+
+def point_of_view(world: World, text: str, speaker: str, listener: str | None, *, past: bool = False) -> str:
+    """The statement as the speaker says it to the listener: the speaker "I", the listener "you", others by name.
+
+    `past`: the statement narrates in the present what is now over (canon backstory told later), so the
+    verb after a new subject goes into the past ("Marcellus tells Horatio" -> "I told you").
+    """
+    spans = find_names(world, text)
+    targets = (speaker, listener)
+    if not any(s.agent in targets for s in spans):
+        return text
+    out: list[str] = []
+    cursor = 0
+    subject_person: str | None = None  # whose "he" and "his" the rest of the sentence now means
+    i = 0
+    while i < len(spans):
+        span = spans[i]
+        nxt = spans[i + 1] if i + 1 < len(spans) else None
+        pair = nxt is not None and re.fullmatch(r"\s+and\s+", text[span.end:nxt.start]) is not None
+        if span.agent not in targets and not (pair and nxt.agent in targets):
+            i += 1
+            continue
+        subject = _is_subject(text, span)
+        out.append(text[cursor:span.start])
+        if pair:
+            # "Marcellus and Barnardo saw" said by Marcellus: "Barnardo and I saw"; the object pair "Barnardo and me"
+            words = [_word(s, speaker, listener, subject, text) for s in (span, nxt)]
+            mine = "I" if subject else "me"
+            if mine in words:
+                words.remove(mine)
+                words.append(mine)
+            out.append(_cap_if_start(text, span.start, " and ".join(words)))
+            cursor = nxt.end
+            if subject and speaker in (span.agent, nxt.agent):
+                subject_person = subject_person or "we"
+            i += 2
+            continue
+        person = "I" if span.agent == speaker else "you"
+        possessive = re.match(r"^['\u2019]s\b", text[span.end:])
+        if possessive:
+            out.append(_cap_if_start(text, span.start, "my" if person == "I" else "your"))
+            cursor = span.end + len(possessive.group(0))
+        elif subject:
+            out.append(_cap_if_start(text, span.start, person))
+            gap_end = nxt.start if nxt is not None else len(text)
+            out.append(_agree(person, text[span.end:gap_end], past))
+            cursor = gap_end
+            subject_person = subject_person or person
+        else:
+            out.append("me" if person == "I" else "you")
+            cursor = span.end
+        i += 1
+    out.append(text[cursor:])
+    said = "".join(out)
+    if subject_person in ("I", "you"):
+        said = _pronouns(said, subject_person, gender(world, speaker if subject_person == "I" else listener))
+    return said
+
+
+def gender(world: World, agent: str | None) -> str:
+    """"m", "f" or "" from the words of a persona (only to turn its "he"/"she" into "I" or "you")."""
+    if agent not in world.agents:
+        return ""
+    person = world.agents[agent]
+    words = re.findall(r"[a-z]+", f"{person.name} {person.description}".lower())
+    female = sum(w in _FEMALE for w in words)
+    male = sum(w in _MALE for w in words)
+    return "f" if female > male else "m" if male > female else ""
+
+
+def _word(span: Span, speaker: str, listener: str | None, subject: bool, text: str) -> str:
+    """One member of a pair of names as the speaker says it."""
+    if span.agent == speaker:
+        return "I" if subject else "me"
+    if span.agent == listener:
+        return "you"
+    return text[span.start:span.end]
+
+
+def _cap_if_start(text: str, start: int, word: str) -> str:
+    """A replacement word capitalised where it opens a sentence ("I" always is)."""
+    if word == "I":
+        return word
+    head = text[:start].rstrip()
+    if not head or head.endswith((".", "!", "?")):
+        return word[:1].upper() + word[1:]
+    return word
+
+
+def _pronouns(text: str, person: str, sex: str) -> str:
+    """After the speaker (or listener) became the subject, the first sentence's "he/his" (or "she/her") are theirs."""
+    table = dict(_PRONOUNS.get((person, sex), {}))
+    if sex == "f":
+        # "her" is "my" before a noun ("her father"), "me" where it ends a phrase ("loved her")
+        table["her"] = "my" if person == "I" else "your"
+    if not table:
+        return text
+    sentences = re.split(r"(?<=[.!?;])\s+", text, maxsplit=1)
+    first = sentences[0]
+
+    def swap(match: re.Match[str]) -> str:
+        word = match.group(1)
+        if word == "her" and not re.match(r"\s+[a-z]", first[match.end():]):
+            return "me" if person == "I" else "you"
+        return table[word]
+
+    first = re.sub(r"\b(" + "|".join(table) + r")\b", swap, first)
+    return " ".join([first, *sentences[1:]])
+
+
+def clause(text: str) -> str:
+    """A statement fit to follow "that" or a colon: no closing stop, its first word lower-cased unless a name."""
+    text = " ".join(text.split()).strip()
+    text = text.rstrip(".")
+    if text[:2] != "I " and text[:1].isupper() and len(text) > 1:
+        first = text.split()[0]
+        # keep proper names ("Barnardo", "Denmark"); lower the article or the pronoun ("The figure" -> "the figure")
+        if first.lower() in {"the", "a", "an", "it", "there", "this", "that", "his", "her", "their", "my", "your",
+                             "you", "he", "she", "they", "we", "all", "some", "no", "every", "one", "two"}:
+            text = first.lower() + text[len(first):]
+    return text
+
+
+def sentence(text: str) -> str:
+    """A text ending as a sentence ends."""
+    text = text.strip()
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def speaks_of(world: World, text: str, agent: str) -> bool:
+    """Whether a statement names this person."""
+    return any(s.agent == agent for s in find_names(world, text))
+
+
+def names_in(world: World, text: str) -> Iterable[str]:
+    """The people a statement names, in order, each once."""
+    return dict.fromkeys(s.agent for s in find_names(world, text))
+
+
+# ------------------------------------------------------------------------------- the floor
+
+# Plain lines for the acts that carry no record, a few of each so a speaker does not say one twice running.
+TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
+    "en": {
+        "unknown": ("I do not know; I know nothing of that.", "I cannot tell you; I have heard nothing of it.",
+                    "that I do not know."),
+        "told_all": ("I have told you all I know of it.", "you know as much of it as I do."),
+        "refuse": ("that is not a thing I will speak of.", "do not ask me that.", "I will not answer that."),
+        "greet": ("well met.", "welcome, and well met.", "good day to you."),
+        "ask": ("what news?", "what brings you here?", "is all well with you?"),
+        "ask_about": ("what do you know of {topic}?", "have you heard anything of {topic}?"),
+        "lead": ("come with me to {place}.", "follow me to {place}."),
+        "summon": ("you are wanted at {place}.", "they are asking for you at {place}."),
+        "demand": ("I would have the truth from you.", "answer me plainly."),
+        "lie": ("all is well; there is nothing to fear.",),
+    },
+    "zh": {
+        "unknown": ("此事我不知道。", "我未曾听说此事。"), "told_all": ("我所知道的都已告诉你了。",), "refuse": ("此事我不便多说。", "不要问我这个。"),
+        "greet": ("幸会。", "欢迎。"), "ask": ("有什么消息吗？", "你为何来此？"), "ask_about": ("你知道{topic}的事吗？",),
+        "lead": ("随我去{place}。",), "summon": ("{place}有人找你。",), "demand": ("请你说实话。",),
+        "lie": ("一切安好，不必担心。",),
+    },
+}
+PROVENANCE = {
+    "en": {"shared": "you know it as well as I do: {c}", "told_you": "you told me yourself that {c}",
+           "told": "{source} told me that {c}", "read": "I read in {source} that {c}", "saw": "I saw it myself: {c}",
+           "inferred": "I believe that {c}", "plain": "{c}"},
+    "zh": {"shared": "你我都知道：{c}", "told_you": "你亲口告诉我：{c}", "told": "{source}告诉我：{c}",
+           "read": "我在{source}中读到：{c}", "saw": "我亲眼所见：{c}", "inferred": "我想：{c}", "plain": "{c}"},
+}
+
+
+def language(world: World) -> str:
+    """The template language for a world: Chinese for a zh world, English otherwise."""
+    return "zh" if world.info.language.lower().startswith("zh") else "en"
+
+
+def inline(name: str) -> str:
+    """A name as it reads inside a sentence: "The great hall of Elsinore" -> "the great hall of Elsinore"."""
+    first, _, tail = name.partition(" ")
+    return f"{first.lower()} {tail}" if tail and first in ("A", "An", "The") else name
+
+
+def say_known(world: World, speaker: str, listener: str | None, known: object, now: int) -> str:
+    """One holding said from the speaker's point of view, with where it came from when the speaker is not in it."""
+    lang = language(world)
+    text = lines.first_sentences(getattr(known, "text"), 170) or getattr(known, "text")
+    past = getattr(known, "round") < now
+    if lang == "zh":
+        body = text
+        for agent, pronoun in ((speaker, "我"), (listener, "你")):
+            if agent in world.agents:
+                for name in world.agents[agent].all_names():
+                    body = body.replace(name, pronoun)
+    else:
+        body = point_of_view(world, text, speaker, listener, past=past)
+    holders = getattr(known, "holders")
+    via, source = getattr(known, "via"), getattr(known, "source")
+    if speaks_of(world, text, speaker) and lang == "en":
+        form = "plain"
+    elif listener is not None and listener in holders:
+        form = "shared"
+    elif via in ("told", "sediment") and source in world.agents and source != speaker:
+        form = "told_you" if source == listener else "told"
+    elif via == "read" and source:
+        form = "read"
+    elif via == "inferred":
+        form = "inferred"
+    elif via in ("witnessed", "sediment") and getattr(known, "kind") in ("event", "observation"):
+        form = "saw"
+    else:
+        form = "plain"
+    name = world.name_of(source) if source else ""
+    said = PROVENANCE[lang][form].format(c=clause(body) if form != "plain" else body.rstrip("."),
+                                         source=inline(name) if form == "read" else name)
+    return sentence(said)
+
+
+def floor(world: World, speech: object, speaker: str, *, now: int, seed: int = 0, place: str | None = None,
+          topics: Iterable[str] = (), avoid: Iterable[str] = ()) -> str:
+    """The deterministic line for a speech act: what it carries in the speaker's words, else a plain line of its kind."""
+    lang = language(world)
+    to = getattr(speech, "to")
+    act = getattr(speech, "act")
+    carries = getattr(speech, "carries")
+    if carries:
+        body = say_known(world, speaker, to, carries[0], now)
+        return _with_vocative(world, to, body, lang)
+    key = {"answer": "unknown", "tell": "demand", "react": "ask"}.get(act, act)
+    if getattr(speech, "told_all", False):
+        key = "told_all"
+    options = TEMPLATES[lang].get(key) or TEMPLATES[lang]["ask"]
+    place_name = inline(world.places[place].name) if place in world.places else ""
+    avoid = [a for a in avoid if a]
+    candidates: list[str] = []
+    if key == "ask":  # a question about someone the asker knows of comes before a plain "what news?"
+        candidates += [t.format(topic=topic) for topic in topics for t in TEMPLATES[lang]["ask_about"]]
+    candidates += [options[(seed + i) % len(options)].format(place=place_name) for i in range(len(options))]
+    chosen = next((c for c in candidates if not any(lines.similarity(c, old) >= 0.7 for old in avoid)), candidates[0])
+    return _with_vocative(world, to, chosen, lang)
+
+
+def _with_vocative(world: World, to: str | None, body: str, lang: str) -> str:
+    """The line spoken to someone opens with their name: "Horatio, you know it as well as I do: …"."""
+    if to not in world.agents:
+        return body[:1].upper() + body[1:]
+    name = re.sub(r"^(the|a|an)\s+", "", world.agents[to].name, flags=re.IGNORECASE).strip()
+    if lang == "zh":
+        return f"{name}，{body}"
+    first = body.split(" ", 1)[0]
+    if first not in ("I", "I'm", "I'll", "I've") and not any(first == n.split(" ")[0] for n in _proper(world)):
+        body = body[:1].lower() + body[1:]
+    return f"{name}, {body}"
+
+
+def _proper(world: World) -> list[str]:
+    """Every person, place and object name (their first words keep their capital after a vocative)."""
+    return [*(n for a in world.agents.values() for n in a.all_names()), *(p.name for p in world.places.values()),
+            *(o.name for o in world.objects.values())]
