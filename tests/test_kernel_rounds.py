@@ -9,7 +9,7 @@ import pytest
 
 from doubles import HashEmbedder, ScriptedMind
 from storyworld.game import session
-from storyworld.kernel.actions import ActOn, Move, Observe, Say, Wait
+from storyworld.kernel.actions import ActOn, Move, Observe, Say, Told, Wait
 from storyworld.llm import Completion, LanguageModel, wrap
 from storyworld.minds import LLMMind
 from storyworld.kernel.state import Settings
@@ -33,7 +33,7 @@ def records_for(sim, event_id):
     return [r for r in sim.store.records() if r.event_id == event_id]
 
 
-def test_say_is_one_record_owned_by_everyone_present_and_a_claim_told_by_the_speaker(world):
+def test_say_is_one_record_owned_by_everyone_present_and_no_belief_unless_it_tells_one(world):
     def script(rnd, agent, ctx):
         if agent == "tobin":
             return Say(actor="tobin", text="The old keeper left the lamp dark on purpose.", to="maren")
@@ -42,18 +42,44 @@ def test_say_is_one_record_owned_by_everyone_present_and_a_claim_told_by_the_spe
     sim, _ = make_sim(world, script)
     present = set(sim.state.present("harbour"))
     assert present == {"maren", "silas", "tobin"}
+    before = len(sim.store.records())
     outcome = sim.step()
     say = next(e for e in outcome.events if e.kind == "say")
     assert set(say.witnesses) == present
     (utterance,) = records_for(sim, say.id)
     assert set(utterance.owners) == present
     assert all(h.via == "witnessed" for h in utterance.owners.values())
-    (claim,) = records_for(sim, f"{say.id}/claim")
-    for listener in ("maren", "silas"):
-        assert claim.owners[listener].via == "told"
-        assert claim.owners[listener].source == "tobin"
+    # words that tell no record the speaker holds are heard, never believed: no claim record comes of them
+    assert len(sim.store.records()) == before + 1
+    assert not [r for r in sim.store.records() if r.kind == "claim"]
     assert "ada" not in utterance.owners  # in the tavern, out of earshot
     assert sim.store.stats()["leaks"] == 0
+
+
+def test_a_line_that_tells_a_record_lands_on_that_record_told_by_the_speaker(world):
+    sim, _ = make_sim(world)
+    told = next(r for r in sim.store.held_by("tobin") if "silas" not in r.owners and "maren" not in r.owners)
+
+    def script(rnd, agent, ctx):
+        if agent == "tobin":
+            return Say(actor="tobin", text="Maren, hear this.", to="maren", act="tell",
+                       tells=(Told(record=told.id, text=told.text, kind=told.kind),))
+        return Wait(actor=agent)
+
+    sim.mind.script = script
+    count = len(sim.store.records())
+    outcome = sim.step()
+    record = sim.store.get(told.id)
+    for listener in ("maren", "silas"):  # the addressee and whoever else heard it
+        holding = record.owners[listener]
+        assert (holding.via, holding.source, holding.since_round) == ("told", "tobin", outcome.round)
+        assert holding.confidence < record.owners["tobin"].confidence
+    assert "ada" not in record.owners
+    assert len(sim.store.records()) == count + 1  # the utterance; the told record was not copied
+    say = next(e for e in outcome.events if e.kind == "say")
+    assert say.tells == (told.id,) and say.act == "tell"
+    utterance = next(r for r in records_for(sim, say.id))
+    assert told.id in sim.store.neighbours(utterance.id)  # a listener's utterance and what it told belong together
 
 
 def test_move_read_and_give_change_the_world_and_deposit_by_source(world):

@@ -21,7 +21,21 @@ DEFINITIONS = """figures (agents only; the player's own lines and moves are not 
   pingpong_rate           moves undone within 2 rounds (straight back where one came from)
   reply_rate              lines spoken to a present agent that the agent answered (spoke) that round or the next
   reply_relevance         mean MiniLM cosine between such a line and its answer
-  canon_progress          canon beats after the start met, over those met or left behind during the run"""
+  canon_progress          canon beats after the start met, over those met or left behind during the run
+truth (each agent line judged against what its speaker held when it was said):
+  clean_rate              lines grounded, with no invented name, no parroting, no canon leaked, no repeat of the
+                          speaker's own, no stock line, not degenerate and not a fallback (a rendered line counts
+                          when it passes these too)
+  grounded_rate           lines whose content words are at least 70% in the speaker's records or the line answered
+  invented_name_rate      lines naming someone or something (a capitalised word) nowhere in the world or its knowledge
+  parrot_rate             lines with half or more of their word trigrams said by someone else this round or the last
+  future_leaks            lines sharing 2+ content words the speaker could not know with a canon event still to come
+  informative_answer_rate questions answered with a record about them, or an honest "I do not know" / refusal from
+                          someone who held nothing about them (over questions answered by a speech act)
+  floor_rate              lines spoken as the deterministic rendering because the model's phrasing failed its check
+  talk_shared             records that gained an owner through talk (told by someone who holds them)
+  hallucinated_beliefs    holdings believed by a listener (told, read) whose record nothing supports: no first-hand
+                          holder, no canon, no carrier read, not a known lie"""
 
 
 def register(benches: argparse._SubParsersAction) -> None:
@@ -31,7 +45,7 @@ def register(benches: argparse._SubParsersAction) -> None:
                                 description="Run WORLD with a scripted player and score how the other characters play.")
     parser.add_argument("world", help="world id or path")
     parser.add_argument("--as", dest="player", required=True, help="the scripted player's agent")
-    parser.add_argument("--script", required=True, metavar="FILE", help="one player input per line (see `run --script`)")
+    parser.add_argument("--script", metavar="FILE", help="one player input per line (see `run --script`); needed unless --from-save")
     parser.add_argument("--rounds", type=int, default=8, help="rounds to run (default 8)")
     parser.add_argument("--start", help="start point id")
     parser.add_argument("--awake", default="near", choices=["all", "near"], help="scheduling (default near)")
@@ -48,7 +62,7 @@ def bench_play(args: argparse.Namespace) -> int:
     """Run the script, then score the event log."""
     from pathlib import Path
 
-    from storyworld.report import eventlog, playquality
+    from storyworld.report import eventlog, playquality, truth
 
     from storyworld.game import session
     from storyworld.minds import LLMMind
@@ -62,6 +76,8 @@ def bench_play(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if args.from_save:
         return _score_save(args)
+    if not args.script:
+        raise UserError("--script FILE is needed to run a game (or --from-save DIR to score one)")
     world = load_world(find_world(args.world))
     player_id = world.resolve_player(args.player)
     script = read_script(args.script)
@@ -86,6 +102,8 @@ def bench_play(args: argparse.Namespace) -> int:
                                 fallbacks=fallbacks, invalid=sim.state.invalid,
                                 similarity=playquality.embedding_similarity(sim.store.embedder))
     result |= canon_progress(world, sim.state, sim.state.canon)
+    result |= truth.score(world, sim.state.events, sim.store, player=player_id, start_round=sim.state.start_round,
+                          cosine=playquality.embedding_similarity(sim.store.embedder))
     result["seconds_per_round"] = round(statistics.fmean(round_s), 3)
     result["script_problems"] = player.problems
     print_figures(result, args.json)
@@ -95,7 +113,7 @@ def bench_play(args: argparse.Namespace) -> int:
 def _score_save(args: argparse.Namespace) -> int:
     """The figures of a saved run (no timing: it was not run here)."""
     from memory.embedder import shared_embedder
-    from storyworld.report import eventlog, playquality
+    from storyworld.report import eventlog, playquality, truth
     from storyworld.game import session
     from storyworld.minds.direction import canon_progress
     from storyworld.minds.words import world_names
@@ -109,5 +127,7 @@ def _score_save(args: argparse.Namespace) -> int:
                                 decisions=decisions, fallbacks=sim.state.fallbacks, invalid=sim.state.invalid,
                                 similarity=playquality.embedding_similarity(shared_embedder()))
     result |= canon_progress(sim.world, sim.state, sim.state.canon)
+    result |= truth.score(sim.world, sim.state.events, sim.store, player=player, start_round=sim.state.start_round,
+                          cosine=playquality.embedding_similarity(sim.store.embedder))
     print_figures(result, args.json)
     return 0

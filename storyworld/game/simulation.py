@@ -196,7 +196,7 @@ class Simulation:
             self.world, self.store, agent, round_=self.state.round, present=perception.present, addressed=addressed,
             beat_text=intention.text if intention is not None else "",
             moment_query=f"{goal} {perception.summary(self.world)}".strip(), told=self.told_lately(agent),
-            mechanical=self.mechanical_keys())
+            mechanical=self.mechanical_keys(), before=self.exchange_before(agent, addressed))
         recall_s = time.perf_counter() - started
         recalled = tuple(Recalled(record_id=k.record_id, text=k.text, tag=provenance_tag(self.world, k))
                          for k in knowledge.moment[: self.settings.recall_k])
@@ -214,6 +214,21 @@ class Simulation:
             knowledge=knowledge,
         )
         return context, recall_s
+
+    def exchange_before(self, agent: str, addressed: Any, rounds: int = 6) -> str:
+        """The last line `agent` and whoever spoke to it said to each other before that line (what "it" means)."""
+        if addressed is None:
+            return ""
+        pair = {agent, addressed.speaker}
+        best: tuple[int, int, str] | None = None
+        for thread in self.state.threads.values():
+            lines = [line.event_id for line in thread]
+            cut = lines.index(addressed.event_id) if addressed.event_id in lines else len(thread)
+            for position, line in enumerate(thread[:cut]):
+                if {line.speaker, line.to} == pair and addressed.round - rounds <= line.round <= addressed.round:
+                    if best is None or (line.round, position) > best[:2]:
+                        best = (line.round, position, line.text)
+        return best[2] if best else ""
 
     def told_lately(self, agent: str, rounds: int = 12) -> tuple[int, ...]:
         """Records `agent` told in the last `rounds` rounds (a story is not told twice running)."""
@@ -324,16 +339,16 @@ class Simulation:
         """Write the round's deposits in one batch, then affiliate what belongs together.
 
         An agent's experience of one round is one deposit in the paper's sense: every record an
-        owner took in this round is affiliated with the others, and an utterance with its claim.
+        owner took in this round is affiliated with the others, and an utterance with what it told.
         """
         batch = list(outcome.deposits)
         if not batch:
             return
         id_lists = self.store.remember_many(batch)
         groups: dict[str, set[int]] = {}
-        for deposit, ids in zip(outcome.deposits, id_lists):
-            groups.setdefault(f"event:{deposit.group or deposit.event_id or ''}", set()).update(ids)
-            groups.setdefault(f"owner:{deposit.owner}", set()).update(ids)
-        for ids in groups.values():
-            if len(ids) > 1:
-                self.store.affiliate(sorted(ids))
+        for deposit, record_ids in zip(outcome.deposits, id_lists):
+            groups.setdefault(f"event:{deposit.group or deposit.event_id or ''}", set()).update(record_ids)
+            groups.setdefault(f"owner:{deposit.owner}", set()).update(record_ids)
+        for record_ids in groups.values():
+            if len(record_ids) > 1:
+                self.store.affiliate(sorted(record_ids))

@@ -36,8 +36,15 @@ QUESTION_WORDS = frozenset({
     "any", "some", "all", "very", "much", "many", "ever", "never", "still", "yet", "just", "really", "him",
     "her", "his", "she", "he", "they", "them", "their", "one", "ones", "let", "come", "go",
 })
+# Words of speaking itself (asking, telling, greeting, leading, not knowing): they carry no fact a line could invent.
+SPEECH_WORDS = frozenset(lexicon.key(w) for w in (
+    "told", "tells", "saw", "seen", "myself", "yourself", "believe", "read", "heard", "hear", "news", "well",
+    "met", "welcome", "good", "day", "follow", "brings", "bring", "wanted", "asking", "answer", "plainly",
+    "truth", "nothing", "cannot", "will", "would", "speak", "ask", "look", "listen", "sorry", "fear", "all",
+    "as", "much", "more", "less", "own", "eyes", "sure", "certain", "indeed", "yes", "no", "aye", "sir", "madam",
+    "lord", "lady", "friend", "pray", "thank", "thanks", "grant", "swear", "matter", "thing", "way", "man"))
 SECRET_CUES = ("secret", "hide", "conceal", "hidden", "keep quiet", "never learn", "nobody know", "no one know",
-               "cover up", "keep it from")
+               "cover up", "keep it from", "found out", "find out about")
 SPOKEN_KINDS = frozenset({"event", "observation", "claim", "utterance", "inference", "reflection", "insight"})
 # Deeds a character with a secret keeps to itself when it did them (its goals say to hide something).
 GUILTY = frozenset(lexicon.key(w) for w in (
@@ -70,6 +77,7 @@ class Known(msgspec.Struct, frozen=True, kw_only=True):
     score: float = 0.0  # relevance to what it was recalled for
     holders: tuple[str, ...] = ()  # who of those present holds it too
     mechanical: bool = False  # a move, a look around or a wait from play: answered about, never told unasked
+    private: bool = False  # a doing of the speaker's own that nobody else in play holds: answered, never volunteered
 
 
 class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
@@ -80,7 +88,8 @@ class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
     moment: tuple[Known, ...] = ()  # about its goal, its place and its company
     lately: tuple[Known, ...] = ()  # what it witnessed this round and the last
     told: tuple[int, ...] = ()  # records it told lately (not told again unasked)
-    secrets: tuple[int, ...] = ()  # records its own goals say to keep to itself
+    # records it keeps to itself -> those it would tell anyway (its goals name them for the matter)
+    secrets: dict[int, tuple[str, ...]] = msgspec.field(default_factory=dict)
     vocabulary: frozenset[str] = frozenset()  # word keys of everything it holds: what its lines may say
 
 
@@ -99,6 +108,11 @@ class Speech(msgspec.Struct, frozen=True, kw_only=True):
 def keys(text: str) -> set[str]:
     """Content-word keys of a text: inflections folded ("saw" and "seen" are "see"), question words dropped."""
     return {lexicon.key(w) for w in lines.words(text) if w not in QUESTION_WORDS and len(w) > 1}
+
+
+def line_keys(text: str) -> set[str]:
+    """The content-word keys a line asserts: its words without question words and words of speaking."""
+    return keys(text) - SPEECH_WORDS
 
 
 def is_question(text: str) -> bool:
@@ -127,9 +141,12 @@ def secret_goals(world: World, agent: str) -> list[str]:
     return [g for g in goals if any(cue in g.lower() for cue in SECRET_CUES)]
 
 
-def _known(record: Any, owner: str, score: float, present: Iterable[str], mechanical: frozenset[str]) -> Known:
+def _known(record: Any, owner: str, score: float, present: Iterable[str], mechanical: frozenset[str],
+           world: World | None = None) -> Known:
     holding = record.owners[owner]
-    return Known(
+    private = world is not None and render.speaks_of(world, record.text, owner) and not any(
+        o != owner and o in world.agents and world.agents[o].status == "active" for o in record.owners)
+    return Known(private=private, 
         record_id=record.id, text=record.text, kind=record.kind, via=holding.via, source=holding.source,
         confidence=holding.confidence, status=holding.status, round=record.round, since_round=holding.since_round, sediment=record.sediment,
         score=round(float(score), 4), holders=tuple(a for a in present if a in record.owners),
@@ -163,36 +180,70 @@ def _scored(world: World, store: Memory, owner: str, query: str, present: tuple[
             score += 0.25 * len(wanted & keys(record.text)) / len(wanted)
         if subject is not None and render.speaks_of(world, record.text, subject):
             score += 0.08
-        found.append(_known(record, owner, score, present, mechanical))
+        found.append(_known(record, owner, score, present, mechanical, world))
     found.sort(key=lambda k: (-k.score, k.record_id))
     return tuple(found)
 
 
+PRONOUNS = re.compile(r"\b(it|he|she|they|him|her|them|this|that|there)\b", re.IGNORECASE)
+
+
 def gather(world: World, store: Memory, agent: str, *, round_: int, present: tuple[str, ...],
            addressed: ThreadLine | None, beat_text: str, moment_query: str, told: Iterable[int] = (),
-           mechanical: frozenset[str] = frozenset()) -> Knowledge:
-    """Everything the speaker holds that this round's line may carry (one store read per question)."""
+           mechanical: frozenset[str] = frozenset(), before: str = "") -> Knowledge:
+    """Everything the speaker holds that this round's line may carry (one store read per question).
+
+    `before`: the last line the two exchanged before the one spoken to the speaker, which a question's
+    "it" and "he" point back to ("Do you think it will come again?").
+    """
     heard: tuple[Known, ...] = ()
     if addressed is not None:
         query = as_asked(world, addressed.text, addressed.speaker, agent) if is_question(addressed.text) else addressed.text
+        if before and PRONOUNS.search(addressed.text):
+            query = f"{query} {before}"
         heard = _scored(world, store, agent, query, present, mechanical, subject=agent)
     beat = _scored(world, store, agent, beat_text, present, mechanical) if beat_text else ()
     moment = _scored(world, store, agent, moment_query, present, mechanical)
     held = store.held_by(agent)
-    lately = tuple(_known(r, agent, 0.0, present, mechanical) for r in held
+    lately = tuple(_known(r, agent, 0.0, present, mechanical, world) for r in held
                    if _usable(r, agent) and r.owners[agent].via == "witnessed"
                    and r.owners[agent].since_round >= round_ - 1 and r.event_id not in mechanical)
     vocabulary: set[str] = set()
     for record in held:
         vocabulary |= keys(record.text)
-    secrets: list[int] = []
-    if secret_goals(world, agent):
-        for record in held:
-            # a guilty deed of one's own, when the goals say to hide something ("Claudius murdered his brother")
-            if render.speaks_of(world, record.text, agent) and keys(record.text) & GUILTY:
-                secrets.append(record.id)
+    secrets = keep_to_self(world, agent, held)
     return Knowledge(heard=heard, beat=beat, moment=moment, lately=lately, told=tuple(dict.fromkeys(told)),
-                     secrets=tuple(secrets), vocabulary=frozenset(vocabulary))
+                     secrets=secrets, vocabulary=frozenset(vocabulary))
+
+
+KEEP_CUES = ("out of anyone", "out of everyone", "hide", "away from", "conceal", "secret", "nobody", "no one")
+
+
+def keep_to_self(world: World, agent: str, held: list[Any]) -> dict[int, tuple[str, ...]]:
+    """The records about its own doings a character keeps to itself, each with whom it would tell anyway.
+
+    A deed of its own is kept when it is a guilty one ("Claudius murdered his brother"); when a goal says to
+    keep that matter secret ("Keep his brandy trade secret"); or when nobody else in play holds it and a goal
+    says to keep that matter close ("Keep the harbour ledger out of anyone's hands"). A guilty deed is told to
+    nobody; another is told to those its goals name for that matter ("Get Horatio to see the apparition").
+    """
+    goals = world.agents[agent].goals if agent in world.agents else []
+    secret = [keys(g) for g in goals if any(c in g.lower() for c in SECRET_CUES)]
+    keeping = [keys(g) for g in goals if any(c in g.lower() for c in KEEP_CUES)]
+    own = keys(world.agents[agent].name) if agent in world.agents else set()
+    active = {a.id for a in world.agents.values() if a.status == "active"}
+    out: dict[int, tuple[str, ...]] = {}
+    for record in held:
+        if not render.speaks_of(world, record.text, agent):
+            continue
+        words = keys(record.text) - own
+        private = not any(o in active for o in record.owners if o != agent)
+        if words & GUILTY:
+            out[record.id] = ()
+        elif any(words & g for g in secret) or (private and any(words & g for g in keeping)):
+            out[record.id] = tuple(a for a in world.agents if a != agent and any(
+                render.speaks_of(world, g, a) and words & keys(g) for g in goals))
+    return out
 
 
 # ------------------------------------------------------------------------------- choosing
@@ -200,9 +251,10 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
 
 def _tellable(known: Known, listener: str | None, knowledge: Knowledge, *, asked: bool = False) -> bool:
     """A holding the listener lacks, not kept secret, not mechanical (unless asked), not told lately (unless asked)."""
-    if known.record_id in knowledge.secrets:
+    if known.record_id in knowledge.secrets and listener not in knowledge.secrets[known.record_id]:
         return False
-    if not asked and (known.mechanical or known.record_id in knowledge.told or known.confidence < 0.45):
+    if not asked and (known.mechanical or known.private or known.record_id in knowledge.told
+                      or known.confidence < 0.45):
         return False
     return listener is None or listener not in known.holders
 
@@ -223,7 +275,7 @@ def choose(world: World, speaker: str, purpose: str, action: Any, knowledge: Kno
     if isinstance(action, ActOn) and action.verb in ("confront", "accuse"):
         # a deed of theirs the speaker holds, said to their face; else a demand for the truth
         about = [k for k in (*knowledge.beat, *knowledge.moment) if render.speaks_of(world, k.text, to or "")
-                 and k.record_id not in knowledge.secrets]
+                 and _tellable(k, to, knowledge)]
         return Speech(act="tell" if about else "ask", to=to, carries=tuple(about[:1]))
     if purpose == "answer" and addressed is not None:
         return _answer(world, speaker, to, knowledge, addressed)
@@ -249,7 +301,7 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     if not relevant:
         return Speech(act="unknown" if question else "ask", to=to)
     best = relevant[0]
-    if best.record_id in knowledge.secrets:
+    if best.record_id in knowledge.secrets and to not in knowledge.secrets[best.record_id]:
         return Speech(act="refuse", to=to)
     # what they lack, the closest first; a remark gets only that, a question "all I know" when they hold it all
     lacking = [k for k in relevant if _tellable(k, to, knowledge, asked=question)]

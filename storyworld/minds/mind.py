@@ -118,7 +118,11 @@ class LLMMind:
         floor = render.floor(world, speech, context.agent, now=context.perception.round, seed=context.seed,
                              place=place, topics=content.topics(world, context.agent, speech.to, context.knowledge,
                                                                 context.perception.present),
-                             avoid=context.own_lines)
+                             avoid=context.own_lines, overheard=[t.text for t in context.perception.recent_talk
+                                                                 if t.speaker != context.agent],
+                             optional=plan.purpose not in ("answer", "summon", "lead", "act"))
+        if not floor:
+            return None
         text, rendered, why, costs = words.write(self.lm, world, context, speech, floor, tries=self.phrase_tries,
                                                  max_tokens=self.line_tokens)
         action = plan.action

@@ -26,7 +26,9 @@ _CLAUSE_OPENERS = (". ", "; ", ": ", ", ", " that ", " and ", " but ", " when ",
 _BE = {"I": {"is": "am", "was": "was", "has": "have", "does": "do", "isn't": "am not", "wasn't": "wasn't",
              "hasn't": "haven't", "doesn't": "don't"},
        "you": {"is": "are", "was": "were", "has": "have", "does": "do", "isn't": "aren't", "wasn't": "weren't",
-               "hasn't": "haven't", "doesn't": "don't"}}
+               "hasn't": "haven't", "doesn't": "don't"},
+       "they": {"is": "is", "was": "was", "has": "has", "does": "does", "isn't": "isn't", "wasn't": "wasn't",
+                "hasn't": "hasn't", "doesn't": "doesn't"}}  # a third person keeps its verb, only its tense may move
 _FEMALE = frozenset({"she", "her", "woman", "daughter", "queen", "mother", "wife", "sister", "lady", "girl",
                      "widow", "maid", "princess", "empress", "nun", "aunt", "niece", "duchess", "bride"})
 _MALE = frozenset({"he", "his", "him", "man", "son", "king", "prince", "father", "brother", "husband", "lord",
@@ -68,12 +70,14 @@ def find_names(world: World, text: str) -> list[Span]:
         for match in re.finditer(rf"(?<![\w']){re.escape(surface)}(?![\w])", text):
             if any(match.start() < s.end and s.start < match.end() for s in taken):
                 continue
-            # part of a longer proper name the world does not list ("Prince Fortinbras" is not "Fortinbras")
-            before = text[: match.start()].rstrip()
-            word_before = before.split()[-1] if before.split() else ""
-            if word_before[:1].isupper() and word_before not in ("I",) and not before.endswith((".", ";", ":", "!", "?")):
-                if match.start() > 0 and not re.search(r"[,;:]\s*$", text[: match.start()]):
-                    continue
+            # part of a longer proper name the world does not list ("Prince Fortinbras" is not "Fortinbras"),
+            # unless the capitalised word before only opens the sentence ("Get Horatio to see it")
+            words_before = text[: match.start()].split()
+            word_before = words_before[-1] if words_before else ""
+            opens = len(words_before) == 1 or (len(words_before) > 1 and words_before[-2].endswith((".", "!", "?", ";", ":")))
+            if word_before[:1].isupper() and word_before != "I" and not word_before.endswith((".", ";", ":", "!", "?", ",")) \
+                    and not opens:
+                continue
             taken.append(Span(match.start(), match.end(), agent))
     return sorted(taken, key=lambda s: s.start)
 
@@ -103,8 +107,10 @@ def _agree(person: str, rest: str, past: bool) -> str:
         new = verbs.past(verbs.base(verb)) if past and verb not in ("is", "was", "isn't", "wasn't") else table[verb]
         if past and verb in ("is", "isn't"):
             new = table["was" if verb == "is" else "wasn't"]
+        if past and verb in ("does", "doesn't", "has", "hasn't"):
+            new = {"does": "did", "doesn't": "didn't", "has": "had", "hasn't": "hadn't"}[verb]
     elif verb.endswith("s") and not verb.endswith(("ss", "us", "is")) and verb.islower() and len(verb) > 2:
-        new = verbs.past(verbs.base(verb)) if past else verbs.base(verb)
+        new = verbs.past(verbs.base(verb)) if past else (verbs.base(verb) if person != "they" else verb)
     else:
         return rest
     return f"{space}{adverb}{new}{rest[match.end():]}"
@@ -119,7 +125,7 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
     spans = find_names(world, text)
     targets = (speaker, listener)
     if not any(s.agent in targets for s in spans):
-        return text
+        return _in_the_past(text, spans) if past else text
     out: list[str] = []
     cursor = 0
     subject_person: str | None = None  # whose "he" and "his" the rest of the sentence now means
@@ -177,6 +183,19 @@ def gender(world: World, agent: str | None) -> str:
     female = sum(w in _FEMALE for w in words)
     male = sum(w in _MALE for w in words)
     return "f" if female > male else "m" if male > female else ""
+
+
+def _in_the_past(text: str, spans: list[Span]) -> str:
+    """A present-tense narration told later: the verb after a named subject goes into the past ("Elias seals" -> "sealed")."""
+    out, cursor = [], 0
+    for index, span in enumerate(spans):
+        if not _is_subject(text, span):
+            continue
+        gap_end = spans[index + 1].start if index + 1 < len(spans) else len(text)
+        out += [text[cursor:span.end], _agree("they", text[span.end:gap_end], True)]
+        cursor = gap_end
+    out.append(text[cursor:])
+    return "".join(out)
 
 
 def _word(span: Span, speaker: str, listener: str | None, subject: bool, text: str) -> str:
@@ -260,8 +279,8 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
         "greet": ("well met.", "welcome, and well met.", "good day to you."),
         "ask": ("what news?", "what brings you here?", "is all well with you?"),
         "ask_about": ("what do you know of {topic}?", "have you heard anything of {topic}?"),
-        "lead": ("come with me to {place}.", "follow me to {place}."),
-        "summon": ("you are wanted at {place}.", "they are asking for you at {place}."),
+        "lead": ("come with me to {place}.", "follow me to {place}.", "we must go to {place}.", "come, we go together."),
+        "summon": ("you are wanted at {place}.", "they are asking for you at {place}.", "you must go at once."),
         "demand": ("I would have the truth from you.", "answer me plainly."),
         "lie": ("all is well; there is nothing to fear.",),
     },
@@ -328,8 +347,13 @@ def say_known(world: World, speaker: str, listener: str | None, known: object, n
 
 
 def floor(world: World, speech: object, speaker: str, *, now: int, seed: int = 0, place: str | None = None,
-          topics: Iterable[str] = (), avoid: Iterable[str] = ()) -> str:
-    """The deterministic line for a speech act: what it carries in the speaker's words, else a plain line of its kind."""
+          topics: Iterable[str] = (), avoid: Iterable[str] = (), overheard: Iterable[str] = (),
+          optional: bool = False) -> str:
+    """The deterministic line for a speech act: what it carries in the speaker's words, else a plain line of its kind.
+
+    A plain line is one the speaker has not said lately (`avoid`) and that does not parrot what others just
+    said (`overheard`); with `optional`, "" when every one would (better silent than saying it again).
+    """
     lang = language(world)
     to = getattr(speech, "to")
     act = getattr(speech, "act")
@@ -347,8 +371,13 @@ def floor(world: World, speech: object, speaker: str, *, now: int, seed: int = 0
     if key == "ask":  # a question about someone the asker knows of comes before a plain "what news?"
         candidates += [t.format(topic=topic) for topic in topics for t in TEMPLATES[lang]["ask_about"]]
     candidates += [options[(seed + i) % len(options)].format(place=place_name) for i in range(len(options))]
-    chosen = next((c for c in candidates if not any(lines.similarity(c, old) >= 0.7 for old in avoid)), candidates[0])
-    return _with_vocative(world, to, chosen, lang)
+    overheard = [o for o in overheard if o]
+    fresh = [c for c in candidates if not any(lines.similarity(_with_vocative(world, to, c, lang), old) >= 0.7
+                                              for old in avoid)
+             and not lines.parrots(_with_vocative(world, to, c, lang), overheard)]
+    if not fresh and optional:
+        return ""
+    return _with_vocative(world, to, (fresh or candidates)[0], lang)
 
 
 def _with_vocative(world: World, to: str | None, body: str, lang: str) -> str:

@@ -133,7 +133,7 @@ def check(world: World, context: DecisionContext, speech: content.Speech, floor:
     if lines.parrots(text, overheard):
         found.append("parrot")
     floor_keys = content.keys(floor)
-    said = content.keys(text)
+    said = content.line_keys(text)
     if floor_keys and len(floor_keys & said) < CARRY_SHARE * len(floor_keys):
         found.append("lost the content")
     lowered = text.lower()

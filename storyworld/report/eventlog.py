@@ -27,6 +27,10 @@ def entry(event: SimEvent) -> dict[str, Any]:
         "to_place": event.place if kind == "move" else None,
         "witnesses": list(event.witnesses),
         "fallback": event.fallback,
+        # a line's speech act, the records it carried, and whether its words are the deterministic rendering
+        "act": event.act if kind == "say" else None,
+        "tells": list(event.tells) if kind == "say" else [],
+        "rendered": event.rendered if kind == "say" else False,
     }
 
 
@@ -38,7 +42,7 @@ def entries(events: list[SimEvent]) -> list[dict[str, Any]]:
 def line(event: dict[str, Any], names: dict[str, str]) -> str:
     """One event as a line of text: `r12 great-hall  say  Hamlet → Horatio: "…"`."""
     who = names.get(event["actor"], event["actor"])
-    mark = " (fallback)" if event["fallback"] else ""
+    mark = " (fallback)" if event["fallback"] else (" (rendered)" if event.get("rendered") else "")
     if event["kind"] == "say":
         to = f" → {names.get(event['to'], event['to'])}" if event["to"] else ""
         body = f'{who}{to}: "{event["speech"]}"'

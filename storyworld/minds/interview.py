@@ -1,0 +1,64 @@
+"""Interviews: ask a character a question and it answers out of its own memory, with where it learned it.
+
+The same answer path a character takes in play (content.gather, content.choose with purpose
+"answer", render.floor), run against a store outside a round — for `storyworld ask`, the
+inspector's Ask box and `bench knows`, as Generative Agents' interviews are.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from storyworld.kernel.actions import Say
+from storyworld.kernel.state import ThreadLine
+from storyworld.minds import content, render
+from storyworld.world import World
+
+INTERVIEWER = "interviewer"  # who asks, when it is nobody in the world
+
+
+class Answer(msgspec.Struct, frozen=True, kw_only=True):
+    """A character's answer: the speech act, its words, the holdings it rests on and how each was learned."""
+
+    agent: str
+    question: str
+    act: str
+    text: str
+    records: tuple[content.Known, ...] = ()
+    provenance: tuple[str, ...] = ()  # one line per record: "witnessed r12, The great hall", "told by Horatio r14"
+
+
+def how(world: World, known: content.Known) -> str:
+    """How the agent came to hold a record, in a few words."""
+    source = world.name_of(known.source) if known.source else ""
+    match known.via:
+        case "told":
+            return f"told by {source} r{known.since_round}" if source else f"told r{known.since_round}"
+        case "read":
+            return f"read in {source} r{known.since_round}" if source else f"read r{known.since_round}"
+        case "sediment":
+            return f"remembered from round {known.round}" + (f", heard from {source}" if source else "")
+        case "inferred":
+            return f"inferred r{known.since_round}"
+    return f"{known.via} r{known.since_round}"
+
+
+def interview(world: World, store: content.Memory, agent: str, question: str, *, round_: int,
+              asker: str | None = None, candid: bool = False) -> Answer:
+    """What `agent` answers to `question` from what it holds by `round_` (asked by `asker`, else an interviewer).
+
+    `candid`: it keeps nothing to itself (an author's interview of memory, not a scene); else it answers in
+    character, refusing what it keeps secret.
+    """
+    speaker = asker if asker in world.agents else INTERVIEWER
+    addressed = ThreadLine(round=round_, speaker=speaker, text=question, event_id="interview", to=agent)
+    knowledge = content.gather(world, store, agent, round_=round_, present=(), addressed=addressed, beat_text="",
+                               moment_query="")
+    if candid:
+        knowledge = msgspec.structs.replace(knowledge, secrets={})
+    speech = content.choose(world, agent, "answer", Say(actor=agent, text="", to=asker), knowledge,
+                            addressed=addressed)
+    assert speech is not None  # an answer is always given
+    text = render.floor(world, speech, agent, now=round_)
+    return Answer(agent=agent, question=question, act=speech.act, text=text, records=speech.carries,
+                  provenance=tuple(how(world, k) for k in speech.carries))

@@ -1,0 +1,179 @@
+"""Speech from memory: the point-of-view rendering, the choice of a speech act, the phrasing check (doubles only)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from doubles import HashEmbedder
+from storyworld.game import session
+from storyworld.kernel.actions import ActOn, Say
+from storyworld.kernel.perception import perceive
+from storyworld.kernel.state import Settings, ShortTerm, ThreadLine
+from storyworld.llm import Completion
+from storyworld.minds import content, lines, render, words
+from storyworld.minds.content import Known, Knowledge, Speech
+from storyworld.minds.context import DecisionContext
+from storyworld.world import load_world
+
+TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
+HAMLET = Path(__file__).parents[1] / "worlds" / "hamlet.toml"
+
+
+@pytest.fixture(scope="module")
+def hamlet():
+    return load_world(HAMLET)
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return load_world(TINY)
+
+
+@pytest.mark.parametrize(("text", "speaker", "listener", "said"), [
+    ("Marcellus and Barnardo saw a figure like the dead king on the battlements.", "marcellus", "horatio",
+     "Barnardo and I saw a figure like the dead king on the battlements."),
+    ("Horatio saw the Ghost with Marcellus and Barnardo.", "marcellus", "horatio",
+     "You saw the Ghost with Barnardo and me."),
+    ("Horatio does not believe in the apparition.", "marcellus", "horatio", "You do not believe in the apparition."),
+    ("Hamlet came home from Wittenberg for his father's funeral.", "hamlet", "horatio",
+     "I came home from Wittenberg for my father's funeral."),
+    ("Claudius murdered his brother King Hamlet.", "hamlet", "claudius", "You murdered your brother King Hamlet."),
+    ("Rosencrantz and Guildenstern are Hamlet's childhood friends.", "hamlet", "horatio",
+     "Rosencrantz and Guildenstern are my childhood friends."),
+    ("The Ghost would not speak to Horatio.", "ghost", "horatio", "I would not speak to you."),
+    ("Prince Hamlet was born on the day old King Hamlet defeated old Fortinbras.", "hamlet", "horatio",
+     "I was born on the day old King Hamlet defeated old Fortinbras."),  # the father's name is not the son's
+    ("Laertes came home from France for the coronation.", "hamlet", "horatio",
+     "Laertes came home from France for the coronation."),  # nobody of the two: unchanged
+])
+def test_a_record_is_said_from_the_speakers_point_of_view(hamlet, text, speaker, listener, said):
+    assert render.point_of_view(hamlet, text, speaker, listener) == said
+
+
+def test_backstory_told_in_the_present_is_said_in_the_past(hamlet):
+    said = render.point_of_view(hamlet, "Marcellus tells Horatio about the apparition.", "marcellus", "horatio",
+                                past=True)
+    assert said == "I told you about the apparition."
+
+
+def _known(**fields) -> Known:
+    defaults = dict(record_id=1, text="Elias seals the letter with red wax.", kind="event", via="sediment",
+                    source=None, confidence=0.88, round=-5, score=0.6)
+    return Known(**(defaults | fields))
+
+
+@pytest.mark.parametrize(("known", "opening"), [
+    (_known(), "Maren, I saw it myself: Elias sealed the letter with red wax."),
+    (_known(via="told", source="ada"), "Maren, Ada told me that Elias sealed the letter with red wax."),
+    (_known(via="told", source="maren"), "Maren, you told me yourself that Elias sealed the letter with red wax."),
+    (_known(via="read", source="letter"), "Maren, I read in"),
+    (_known(holders=("maren",)), "Maren, you know it as well as I do: Elias sealed"),
+    (_known(text="Tobin finds a sealed letter in the coat of the drowned keeper."), "Maren, I found a sealed letter"),
+])
+def test_the_floor_says_where_the_speaker_learned_it(tiny, known, opening):
+    line = render.floor(tiny, Speech(act="tell", to="maren", carries=(known,)), "tobin", now=3)
+    assert line.startswith(opening), line
+    assert not lines.problems(line, names=words.world_names(tiny), speaker="Tobin", addressee="Maren")
+
+
+def test_plain_lines_are_not_said_twice_and_an_optional_one_can_stay_unsaid(tiny):
+    ask = Speech(act="ask", to="maren")
+    first = render.floor(tiny, ask, "tobin", now=1)
+    second = render.floor(tiny, ask, "tobin", now=1, avoid=[first])
+    assert first != second
+    every = [render.floor(tiny, ask, "tobin", now=1, seed=s) for s in range(6)]
+    assert render.floor(tiny, ask, "tobin", now=1, avoid=every, optional=True) == ""
+
+
+def _knowledge(**fields) -> Knowledge:
+    return Knowledge(**fields)
+
+
+def test_a_question_gets_the_best_holding_the_asker_lacks_else_an_honest_answer(tiny):
+    asked = ThreadLine(round=1, speaker="maren", text="Who sealed the letter?", event_id="r0001-00", to="tobin")
+    held_by_both = _known(record_id=1, score=0.9, holders=("maren",))
+    lacking = _known(record_id=2, text="Elias writes a letter about Silas's order.", score=0.8)
+    speech = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
+                            _knowledge(heard=(held_by_both, lacking)), addressed=asked)
+    assert speech.act == "answer" and [k.record_id for k in speech.carries] == [2]
+    nothing = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
+                             _knowledge(heard=(_known(score=0.1),)), addressed=asked)
+    assert nothing.act == "unknown" and not nothing.carries  # nothing relevant: "I do not know", never a guess
+    all_known = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
+                               _knowledge(heard=(held_by_both,)), addressed=asked)
+    assert all_known.act == "unknown" and all_known.told_all
+
+
+def test_a_guilty_deed_of_ones_own_is_refused_and_never_told(tiny):
+    sim = session.new_simulation(tiny, "arrival", Settings(seed=0), None, embedder=HashEmbedder())
+    sim.store.remember("silas", ["Silas darkened the lamp and wrecked the ship."], round=-3, via="witnessed")
+    held = sim.store.held_by("silas")
+    secrets = content.keep_to_self(tiny, "silas", held)
+    guilty = next(r for r in held if "wrecked" in r.text)
+    assert guilty.id in secrets and secrets[guilty.id] == ()
+    asked = ThreadLine(round=1, speaker="maren", text="Who wrecked the ship?", event_id="r0001-00", to="silas")
+    known = _known(record_id=guilty.id, text=guilty.text, via="witnessed", score=0.9)
+    speech = content.choose(tiny, "silas", "answer", Say(actor="silas", text="", to="maren"),
+                            _knowledge(heard=(known,), secrets=secrets), addressed=asked)
+    assert speech.act == "refuse" and not speech.carries
+    chat = content.choose(tiny, "silas", "beat", Say(actor="silas", text="", to="maren"),
+                          _knowledge(beat=(known,), secrets=secrets), addressed=None)
+    assert not chat.carries
+
+
+def test_chat_with_nothing_to_carry_is_left_unsaid_and_a_beat_asks(tiny):
+    say = Say(actor="tobin", text="", to="maren")
+    assert content.choose(tiny, "tobin", "chat", say, _knowledge(), addressed=None) is None
+    assert content.choose(tiny, "tobin", "beat", say, _knowledge(), addressed=None).act == "ask"
+    lead = ActOn(actor="tobin", verb="lead", target="maren", place="tavern")
+    assert content.choose(tiny, "tobin", "lead", lead, _knowledge(), addressed=None).act == "lead"
+
+
+class _Model:
+    """A unit-test double that always phrases a line the same way."""
+
+    def __init__(self, line):
+        self.line = line
+        self.calls = 0
+
+    def complete_json(self, messages, schema, **kwargs):
+        self.calls += 1
+        return {"line": self.line}, Completion(text="", prompt_tokens=50, completion_tokens=12)
+
+
+def _speech_context(tiny, agent="tobin"):
+    state = session.initial_state(tiny, "arrival")
+    knowledge = Knowledge(vocabulary=frozenset(content.keys("Elias seals the letter with red wax.")))
+    return DecisionContext(agent=agent, perception=perceive(tiny, state, agent), shortterm=ShortTerm(), recalled=(),
+                           seed=1, knowledge=knowledge)
+
+
+@pytest.mark.parametrize(("phrasing", "kept"), [
+    ("Maren, I saw Elias seal the letter with red wax myself.", True),  # the same facts in other words
+    ("Maren, I saw Captain Hask seal the letter with red wax.", False),  # a name nobody knows
+    ("Maren, I saw Elias seal the letter with red wax, then burn the harbour down.", False),  # a fact added
+    ("Maren, Maren, Maren, Maren, Maren.", False),  # garbage
+    ("Maren, I saw it myself.", False),  # the content lost
+])
+def test_a_phrasing_stands_only_when_it_still_says_the_floor_and_nothing_more(tiny, phrasing, kept):
+    context = _speech_context(tiny)
+    speech = Speech(act="tell", to="maren", carries=(_known(),))
+    floor = render.floor(tiny, speech, "tobin", now=1)
+    model = _Model(phrasing)
+    text, rendered, why, costs = words.write(model, tiny, context, speech, floor)
+    assert model.calls == 1 and costs["prompt_tokens"] == 50
+    if kept:
+        assert (text, rendered, why) == (phrasing, False, "")
+    else:
+        assert (text, rendered) == (floor, True) and why  # the floor is spoken, and why is said
+
+
+def test_an_i_do_not_know_may_not_be_phrased_into_a_fact(tiny):
+    context = _speech_context(tiny)
+    speech = Speech(act="unknown", to="maren")
+    floor = render.floor(tiny, speech, "tobin", now=1)
+    text, rendered, _, _ = words.write(_Model("Maren, I do not know, but Silas drowned the keeper."), tiny, context,
+                                       speech, floor)
+    assert rendered and text == floor
