@@ -23,7 +23,7 @@ _NOT_NAMES = set(
     who whom whose what which where why how all both each every some any no none not never nothing
     later soon now today tonight yesterday tomorrow meanwhile suddenly finally afterwards still also
     only even perhaps maybe indeed alas oh o yes well let lo behold thus hence therefore however
-    someone somebody something everyone everybody anyone anybody nobody""".split()
+    someone somebody something everyone everybody anyone anybody nobody according""".split()
 )
 _TITLES = set(
     """king queen prince princess lord lady sir madam mr mrs ms dr doctor captain general duke duchess
@@ -207,7 +207,7 @@ def _phrase(lower: list[str], start: int, entities: set[str]) -> tuple[list[str]
     j = start
     while j < len(lower) and len(words) < 3:
         word = lower[j]
-        if word in _PHRASE_STOPS or (word in _DETERMINERS and words):
+        if word in _PHRASE_STOPS or word.endswith("n't") or (word in _DETERMINERS and words):
             break
         if word in _DETERMINERS:
             j += 1

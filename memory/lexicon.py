@@ -32,6 +32,7 @@ tore:tear torn:tear leapt:leap leaped:leap crept:creep knelt:kneel dealt:deal me
 overheard:overhear withdrew:withdraw rang:ring rung:ring sprang:spring drove:drive driven:drive strode:stride stuck:stick spun:spin swung:swing dying:die lying:lie tying:tie died:die dies:die dead:dead death:death
 children:child men:man women:woman feet:foot teeth:tooth mice:mouse geese:goose
 better:better worse:worse
+agreed:agree freed:free decreed:decree
 """
 IRREGULAR: dict[str, str] = dict(pair.split(":") for pair in _IRREGULAR_TEXT.split())
 
