@@ -44,7 +44,72 @@ _PHRASES = {
     ("come", "back"): "come_back", ("go", "back"): "go_back", ("put", "back"): "put_back",
     ("out", "loud"): "out_loud", ("cry", "out"): "cry_out", ("call", "out"): "call_out",
     ("turn", "up"): "turn_up", ("no", "one"): "nobody",
+    ("run", "away"): "flee", ("run", "off"): "flee",
 }
+# Negated volition: "would not go", "did not want to go", "was unwilling to go" and "refused to go"
+# are one concept (a refusal), read as "refused to". A conditional "would not have" / "would not be"
+# is not a refusal and is left alone.
+_NOT_WANT_AUX = frozenset("did does do".split())
+_NOT_WANT_AUX_NT = frozenset("didn't doesn't don't".split())
+_BE = frozenset("was were is are am".split())
+# Modal concepts: what a statement says of its main verb besides that it happened. "Could not
+# lift", "would not lift" and "did not lift" are three facts. Verbs count only before "to".
+_MODAL_WORDS = {
+    "can": "can", "could": "can", "cannot": "can", "able": "can", "unable": "can",
+    "must": "must", "should": "must", "ought": "must", "willing": "want",
+}
+_MODAL_VERBS = {
+    lexicon.key(w): concept for w, concept in (
+        ("refuse", "refuse"), ("refused", "refuse"), ("decline", "refuse"), ("declined", "refuse"),
+        ("want", "want"), ("wish", "want"), ("agree", "agree"), ("consent", "agree"),
+        ("promise", "promise"), ("vow", "promise"), ("try", "try"), ("attempt", "attempt"),
+    )
+}
+
+
+def volition(toks: list[str]) -> list[str]:
+    """Tokens with every negated-volition phrase rewritten as "refused to" (see _NOT_WANT_AUX)."""
+    lows = [t.lower() for t in toks]
+    n = len(lows)
+
+    def at(j: int) -> str:
+        return lows[j] if j < n else ""
+
+    def verb_at(j: int) -> bool:
+        return j < n and toks[j] not in _PUNCT and lows[j] not in ("have", "be", "'ve")
+
+    out: list[str] = []
+    i = 0
+    while i < n:
+        low = lows[i]
+        if low == "would" and at(i + 1) == "not" and verb_at(i + 2):
+            width = 2
+        elif low == "wouldn't" and verb_at(i + 1):
+            width = 1
+        elif low in _NOT_WANT_AUX and at(i + 1) == "not" and at(i + 2) in ("want", "wish") and at(i + 3) == "to":
+            width = 4
+        elif low in _NOT_WANT_AUX_NT and at(i + 1) in ("want", "wish") and at(i + 2) == "to":
+            width = 3
+        elif low in _BE and at(i + 1) == "unwilling" and at(i + 2) == "to":
+            width = 3
+        elif low in _BE and at(i + 1) == "not" and at(i + 2) == "willing" and at(i + 3) == "to":
+            width = 4
+        else:
+            out.append(toks[i])
+            i += 1
+            continue
+        out += ["refused", "to"]
+        i += width
+    return out
+
+
+def _modal(low: str, k: str, nxt: str | None) -> str | None:
+    """The modal concept of one word (see _MODAL_WORDS), or None."""
+    if low in _MODAL_WORDS:
+        return _MODAL_WORDS[low]
+    if nxt == "to" and k in _MODAL_VERBS:
+        return _MODAL_VERBS[k]
+    return None
 
 
 def tokens(text: str) -> list[str]:
@@ -114,6 +179,7 @@ class Frame:
     negators: tuple[str, ...]  # axes of negator verbs ("refuse": accept) counted in negations
     order: frozenset[int]  # before -1, during 0, after 1
     numbers: tuple[str, ...]
+    modals: frozenset[str] = frozenset()  # modal concepts: can, must, want, refuse, agree, promise, try
 
 
 def _un_prefixed(low: str) -> str | None:
@@ -129,7 +195,7 @@ def _un_prefixed(low: str) -> str | None:
 @lru_cache(maxsize=65536)
 def frame(text: str) -> Frame:
     """The frame of one statement (cached by text)."""
-    toks = tokens(text)
+    toks = volition(tokens(text))
     reading = _Reading()
     i = 0
     while i < len(toks):
@@ -140,7 +206,7 @@ def frame(text: str) -> Frame:
 class _Reading:
     """What the tokens read so far assert (the mutable side of a Frame)."""
 
-    __slots__ = ("concepts", "polar", "negations", "negators", "order", "numbers")
+    __slots__ = ("concepts", "polar", "negations", "negators", "order", "numbers", "modals")
 
     def __init__(self) -> None:
         self.concepts: set[str] = set()
@@ -149,6 +215,7 @@ class _Reading:
         self.negators: list[str] = []
         self.order: set[int] = set()
         self.numbers: list[str] = []
+        self.modals: set[str] = set()
 
     def frame(self) -> Frame:
         """The frozen frame."""
@@ -159,6 +226,7 @@ class _Reading:
             negators=tuple(self.negators),
             order=frozenset(self.order),
             numbers=tuple(sorted(self.numbers)),
+            modals=frozenset(self.modals),
         )
 
 
@@ -173,6 +241,9 @@ def _read_token(toks: list[str], i: int, r: _Reading) -> int:
         r.negations += 1
         low = low[:-3] if low != "can't" and low != "won't" else ("can" if low == "can't" else "will")
     k = lexicon.key(low)
+    modal = _modal(low, k, nxt)
+    if modal is not None:
+        r.modals.add(modal)
     taken = _read_phrase(toks, i, k, nxt, r)
     if taken:
         return taken

@@ -290,9 +290,12 @@ def check(text_a: str, text_b: str, place_a: str | None = None, place_b: str | N
     if text_a == text_b:
         return Verdict(True)
     fa, fb = features(text_a), features(text_b)
-    polarity = frames.polarity_conflict(frames.frame(frames.front_to_back(text_a)), frames.frame(frames.front_to_back(text_b)))
+    frame_a, frame_b = frames.frame(frames.front_to_back(text_a)), frames.frame(frames.front_to_back(text_b))
+    polarity = frames.polarity_conflict(frame_a, frame_b)
     if polarity is not None:
         return Verdict(False, polarity)
+    if frame_a.modals != frame_b.modals:
+        return Verdict(False, "modality")
     if fa.numbers != fb.numbers and fa.numbers and fb.numbers:
         return Verdict(False, "number")
     if _substituted(set(fa.numbers), set(fb.numbers), fa.words, fb.words):
