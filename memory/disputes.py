@@ -21,7 +21,7 @@ def contradicts(text_a: str, text_b: str) -> bool:
     verdict = guard.check(text_a, text_b)
     if verdict.ok or verdict.reason not in guard.POLAR_CONTRADICTIONS:
         return False
-    fa, fb = frames.frame(frames.front_to_back(text_a)), frames.frame(frames.front_to_back(text_b))
+    fa, fb = frames.frame(frames.core(text_a)), frames.frame(frames.core(text_b))
     if not fa.concepts or not fb.concepts:
         return False
     # the same participants and predicate apart from polarity: most concepts shared

@@ -3,8 +3,12 @@
 A frame is the set of content concepts (inflections folded, synonyms joined, function words,
 auxiliaries and the passive "by" dropped), the polar axes it asserts with their signs times its
 negation parity ("did not stay lit" and "went out" both assert light: off), and its temporal order
-words. Two retellings of one fact have (nearly) the same frame; opposites differ in the sign of a
-shared axis even when they share every other word.
+words and modal concepts ("could", "refused to"). Two retellings of one fact have (nearly) the same
+frame; opposites differ in the sign of a shared axis even when they share every other word.
+
+Before a frame is read, `core` reads through a neutral reporting frame ("According to the letter,
+...", "Tobin told me that ...": where a statement came from is its holding's `via` and `source`)
+and moves a fronted time or place phrase behind the main clause.
 """
 
 from __future__ import annotations
@@ -115,6 +119,176 @@ def _modal(low: str, k: str, nxt: str | None) -> str | None:
 def tokens(text: str) -> list[str]:
     """Words, numbers and clause punctuation of a text."""
     return [t.replace("\u2019", "'") for t in _TOKEN.findall(text)]
+
+
+# Reporting frames. A retelling often says where it came from ("According to the letter, ...",
+# "Tobin told me that ...", "I heard that ..."). Where a statement came from is the holding's
+# `via` and `source`, not part of the fact, so the same-record test compares what is reported.
+# Only frames that pass the statement on unchanged are read through: "denied that", "doubted
+# that", "thought that" change or hedge it, and "X told Y that" between others is an event of
+# its own; those are compared whole.
+_REPORT_SAY = frozenset(lexicon.concept(w) for w in ("say", "write"))  # say, state, report, announce, write...
+_REPORT_TELL = frozenset(lexicon.concept(w) for w in ("tell",))  # tell, inform: only to me / us
+_REPORT_LEARN = frozenset(lexicon.key(w) for w in ("hear", "read", "learn", "learnt"))  # only I / we
+_FIRST_PERSON = frozenset("i we".split())
+_FIRST_OBJECT = frozenset("me us".split())
+_REPORT_SUBJECT_PRONOUNS = frozenset("i we he she they".split())
+_FINITE = frozenset("was were is are has have had did does do will would shall can could must may might".split())
+_CLAUSE_START = _DETERMINERS | frozenset("it there".split())
+_PERSON_WORDS = frozenset(
+    "i me my mine myself we us our ours ourselves you your yours yourself he him his himself she her hers herself "
+    "they them their theirs themselves".split()
+)
+_SUBORDINATE = frozenset("when while because if after before since until as that who whom which where".split())
+
+
+def _capital(word: str) -> bool:
+    return word[0].isupper() or word[0].isdigit()
+
+
+def _is_report_verb(word: str) -> bool:
+    concept = lexicon.concept(word)
+    return concept in _REPORT_SAY or concept in _REPORT_TELL or lexicon.key(word) in _REPORT_LEARN
+
+
+def _reporter_end(toks: list[str]) -> int:
+    """Index of the reporting verb after a reporting subject at the start ("Tobin", "Sister Alba",
+    "the reeve's letter", "she"), else 0."""
+    if not toks:
+        return 0
+    first = toks[0].lower()
+    if first in _REPORT_SUBJECT_PRONOUNS:
+        return 1 if len(toks) > 1 and _is_report_verb(toks[1]) else 0
+    capitals = first not in _DETERMINERS
+    if capitals and not _capital(toks[0]):
+        return 0
+    for j in range(1, min(len(toks), 6)):
+        word = toks[j]
+        if word in _PUNCT:
+            return 0
+        if _is_report_verb(word) and not _capital(word):
+            return j
+        if capitals and not _capital(word) and not (word in ("and", "of") and j + 1 < len(toks) and _capital(toks[j + 1])):
+            return 0
+    return 0
+
+
+def _is_clause(toks: list[str], introduced: bool = False) -> bool:
+    """Whether words read as a statement of their own that can stand without its reporter.
+
+    A subject-like start (any word after "that") and a finite-looking verb before any subordinate
+    clause ("the stolen horse" has none: a participle straight after a determiner is an adjective).
+    A person word (I, you, he, his, they...) may mean the reporter, so such a clause is not freed of it.
+    """
+    words = [t for t in toks if t not in _PUNCT]
+    if len(words) < 2:
+        return False
+    lows = [w.lower() for w in words]
+    if any(low in _PERSON_WORDS for low in lows):
+        return False
+    if not (introduced or _capital(words[0]) or lows[0] in _CLAUSE_START):
+        return False
+    for i in range(1, len(lows)):
+        low = lows[i]
+        if low in _SUBORDINATE:
+            return False
+        if low in _FINITE or low.endswith("n't"):
+            return True
+        if lows[i - 1] in _DETERMINERS:
+            continue
+        if (len(low) > 3 and low.endswith("ed")) or (low in lexicon.IRREGULAR and lexicon.IRREGULAR[low] != low):
+            return True
+    return False
+
+
+def _reported_after(toks: list[str], start: int, learn: bool) -> list[str] | None:
+    """The reported clause after a reporting verb at `start` ("(to me) (that) S" or "me (that) S")."""
+    j = start + 1
+    verb = lexicon.concept(toks[start])
+    if verb in _REPORT_TELL:
+        if j >= len(toks) or toks[j].lower() not in _FIRST_OBJECT:
+            return None
+        j += 1
+    elif verb in _REPORT_SAY and j + 1 < len(toks) and toks[j].lower() == "to":
+        if toks[j + 1].lower() not in _FIRST_OBJECT:
+            return None
+        j += 2
+    if learn and j < len(toks) and toks[j].lower() in ("from", "in"):
+        # "I heard from the miller that ...", "we read in the letter that ...": a "that" must follow
+        k = j + 1
+        while k < len(toks) and k - j <= 5 and toks[k].lower() != "that" and toks[k] not in _PUNCT:
+            k += 1
+        if k >= len(toks) or toks[k].lower() != "that":
+            return None
+        j = k
+    if j < len(toks) and toks[j] == ",":
+        j += 1
+    if j < len(toks) and toks[j].lower() == "that":
+        rest = toks[j + 1 :]
+        return rest if _is_clause(rest, introduced=True) else None
+    rest = toks[j:]
+    return rest if _is_clause(rest) else None
+
+
+def _strip_report_once(toks: list[str]) -> list[str] | None:
+    """The statement inside one reporting frame at the start or the end, else None."""
+    lows = [t.lower() for t in toks]
+    # "According to X, S."
+    if len(lows) > 4 and lows[0] == "according" and lows[1] == "to" and "," in lows[2:10]:
+        rest = toks[lows.index(",", 2) + 1 :]
+        return rest if _is_clause(rest, introduced=True) else None
+    # "S, according to X."
+    for i in range(2, len(lows) - 2):
+        if lows[i] == "," and lows[i + 1] == "according" and lows[i + 2] == "to":
+            body = toks[:i]
+            return body if _is_clause(body) else None
+    # "S, Tamsin says." / "S, the letter said." / "S, Tobin told me."
+    words = [t for t in toks if t not in _PUNCT or t == ","]
+    if "," in words:
+        cut = len(words) - 1 - words[::-1].index(",")
+        body, tail = words[:cut], words[cut + 1 :]
+        end = _reporter_end(tail)
+        if end and _is_clause(body):
+            verb = lexicon.concept(tail[end])
+            after = [t.lower() for t in tail[end + 1 :]]
+            if (verb in _REPORT_SAY and not after) or (verb in _REPORT_TELL and after in (["me"], ["us"])):
+                return body
+    # "Tobin says (that) S.", "Tobin told me (that) S.", "I heard (that) S."
+    end = _reporter_end(toks)
+    if not end:
+        return None
+    verb = lexicon.concept(toks[end])
+    learn = lexicon.key(toks[end]) in _REPORT_LEARN
+    if learn and not (end == 1 and lows[0] in _FIRST_PERSON):
+        return None
+    if not (learn or verb in _REPORT_SAY or verb in _REPORT_TELL):
+        return None
+    return _reported_after(toks, end, learn)
+
+
+@lru_cache(maxsize=65536)
+def report_core(text: str) -> str:
+    """The statement a neutral reporting frame passes on ("According to the log, the ship sank." -> "The ship sank.").
+
+    Frames that deny, doubt or hedge are kept (they change what is asserted); a text without a
+    frame comes back unchanged. Nested frames are read through up to three deep.
+    """
+    toks = tokens(text)
+    stripped = False
+    for _ in range(3):
+        inner = _strip_report_once(toks)
+        if inner is None:
+            break
+        toks, stripped = inner, True
+    if not stripped:
+        return text
+    words = [t for t in toks if t not in ".!?"]
+    while words and words[-1] in _PUNCT:
+        words.pop()
+    if not words:
+        return text
+    words[0] = words[0][0].upper() + words[0][1:]
+    return " ".join(words).replace(" ,", ",").replace(" ;", ";").replace(" :", ":") + "."
 
 
 @lru_cache(maxsize=65536)
@@ -373,9 +547,15 @@ def _bag(f: Frame, other: Frame) -> set[str]:
     return bag
 
 
+@lru_cache(maxsize=65536)
+def core(text: str) -> str:
+    """A statement as the same-record test reads it: reporting frame read through, fronted adverbial moved back."""
+    return front_to_back(report_core(text))
+
+
 def similarity(text_a: str, text_b: str) -> float:
     """Jaccard overlap of the two statements' frames (1.0: same concepts, same assertions)."""
-    fa, fb = frame(front_to_back(text_a)), frame(front_to_back(text_b))
+    fa, fb = frame(core(text_a)), frame(core(text_b))
     a, b = _bag(fa, fb), _bag(fb, fa)
     if not a and not b:
         return 1.0

@@ -2,7 +2,8 @@
 
 Sentence embeddings score "Hamlet killed Polonius" and "Polonius killed Hamlet" near 1.0, and
 barely notice "not", another number or another place. The guard compares what they miss:
-named entities, numbers, times, places, negation parity and who did what to whom.
+named entities, numbers, times, places, negation parity, modality ("could not" is not "would
+not") and who did what to whom, in what a reporting frame reports (frames.report_core).
 """
 
 from __future__ import annotations
@@ -289,6 +290,8 @@ def check(text_a: str, text_b: str, place_a: str | None = None, place_b: str | N
     """Whether two statements may be merged; the first failed rule names the veto."""
     if text_a == text_b:
         return Verdict(True)
+    # What is reported is compared, not who reported it (the holding says that): frames.report_core.
+    text_a, text_b = frames.report_core(text_a), frames.report_core(text_b)
     fa, fb = features(text_a), features(text_b)
     frame_a, frame_b = frames.frame(frames.front_to_back(text_a)), frames.frame(frames.front_to_back(text_b))
     polarity = frames.polarity_conflict(frame_a, frame_b)

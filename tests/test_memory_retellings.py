@@ -4,8 +4,54 @@ refusal, modal verbs kept apart, verb synonyms and fronted phrases; every rule o
 from __future__ import annotations
 
 import pytest
+from fixtures_memory import HashEmbedder
 
-from memory import frames, guard, lexicon
+from memory import ConsensusStore, disputes, frames, guard, lexicon
+
+
+@pytest.mark.parametrize("text, core", [
+    ("According to the harbour log, the ship sank off the reef.", "The ship sank off the reef."),
+    ("The ship sank off the reef, according to the harbour log.", "The ship sank off the reef."),
+    ("Tobin says that the mill burned.", "The mill burned."),
+    ("Sister Alba said that the relic was stolen.", "The relic was stolen."),
+    ("The reeve's letter says that the mill was flooded.", "The mill was flooded."),
+    ("The notice says the market will close on Friday.", "The market will close on Friday."),  # no "that"
+    ("Tobin told me that the widow left.", "The widow left."),
+    ("Joss told us the bells were stolen.", "The bells were stolen."),
+    ("Tobin said to me that the gate was open.", "The gate was open."),
+    ("I heard that the granary burned.", "The granary burned."),
+    ("We heard that wolves killed two sheep.", "Wolves killed two sheep."),
+    ("I heard from the miller that the dam broke.", "The dam broke."),
+    ("The steward announced that dinner was served.", "Dinner was served."),  # a synonym of say
+    ("Horatio and Marcellus said that the ghost walked.", "The ghost walked."),
+    ("The ship sank, Tobin said.", "The ship sank."),
+    ("The ship sank, Tobin told me.", "The ship sank."),
+    ("According to the letter, Tobin said that the ship sank.", "The ship sank."),  # nested
+    ("According to the shepherd, wolves took the lamb.", "Wolves took the lamb."),
+])
+def test_reporting_frame_is_read_through(text, core):
+    assert frames.report_core(text) == core
+
+
+@pytest.mark.parametrize("text", [
+    "Tobin denied that the ship sank.",  # denies: the opposite is asserted
+    "Tobin doubted that the ship sank.",  # hedges
+    "Tobin thought that the ship sank.",
+    "Tobin did not say that the ship sank.",
+    "Tobin told Maren that the ship sank.",  # a telling between others is an event of its own
+    "The ship sank, Tobin told Maren.",
+    "Tobin told me the story.",  # no clause follows
+    "Tobin reported the stolen horse.",  # a participle after a determiner is no verb
+    "I heard the bell.",
+    "Tobin read that the ship sank.",  # reading and hearing frame only the first person's own
+    "Tobin said that he was tired.",  # "he" may be Tobin: not free of its reporter
+    "I am tired, Tobin said.",
+    "Liu Bei wept when he heard that Guan Yu had died.",  # not at the start or the end
+    "The ghost said nothing to Hamlet.",
+    "The ship sank off the reef.",
+])
+def test_other_frames_are_kept(text):
+    assert frames.report_core(text) == text
 
 
 @pytest.mark.parametrize("text, rewritten", [
@@ -49,12 +95,17 @@ def test_modal_concepts(text, modals):
     ("Barnardo spotted the figure.", "Barnardo saw the figure."),
     ("The thief fled.", "The thief ran away."),
     ("The thief fled through the window.", "The thief ran off through the window."),
+    ("Tobin informed Maren.", "Tobin told Maren."),
     ("The duke murdered the clerk.", "The duke killed the clerk."),
     # negated volition
     ("The Ghost would not speak to Horatio.", "The Ghost refused to speak to Horatio."),
     ("The boatman wouldn't take the coins.", "The boatman refused to take the coins."),
     ("The clerk did not want to sign the deed.", "The clerk refused to sign the deed."),
     ("The clerk was unwilling to sign the deed.", "The clerk declined to sign the deed."),
+    # reporting frames
+    ("According to the letter, the ship sank off the reef.", "The ship sank off the reef."),
+    ("Tobin says that the mill burned.", "The mill burned."),
+    ("I heard that the mill burned.", "The mill burned."),
 ])
 def test_retellings_pass_the_guard_and_frames(a, b):
     for x, y in ((a, b), (b, a)):
@@ -63,6 +114,12 @@ def test_retellings_pass_the_guard_and_frames(a, b):
 
 
 @pytest.mark.parametrize("a, b, reason", [
+    ("Tobin denied that the ship sank off the reef.", "The ship sank off the reef.", "negation"),
+    ("Mirelle denied that the ferry sank.", "Mirelle said that the ferry sank.", "negation"),
+    ("According to Sabine, Hask stabbed the clerk.", "Sabine stabbed the clerk.", "entity"),  # the reporter is no actor
+    ("I am tired, Tobin said.", "I am tired, Maren said.", "entity"),
+    ("Tobin told Maren that the ship sank.", "The ship sank.", "role"),
+    ("According to the letter, the ship sank.", "The ship did not sink.", "negation"),
     ("The Ghost spoke to Horatio.", "The Ghost would not speak to Horatio.", "negation"),
     ("The Ghost would speak to Horatio.", "The Ghost would not speak to Horatio.", "negation"),
     ("Pell wanted to pay the toll.", "Pell did not want to pay the toll.", "negation"),
@@ -91,3 +148,19 @@ def test_agreed_folds_like_agree():
 
 def test_according_is_not_a_name():
     assert not guard.features("According to the log, the ship sank.").entities
+
+
+def test_a_dispute_sees_through_a_reporting_frame():
+    assert disputes.contradicts("According to the letter, the ship sank at the reef.", "The ship did not sink at the reef.")
+
+
+def test_a_read_retelling_lands_on_the_witnessed_record():
+    store = ConsensusStore.open(None, embedder=HashEmbedder())
+    (seen,) = store.remember("maren", ["The ship sank off the reef."], round=1)
+    (read,) = store.remember("tobin", ["According to the harbour log, the ship sank off the reef."], round=2, via="read",
+                             source="harbour-log")
+    (denied,) = store.remember("cora", ["Hale denied that the ship sank off the reef."], round=3, via="told", source="hale")
+    assert read == seen and denied != seen
+    record = store.get(seen)
+    assert record.owners["tobin"].via == "read" and record.owners["tobin"].source == "harbour-log"
+    assert record.text == "The ship sank off the reef."  # the frame is provenance, kept in the holding
