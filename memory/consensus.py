@@ -499,7 +499,10 @@ class ConsensusStore(StoreShell, Unmerging):
             teller = record.owners[d.source or ""]
             fresh = msgspec.structs.replace(
                 fresh, confidence=trust.told_confidence(teller, self.reliability(owner, d.source or "")))
-        holding = trust.combine(previous, fresh) if previous is not None else fresh
+        if rule == "told" and previous is not None:
+            holding = previous  # hearing what one holds already changes nothing (a liar is not won over by his lie)
+        else:
+            holding = trust.combine(previous, fresh) if previous is not None else fresh
         validations = record.validations
         holding, raised = trust.corroborate(record, owner, holding, previous, d, atom.deposit_id, self.settings)
         if record.validations != validations:

@@ -49,6 +49,10 @@ class Agent(Base, frozen=True, kw_only=True):
     aliases: list[str] = msgspec.field(default_factory=list)  # other names, in any script (Xuande, 玄德)
     native_name: str = ""  # the name in the source's own script (劉備 for Liu Bei)
 
+    def all_names(self) -> list[str]:
+        """Name, native name and aliases, each once, in that order."""
+        return list(dict.fromkeys(n for n in [self.name, self.native_name, *self.aliases] if n))
+
 
 class WorldObject(Base, frozen=True, kw_only=True):
     """An [[object]]: a prop or a carrier of information (letter, seal, poison)."""

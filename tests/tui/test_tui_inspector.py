@@ -43,9 +43,9 @@ async def test_inspector_lists_filters_and_sorts_every_record(runtime, tiny_worl
         assert set(table_ids(screen)) == {i for i, r in records.items() if "ada" in r.owners}
 
         screen.query_one("#filter-owner").clear()
-        screen.query_one("#filter-kind").value = "claim"
+        screen.query_one("#filter-kind").value = "utterance"
         await pilot.pause()
-        assert set(table_ids(screen)) == {i for i, r in records.items() if r.kind == "claim"}
+        assert set(table_ids(screen)) == {i for i, r in records.items() if r.kind == "utterance"}
 
         screen.query_one("#filter-kind").clear()
         await pilot.press("slash", *keys_for("lamp"))

@@ -44,10 +44,8 @@ async def test_full_turn_lists_the_new_record_with_every_present_agent(runtime, 
         speech = next(c for c in cards if c.kind == "utterance" and LINE in c.text)
         assert {o.agent for o in speech.owners} == present
         assert {o.how for o in speech.owners} == {"witnessed r0, The harbour"}
-        claim = next(c for c in cards if c.kind == "claim" and c.text == LINE)
-        hows = {o.agent: o.how for o in claim.owners}
-        assert hows["tobin"] == "told by Maren r0" and hows["silas"] == "told by Maren r0"
-        assert hows["maren"] == "own words r0"
+        # a line is heard, never believed by itself: no claim record carries its words
+        assert not [c for c in cards if c.kind == "claim"]
         # what Tobin said (scripted) reached the transcript too, with its speaker
         text = transcript_text(screen)
         assert LINE in text and "MAREN · you" in text

@@ -110,7 +110,7 @@ TRUST_SCRIPT = {
 
 @pytest.fixture
 def trust_runtime(tmp_path):
-    """Silas lies to Tobin every round; Tobin repeats it, resting on what he recalls."""
+    """Silas lies to Tobin every round; Tobin retells it: his line carries the lie he holds."""
     from tui_helpers import TINY, scripted_runtime
 
     worlds = tmp_path / "worlds"
@@ -123,7 +123,7 @@ def trust_runtime(tmp_path):
 
 
 def test_inspector_marks_retracted_and_contaminated_records(snap_compare, trust_runtime, tiny_world):
-    """Trust: after Maren exposes Silas, his lie is retracted (halved, marked) and Tobin's repetition contaminated."""
+    """Trust: after Maren exposes Silas, his lie is retracted (halved, marked) for all who hold it, Tobin's retelling too."""
 
     async def expose(pilot) -> None:
         await settle(pilot)
@@ -138,7 +138,7 @@ def test_inspector_marks_retracted_and_contaminated_records(snap_compare, trust_
         from textual.widgets import DataTable
 
         pilot.app.screen.query_one(DataTable).focus()
-        await pilot.press("down")  # the repetition, resting on the lie
+        await pilot.press("down", "down")  # the lie itself, held by whoever heard it or its retelling
         await steady(pilot)
 
     app = make_app(runtime=trust_runtime, world=tiny_world, player="maren")

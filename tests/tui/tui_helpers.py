@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from doubles import HashEmbedder  # noqa: F401 — one hashed test embedder for every test
-from storyworld.kernel.actions import ActOn, Action, Observe, Say, Wait
+from storyworld.kernel.actions import ActOn, Action, Observe, Say, Told, Wait
 from storyworld.minds import Decision, DecisionContext
 from tui.runtime import Runtime
 
@@ -29,14 +29,22 @@ class ScriptedMind:
 
     def __init__(self, script: dict[str, str] | None = None, *, derive: bool = False) -> None:
         self.script = dict(TINY_SCRIPT if script is None else script)
-        self.derive = derive  # what agents say rests on what they recalled (for contamination scenes)
+        self.derive = derive  # what agents say tells what they recall holding (for trust scenes)
         self.calls: list[tuple[int, str]] = []
 
     def decide(self, world, context: DecisionContext) -> Decision:
         """The scripted action for this agent."""
         self.calls.append((context.perception.round, context.agent))
         based_on = tuple(r.record_id for r in context.recalled) if self.derive else ()
-        return Decision(action=self.action(context.agent), based_on=based_on)
+        action = self.action(context.agent)
+        if self.derive and isinstance(action, Say):
+            # a retelling carries the claim it repeats: the claim recalled that shares most words with the line
+            claims = [k for k in context.knowledge.moment if k.kind == "claim"]
+            if claims:
+                told = max(claims, key=lambda k: len(set(k.text.lower().split()) & set(action.text.lower().split())))
+                action = Say(actor=action.actor, text=action.text, to=action.to, act="tell",
+                             tells=(Told(record=told.record_id, text=told.text, kind=told.kind),))
+        return Decision(action=action, based_on=based_on)
 
     def action(self, agent: str) -> Action:
         """Decode the script entry."""
