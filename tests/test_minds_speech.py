@@ -101,9 +101,12 @@ def test_a_question_gets_the_best_holding_the_asker_lacks_else_an_honest_answer(
     nothing = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
                              _knowledge(heard=(_known(score=0.1),)), addressed=asked)
     assert nothing.act == "unknown" and not nothing.carries  # nothing relevant: "I do not know", never a guess
-    all_known = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
-                               _knowledge(heard=(held_by_both,)), addressed=asked)
-    assert all_known.act == "unknown" and all_known.told_all
+    both = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
+                          _knowledge(heard=(held_by_both,)), addressed=asked)
+    assert both.act == "answer" and both.carries == (held_by_both,)  # "you know it as well as I do: ..."
+    told = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
+                          _knowledge(heard=(held_by_both,), told=(1,)), addressed=asked)
+    assert told.act == "unknown" and told.told_all  # "I have told you all I know of it", not the same line again
 
 
 def test_a_guilty_deed_of_ones_own_is_refused_and_never_told(tiny):

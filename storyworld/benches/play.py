@@ -44,7 +44,7 @@ def register(benches: argparse._SubParsersAction) -> None:
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=DEFINITIONS,
                                 description="Run WORLD with a scripted player and score how the other characters play.")
     parser.add_argument("world", help="world id or path")
-    parser.add_argument("--as", dest="player", required=True, help="the scripted player's agent")
+    parser.add_argument("--as", dest="player", help="the scripted player's agent (with --from-save: the save's own)")
     parser.add_argument("--script", metavar="FILE", help="one player input per line (see `run --script`); needed unless --from-save")
     parser.add_argument("--rounds", type=int, default=8, help="rounds to run (default 8)")
     parser.add_argument("--start", help="start point id")
@@ -76,8 +76,8 @@ def bench_play(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if args.from_save:
         return _score_save(args)
-    if not args.script:
-        raise UserError("--script FILE is needed to run a game (or --from-save DIR to score one)")
+    if not args.script or not args.player:
+        raise UserError("--as AGENT and --script FILE are needed to run a game (or --from-save DIR to score one)")
     world = load_world(find_world(args.world))
     player_id = world.resolve_player(args.player)
     script = read_script(args.script)
@@ -119,7 +119,7 @@ def _score_save(args: argparse.Namespace) -> int:
     from storyworld.minds.words import world_names
 
     sim = session.load_simulation(existing_save(args.from_save), mind=None)
-    player = sim.world.resolve_player(args.player)
+    player = sim.world.resolve_player(args.player) if args.player else sim.settings.player
     decisions = sum(1 for a in sim.state.actions if a.actor != player)
     result = {"world": sim.world.id, "player": player, "save": str(args.from_save),
               "rounds": sim.state.round - sim.state.start_round}

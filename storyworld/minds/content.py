@@ -22,6 +22,7 @@ from storyworld.minds import lines, render
 from storyworld.world import World
 
 ANSWER_MIN = 0.30  # relevance at which a holding answers a question (below it: "I do not know")
+ANSWER_MARGIN = 0.1  # how far below the best holding one the asker lacks may be and still be the answer
 TELL_MIN = 0.28  # relevance at which a holding bears on the beat or the moment enough to be told unasked
 RECALL_K = 8
 TELL_LIMIT = 170  # characters of a statement a line carries (a longer record is told by its first sentence)
@@ -50,7 +51,8 @@ SPOKEN_KINDS = frozenset({"event", "observation", "claim", "utterance", "inferen
 GUILTY = frozenset(lexicon.key(w) for w in (
     "murder", "murdered", "kill", "killed", "poison", "poisoned", "steal", "stole", "stolen", "theft", "forge",
     "forged", "lie", "lied", "bribe", "bribed", "betray", "betrayed", "drug", "drugged", "smuggle", "smuggled",
-    "cheat", "cheated", "plot", "plotted", "hid", "hidden", "rob", "robbed", "wreck", "lure", "lured"))
+    "cheat", "cheated", "plot", "plotted", "hid", "hidden", "rob", "robbed", "wreck", "lure", "lured", "threaten",
+    "threatened", "blackmail", "blackmailed", "extort", "extorted", "ambush", "ambushed", "swindle", "swindled"))
 
 
 class Memory(Protocol):
@@ -303,11 +305,17 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     best = relevant[0]
     if best.record_id in knowledge.secrets and to not in knowledge.secrets[best.record_id]:
         return Speech(act="refuse", to=to)
-    # what they lack, the closest first; a remark gets only that, a question "all I know" when they hold it all
-    lacking = [k for k in relevant if _tellable(k, to, knowledge, asked=question)]
+    # what they lack, near the best; else the best even if they hold it ("you know it as well as I do"), unless
+    # the speaker told it lately (then "I have told you all I know"); a remark gets only what they lack
+    lacking = [k for k in relevant if k.score >= best.score - ANSWER_MARGIN and _tellable(k, to, knowledge, asked=question)]
     if lacking:
         return Speech(act="answer", to=to, carries=(lacking[0],))
-    return Speech(act="unknown", to=to, told_all=True) if question else Speech(act="ask", to=to)
+    if not question:
+        return Speech(act="ask", to=to)
+    held = next((k for k in relevant if _tellable(k, None, knowledge, asked=True)), None)
+    if held is not None and held.record_id not in knowledge.told:
+        return Speech(act="answer", to=to, carries=(held,))
+    return Speech(act="unknown", to=to, told_all=True)
 
 
 def topics(world: World, speaker: str, listener: str | None, knowledge: Knowledge,

@@ -168,7 +168,9 @@ def _informative(world: World, events: list[SimEvent], knowing: _Knowing, cosine
         if reply is None or reply.act is None or reply.act == "free":
             continue
         answered += 1
-        asked = content.keys(event.claim)
+        # the question as the one asked holds it ("my father" asked by Wren is Wren's father), without the two names
+        names = {w for a in (event.actor, event.to) if a in world.agents for w in content.keys(world.agents[a].name)}
+        asked = content.keys(content.as_asked(world, event.claim, event.actor, event.to)) - names
         if reply.tells:
             told = [store_text(knowing, r) for r in reply.tells]
             if any(asked & content.keys(t) for t in told) or (cosine is not None and told and
