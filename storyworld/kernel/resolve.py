@@ -235,7 +235,7 @@ class _Resolver:
         busy = isinstance(own, ActOn) and own.verb != "lead" or (isinstance(own, Say) and own.to != action.actor)
         goes_elsewhere = (heading is not None and heading != action.place) or (heading is None and busy)
         if action.text:
-            self.say(Say(actor=action.actor, text=action.text, to=action.target), fallback=fallback)
+            self.say(Say(actor=action.actor, text=action.text, to=action.target, act="lead"), fallback=fallback)
         self.move(Move(actor=action.actor, to=action.place), fallback=fallback)
         if goes_elsewhere or heading == action.place:  # going their own way, or coming anyway by themselves
             if goes_elsewhere:

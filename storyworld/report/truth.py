@@ -163,8 +163,9 @@ def _informative(world: World, events: list[SimEvent], knowing: _Knowing, cosine
     for index, event in enumerate(events):
         if event.kind != "say" or not event.to or not event.claim or not content.is_question(event.claim):
             continue
+        # the reply is decided after the question was heard: a line of the same round crossed it
         reply = next((e for e in events[index + 1:] if e.kind == "say" and e.actor == event.to
-                      and e.to == event.actor and event.round <= e.round <= event.round + 1), None)
+                      and e.to == event.actor and event.round < e.round <= event.round + 2), None)
         if reply is None or reply.act is None or reply.act == "free":
             continue
         answered += 1
