@@ -174,6 +174,15 @@ def _stutters(tokens: list[str], name_words: set[str] = frozenset()) -> bool:
     return False
 
 
+def proper_words(text: str) -> list[str]:
+    """Capitalised words that do not open a sentence or clause (in English: names)."""
+    found = []
+    for part in re.split(r"(?<=[.!?;:,])\s+", text):
+        tokens = re.findall(r"[\w']+", part)
+        found.extend(w for w in tokens[1:] if w[:1].isupper() and w not in ("I", "I'm", "I'll", "I've", "I'd"))
+    return found
+
+
 def parrots(line: str, others: Iterable[str], share: float = 0.5) -> bool:
     """Whether at least `share` of a line's word trigrams were said by others (this round or the last)."""
     grams = _ngrams(words(line), 3)

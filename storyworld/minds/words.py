@@ -112,15 +112,6 @@ def tidy(world: World, speaker: str, raw: str) -> str:
     return re.sub(rf",\s*(?:{own})(?=[.!?])", "", text)
 
 
-def _proper_words(text: str) -> list[str]:
-    """Capitalised words that are not a sentence's first word (names, in English)."""
-    found = []
-    for sentence in re.split(r"(?<=[.!?;:])\s+", text):
-        words = re.findall(r"[\w']+", sentence)
-        found.extend(w for w in words[1:] if w[:1].isupper() and w not in ("I", "I'm", "I'll", "I've", "I'd"))
-    return found
-
-
 def check(world: World, context: DecisionContext, speech: content.Speech, floor: str, text: str) -> list[str]:
     """Why a phrasing may not stand for the floor: it lost the content, added a name or a fact, or is garbage."""
     speaker = world.agents[context.agent].name
@@ -151,7 +142,7 @@ def check(world: World, context: DecisionContext, speech: content.Speech, floor:
             or len(text) > 1.4 * len(floor) + 20:
         found.append("longer than its line")
     names = {w.lower() for n in world_names(world) for w in re.findall(r"[\w']+", n)}
-    invented = [w for w in _proper_words(text) if w.lower() not in names and content.keys(w) - known]
+    invented = [w for w in lines.proper_words(text) if w.lower() not in names and content.keys(w) - known]
     if invented:
         found.append("invented name")
     return list(dict.fromkeys(found))

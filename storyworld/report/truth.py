@@ -33,15 +33,6 @@ FIRST_HAND = frozenset({"witnessed", "sediment", "authored"})
 Cosine = Callable[[list[tuple[str, str]]], list[float]]
 
 
-def _proper(text: str) -> list[str]:
-    """Capitalised words that are not a sentence's first (names, in English)."""
-    found = []
-    for sentence in re.split(r"(?<=[.!?;:,])\s+", text):
-        words = re.findall(r"[\w']+", sentence)
-        found.extend(w for w in words[1:] if w[:1].isupper() and w not in ("I", "I'm", "I'll", "I've", "I'd"))
-    return found
-
-
 class _Knowing:
     """What each agent held at each round, read back from the final store by holding age."""
 
@@ -104,7 +95,7 @@ def score(world: World, events: list[SimEvent], store: Any, *, player: str | Non
         known = knowing.keys(event.actor, event.round) | content.keys(heard) | here | geography
         said = content.line_keys(text)
         grounded = not said or len(said & known) >= GROUNDED_SHARE * len(said)
-        invented = [w for w in _proper(text) if w.lower() not in world_words and not content.keys(w) <= known]
+        invented = [w for w in lines.proper_words(text) if w.lower() not in world_words and not content.keys(w) <= known]
         others = [e.claim or "" for e in events[max(0, index - 60):index]
                   if e.kind == "say" and e.actor != event.actor and e.round >= event.round - 1]
         parrot = lines.parrots(text, others)

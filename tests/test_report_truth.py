@@ -1,0 +1,87 @@
+"""The truth figures of bench play on scripted lines: each one can fail, and each fails on what it names (doubles)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from doubles import HashEmbedder, ScriptedMind
+from memory import Deposit
+from storyworld.game import session
+from storyworld.kernel.actions import Say, Told, Wait
+from storyworld.kernel.state import Settings
+from storyworld.report import truth
+from storyworld.world import load_world
+
+TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
+
+
+def run(script, rounds=2):
+    """The tiny world from its arrival, Maren played by nobody, the others scripted."""
+    world = load_world(TINY)
+    sim = session.new_simulation(world, "arrival", Settings(seed=0), ScriptedMind(script), embedder=HashEmbedder())
+    for _ in range(rounds):
+        sim.step()
+    return world, sim, truth.score(world, sim.state.events, sim.store, player=None, start_round=0)
+
+
+def test_a_line_from_what_the_speaker_holds_is_clean_and_shares_the_record():
+    def script(rnd, agent, ctx):
+        if rnd == 0 and agent == "tobin":
+            known = next(k for k in ctx.knowledge.moment if "maren" not in k.holders)
+            return Say(actor="tobin", text=f"Maren, {known.text}", to="maren", act="tell",
+                       tells=(Told(record=known.record_id, text=known.text, kind=known.kind),))
+        return Wait(actor=agent)
+
+    _, _, figures = run(script)
+    assert figures["lines"] == 1 and figures["clean_rate"] == 1.0 and figures["grounded_rate"] == 1.0
+    assert figures["talk_shared"] == 1 and figures["hallucinated_beliefs"] == 0
+
+
+def test_invented_names_parrots_repeats_and_ungrounded_lines_are_not_clean():
+    said = {
+        (0, "tobin"): "Maren, Captain Hask sank the Orion off Barrow Point.",  # names nobody in the world
+        (0, "silas"): "Maren, the tide turns early on the north quay this week.",
+        (1, "silas"): "Maren, the tide turns early on the north quay this week.",  # his own line again
+        (1, "tobin"): "Maren, the tide turns early on the north quay this week.",  # another's words
+    }
+
+    def script(rnd, agent, ctx):
+        text = said.get((rnd, agent))
+        return Say(actor=agent, text=text, to="maren") if text else Wait(actor=agent)
+
+    _, _, figures = run(script)
+    assert figures["lines"] == 4
+    assert figures["invented_name_rate"] == 0.25  # Hask, Orion, Barrow: one line
+    # Tobin's copy of Silas's line of the round before, and Silas's own line again, which Tobin said this round
+    assert figures["parrot_rate"] == 0.5
+    # nobody holds the tide or the ship: the first two lines are ungrounded (the later two were heard said)
+    assert figures["grounded_rate"] == 0.5
+    assert figures["clean_rate"] == 0.0
+
+
+def test_a_canon_beat_spoken_before_its_time_is_a_future_leak():
+    def script(rnd, agent, ctx):
+        if rnd == 0 and agent == "silas":  # what he holds of that night, said early: no leak
+            return Say(actor="silas", text="Maren, I told Elias to leave the lamp dark for one night.", to="maren")
+        return Wait(actor=agent)
+
+    _, _, figures = run(script, rounds=1)
+    assert figures["future_leaks"] == 0 and figures["clean_rate"] == 1.0
+
+    def tobin_says(rnd, agent, ctx):
+        if rnd == 0 and agent == "tobin":  # the confession the canon keeps for the chapel in round 5
+            return Say(actor="tobin", text="Maren, Silas darkened the lamp to wreck a rival ship.", to="maren")
+        return Wait(actor=agent)
+
+    _, _, figures = run(tobin_says, rounds=1)
+    assert figures["future_leaks"] == 1 and figures["leak_examples"]
+
+
+def test_a_belief_nothing_supports_is_a_hallucinated_belief():
+    world, sim, before = run(lambda rnd, agent, ctx: Wait(actor=agent), rounds=1)
+    assert before["hallucinated_beliefs"] == 0
+    # the old way: a line's words as a claim record, believed by who heard it, held first-hand by nobody
+    sim.store.remember_many([Deposit(owner=o, statements=("The moon is made of tallow.",), round=1, via="told",
+                                     source="tobin", kind="claim", event_id="r0001-00/claim") for o in ("maren", "ada")])
+    after = truth.talk_figures(sim.store, sim.state.events, start_round=0)
+    assert after["hallucinated_beliefs"] == 2
