@@ -159,6 +159,7 @@ def _speech_context(tiny, agent="tobin"):
     ("Maren, I saw Elias seal the letter with red wax, then burn the harbour down.", False),  # a fact added
     ("Maren, Maren, Maren, Maren, Maren.", False),  # garbage
     ("Maren, I saw it myself.", False),  # the content lost
+    ("Maren, I saw the red wax seal Elias with the letter.", False),  # the same words, another sense
 ])
 def test_a_phrasing_stands_only_when_it_still_says_the_floor_and_nothing_more(tiny, phrasing, kept):
     context = _speech_context(tiny)
@@ -180,3 +181,17 @@ def test_an_i_do_not_know_may_not_be_phrased_into_a_fact(tiny):
     text, rendered, _, _ = words.write(_Model("Maren, I do not know, but Silas drowned the keeper."), tiny, context,
                                        speech, floor)
     assert rendered and text == floor
+
+
+def test_what_news_is_answered_with_news_and_where_someone_went_only_asked_where(tiny):
+    say = Say(actor="tobin", text="", to="maren")
+    news = content.choose(tiny, "tobin", "answer", say, _knowledge(moment=(_known(record_id=5, score=0.4),)),
+                          addressed=ThreadLine(round=1, speaker="maren", text="What news?", event_id="r0001-00"))
+    assert news.act == "answer" and news.carries[0].record_id == 5
+    went = _known(record_id=6, text="Ada went from The harbour to The Gull tavern.", mechanical=True, score=0.9)
+    idle = content.choose(tiny, "tobin", "answer", say, _knowledge(heard=(went,)),
+                          addressed=ThreadLine(round=1, speaker="maren", text="Is Ada well?", event_id="r0001-00"))
+    assert not idle.carries
+    where = content.choose(tiny, "tobin", "answer", say, _knowledge(heard=(went,)),
+                           addressed=ThreadLine(round=1, speaker="maren", text="Where is Ada?", event_id="r0001-00"))
+    assert where.carries == (went,)

@@ -296,14 +296,23 @@ def choose(world: World, speaker: str, purpose: str, action: Any, knowledge: Kno
 
 
 def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, addressed: ThreadLine) -> Speech:
-    """A question gets the best holding about it, an honest refusal, or "I do not know"; a remark, what bears on it."""
+    """A question gets the best holding about it, an honest refusal, or "I do not know"; a remark, what bears on it.
+
+    A question about nothing in particular ("What news?") is answered with news: a holding the asker lacks.
+    Where someone went is an answer only to a question of where.
+    """
     question = is_question(addressed.text)
+    if question and not keys(addressed.text):
+        news = next((k for k in (*knowledge.beat, *knowledge.moment, *knowledge.lately)
+                     if k.score >= TELL_MIN and _tellable(k, to, knowledge)), None)
+        return Speech(act="answer", to=to, carries=(news,)) if news else Speech(act="unknown", to=to)
+    whereabouts = re.search(r"\bwhere\b", addressed.text, re.IGNORECASE) is not None
     floor = ANSWER_MIN if question else TELL_MIN
-    relevant = [k for k in knowledge.heard if k.score >= floor]
+    relevant = [k for k in knowledge.heard if k.score >= floor and (whereabouts or not k.mechanical)]
     if not relevant:
         return Speech(act="unknown" if question else "ask", to=to)
     best = relevant[0]
-    if best.record_id in knowledge.secrets and to not in knowledge.secrets[best.record_id]:
+    if best.record_id in knowledge.secrets and to not in knowledge.secrets[best.record_id] and to not in best.holders:
         return Speech(act="refuse", to=to)
     # what they lack, near the best; else the best even if they hold it ("you know it as well as I do"), unless
     # the speaker told it lately (then "I have told you all I know"); a remark gets only what they lack

@@ -112,6 +112,13 @@ def tidy(world: World, speaker: str, raw: str) -> str:
     return re.sub(rf",\s*(?:{own})(?=[.!?])", "", text)
 
 
+def _pairs(text: str) -> set[tuple[str, str]]:
+    """Neighbouring content words of a text, in order (what a phrasing must keep of its floor's sense)."""
+    sequence = [content.keys(w) for w in lines.words(text)]
+    flat = [next(iter(k)) for k in sequence if k]
+    return set(zip(flat, flat[1:]))
+
+
 def check(world: World, context: DecisionContext, speech: content.Speech, floor: str, text: str) -> list[str]:
     """Why a phrasing may not stand for the floor: it lost the content, added a name or a fact, or is garbage."""
     speaker = world.agents[context.agent].name
@@ -127,6 +134,9 @@ def check(world: World, context: DecisionContext, speech: content.Speech, floor:
     said = content.line_keys(text)
     if floor_keys and len(floor_keys & said) < CARRY_SHARE * len(floor_keys):
         found.append("lost the content")
+    kept = _pairs(floor) & _pairs(text)
+    if _pairs(floor) and len(kept) < CARRY_SHARE * len(_pairs(floor)):
+        found.append("words out of order")  # "the dead king" is not "the king of the dead"
     lowered = text.lower()
     for name in render.names_in(world, floor):
         if name != to and name != context.agent and not any(n.lower() in lowered for n in world.agents[name].all_names()):
