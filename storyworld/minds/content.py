@@ -36,6 +36,8 @@ QUESTION_WORDS = frozenset({
     "from", "by", "and", "or", "but", "not", "no", "yes", "be", "been", "again", "now", "then", "so", "if",
     "any", "some", "all", "very", "much", "many", "ever", "never", "still", "yet", "just", "really", "him",
     "her", "his", "she", "he", "they", "them", "their", "one", "ones", "let", "come", "go",
+    # a question about nothing in particular: "What news?", "What brings you here?", "Is all well?"
+    "news", "new", "happen", "happened", "happening", "going", "matter", "wrong", "well", "brings", "bring", "doing",
 })
 # Words of speaking itself (asking, telling, greeting, leading, not knowing): they carry no fact a line could invent.
 SPEECH_WORDS = frozenset(lexicon.key(w) for w in (
