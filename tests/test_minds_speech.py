@@ -195,3 +195,19 @@ def test_what_news_is_answered_with_news_and_where_someone_went_only_asked_where
     where = content.choose(tiny, "tobin", "answer", say, _knowledge(heard=(went,)),
                            addressed=ThreadLine(round=1, speaker="maren", text="Where is Ada?", event_id="r0001-00"))
     assert where.carries == (went,)
+
+
+@pytest.mark.parametrize(("text", "guilty"), [
+    ("Felix took Clara's manuscript from the piano.", True),
+    ("Lisle took the strongbox key from Sabine Dace's sewing bag.", True),
+    ("Hamlet took his sword.", False),
+    ("Maren took the boat out at dawn.", False),
+])
+def test_taking_what_is_someone_elses_is_a_guilty_deed(text, guilty):
+    assert bool(content.TAKING.search(text)) is guilty
+
+
+def test_a_secret_is_shared_with_whom_a_goal_means_to_share_it_with(hamlet):
+    goal = "Get Horatio to see the apparition with his own eyes"
+    assert content._ally(hamlet, goal, "horatio")
+    assert not content._ally(hamlet, "Find out what is troubling Hamlet", "hamlet")

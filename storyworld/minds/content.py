@@ -45,7 +45,8 @@ SPEECH_WORDS = frozenset(lexicon.key(w) for w in (
     "met", "welcome", "good", "day", "follow", "brings", "bring", "wanted", "asking", "answer", "plainly",
     "truth", "nothing", "cannot", "will", "would", "speak", "ask", "look", "listen", "sorry", "fear", "all",
     "as", "much", "more", "less", "own", "eyes", "sure", "certain", "indeed", "yes", "no", "aye", "sir", "madam",
-    "lord", "lady", "friend", "pray", "thank", "thanks", "grant", "swear", "matter", "thing", "way", "man"))
+    "lord", "lady", "friend", "pray", "thank", "thanks", "grant", "swear", "matter", "thing", "way", "man",
+    "must", "once", "together", "now", "quickly", "asking", "wanted", "glad", "safe"))
 SECRET_CUES = ("secret", "hide", "conceal", "hidden", "keep quiet", "never learn", "nobody know", "no one know",
                "cover up", "keep it from", "found out", "find out about")
 SPOKEN_KINDS = frozenset({"event", "observation", "claim", "utterance", "inference", "reflection", "insight"})
@@ -220,6 +221,11 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
                      secrets=secrets, vocabulary=frozenset(vocabulary))
 
 
+# A goal that means to share a matter with someone names them after one of these ("Get Horatio to see it").
+ALLY_VERBS = ("get", "tell", "warn", "show", "convince", "help", "bring", "inform", "teach", "persuade", "make")
+# Taking what is someone else's: "took Clara's manuscript", "took the key from your sewing bag".
+TAKING = re.compile(r"\b(?:took|takes|taken|take|taking)\b(?:\s+\w+){0,4}?\s+(?:from\s+)?"
+                    r"(?:(?:[A-Z]\w*\s+)*[A-Z]\w*['\u2019]s|your)\b")
 KEEP_CUES = ("out of anyone", "out of everyone", "hide", "away from", "conceal", "secret", "nobody", "no one")
 
 
@@ -242,12 +248,21 @@ def keep_to_self(world: World, agent: str, held: list[Any]) -> dict[int, tuple[s
             continue
         words = keys(record.text) - own
         private = not any(o in active for o in record.owners if o != agent)
-        if words & GUILTY:
+        if words & GUILTY or TAKING.search(record.text):
             out[record.id] = ()
         elif any(words & g for g in secret) or (private and any(words & g for g in keeping)):
             out[record.id] = tuple(a for a in world.agents if a != agent and any(
-                render.speaks_of(world, g, a) and words & keys(g) for g in goals))
+                _ally(world, g, a) and words & keys(g) for g in goals))
     return out
+
+
+def _ally(world: World, goal: str, agent: str) -> bool:
+    """Whether a goal means to share its matter with `agent`: it names them after a verb of sharing."""
+    for span in render.find_names(world, goal):
+        if span.agent == agent:
+            before = re.findall(r"[a-z]+", goal[: span.start].lower())
+            return bool(before) and before[-1] in ALLY_VERBS
+    return False
 
 
 # ------------------------------------------------------------------------------- choosing

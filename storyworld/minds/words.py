@@ -112,6 +112,17 @@ def tidy(world: World, speaker: str, raw: str) -> str:
     return re.sub(rf",\s*(?:{own})(?=[.!?])", "", text)
 
 
+PERSONS = (frozenset({"i", "me", "my", "mine", "myself", "i'm", "i've", "i'll", "i'd"}),
+           frozenset({"you", "your", "yours", "yourself", "you're", "you've", "you'll"}),
+           frozenset({"he", "him", "his", "himself"}), frozenset({"she", "her", "hers", "herself"}))
+
+
+def _persons(text: str) -> tuple[bool, ...]:
+    """Which persons a line speaks of (I, you, he, she): a phrasing that changes them changes who did what."""
+    tokens = set(lines.words(text.split(",", 1)[1] if "," in text else text))  # after the vocative
+    return tuple(bool(tokens & group) for group in PERSONS)
+
+
 def _pairs(text: str) -> set[tuple[str, str]]:
     """Neighbouring content words of a text, in order (what a phrasing must keep of its floor's sense)."""
     sequence = [content.keys(w) for w in lines.words(text)]
@@ -137,6 +148,8 @@ def check(world: World, context: DecisionContext, speech: content.Speech, floor:
     kept = _pairs(floor) & _pairs(text)
     if _pairs(floor) and len(kept) < CARRY_SHARE * len(_pairs(floor)):
         found.append("words out of order")  # "the dead king" is not "the king of the dead"
+    if _persons(text) != _persons(floor):
+        found.append("changed who")  # "she will cut my debt" is not "he will cut your debt"
     lowered = text.lower()
     for name in render.names_in(world, floor):
         if name != to and name != context.agent and not any(n.lower() in lowered for n in world.agents[name].all_names()):
