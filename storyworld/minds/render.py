@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 import msgspec
 
@@ -63,23 +64,47 @@ def name_forms(world: World) -> list[tuple[str, str]]:
     return sorted(forms.items(), key=lambda item: (-len(item[0]), item[0]))
 
 
+class _Names(msgspec.Struct, frozen=True):
+    """A world's person names as one pattern (longest first), and whose each is."""
+
+    pattern: re.Pattern[str]
+    whose: dict[str, str]
+
+
+_WORLD_NAMES: dict[str, _Names] = {}  # by world digest: the pattern is built once per world
+
+
+def _names(world: World) -> _Names:
+    found = _WORLD_NAMES.get(world.digest)
+    if found is None:
+        forms = name_forms(world)
+        alternation = "|".join(re.escape(surface) for surface, _ in forms) or r"(?!x)x"
+        found = _Names(pattern=re.compile(rf"(?<![\w'])(?:{alternation})(?![\w])"), whose=dict(forms))
+        _WORLD_NAMES[world.digest] = found
+    return found
+
+
 def find_names(world: World, text: str) -> list[Span]:
-    """Every person named in the text, longest surface first, no two overlapping, in text order."""
+    """Every person named in the text, the longest name at each place, none overlapping, in text order."""
+    _names(world)
+    return list(_find(world.digest, text))
+
+
+@lru_cache(maxsize=32768)
+def _find(digest: str, text: str) -> tuple[Span, ...]:
+    names = _WORLD_NAMES[digest]
     taken: list[Span] = []
-    for surface, agent in name_forms(world):
-        for match in re.finditer(rf"(?<![\w']){re.escape(surface)}(?![\w])", text):
-            if any(match.start() < s.end and s.start < match.end() for s in taken):
-                continue
-            # part of a longer proper name the world does not list ("Prince Fortinbras" is not "Fortinbras"),
-            # unless the capitalised word before only opens the sentence ("Get Horatio to see it")
-            words_before = text[: match.start()].split()
-            word_before = words_before[-1] if words_before else ""
-            opens = len(words_before) == 1 or (len(words_before) > 1 and words_before[-2].endswith((".", "!", "?", ";", ":")))
-            if word_before[:1].isupper() and word_before != "I" and not word_before.endswith((".", ";", ":", "!", "?", ",")) \
-                    and not opens:
-                continue
-            taken.append(Span(match.start(), match.end(), agent))
-    return sorted(taken, key=lambda s: s.start)
+    for match in names.pattern.finditer(text):
+        # part of a longer proper name the world does not list ("Prince Fortinbras" is not "Fortinbras"),
+        # unless the capitalised word before only opens the sentence ("Get Horatio to see it")
+        words_before = text[: match.start()].split()
+        word_before = words_before[-1] if words_before else ""
+        opens = len(words_before) == 1 or (len(words_before) > 1 and words_before[-2].endswith((".", "!", "?", ";", ":")))
+        if word_before[:1].isupper() and word_before != "I" and not word_before.endswith((".", ";", ":", "!", "?", ",")) \
+                and not opens:
+            continue
+        taken.append(Span(match.start(), match.end(), names.whose[match.group(0)]))
+    return tuple(taken)
 
 
 def _is_subject(text: str, span: Span) -> bool:
