@@ -15,8 +15,9 @@ SPOKEN = frozenset({"utterance", "claim"})
 
 
 def deposit_speaker(deposit: Any) -> str:
-    """Who said a deposited claim or utterance: the teller for told/read, else the depositor."""
-    if deposit.via in ("told", "read") and deposit.source:
+    """Who said a deposited claim or utterance: the teller for told/read (and for the canon's speeches, whose
+    witnesses hold them from their speaker), else the depositor."""
+    if deposit.via in ("told", "read", "sediment") and deposit.source:
         return deposit.source
     return deposit.owner
 

@@ -83,6 +83,8 @@ class Known(msgspec.Struct, frozen=True, kw_only=True):
     holders: tuple[str, ...] = ()  # who of those present holds it too
     mechanical: bool = False  # a move, a look around or a wait from play: answered about, never told unasked
     private: bool = False  # a doing of the speaker's own that nobody else in play holds: answered, never volunteered
+    quote: bool = False  # a line of the canon's dialogue: an answer as what its speaker said, in their words
+    said_by: str | None = None  # who said it (a line of dialogue)
 
 
 class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
@@ -151,7 +153,7 @@ def _known(record: Any, owner: str, score: float, present: Iterable[str], mechan
     holding = record.owners[owner]
     private = world is not None and render.speaks_of(world, record.text, owner) and not any(
         o != owner and o in world.agents and world.agents[o].status == "active" for o in record.owners)
-    return Known(private=private, 
+    return Known(private=private, quote=not is_statement(record.text), said_by=record.speaker, 
         record_id=record.id, text=record.text, kind=record.kind, via=holding.via, source=holding.source,
         confidence=holding.confidence, status=holding.status, round=record.round, since_round=holding.since_round, sediment=record.sediment,
         score=round(float(score), 4), holders=tuple(a for a in present if a in record.owners),
@@ -159,13 +161,37 @@ def _known(record: Any, owner: str, score: float, present: Iterable[str], mechan
     )
 
 
+# A play's stage directions, which an authored world keeps as events ("Enter Hamlet and Horatio", "Exeunt").
+STAGE_WORDS = frozenset({"enter", "enters", "exit", "exeunt", "re-enter", "reenter", "flourish", "alarum", "alarums",
+                         "aside", "within", "sennet", "trumpets", "music", "dies", "manet", "manent", "retreat"})
+PERSON_WORDS = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "you", "your", "yours",
+                          "thou", "thee", "thy", "thine", "ye", "i'm", "i'll", "i've", "you're", "we're", "let's"})
+
+
+def is_statement(text: str) -> bool:
+    """Whether a record reads as a statement about the world, fit to be told: third person, a sentence, no
+    question or cry, no stage direction. A line of dialogue kept as canon ("Say, what, is Horatio there?") is not."""
+    tokens = lines.words(text)
+    if len(tokens) < 4 or tokens[0] in STAGE_WORDS:
+        return False
+    return not (PERSON_WORDS & set(tokens)) and "?" not in text and "!" not in text
+
+
 def _usable(record: Any, owner: str) -> bool:
-    """A holding fit to say aloud: believed (or doubted), not retracted, not a private note, and not a line
-    said in play (what was said is heard by those there; what it told travels as the record it told)."""
+    """A holding fit to say aloud: believed (or doubted), not retracted, not a private note, a statement (not a
+    line of dialogue or a stage direction), and not a line said in play (what was said is heard by those there;
+    what it told travels as the record it told)."""
     holding = record.owners.get(owner)
     return (holding is not None and holding.status in ("believed", "doubted") and record.namespace == "shared"
             and record.kind in SPOKEN_KINDS and "contaminated" not in holding.flags
-            and not (record.kind == "utterance" and not record.sediment))
+            and not (record.kind == "utterance" and not record.sediment)
+            and (is_statement(record.text) or is_quotable(record)))
+
+
+def is_quotable(record: Any) -> bool:
+    """A line of the canon's dialogue, held as said by its speaker: it can be told as what was said, in quotes."""
+    tokens = lines.words(record.text)
+    return record.kind == "utterance" and record.sediment and len(tokens) >= 4 and tokens[0] not in STAGE_WORDS
 
 
 def _scored(world: World, store: Memory, owner: str, query: str, present: tuple[str, ...],
@@ -272,7 +298,7 @@ def _tellable(known: Known, listener: str | None, knowledge: Knowledge, *, asked
     """A holding the listener lacks, not kept secret, not mechanical (unless asked), not told lately (unless asked)."""
     if known.record_id in knowledge.secrets and listener not in knowledge.secrets[known.record_id]:
         return False
-    if not asked and (known.mechanical or known.private or known.record_id in knowledge.told
+    if not asked and (known.mechanical or known.private or known.quote or known.record_id in knowledge.told
                       or known.confidence < 0.45):
         return False
     return listener is None or listener not in known.holders

@@ -317,10 +317,12 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
     },
 }
 PROVENANCE = {
-    "en": {"shared": "you know it as well as I do: {c}", "told_you": "you told me yourself that {c}",
+    "en": {"quote": "{source} said: \u201c{q}\u201d", "quote_own": "I said it myself: \u201c{q}\u201d",
+           "quote_you": "you said it yourself: \u201c{q}\u201d", "shared": "you know it as well as I do: {c}", "told_you": "you told me yourself that {c}",
            "told": "{source} told me that {c}", "read": "I read in {source} that {c}", "saw": "I saw it myself: {c}",
            "inferred": "I believe that {c}", "plain": "{c}"},
-    "zh": {"shared": "你我都知道：{c}", "told_you": "你亲口告诉我：{c}", "told": "{source}告诉我：{c}",
+    "zh": {"quote": "{source}说过：“{q}”", "quote_own": "我说过：“{q}”", "quote_you": "你说过：“{q}”",
+           "shared": "你我都知道：{c}", "told_you": "你亲口告诉我：{c}", "told": "{source}告诉我：{c}",
            "read": "我在{source}中读到：{c}", "saw": "我亲眼所见：{c}", "inferred": "我想：{c}", "plain": "{c}"},
 }
 
@@ -351,6 +353,12 @@ def say_known(world: World, speaker: str, listener: str | None, known: object, n
         body = point_of_view(world, text, speaker, listener, past=past)
     holders = getattr(known, "holders")
     via, source = getattr(known, "via"), getattr(known, "source")
+    if getattr(known, "quote", False):
+        # a line of dialogue is told as said, in its own words, with who said it
+        by = getattr(known, "said_by", None) or source
+        form = "quote_own" if by in (None, speaker) else ("quote_you" if by == listener else "quote")
+        said = PROVENANCE[lang][form].format(q=text.strip(), source=world.name_of(by) if by else "")
+        return said if said.endswith(("\u201d", "”")) else sentence(said)
     if speaks_of(world, text, speaker) and lang == "en":
         form = "plain"
     elif listener is not None and listener in holders:
