@@ -28,7 +28,8 @@ truth (each agent line judged against what its speaker held when it was said):
                           when it passes these too)
   grounded_rate           lines whose content words are at least 70% in the speaker's records or the line answered
   invented_name_rate      lines naming someone or something (a capitalised word) nowhere in the world or its knowledge
-  parrot_rate             lines with half or more of their word trigrams said by someone else this round or the last
+  parrot_rate             lines with half or more of their word trigrams said by someone else in the speaker's
+                          hearing, this round or the last
   future_leaks            lines sharing 2+ content words the speaker could not know with a canon event still to come
   informative_answer_rate questions answered with a record about them, or an honest "I do not know" / refusal from
                           someone who held nothing about them (over questions answered by a speech act)

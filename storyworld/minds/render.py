@@ -303,7 +303,8 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
         "refuse": ("that is not a thing I will speak of.", "do not ask me that.", "I will not answer that."),
         "greet": ("well met.", "welcome, and well met.", "good day to you."),
         "ask": ("what news?", "what brings you here?", "is all well with you?"),
-        "ask_about": ("what do you know of {topic}?", "have you heard anything of {topic}?"),
+        "ask_about": ("what do you know of {topic}?", "have you heard anything of {topic}?", "is there any word of {topic}?",
+                      "tell me, what news of {topic}?", "what can you tell me of {topic}?"),
         "lead": ("come with me to {place}.", "follow me to {place}.", "we must go to {place}.", "come, we go together."),
         "summon": ("you are wanted at {place}.", "they are asking for you at {place}.", "you must go at once."),
         "demand": ("I would have the truth from you.", "answer me plainly."),
@@ -402,7 +403,8 @@ def floor(world: World, speech: object, speaker: str, *, now: int, seed: int = 0
     avoid = [a for a in avoid if a]
     candidates: list[str] = []
     if key == "ask":  # a question about someone the asker knows of comes before a plain "what news?"
-        candidates += [t.format(topic=topic) for topic in topics for t in TEMPLATES[lang]["ask_about"]]
+        about = TEMPLATES[lang]["ask_about"]
+        candidates += [about[(seed + i) % len(about)].format(topic=topic) for topic in topics for i in range(len(about))]
     candidates += [options[(seed + i) % len(options)].format(place=place_name) for i in range(len(options))]
     overheard = [o for o in overheard if o]
     fresh = [c for c in candidates if not any(lines.similarity(_with_vocative(world, to, c, lang), old) >= 0.7

@@ -96,8 +96,10 @@ def score(world: World, events: list[SimEvent], store: Any, *, player: str | Non
         said = content.line_keys(text)
         grounded = not said or len(said & known) >= GROUNDED_SHARE * len(said)
         invented = [w for w in lines.proper_words(text) if w.lower() not in world_words and not content.keys(w) <= known]
-        others = [e.claim or "" for e in events[max(0, index - 60):index]
-                  if e.kind == "say" and e.actor != event.actor and e.round >= event.round - 1]
+        # what others said within the speaker's hearing, this round (before it) or the last
+        others = [e.claim or "" for e in events[max(0, index - 400):index]
+                  if e.kind == "say" and e.actor != event.actor and e.round >= event.round - 1
+                  and event.actor in e.witnesses]
         parrot = lines.parrots(text, others)
         met = {e.id for e in events[:index]}
         leak = any(len((said & content.keys(f.text)) - known) >= LEAK_WORDS and f.round >= event.round - 0
