@@ -270,7 +270,7 @@ class ConsensusStore(StoreShell, Unmerging):
         for atom in atoms:
             d = atom.deposit
             ns = d.namespace
-            if self._told(d) is not None:
+            if equivalence.told_record(self._records, d) is not None:
                 continue
             if not self.settings.merge:
                 need.append(atom)
@@ -357,20 +357,11 @@ class ConsensusStore(StoreShell, Unmerging):
                     if b not in self._edges.get(a, {}):
                         self._link(a, b)
 
-    def _told(self, d: Deposit) -> int | None:
-        """The record a deposit tells, when it names one its teller holds (talk lands on the record told)."""
-        if d.record is None or d.via != "told" or not d.source:
-            return None
-        record = self._records.get(d.record)
-        if record is None or d.source not in record.owners or record.namespace != d.namespace:
-            return None
-        return d.record
-
     def _place(self, atom: _Atom) -> int:
         """Find the record this atom joins (cheapest rule first) or insert it; returns its id."""
         d = atom.deposit
         ns = d.namespace
-        told = self._told(d)
+        told = equivalence.told_record(self._records, d)
         if told is not None:
             # the listener takes the record as it stands now (the teller's words may predate a merge)
             atom.text = self._records[told].text

@@ -59,3 +59,13 @@ def choose_text(current: str, incoming: str) -> str:
     if any(name not in words for name in guard.named(longer)):
         return longer
     return shorter
+
+
+def told_record(records: dict[int, Record], deposit: Any) -> int | None:
+    """The record a deposit tells, when it names one its teller holds: talk lands on the record told."""
+    if deposit.record is None or deposit.via != "told" or not deposit.source:
+        return None
+    record = records.get(deposit.record)
+    if record is None or deposit.source not in record.owners or record.namespace != deposit.namespace:
+        return None
+    return deposit.record
