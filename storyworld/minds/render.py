@@ -182,7 +182,8 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
         if possessive:
             out.append(_cap_if_start(text, span.start, "my" if person == "I" else "your"))
             cursor = span.end + len(possessive.group(0))
-        elif subject:
+        elif subject or _verb_follows(text[span.end:]):
+            # a subject, or the subject of a clause with no "that" ("believes Hamlet has gone mad")
             out.append(_cap_if_start(text, span.start, person))
             gap_end = nxt.start if nxt is not None else len(text)
             out.append(_agree(person, text[span.end:gap_end], past))
@@ -221,6 +222,12 @@ def _in_the_past(text: str, spans: list[Span]) -> str:
         cursor = gap_end
     out.append(text[cursor:])
     return "".join(out)
+
+
+def _verb_follows(rest: str) -> bool:
+    """Whether a name is followed by a verb of being, having or doing (so it is a clause's subject)."""
+    match = re.match(r"^\s+(\w+'?\w*)", rest)
+    return match is not None and match.group(1) in _BE["I"]
 
 
 def _word(span: Span, speaker: str, listener: str | None, subject: bool, text: str) -> str:
@@ -375,9 +382,20 @@ def say_known(world: World, speaker: str, listener: str | None, known: object, n
     else:
         form = "plain"
     name = world.name_of(source) if source else ""
+    if form == "told" and lang == "en":
+        body = _pronoun_for(world, body, source)  # "Claudius told me that he asked", not "...that Claudius asked"
     said = PROVENANCE[lang][form].format(c=clause(body) if form != "plain" else body.rstrip("."),
                                          source=inline(name) if form == "read" else name)
     return sentence(said)
+
+
+def _pronoun_for(world: World, body: str, agent: str | None) -> str:
+    """The body with its opening name replaced by "he" or "she" when that name is `agent` (the one who told it)."""
+    spans = find_names(world, body)
+    if not spans or spans[0].start != 0 or spans[0].agent != agent:
+        return body
+    pronoun = {"m": "he", "f": "she"}.get(gender(world, agent))
+    return f"{pronoun}{body[spans[0].end:]}" if pronoun else body
 
 
 def floor(world: World, speech: object, speaker: str, *, now: int, seed: int = 0, place: str | None = None,
