@@ -45,6 +45,8 @@ def tiny():
     ("The Ghost would not speak to Horatio.", "ghost", "horatio", "I would not speak to you."),
     ("Prince Hamlet was born on the day old King Hamlet defeated old Fortinbras.", "hamlet", "horatio",
      "I was born on the day old King Hamlet defeated old Fortinbras."),  # the father's name is not the son's
+    ("Ophelia believes Hamlet has gone mad.", "ophelia", "hamlet", "I believe you have gone mad."),
+    ("Polonius thinks Hamlet is mad for love.", "hamlet", "polonius", "You think I am mad for love."),
     ("Laertes came home from France for the coronation.", "hamlet", "horatio",
      "Laertes came home from France for the coronation."),  # nobody of the two: unchanged
 ])
