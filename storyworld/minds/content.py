@@ -270,7 +270,8 @@ def keep_to_self(world: World, agent: str, held: list[Any]) -> dict[int, tuple[s
     active = {a.id for a in world.agents.values() if a.status == "active"}
     out: dict[int, tuple[str, ...]] = {}
     for record in held:
-        if not render.speaks_of(world, record.text, agent):
+        # a doing of its own: it is the subject of a clause of the record
+        if not _usable(record, agent) or not render.is_subject_in(world, record.text, agent):
             continue
         words = keys(record.text) - own
         private = not any(o in active for o in record.owners if o != agent)

@@ -289,6 +289,11 @@ def sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
+def is_subject_in(world: World, text: str, agent: str) -> bool:
+    """Whether the person is a subject in the statement (who did it), not only someone it names."""
+    return any(s.agent == agent and (_is_subject(text, s) or _verb_follows(text[s.end:])) for s in find_names(world, text))
+
+
 def speaks_of(world: World, text: str, agent: str) -> bool:
     """Whether a statement names this person."""
     return any(s.agent == agent for s in find_names(world, text))
