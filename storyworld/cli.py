@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
+import storyworld.commands.ask
 import storyworld.commands.author
 import storyworld.commands.bench
 import storyworld.commands.check
@@ -40,6 +41,7 @@ COMMAND_MODULES: tuple[ModuleType, ...] = (
     storyworld.commands.check,
     storyworld.commands.author,
     storyworld.commands.inspect,
+    storyworld.commands.ask,
     storyworld.commands.screenplay,
     storyworld.commands.log,
 )

@@ -127,6 +127,14 @@ class MemoryLoaded(Message):
         self.view = view
 
 
+class AnswerGiven(Message):
+    """A character answered a question asked in the inspector's Ask box (an interview.Answer)."""
+
+    def __init__(self, answer: Any) -> None:
+        super().__init__()
+        self.answer = answer
+
+
 class RecordChosen(Message):
     """The player asked to see a record in the inspector."""
 

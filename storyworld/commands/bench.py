@@ -8,6 +8,7 @@ from types import ModuleType
 import storyworld.benches.backends
 import storyworld.benches.editions
 import storyworld.benches.judge
+import storyworld.benches.knows
 import storyworld.benches.memory
 import storyworld.benches.play
 import storyworld.benches.round
@@ -20,6 +21,7 @@ BENCH_MODULES: tuple[ModuleType, ...] = (
     storyworld.benches.editions,
     storyworld.benches.round,
     storyworld.benches.play,
+    storyworld.benches.knows,
     storyworld.benches.backends,
     storyworld.benches.judge,
 )

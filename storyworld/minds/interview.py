@@ -7,6 +7,8 @@ inspector's Ask box and `bench knows`, as Generative Agents' interviews are.
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 from storyworld.kernel.actions import Say
@@ -43,17 +45,46 @@ def how(world: World, known: content.Known) -> str:
     return f"{known.via} r{known.since_round}"
 
 
+def answerable(record: Any, owner: str) -> bool:
+    """Whether the answer path may carry this holding at all (believed or doubted, shared, a spoken kind, not a
+    line said in play): what `bench knows` may ask a character about."""
+    return content._usable(record, owner)
+
+
+class AsOf:
+    """A store read as it stood at a round: a holding the owner came by later is not yet held."""
+
+    def __init__(self, store: content.Memory, round_: int) -> None:
+        self.store = store
+        self.round = round_
+
+    def _held(self, record: Any, owner: str) -> bool:
+        holding = record.owners.get(owner)
+        return holding is not None and holding.since_round <= self.round
+
+    def recall(self, owner: str, query: str, k: int | None = None, **options: Any) -> list[Any]:
+        """The store's recall, without what the owner learned after the round (asked wider, so k still fill)."""
+        wanted = k if k is not None else content.RECALL_K
+        hits = self.store.recall(owner, query, k=wanted * 4, **options)
+        return [h for h in hits if self._held(h.record, owner)][:wanted]
+
+    def held_by(self, owner: str) -> list[Any]:
+        """The records the owner held by the round."""
+        return [r for r in self.store.held_by(owner) if self._held(r, owner)]
+
+
 def interview(world: World, store: content.Memory, agent: str, question: str, *, round_: int,
-              asker: str | None = None, candid: bool = False) -> Answer:
+              asker: str | None = None, candid: bool = False, before: str = "") -> Answer:
     """What `agent` answers to `question` from what it holds by `round_` (asked by `asker`, else an interviewer).
 
     `candid`: it keeps nothing to itself (an author's interview of memory, not a scene); else it answers in
-    character, refusing what it keeps secret.
+    character, refusing what it keeps secret. `before`: the line the two exchanged last, which a follow-up's
+    "it" or "that" points back to ("Who told you that?").
     """
     speaker = asker if asker in world.agents else INTERVIEWER
     addressed = ThreadLine(round=round_, speaker=speaker, text=question, event_id="interview", to=agent)
     knowledge = content.gather(world, store, agent, round_=round_, present=(), addressed=addressed, beat_text="",
-                               moment_query="")
+                               moment_query="", before=before)
     if candid:
         knowledge = msgspec.structs.replace(knowledge, secrets={})
     speech = content.choose(world, agent, "answer", Say(actor=agent, text="", to=asker), knowledge,

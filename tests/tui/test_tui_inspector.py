@@ -152,3 +152,43 @@ async def test_unmerge_on_an_unmerged_record_says_so(runtime, tiny_world):
         await settle(pilot)
         assert app.screen is screen
         assert any("never merged" in n.message for n in app._notifications)
+
+
+async def test_ask_box_interviews_the_highlighted_owner_off_the_event_loop(runtime, tiny_world):
+    from textual.widgets import Input
+
+    app = make_app(runtime=runtime, world=tiny_world, player="maren")
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_inspector(pilot)
+        found = next(r for r in screen.store.records() if r.text.startswith("Tobin finds a sealed letter"))
+        table = screen.query_one("#records")
+        table.move_cursor(row=table.get_row_index(str(found.id)))
+        await pilot.pause()
+        await pilot.press("a")  # into the box, asking the record's owner
+        question = screen.query_one("#ask-question", Input)
+        assert app.focused is question and screen.query_one("#ask-agent").value == "tobin"
+        await pilot.press(*keys_for("What did you find on the shore?"), "enter")
+        await settle(pilot)
+        detail = str(screen.query_one("#detail").content)
+        assert "Tobin, asked: What did you find on the shore?" in detail
+        assert "[answer] I found a sealed letter in the coat of the drowned keeper" in detail
+        assert f"Rests on (1)\n  #{found.id} remembered from round -20: {found.text}" in detail
+        assert app.focused is question  # ask again without reaching for the box
+        await pilot.press("escape")  # leaves the box, not the inspector
+        assert app.screen is screen and app.focused is table
+        await pilot.press("escape")
+        assert app.screen is not screen
+
+
+async def test_ask_box_asks_whom_the_select_names_and_says_when_nothing_is_held(runtime, tiny_world):
+    app = make_app(runtime=runtime, world=tiny_world, player="maren")
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_inspector(pilot)
+        screen.query_one("#filter-owner").value = "ada"  # the owner filtered on is whom the box asks
+        await pilot.pause()
+        await pilot.press("a", *keys_for("Who sealed the letter with wax?"), "enter")
+        await settle(pilot)
+        assert screen.query_one("#ask-agent").value == "ada"
+        detail = str(screen.query_one("#detail").content)
+        assert "Ada, asked: Who sealed the letter with wax?" in detail
+        assert "[unknown]" in detail and "Rests on (0)" in detail  # she never saw it: no guess

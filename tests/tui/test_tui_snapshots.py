@@ -70,6 +70,25 @@ def test_inspector_on_the_spoken_record(snap_compare, still_runtime, tiny_world)
     assert snap_compare(app, terminal_size=SIZE, run_before=inspect)
 
 
+def test_inspector_ask_box_answers_with_provenance(snap_compare, still_runtime, tiny_world):
+    """Ask box: Tobin, asked what he found on the shore, answers from his own memory; below, the record it rests on
+    and how he came by it; the question stays in the box for the next one."""
+
+    async def ask(pilot) -> None:
+        await play_a_round(pilot)
+        await pilot.press("f2")
+        await steady(pilot)
+        screen = pilot.app.screen
+        found = next(r for r in screen.store.records() if r.text.startswith("Tobin finds a sealed letter"))
+        table = screen.query_one("#records")
+        table.move_cursor(row=table.get_row_index(str(found.id)))
+        await pilot.press("a", *keys_for("What did you find on the shore?"), "enter")
+        await steady(pilot)
+
+    app = make_app(runtime=still_runtime, world=tiny_world, player="maren")
+    assert snap_compare(app, terminal_size=SIZE, run_before=ask)
+
+
 def test_heatmap_of_shared_ownership(snap_compare, still_runtime, tiny_world):
     """Heatmap: agents × agents, how many records both hold, on a colour scale."""
 

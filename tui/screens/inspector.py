@@ -14,8 +14,9 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Select, Static, TabbedContent, TabPane
 
 from textual.widgets.data_table import RowDoesNotExist
+from textual.worker import Worker, WorkerState, get_current_worker
 
-from tui.messages import MemoryLoaded
+from tui.messages import AnswerGiven, MemoryLoaded
 from tui.cells import fit
 from tui.views import MemoryView, RecordDetail, RecordRow, record_detail
 from tui.widgets.heatmap import HeatmapView
@@ -71,6 +72,23 @@ def detail_text(detail: RecordDetail, player: str = "") -> Blocks:
     return Blocks(head, badges(card.owners, player), text)
 
 
+def answer_text(world, answer) -> Text:
+    """The Ask box's answer: who was asked what, the words, then each record it rests on with its provenance."""
+    text = Text()
+    text.append(f"{world.name_of(answer.agent)}, asked: ", style="bold")
+    text.append(answer.question + "\n", style="italic")
+    text.append(f"[{answer.act}] ", style="dim")
+    text.append(answer.text + "\n")
+    text.append(f"\nRests on ({len(answer.records)})\n", style="bold")
+    if not answer.records:
+        text.append("  nothing it holds: it says so rather than guess\n", style="dim")
+    for known, line in zip(answer.records, answer.provenance):
+        text.append(f"  #{known.record_id} ", style="dim")
+        text.append(line, style="italic")
+        text.append(f": {known.text}\n")
+    return text
+
+
 class InspectorScreen(Screen):
     """All records with filters; the highlighted record's provenance; the shared-ownership heatmap."""
 
@@ -80,6 +98,8 @@ class InspectorScreen(Screen):
                 tooltip="Split one owner's merged statement off the highlighted record (asks which owner, then confirms)"),
         Binding("o", "sort_owners", "Sort owners", tooltip="Sort by owner count (most shared first); again for id order"),
         Binding("slash", "focus_filter", "Filter", tooltip="Type to filter the records by text"),
+        Binding("a", "ask", "Ask", show=False,
+                tooltip="Ask a character (the highlighted record's owner, or the one picked) a question"),
         Binding("h", "show_tab('tab-heatmap')", "Heatmap", tooltip="Agents × agents: records both hold"),
         Binding("r", "show_tab('tab-records')", "Records", tooltip="The records table"),
         Binding("l", "show_tab('tab-relations')", "Relations",
@@ -93,6 +113,7 @@ class InspectorScreen(Screen):
         self.store = game.store
         self.events = game.events  # the run's events, read under `lock`, for Relations
         self.lock = game.lock
+        self.now = lambda: game.round  # the round a question is asked in
         self.record_id = record_id
         self.player = game.player  # whose badges stand out
         self.title_text = title or f"Memory of {self.world.file.world.title}"
@@ -110,6 +131,9 @@ class InspectorScreen(Screen):
                 yield DataTable(id="records", cursor_type="row", zebra_stripes=True)
                 with VerticalScroll(id="detail-pane"):
                     yield Static("Reading the memory…", id="detail", markup=False)
+                with Horizontal(id="ask"):
+                    yield Select([], prompt="ask whom", id="ask-agent", compact=True)
+                    yield Input(placeholder="ask them a question, Enter (a)", id="ask-question", compact=True)
             with TabPane("Heatmap", id="tab-heatmap"):
                 with ScrollableContainer(id="heatmap-pane"):
                     yield HeatmapView("Reading the memory…", id="heatmap")
@@ -148,6 +172,11 @@ class InspectorScreen(Screen):
         self.query_one("#inspector-title", Static).update(summary)
         self.query_one("#filter-owner", Select).set_options([(name, ident) for ident, name in view.agents])
         self.query_one("#filter-kind", Select).set_options([(k, k) for k in view.kinds])
+        asked = self.query_one("#ask-agent", Select)
+        chosen = asked.value
+        asked.set_options([(name, ident) for ident, name in view.agents])
+        if chosen is not Select.NULL:  # a refresh (after an unmerge) keeps whom the box asks
+            asked.value = chosen
         self.query_one(HeatmapView).show(view.heatmap)
         self.query_one(RelationsView).show(view.relations)
         self._fill()
@@ -185,7 +214,8 @@ class InspectorScreen(Screen):
                           key=str(row.id))
 
     @on(Input.Changed, "#filter-text")
-    @on(Select.Changed)
+    @on(Select.Changed, "#filter-owner")
+    @on(Select.Changed, "#filter-kind")
     def _filters_changed(self) -> None:
         self._fill()
 
@@ -281,6 +311,59 @@ class InspectorScreen(Screen):
         self.record_id = record_id
         self.read_memory()
 
+    # ------------------------------------------------------------------ the Ask box
+
+    def action_ask(self) -> None:
+        """Into the Ask box: whom to ask is the owner filtered on, else the highlighted record's first owner."""
+        self.query_one(TabbedContent).active = "tab-records"
+        asked = self.query_one("#ask-agent", Select)
+        if asked.value is Select.NULL:
+            owner = self.query_one("#filter-owner", Select).value
+            if owner is Select.NULL:
+                record_id = self.highlighted_record()
+                row = next((r for r in self.visible_rows() if r.id == record_id), None)
+                owner = next(iter(row.owners), Select.NULL) if row is not None else Select.NULL
+            if owner is not Select.NULL:
+                asked.value = owner
+        self.query_one("#ask-question", Input).focus()
+
+    @on(Input.Submitted, "#ask-question")
+    def _question_asked(self, event: Input.Submitted) -> None:
+        question = event.value.strip()
+        agent = self.query_one("#ask-agent", Select).value
+        pane = self.query_one("#detail", Static)
+        if agent is Select.NULL:
+            pane.update("Pick whom to ask first (the select beside the question).")
+            return
+        if not question:
+            return
+        pane.update(f"Asking {self.world.name_of(agent)}…")
+        self.interview(agent, question)
+
+    @work(thread=True, exclusive=True, group="ask", exit_on_error=False)
+    def interview(self, agent: str, question: str) -> None:
+        """Ask the character out of its own memory (under the game's lock, off the UI thread), candidly: the
+        inspector is an author's look into memory, not a scene."""
+        from storyworld.minds.interview import interview
+
+        with self.lock:
+            answer = interview(self.world, self.store, agent, question, round_=self.now(), candid=True)
+        if not get_current_worker().is_cancelled:  # a newer question was asked meanwhile
+            self.post_message(AnswerGiven(answer))
+
+    @on(AnswerGiven)
+    def _answer_given(self, message: AnswerGiven) -> None:
+        self.query_one("#detail", Static).update(answer_text(self.world, message.answer))
+        self.query_one("#detail-pane").scroll_home(animate=False)
+
+    @on(Worker.StateChanged)
+    def _ask_failed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "ask" and event.state == WorkerState.ERROR:
+            self.query_one("#detail", Static).update(f"The question could not be answered: {event.worker.error}")
+
     def action_back(self) -> None:
-        """Close the inspector."""
+        """Leave the Ask box when in it; else close the inspector."""
+        if self.focused is not None and self.focused.id in ("ask-question", "ask-agent"):
+            self.query_one("#records", DataTable).focus()
+            return
         self.app.pop_screen()
