@@ -47,8 +47,11 @@ SPEECH_WORDS = frozenset(lexicon.key(w) for w in (
     "as", "much", "more", "less", "own", "eyes", "sure", "certain", "indeed", "yes", "no", "aye", "sir", "madam",
     "lord", "lady", "friend", "pray", "thank", "thanks", "grant", "swear", "matter", "thing", "way", "man",
     "must", "once", "together", "now", "quickly", "asking", "wanted", "glad", "safe"))
-SECRET_CUES = ("secret", "hide", "conceal", "hidden", "keep quiet", "never learn", "nobody know", "no one know",
-               "cover up", "keep it from", "found out", "find out about")
+# A goal that means to keep something hidden ("Keep his brandy trade secret"), not one that hunts secrets
+# ("Know every secret in town").
+SECRET_CUES = re.compile(r"\b(?:keep\w*\b.*\bsecret|secret\w*\s+(?:kept|safe)|hide|hid|hidden|conceal\w*|keep\w* quiet|"
+                         r"never learn|nobody know|no one know|cover\w* up|keep\w* it from|found out|"
+                         r"find\w* out about)\b", re.IGNORECASE)
 SPOKEN_KINDS = frozenset({"event", "observation", "claim", "utterance", "inference", "reflection", "insight"})
 # Deeds a character with a secret keeps to itself when it did them (its goals say to hide something).
 GUILTY = frozenset(lexicon.key(w) for w in (
@@ -114,7 +117,7 @@ class Speech(msgspec.Struct, frozen=True, kw_only=True):
 
 def keys(text: str) -> set[str]:
     """Content-word keys of a text: inflections folded ("saw" and "seen" are "see"), question words dropped."""
-    return {lexicon.key(w) for w in lines.words(text) if w not in QUESTION_WORDS and len(w) > 1}
+    return {lexicon.key(w) for w in lines.words(text) if w not in QUESTION_WORDS and (len(w) > 1 or w.isdigit())}
 
 
 def line_keys(text: str) -> set[str]:
@@ -145,7 +148,7 @@ def as_asked(world: World, question: str, asker: str, answerer: str) -> str:
 def secret_goals(world: World, agent: str) -> list[str]:
     """The agent's goals that say to keep something hidden ("Keep the murder of his brother secret")."""
     goals = world.agents[agent].goals if agent in world.agents else []
-    return [g for g in goals if any(cue in g.lower() for cue in SECRET_CUES)]
+    return [g for g in goals if SECRET_CUES.search(g)]
 
 
 def _known(record: Any, owner: str, score: float, present: Iterable[str], mechanical: frozenset[str],
@@ -198,9 +201,15 @@ def _scored(world: World, store: Memory, owner: str, query: str, present: tuple[
             mechanical: frozenset[str], *, subject: str | None = None) -> tuple[Known, ...]:
     """The owner's best holdings for a query, re-scored: the store's relevance, plus shared content words,
     plus (when `subject` is named) the records that name the one asked about."""
-    if not query.strip():
+    query = FRAMING.sub("", query).strip()
+    if not query:
         return ()
-    wanted = keys(query)
+    # the answerer's own name is in every record about it: it says nothing of what was asked
+    own = keys(world.agents[subject].name) if subject in world.agents else set()
+    wanted = keys(query) - own
+    # a question about the answerer itself ("what did you see?") favours its own doings; one that names
+    # someone else does not
+    about_self = subject is not None and not any(a != subject for a in render.names_in(world, query))
     found: list[Known] = []
     for hit in store.recall(owner, query, k=RECALL_K):
         record = hit.record
@@ -209,13 +218,16 @@ def _scored(world: World, store: Memory, owner: str, query: str, present: tuple[
         score = float(hit.score)
         if wanted:
             score += 0.25 * len(wanted & keys(record.text)) / len(wanted)
-        if subject is not None and render.speaks_of(world, record.text, subject):
+        if about_self and render.speaks_of(world, record.text, subject):
             score += 0.08
         found.append(_known(record, owner, score, present, mechanical, world))
     found.sort(key=lambda k: (-k.score, k.record_id))
     return tuple(found)
 
 
+# How a question is framed, which says nothing of its subject ("Do you know that …", "Tell me whether …").
+FRAMING = re.compile(r"^\s*(?:do|did|does)\s+\w+(?:\s+\w+)?\s+know\s+(?:that|whether|if|about)\s+|"
+                     r"^\s*(?:tell\s+me|can\s+you\s+tell\s+me)\s+(?:that|whether|if|about)\s+", re.IGNORECASE)
 PRONOUNS = re.compile(r"\b(it|he|she|they|him|her|them|this|that|there)\b", re.IGNORECASE)
 
 
@@ -264,7 +276,7 @@ def keep_to_self(world: World, agent: str, held: list[Any]) -> dict[int, tuple[s
     nobody; another is told to those its goals name for that matter ("Get Horatio to see the apparition").
     """
     goals = world.agents[agent].goals if agent in world.agents else []
-    secret = [keys(g) for g in goals if any(c in g.lower() for c in SECRET_CUES)]
+    secret = [keys(g) for g in secret_goals(world, agent)]
     keeping = [keys(g) for g in goals if any(c in g.lower() for c in KEEP_CUES)]
     own = keys(world.agents[agent].name) if agent in world.agents else set()
     active = {a.id for a in world.agents.values() if a.status == "active"}
