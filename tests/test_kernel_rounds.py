@@ -194,3 +194,15 @@ def test_an_observation_is_one_affiliated_statement_per_fact_seen(world):
     ids = {r.id for r in facts}
     for record in facts:  # one deposit: each fact linked to the others
         assert ids - {record.id} <= set(sim.store.neighbours(record.id))
+
+
+def test_two_who_look_around_one_place_share_each_fact_they_both_saw(world):
+    def script(rnd, agent, ctx):
+        return Observe(actor=agent) if agent in ("tobin", "silas") else Wait(actor=agent)
+
+    sim, _ = make_sim(world, script)
+    sim.step()
+    facts = [r for r in sim.store.records() if r.kind == "observation" and not r.sediment]
+    assert facts and all({"tobin", "silas"} <= set(r.owners) for r in facts)
+    for record in facts:  # each record is one fact: who or what it says was there is in its own text
+        assert all(entry.incoming_text == record.text for entry in record.merge_log)

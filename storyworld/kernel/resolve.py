@@ -144,10 +144,12 @@ class _Resolver:
         shared_id = ids.scene(self.state.round, place, text).text
         event = self.event(action.actor, "observe", text, place, (action.actor,), fallback=fallback)
         # Remembered as the facts seen, one statement each (the granularity every backend atomizes to),
-        # so they are affiliated as one deposit and each merges with other observers' same fact.
+        # so they are affiliated as one deposit and each merges with other observers' same fact: every
+        # observer of the scene deposits the same facts in the same order (themselves included), since the
+        # store matches a scene's facts by their position in it.
         where = f"in {self.world.name_of(place)} in round {self.state.round}"
-        facts = tuple(f"{self.world.name_of(x)} is {where}." for x in (*(a for a in present if a != action.actor), *objects))
-        self.deposit_all(event, facts or (f"Nobody else is {where}.",), kind="observation", event_id=shared_id)
+        facts = tuple(f"{self.world.name_of(x)} is {where}." for x in (*present, *objects))
+        self.deposit_all(event, facts, kind="observation", event_id=shared_id)
         self.results[action.actor] = f"saw {names}" + (f" and {', '.join(self.world.name_of(o) for o in objects)}" if objects else "")
 
     def read_thread(self, action: ReadThread, *, fallback: bool = False) -> None:
