@@ -213,3 +213,10 @@ def test_a_secret_is_shared_with_whom_a_goal_means_to_share_it_with(hamlet):
     goal = "Get Horatio to see the apparition with his own eyes"
     assert content._ally(hamlet, goal, "horatio")
     assert not content._ally(hamlet, "Find out what is troubling Hamlet", "hamlet")
+
+
+def test_what_a_goal_means_to_tell_someone_is_kept_for_them(hamlet):
+    sim = session.new_simulation(hamlet, "opening", Settings(seed=0, player="horatio"), None, embedder=HashEmbedder())
+    held = sim.store.held_by("ghost")
+    murder = next(r for r in held if "murdered" in r.text)
+    assert content.keep_to_self(hamlet, "ghost", held)[murder.id] == ("hamlet",)  # "Tell Hamlet the truth…"

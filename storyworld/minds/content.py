@@ -264,6 +264,10 @@ ALLY_VERBS = ("get", "tell", "warn", "show", "convince", "help", "bring", "infor
 # Taking what is someone else's: "took Clara's manuscript", "took the key from your sewing bag".
 TAKING = re.compile(r"\b(?:took|takes|taken|take|taking)\b(?:\s+\w+){0,4}?\s+(?:from\s+)?"
                     r"(?:(?:[A-Z]\w*\s+)*[A-Z]\w*['\u2019]s|your)\b")
+# Words of a goal that say nothing of its matter ("Get Horatio to see…", "Tell Hamlet the truth about…").
+GENERIC_GOAL_WORDS = frozenset(lexicon.key(w) for w in (
+    "get", "make", "see", "find", "learn", "keep", "help", "truth", "own", "eyes", "sure", "tell", "show", "warn",
+    "convince", "bring", "persuade", "inform", "teach", "everything", "all", "whole", "real", "really"))
 KEEP_CUES = ("out of anyone", "out of everyone", "hide", "away from", "conceal", "secret", "nobody", "no one")
 
 
@@ -274,6 +278,8 @@ def keep_to_self(world: World, agent: str, held: list[Any]) -> dict[int, tuple[s
     keep that matter secret ("Keep his brandy trade secret"); or when nobody else in play holds it and a goal
     says to keep that matter close ("Keep the harbour ledger out of anyone's hands"). A guilty deed is told to
     nobody; another is told to those its goals name for that matter ("Get Horatio to see the apparition").
+    And what a goal means to tell someone is kept for them ("Tell Hamlet the truth about his murder": the
+    Ghost tells the murder to Hamlet, not to the watch).
     """
     goals = world.agents[agent].goals if agent in world.agents else []
     secret = [keys(g) for g in secret_goals(world, agent)]
@@ -281,17 +287,25 @@ def keep_to_self(world: World, agent: str, held: list[Any]) -> dict[int, tuple[s
     own = keys(world.agents[agent].name) if agent in world.agents else set()
     active = {a.id for a in world.agents.values() if a.status == "active"}
     out: dict[int, tuple[str, ...]] = {}
+    # what a goal means to tell someone is for them ("Tell Hamlet the truth about his murder")
+    meant = [(a, keys(g) - keys(world.agents[a].name) - GENERIC_GOAL_WORDS) for g in goals for a in world.agents
+             if a != agent and _ally(world, g, a)]
     for record in held:
+        if not _usable(record, agent):
+            continue
+        for listener, matter in meant:
+            if matter & keys(record.text):
+                out[record.id] = (*out.get(record.id, ()), listener)
         # a doing of its own: it is the subject of a clause of the record
-        if not _usable(record, agent) or not render.is_subject_in(world, record.text, agent):
+        if not render.is_subject_in(world, record.text, agent):
             continue
         words = keys(record.text) - own
         private = not any(o in active for o in record.owners if o != agent)
         if words & GUILTY or TAKING.search(record.text):
             out[record.id] = ()
         elif any(words & g for g in secret) or (private and any(words & g for g in keeping)):
-            out[record.id] = tuple(a for a in world.agents if a != agent and any(
-                _ally(world, g, a) and words & keys(g) for g in goals))
+            out[record.id] = tuple(dict.fromkeys((*out.get(record.id, ()), *(a for a in world.agents if a != agent and any(
+                _ally(world, g, a) and words & keys(g) for g in goals)))))
     return out
 
 
