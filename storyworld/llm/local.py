@@ -202,6 +202,8 @@ class LlamaModel(LanguageModel):
                 if "exceed context window" in str(exc):
                     raise PromptTooLongError(f"{self.name}: {exc}") from exc
                 raise
+            except RuntimeError as exc:  # llama_decode failed (out of memory, a broken context): the model is down
+                raise ModelError(f"{self.name}: the model failed: {exc}") from exc
             finally:
                 if shortlist is not None:
                     del self._llama._init_sampler
