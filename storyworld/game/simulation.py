@@ -350,7 +350,9 @@ class Simulation:
             started = time.perf_counter()
             record_ids = self.store.remember_many(list(outcome.deposits)) if outcome.deposits else []
         except Exception as exc:  # the commit point is the store taking the batch: before it, undo the state
-            self.state = _state_decoder.decode(before)
+            restored = _state_decoder.decode(before)
+            for field in restored.__struct_fields__:  # in place: whoever holds the state sees it put back
+                setattr(self.state, field, getattr(restored, field))
             self.rng.setstate(rng_before)
             self._mechanical, self._mechanical_upto = set(), 0
             raise RoundRefused(f"round {self.state.round} not played: {exc}", round_=self.state.round,
