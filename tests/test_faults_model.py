@@ -172,3 +172,32 @@ def test_transient_faults_are_retried_for_the_patience_then_raised_with_how_long
     assert sleeps == [0.5, 1, 2, 4] and len(notes) == 4 and "retrying in 4 s" in notes[-1]
 
 
+
+
+def damaged_gguf(folder: Path) -> Path:
+    """The bundled GGUF with one flipped byte in its block count: llama.cpp aborts (SIGABRT) loading it."""
+    from storyworld.locations import default_gguf
+
+    data = bytearray(default_gguf().read_bytes())
+    key = b"llama.block_count"
+    at = data.find(key)
+    assert at > 0
+    data[at + len(key) + 4 + 2] ^= 0x7F  # past the key and the value's type: the count itself
+    bad = folder / "damaged.gguf"
+    bad.write_bytes(bytes(data))
+    return bad
+
+
+@pytest.mark.real_model
+def test_a_gguf_that_makes_llama_cpp_abort_is_refused_in_one_line(tmp_path, capsys):
+    bad = damaged_gguf(tmp_path)
+    code = main(["run", str(TINY), "--rounds", "1", "--model", str(bad), "--save", str(tmp_path / "save")])
+    err = capsys.readouterr().err
+    assert code == 1
+    line = last_line(err)
+    assert f"{bad}: the model file is damaged: llama.cpp aborted while loading it (signal SIGABRT)" in line
+    # and the good file still loads (the probe remembers it passed)
+    from storyworld.llm import LlamaModel
+    from storyworld.locations import default_gguf
+
+    LlamaModel(default_gguf()).close()
