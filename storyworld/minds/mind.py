@@ -21,7 +21,9 @@ def choice_messages(world: World, context: DecisionContext, options: choice.Menu
     """The choice prompt: the situation in a few lines and the menu, one JSON object per option."""
     agent = world.agents[context.agent]
     p = context.perception
-    here = ", ".join(world.agents[a].name for a in p.present) or "nobody"
+    here = ", ".join(world.agents[a].name for a in options.say_to) or "nobody"
+    if len(p.present) > len(options.say_to):  # a crowd, trimmed to those who matter most (choice.people_first)
+        here += f" and {len(p.present) - len(options.say_to)} others"
     parts = [f"{agent.name} is in {p.place_name} with {here}."]
     if context.addressed_by is not None:
         parts.append(f'{world.agents[context.addressed_by.speaker].name} said to {agent.name}: '
