@@ -173,7 +173,8 @@ def half_swapped(tmp_path: Path) -> Path:
     return save
 
 
-@pytest.mark.parametrize("command", [["stats"], ["log"], ["who-knows", "lamp"], ["screenplay"]])
+@pytest.mark.parametrize("command", [["stats"], ["log"], ["who-knows", "lamp"], ["screenplay"],
+                                     ["screenplay", "--format", "fountain"]])
 def test_every_read_command_recovers_a_half_swapped_save(tmp_path, capsys, hashed, command):
     save = half_swapped(tmp_path)
     code, err = cli(capsys, command[0], save, *command[1:])

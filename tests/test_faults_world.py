@@ -191,3 +191,21 @@ def test_a_crowd_is_trimmed_out_of_the_prompt_with_a_warning(tmp_path, caplog):
         sim.step()
     assert 0 < lm.longest < lm.n_ctx - 128, lm.longest  # it fits, with room for the reply
     assert any("the choice prompt names the 24 who matter most" in r.getMessage() for r in caplog.records)
+
+
+# --- figures that count what they name ------------------------------------------------------------------------
+
+
+def said(round_: int, actor: str, to: str, speech: str, *, fallback: bool = False) -> dict:
+    return {"round": round_, "kind": "say", "actor": actor, "to": to, "speech": speech, "witnesses": ["a", "b"],
+            "fallback": fallback, "place": "hall", "from_place": "", "to_place": "", "text": speech}
+
+
+def test_a_line_a_fallback_spoke_is_not_counted_as_a_reply():
+    from storyworld.report import playquality
+
+    events = [said(0, "a", "b", "Who lit the lamp?"), said(0, "b", "a", "I cannot say.", fallback=True)]
+    figures = playquality.score(events, player=None, names=(), decisions=1, fallbacks=1, invalid=0)
+    assert figures["addressed"] == 2 and figures["reply_rate"] == 0.0
+    events[1]["fallback"] = False
+    assert playquality.score(events, player=None, names=(), decisions=1, fallbacks=0, invalid=0)["reply_rate"] == 0.5
