@@ -142,6 +142,7 @@ def test_bundled_model_one_round_two_backends(monkeypatch, bundled_lm, capsys): 
                  "--embedder", "hash", "--json", "--quiet"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["model"] == bundled_lm.name
+    assert result["lm"]["completion_tokens"] > 0  # the model was asked, not only the policy
     for run in result["backends"].values():
         assert run["decisions"] == 4 and run["leaks"] == 0
         assert run["fallbacks"] <= 1, run["fallbacks"]  # the model's decisions, not fallbacks (measured: 0 of 4)
