@@ -14,6 +14,7 @@ import os
 import re
 import secrets
 import shutil
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -152,6 +153,48 @@ def _clean_leftovers(folder: Path) -> None:
             finally:
                 if fd is not None:
                     os.close(fd)
+
+
+_STALE_TMP = re.compile(r"\..+\.tmp-[0-9a-f]+")
+_STALE_TRASH = re.compile(r"\..+\.trash-[0-9a-f]+")
+STALE_AFTER_S = 60.0  # a temp folder unlocked and this old has no writer (a writer locks it right after mkdir)
+
+
+def clean_stale(directory: str | os.PathLike[str], *, now: float | None = None) -> list[str]:
+    """Remove the temp folders of dead writers and half-deleted trash of any save in `directory`; their names.
+
+    A temp folder goes only when nobody holds its lock and it is older than STALE_AFTER_S; trash
+    always goes. (write_save cleans its own target's leftovers; this cleans those of targets that
+    are never written again, like the autosaves of past rounds.)
+    """
+    removed: list[str] = []
+    try:
+        entries = list(os.scandir(directory))
+    except FileNotFoundError:
+        return removed
+    clock = time.time() if now is None else now
+    for entry in entries:
+        if not entry.is_dir(follow_symlinks=False):
+            continue
+        if _STALE_TRASH.fullmatch(entry.name):
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(entry.name)
+        elif _STALE_TMP.fullmatch(entry.name):
+            try:
+                if clock - entry.stat(follow_symlinks=False).st_mtime < STALE_AFTER_S:
+                    continue
+                fd = _try_lock_exclusive(Path(entry.path))
+            except OSError:
+                continue
+            if fd is None and fcntl is not None:
+                continue  # a live writer
+            try:
+                shutil.rmtree(entry.path, ignore_errors=True)
+                removed.append(entry.name)
+            finally:
+                if fd is not None:
+                    os.close(fd)
+    return removed
 
 
 def recover(folder: str | os.PathLike[str]) -> None:

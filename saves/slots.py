@@ -13,6 +13,7 @@ import msgspec
 from saves.errors import SaveError
 from saves.folder import (
     _looks_like_save,
+    clean_stale,
     old_path,
     read_manifest,
     read_save,
@@ -87,31 +88,42 @@ def _age_key(info: SaveInfo) -> tuple[float, int, str]:
     return (stamp, info.round or 0, info.folder.name)
 
 
+def _entries(folder: Path) -> list[os.DirEntry[str]]:
+    """The entries of a folder; none when it does not exist, SaveError when it cannot be read."""
+    try:
+        return list(os.scandir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as exc:
+        raise SaveError(folder, f"cannot be read ({exc.strerror or exc})") from None
+
+
 def _visible_dirs(folder: Path) -> list[Path]:
     """Sub-folders that are not our hidden temp, old or trash folders."""
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return []
     return sorted(
-        Path(e.path) for e in entries if not e.name.startswith(".") and e.is_dir(follow_symlinks=False)
+        Path(e.path) for e in _entries(folder) if not e.name.startswith(".") and e.is_dir(follow_symlinks=False)
     )
 
 
-def _recover_children(root: Path) -> None:
-    """Put back every save under `root` left half-swapped (`.X.old` present, `X` missing)."""
-    try:
-        names = os.listdir(root)
-    except OSError:
-        return
-    for name in names:
+def _recover_children(root: Path) -> list[Path]:
+    """Put back every save under `root` left half-swapped (`.X.old` present, `X` missing).
+
+    Returns the saves that could not be put back (a read-only medium): they are read from `.X.old`
+    in place, so a listing still shows them.
+    """
+    stuck: list[Path] = []
+    for entry in _entries(root):
+        name = entry.name
         if name.startswith(".") and name.endswith(".old") and len(name) > 5:
             target = root / name[1:-4]
             if not os.path.lexists(target):
                 try:
                     recover(target)
                 except OSError:
-                    pass  # read-only medium: the listing simply misses it
+                    pass  # reported below: it is still missing
+                if not os.path.lexists(target):
+                    stuck.append(target)
+    return stuck
 
 
 def _has_files(folder: Path) -> bool:
@@ -127,15 +139,16 @@ def list_saves(root: str | os.PathLike[str], *, checksums: bool = False) -> list
     A folder with manifest.json is a save; a folder without one but holding saves is a slot
     whose saves are listed; any other non-empty folder is listed as damaged (no manifest).
     Without `checksums`, files are checked by presence and size only (fast); with it, in full.
+    A save left half-swapped by a crash is put back first (or, on a read-only medium, listed from
+    its `.X.old`). A missing `root` holds no saves; one that cannot be read raises SaveError.
     """
     root_path = Path(root)
-    found: list[SaveInfo] = []
-    _recover_children(root_path)
+    found: list[SaveInfo] = [_info(target, checksums) for target in _recover_children(root_path)]
     for child in _visible_dirs(root_path):
         if (child / MANIFEST_NAME).exists():
             found.append(_info(child, checksums))
             continue
-        _recover_children(child)
+        found.extend(_info(target, checksums) for target in _recover_children(child))
         inner = [g for g in _visible_dirs(child) if (g / MANIFEST_NAME).exists()]
         if inner:
             found.extend(_info(g, checksums) for g in inner)
@@ -152,8 +165,8 @@ def autosave_folder(save: str | os.PathLike[str]) -> Path:
 
 
 def _autosave_dirs(slot: Path) -> list[Path]:
-    _recover_children(slot)
-    return [d for d in _visible_dirs(slot) if _AUTOSAVE_NAME.fullmatch(d.name)]
+    dirs = {*_recover_children(slot), *_visible_dirs(slot)}  # a stuck half-swap is read from its .old
+    return sorted(d for d in dirs if _AUTOSAVE_NAME.fullmatch(d.name))
 
 
 def autosave(
@@ -181,6 +194,7 @@ def autosave(
     target = slot_path / f"{AUTOSAVE_PREFIX}{number:06d}"
     # Autosave folders are ours by name, so a damaged one (no manifest) is replaced, not refused.
     write_save(target, files, meta, force=True)
+    clean_stale(slot_path)  # temp folders of autosaves a killed writer never finished (other rounds' names)
     others = [_info(d, checksums=False) for d in _autosave_dirs(slot_path) if d != target]
     others.sort(key=_age_key, reverse=True)
     for stale in others[keep - 1 :]:

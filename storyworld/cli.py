@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,6 +17,8 @@ import storyworld.commands.inspect
 import storyworld.commands.log
 import storyworld.commands.run
 import storyworld.commands.screenplay
+from saves import SaveError
+from storyworld.commands.terminal import printable
 from storyworld.errors import UserError
 
 
@@ -77,12 +80,26 @@ def main(argv: list[str] | None = None, frontend: Frontend = HEADLESS) -> int:
         else:
             result = args.func(args)
     except UserError as exc:
-        print(f"storyworld: {exc}", file=sys.stderr)
-        return 1
+        return _say(str(exc))
+    except SaveError as exc:  # "PATH: reason", one line already
+        return _say(str(exc))
+    except RecursionError:
+        return _say("the input is nested too deeply to read (a file of thousands of nested levels)")
+    except BrokenPipeError:
+        # the reader went away (`storyworld log S | head`): what it wanted it has; nothing more to say
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so the interpreter's last flush does not raise again
+        return 0
     except KeyboardInterrupt:
         print("storyworld: interrupted", file=sys.stderr)
         return 130
     return int(result or 0)
+
+
+def _say(message: str) -> int:
+    """Print one error line (however many the message had) and give the user-error exit code."""
+    print("storyworld: " + printable(" ".join(message.split())), file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

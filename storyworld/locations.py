@@ -68,8 +68,23 @@ def find_world(name: str) -> Path:
 
 
 def existing_save(path: str | os.PathLike[str]) -> Path:
-    """A save folder the user named, which must exist (UserError if it does not)."""
+    """A save folder the user named, which must exist (UserError if it does not).
+
+    A save a crash left half-swapped (its previous copy waiting in `.NAME.old`) is put back first,
+    or read from there where the medium is read-only: it exists.
+    """
+    from saves.folder import old_path, recover
+
     folder = Path(path)
+    if not folder.is_dir() and old_path(folder).is_dir():
+        try:
+            recover(folder)
+        except OSError:
+            pass  # read-only: saves.read_save reads the intact .old in place
+        if old_path(folder).is_dir():
+            return folder
     if not folder.is_dir():
+        if folder.exists():
+            raise UserError(f"{folder}: not a save folder (it is a file)")
         raise UserError(f"{folder}: no such save folder")
     return folder

@@ -49,3 +49,15 @@ def test_the_chinese_chapters_play_a_round(real_lm, shared_dir):
     outcome = sim.step()
     assert sim.state.round == before + 1 and outcome.events
     assert sim.store.stats()["leaks"] == 0
+    # the first round's choices are the policy's (measured: 3 decisions, no model call); play on until the
+    # model has decided, so what passes is the model's output on this world, not the policy's alone
+    decisions, fallbacks, tokens = sim.last_timing.decisions, sim.last_timing.fallbacks, 0
+    for _ in range(4):
+        if tokens:
+            break
+        sim.step()
+        decisions += sim.last_timing.decisions
+        fallbacks += sim.last_timing.fallbacks
+        tokens += sim.last_timing.completion_tokens
+    assert tokens > 0, "the model never decided"
+    assert fallbacks <= decisions // 3, (fallbacks, decisions)  # measured: 6 decisions in 2 rounds, 0 fallbacks

@@ -142,8 +142,10 @@ def test_bundled_model_one_round_two_backends(monkeypatch, bundled_lm, capsys): 
                  "--embedder", "hash", "--json", "--quiet"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["model"] == bundled_lm.name
+    assert result["lm"]["completion_tokens"] > 0  # the model was asked, not only the policy
     for run in result["backends"].values():
         assert run["decisions"] == 4 and run["leaks"] == 0
+        assert run["fallbacks"] <= 1, run["fallbacks"]  # the model's decisions, not fallbacks (measured: 0 of 4)
     assert result["backends"]["collaborative"]["shared"] == 0
 
 
@@ -194,6 +196,9 @@ def test_ga_model_rates_importance_and_reflects(chatter, monkeypatch, capsys):
     result = json.loads(capsys.readouterr().out)
     assert result["ga_model"] is True and "rate" in calls
     assert result["backends"]["generative"]["leaks"] == 0
+    from storyworld.benches.backends_tables import render_markdown
+
+    assert "Gen. Agents asks the model for each memory's importance" in render_markdown(result)
 
 
 def test_replay_times_every_backend_on_the_consensus_stream(chatter, capsys, tmp_path):
@@ -215,6 +220,8 @@ def test_replay_times_every_backend_on_the_consensus_stream(chatter, capsys, tmp
 
     markdown = render_markdown(result)
     assert "## Same stream" in markdown and "Consensus total entries on the same stream:" in markdown
+    # Gen. Agents' figures are shown, so is how it scored importance (by rules unless --ga-model)
+    assert "Gen. Agents scores importance by rules" in markdown
     from storyworld.benches.backends_plots import write_plots
 
     assert "latency-replay.png" in {p.name for p in write_plots(result, tmp_path)}

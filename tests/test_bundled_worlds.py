@@ -15,9 +15,10 @@ from storyworld.world import check_world
 
 pytestmark = [pytest.mark.real_model, pytest.mark.real_embedder]
 
-# The bundled 135M model's decisions are mostly valid actions (hamlet, 20 rounds: 582 of 660);
-# half is a floor a broken prompt or parser falls well below.
-VALID_ACTION_FLOOR = 0.5
+# The bundled 135M model's decisions in this one round, measured: hamlet 3 of 3 valid, three_kingdoms 3 of 3
+# (and 582 of 660 over 20 all-awake hamlet rounds, before speech came from memory). At most one of three
+# may fall back; a broken prompt or parser makes every one a fallback.
+VALID_ACTION_FLOOR = 0.66
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +43,7 @@ def test_bundled_world_checks_strictly_and_plays_one_round(world_id, real_lm):
     assert outcome.round == sim.state.round - 1 and outcome.events
     timing = sim.last_timing
     assert timing.decisions >= 1, "nobody near the player decided"
+    assert timing.completion_tokens > 0, "the model generated nothing: no decision was the model's"
     valid = (timing.decisions - timing.fallbacks) / timing.decisions
     assert valid >= VALID_ACTION_FLOOR, f"{timing.fallbacks} of {timing.decisions} decisions fell back"
     assert len(sim.store.records()) > sediment and sim.store.stats()["leaks"] == 0

@@ -43,9 +43,17 @@ def test_verdicts_and_failures(reply, verdict):
 
 
 @pytest.mark.real_model
-def test_bundled_model_gives_a_repeatable_verdict(bundled_lm):
+def test_bundled_model_gives_a_verdict_and_the_same_one_twice(bundled_lm):
+    """Greedy decoding: each pair gets a verdict from the model (not None: it answered the schema), twice the same.
+
+    Not a claim that the verdicts are right: measured, the 135M model says "same" to all of these,
+    the unrelated pairs too (why --judge is off by default; `storyworld bench judge` measures precision).
+    """
     judge = make_judge(bundled_lm)
-    first = judge("Horatio saw the ghost on the platform.", "On the platform Horatio saw the ghost.")
-    second = judge("Horatio saw the ghost on the platform.", "On the platform Horatio saw the ghost.")
-    assert first in (True, False)
-    assert first is second
+    pairs = [("Horatio saw the ghost on the platform.", "On the platform Horatio saw the ghost."),
+             ("Horatio saw the ghost on the platform.", "Ophelia drowned in the brook."),
+             ("Hamlet killed Polonius.", "Laertes sailed to France.")]
+    first = [judge(a, b) for a, b in pairs]
+    second = [judge(a, b) for a, b in pairs]
+    assert None not in first, first
+    assert first == second

@@ -36,17 +36,15 @@ def test_a_say_heard_by_three_is_one_record_with_three_witnessing_owners(real_lm
     (utterance,) = [r for r in sim.store.records() if r.event_id == say.id]
     assert set(utterance.owners) == present
     assert {h.via for h in utterance.owners.values()} == {"witnessed"}
-    (claim,) = [r for r in sim.store.records() if r.event_id == f"{say.id}/claim"]
-    assert {o: (h.via, h.source) for o, h in claim.owners.items() if o != "tobin"} == {
-        "maren": ("told", "tobin"), "silas": ("told", "tobin"),
-    }
-    # the other agents decided with the model: every decision is an action, fallbacks are logged not raised
-    assert sim.last_timing.decisions >= 2
-    # most of them valid actions: a broken prompt or parser would make every one a fallback
-    assert sim.last_timing.fallbacks <= sim.last_timing.decisions // 2, sim.last_timing
+    # a plain line tells no record of its own (speech from memory: a line is heard, not believed by itself)
+    assert not [r for r in sim.store.records() if r.event_id == f"{say.id}/claim"]
+    # the other agents decided with the model (it generated tokens), and their decisions were valid actions:
+    # measured 3 decisions, 0 fallbacks, 31 tokens (seed 5); one fallback of three is the most allowed
+    assert sim.last_timing.decisions >= 2 and sim.last_timing.completion_tokens > 0, sim.last_timing
+    assert sim.last_timing.fallbacks <= sim.last_timing.decisions // 3, sim.last_timing
     assert sim.store.stats()["leaks"] == 0
     hits = sim.store.recall("maren", "a letter found on the shore", k=3)
-    assert any(h.record.id == claim.id for h in hits)
+    assert any(h.record.id == utterance.id for h in hits)
 
 
 def test_cli_run_saves_every_round_and_resumes(tmp_path, capsys):

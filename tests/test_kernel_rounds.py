@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import random
 from pathlib import Path
 
@@ -156,13 +157,19 @@ def test_a_thousand_fuzzed_model_outputs_only_cause_logged_fallbacks(world, capl
     sim = session.new_simulation(world, "arrival", Settings(seed=1), mind, embedder=HashEmbedder())
     decisions = 0
     last = sim.state.round - 1
-    while decisions < 1000:
-        outcome = sim.step()
-        decisions += sim.last_timing.decisions
-        assert outcome.round == last + 1 and sim.state.round == outcome.round + 1  # every round resolves, in order
-        last = outcome.round
-    assert sim.state.fallbacks > 0
-    assert sim.state.fallbacks <= decisions
+    with caplog.at_level(logging.INFO, logger="storyworld.minds"):
+        while decisions < 1000:
+            outcome = sim.step()
+            decisions += sim.last_timing.decisions
+            assert outcome.round == last + 1 and sim.state.round == outcome.round + 1  # every round resolves, in order
+            last = outcome.round
+    # every fallback is logged with its agent, one line each, and no garbage became an action
+    logged = [r for r in caplog.records if r.name == "storyworld.minds"
+              and r.getMessage().startswith(("fallback choice for", "model reply unusable for"))]
+    assert len(logged) == sim.state.fallbacks
+    assert sim.state.invalid == 0
+    # the garbage fell back; the choices the policy settles without the model did not
+    assert 0 < sim.state.fallbacks < decisions
     assert sim.store.stats()["leaks"] == 0
 
 

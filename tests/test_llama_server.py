@@ -79,8 +79,10 @@ def test_an_all_awake_round_keeps_four_requests_in_flight_on_four_lanes(served):
         events, sim = play(served, parallel=4, rounds=2)
     finally:
         served.inner = inner
-    assert sim.last_timing.decisions == len(sim.active_agents()) == 4  # everyone awake decided
-    assert sim.state.fallbacks < 2 * sim.last_timing.decisions  # the model, not only fallbacks
+    assert sim.last_timing.decisions == len(sim.active_agents()) == 4  # everyone awake decided, each round
+    decided = 2 * sim.last_timing.decisions  # two rounds of four
+    # the model's decisions, not fallbacks: at most a quarter of the eight may fall back (measured: 0 of 8)
+    assert sim.state.fallbacks <= decided // 4, (sim.state.fallbacks, decided)
     # several requests at once (the mind settles some choices without the model), never past the slots
     assert 2 <= in_flight.most <= 4
     assert served.unwrap().stats()["tokens_generated"] > 0  # the server's own timers came back

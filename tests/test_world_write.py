@@ -60,8 +60,11 @@ def test_invalid_world_is_not_written(tmp_path: Path):
     assert (tmp_path / "draft.toml").exists()
 
 
-# Any text an author could type, including quotes, backslashes, newlines and non-Latin scripts.
-texts = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=40).filter(str.strip)
+# Any text an author could type, including quotes, backslashes, newlines and non-Latin scripts; no control
+# characters but tab and newline in texts and none in names (storyworld.world.limits: check refuses them).
+texts = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc"), whitelist_characters="\n\t"),
+                min_size=1, max_size=40).filter(str.strip)
+names = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=40).filter(str.strip)
 ids = st.from_regex(r"[a-z][a-z0-9-]{0,8}", fullmatch=True)
 
 
@@ -72,21 +75,21 @@ def worlds(draw) -> WorldFile:
     agent_ids = draw(st.lists(ids.filter(lambda i: i not in place_ids), min_size=1, max_size=4, unique=True))
     object_ids = draw(st.lists(ids.filter(lambda i: i not in agent_ids and i not in place_ids), max_size=3, unique=True))
     places = [
-        Place(id=p, name=draw(texts), description=draw(st.sampled_from(["", "x"])) or draw(texts),
+        Place(id=p, name=draw(names), description=draw(st.sampled_from(["", "x"])) or draw(texts),
               exits=[q for q in place_ids if q != p])
         for p in place_ids
     ]
     agents = [
-        Agent(id=a, name=draw(texts), home=draw(st.sampled_from(place_ids)), goals=draw(st.lists(texts, max_size=3)),
+        Agent(id=a, name=draw(names), home=draw(st.sampled_from(place_ids)), goals=draw(st.lists(texts, max_size=3)),
               status=draw(st.sampled_from(["active", "archived"])), playable=draw(st.booleans()))
         for a in agent_ids
     ]
     objects = []
     for o in object_ids:
         if draw(st.booleans()):
-            objects.append(WorldObject(id=o, name=draw(texts), holder=draw(st.sampled_from(agent_ids)), carries=draw(texts)))
+            objects.append(WorldObject(id=o, name=draw(names), holder=draw(st.sampled_from(agent_ids)), carries=draw(texts)))
         else:
-            objects.append(WorldObject(id=o, name=draw(texts), place=draw(st.sampled_from(place_ids))))
+            objects.append(WorldObject(id=o, name=draw(names), place=draw(st.sampled_from(place_ids))))
     rounds = sorted(draw(st.lists(st.integers(-10**6, 10**6), max_size=5)))
     events = []
     for n, r in enumerate(rounds):
@@ -97,7 +100,7 @@ def worlds(draw) -> WorldFile:
                             text=draw(texts), statements=draw(st.lists(texts, max_size=3))))
     starts = [Start(id="s", round=draw(st.integers(-100, 100)), description=draw(texts),
                     positions={a: draw(st.sampled_from(place_ids)) for a in agent_ids[:2]})]
-    return WorldFile(world=WorldInfo(id="w", title=draw(texts), default_start="s"), place=places, agent=agents,
+    return WorldFile(world=WorldInfo(id="w", title=draw(names), default_start="s"), place=places, agent=agents,
                      object=objects, event=events, start=starts)
 
 

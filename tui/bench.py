@@ -143,7 +143,7 @@ def bench_tui(args: argparse.Namespace) -> int:
     home = tempfile.mkdtemp(prefix="storyworld-bench-")
     env = {**os.environ, "STORYWORLD_HOME": home, "TERM": os.environ.get("TERM", "xterm-256color"),
            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-    cli = [sys.executable, "-m", "storyworld"]
+    cli = [sys.executable, "-m", "tui"]  # the full command: `python -m storyworld` is the headless core, no screens
     play_argv = [*cli, "play", args.world, "--as", args.player]
     home_frames = [first_frame_seconds(cli, b"live inside a story", env=env) for _ in range(args.launches)]
     play_frames = [first_frame_seconds(play_argv, b"loading", env=env) for _ in range(args.launches)]

@@ -153,6 +153,16 @@ class Game:
             return tuple(record_card(self.world, h.record, reason=f"recall: {query}", score=float(h.score))
                          for h in self.session.recall(query, k=k))
 
+    def fell_back(self, round_: int) -> tuple[str, ...]:
+        """The names of those whose decision in round `round_` was a logged fallback."""
+        with self.session.reading() as sim:
+            return tuple(dict.fromkeys(self.world.name_of(e.actor) for e in sim.state.events
+                                       if e.round == round_ and e.fallback and e.actor))
+
+    def close(self) -> None:
+        """Let go of the save (another process may play it then)."""
+        self.session.close()
+
     # --- saving (the session's) ---------------------------------------------------------------
     def save(self, folder: Path | None = None, label: str = "") -> Path:
         """Write the game into its slot (or `folder`); SaveError when it cannot."""

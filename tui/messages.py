@@ -69,12 +69,13 @@ class AgentDeciding(Message):
 
 
 class RoundResolved(Message):
-    """A round resolved; `moment` is the play screen's new view."""
+    """A round resolved; `moment` is the play screen's new view, `fell_back` who decided by a fallback."""
 
-    def __init__(self, moment: Moment, seconds: float) -> None:
+    def __init__(self, moment: Moment, seconds: float, fell_back: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.moment = moment
         self.seconds = seconds
+        self.fell_back = fell_back
 
 
 class RoundCancelled(Message):
@@ -86,11 +87,32 @@ class RoundCancelled(Message):
 
 
 class RoundFailed(Message):
-    """The round raised an error; the reason is one line."""
+    """The round raised an error; the reason is one line; `unchanged`: nothing of it was applied."""
+
+    def __init__(self, reason: str, *, unchanged: bool = True) -> None:
+        super().__init__()
+        self.reason = reason
+        self.unchanged = unchanged
+
+
+class ModelFailed(Message):
+    """The model failed (after its retries), so the round was not played; the reason is one line."""
 
     def __init__(self, reason: str) -> None:
         super().__init__()
         self.reason = reason
+
+
+class ModelRetrying(Message):
+    """The model is not answering and its call is being retried; `note` says what failed and when the next try is."""
+
+    def __init__(self, note: str) -> None:
+        super().__init__()
+        self.note = note
+
+    def can_replace(self, message: Message) -> bool:
+        """Only the latest wait matters."""
+        return isinstance(message, ModelRetrying)
 
 
 class RecallAnswered(Message):

@@ -26,6 +26,7 @@ from storyworld.world.schema import Agent, Event, WorldFile, WorldInfo
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PLAYER_WORD = "the player"
+MAX_CARD_BYTES = 16 << 20  # a card's JSON, however it was packed (a zTXt chunk can inflate 1,000-fold)
 
 
 class Card(msgspec.Struct, frozen=True, kw_only=True):
@@ -58,7 +59,7 @@ def png_text_chunks(data: bytes, where: str = "card") -> dict[str, bytes]:
         elif kind == b"zTXt" and b"\x00" in body:
             keyword, _, rest = body.partition(b"\x00")
             try:
-                chunks[keyword.decode("latin-1")] = zlib.decompress(rest[1:])
+                chunks[keyword.decode("latin-1")] = _inflate(rest[1:], where, keyword)
             except zlib.error:
                 pass  # a damaged compressed chunk is not the card: the card chunks are tEXt
         elif kind == b"iTXt" and b"\x00" in body:
@@ -68,13 +69,23 @@ def png_text_chunks(data: bytes, where: str = "card") -> dict[str, bytes]:
             _, _, rest = rest.partition(b"\x00")  # language tag
             _, _, text = rest.partition(b"\x00")  # translated keyword
             try:
-                chunks[keyword.decode("latin-1")] = zlib.decompress(text) if compressed else text
+                chunks[keyword.decode("latin-1")] = _inflate(text, where, keyword) if compressed else text
             except zlib.error:
                 pass
         if kind == b"IEND":
             break
         position += 12 + length
     return chunks
+
+
+def _inflate(data: bytes, where: str, keyword: bytes) -> bytes:
+    """A compressed chunk's text, refused (UserError) past MAX_CARD_BYTES instead of inflated into memory."""
+    inflater = zlib.decompressobj()
+    text = inflater.decompress(data, MAX_CARD_BYTES)
+    if inflater.unconsumed_tail:
+        raise UserError(f"{where}: the compressed `{keyword.decode('latin-1', 'replace')}` chunk inflates past "
+                        f"{MAX_CARD_BYTES >> 20} MB; not a character card")
+    return text
 
 
 def read_card(path: str | os.PathLike[str]) -> Card:
@@ -94,11 +105,18 @@ def read_card(path: str | os.PathLike[str]) -> Card:
         except (binascii.Error, ValueError):
             raise UserError(f"{where}: the `{keyword}` chunk is not base64") from None
         where = f"{where} ({keyword})"
+    if len(data) > MAX_CARD_BYTES:
+        raise UserError(f"{where}: {len(data) >> 20} MB is too big for a character card (at most {MAX_CARD_BYTES >> 20} MB)")
     try:
         raw = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UserError(f"{where}: not a JSON character card ({exc.__class__.__name__}: {str(exc)[:80]})") from None
-    return card_from_json(raw, where)
+    except RecursionError:  # JSON nested thousands of levels deep
+        raise UserError(f"{where}: not a character card (its JSON is nested too deeply)") from None
+    try:
+        return card_from_json(raw, where)
+    except RecursionError:
+        raise UserError(f"{where}: not a character card (its JSON is nested too deeply)") from None
 
 
 def _text(obj: dict[str, Any], field: str, where: str, prefix: str) -> str:

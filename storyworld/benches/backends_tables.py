@@ -36,6 +36,8 @@ def render_markdown(result: dict[str, Any]) -> str:
     runs = result.get("backends", {})
     out = [f"# Backends on {result.get('world')} from {result.get('start')}: {result.get('rounds')} rounds, "
            f"seed {result.get('seed')}, model {result.get('model')}", ""]
+    if "generative" in runs or "generative" in result.get("replay", {}).get("backends", {}):
+        out += [importance_note(bool(result.get("ga_model"))), ""]
     if runs:
         out += _store_tables(runs)
         out += _latency_tables(runs)
@@ -48,6 +50,15 @@ def render_markdown(result: dict[str, Any]) -> str:
     if result.get("seconds") is not None:
         out += ["", f"Wall time: {result['seconds'] / 60:.1f} min."]
     return "\n".join(out) + "\n"
+
+
+def importance_note(ga_model: bool) -> str:
+    """How the Generative Agents baseline scored importance in a run: said wherever its figures are shown."""
+    if ga_model:
+        return "Gen. Agents asks the model for each memory's importance (1-10) and writes reflections with it (--ga-model)."
+    return ("Gen. Agents scores importance by rules here (the kind of memory, how it was learned and its length: "
+            "`memory.baselines.rule_importance`), not by asking the model as Park et al. do; `bench backends --ga-model` "
+            "asks the model.")
 
 
 def _store_tables(runs: dict[str, Any]) -> list[str]:

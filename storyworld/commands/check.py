@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from storyworld.commands.terminal import printable
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,10 +28,10 @@ def run_check(args: argparse.Namespace) -> int:
     path = find_world(args.world)
     report = check_world(path)
     for warning in report.warnings:
-        print(f"warning: {warning}")
+        print(printable(f"warning: {warning}", newlines=False))
     if report.errors:
         for error in report.errors:
-            print(f"error: {error}")
+            print(printable(f"error: {error}", newlines=False))
         noun = "error" if len(report.errors) == 1 else "errors"
         print(f"failed: {len(report.errors)} {noun} in {path}", file=sys.stderr)
         return 1

@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from storyworld.commands.terminal import printable
 from storyworld.errors import UserError
 from storyworld.locations import existing_save
 from storyworld.report.queries import who_knows
@@ -62,20 +63,28 @@ def who_knows_command(args: argparse.Namespace) -> int:
         return 0
     if not rows:
         print("no matching records")
+    for line in _who_knows_lines(rows):
+        print(printable(line, newlines=False))  # record texts and names are the world's and the players'
+    return 0
+
+
+def _who_knows_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """who-knows as text: each record, then each owner's provenance, what it rests on and its disputes."""
+    out: list[str] = []
     for row in rows:
-        print(f"#{row['id']} r{row['round']} [{row['kind']}] {row['text']}")
+        out.append(f"#{row['id']} r{row['round']} [{row['kind']}] {row['text']}")
         for owner, h in row["owners"].items():
             if h["via"] == "witnessed" and h["place"]:
                 source = f" at {h['place']}"
             else:
                 source = f" from {h['source']}" if h["source"] else ""
             marks = "" if h["status"] == "believed" else f" ({h['status']})"
-            print(f"    {owner}: {h['via']}{source} r{h['round']} conf {h['confidence']:.2f}{marks}")
+            out.append(f"    {owner}: {h['via']}{source} r{h['round']} conf {h['confidence']:.2f}{marks}")
         if row["based_on"]:
-            print(f"    based on: {', '.join('#' + str(i) for i in row['based_on'])}")
+            out.append(f"    based on: {', '.join('#' + str(i) for i in row['based_on'])}")
         for dispute in row.get("disputes", ()):
-            print(f"    in dispute with #{dispute['record']}: {dispute['summary']}")
-    return 0
+            out.append(f"    in dispute with #{dispute['record']}: {dispute['summary']}")
+    return out
 
 
 def display_name(sim: Any, agent: str) -> str:

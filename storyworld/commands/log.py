@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from storyworld.commands.terminal import printable
 from storyworld.locations import existing_save
 
 
@@ -32,6 +33,6 @@ def log_command(args: argparse.Namespace) -> int:
         print(json.dumps(events, ensure_ascii=False))
         return 0
     names = {a.id: a.name for a in sim.world.agents.values()}
-    for event in events:
-        print(eventlog.line(event, names))
+    for event in events:  # one line per event, whatever the names and the speech hold
+        print(printable(eventlog.line(event, names), newlines=False))
     return 0

@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 from pathlib import Path
+from typing import Any
 
 from memory import BACKENDS
 from storyworld.errors import UserError
@@ -45,20 +46,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "/say @who text, /move place, /act target verb ..., /wait); past its end the player waits")
     parser.add_argument("--seed", type=int, default=0, help="seed for the kernel and the model")
     parser.add_argument("--save", metavar="DIR", help="save folder, written after every round")
-    parser.add_argument("--resume", metavar="DIR", help="continue a run from its save folder")
+    parser.add_argument("--resume", metavar="DIR",
+                        help="continue a run from its save folder (or one of its autosaves: the run plays on into "
+                             "the save the autosave belongs to, or into --save DIR)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="let --save replace an existing save (and its autosaves) with a new game")
     parser.add_argument("--json", action="store_true", help="print the final store stats as JSON")
     add_model_options(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the simulation, saving after every round."""
+    """Run the simulation, saving after every round; a round the model could not play stops the run."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from storyworld.game import session
     from storyworld.minds import LLMMind
-    from storyworld.kernel.state import Settings
-    from storyworld.world import load_world
 
     if args.rounds < 0:
         raise UserError("--rounds must be 0 or more")
@@ -67,14 +70,71 @@ def run(args: argparse.Namespace) -> int:
     from storyworld.game.script import read_script
 
     script_lines = read_script(args.script) if args.script else None  # a bad script fails before the model loads
+    # one writer per save, claimed (and the folder proved writable) before the model loads or a round is played
+    target = Path(args.save) if args.save else (session.slot_of(Path(args.resume)) if args.resume else None)
+    claim = _claim(target, args) if target is not None else None
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    lm = load_lm(args, seed=args.seed)
-    mind = LLMMind(lm)
-    save_dir = Path(args.save) if args.save else (Path(args.resume) if args.resume else None)
-    with Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-        TextColumn("{task.fields[detail]}"), TimeElapsedColumn(), transient=False,
-    ) as bar:
+    lm = None
+    try:
+        lm = load_lm(args, seed=args.seed)
+        bar = Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+            TextColumn("{task.fields[detail]}"), TimeElapsedColumn(), transient=False,
+        )
+        return _play(args, lm, LLMMind(lm), target, script_lines, bar)
+    finally:
+        if claim is not None:
+            claim.release()
+        if lm is not None:
+            lm.close()
+
+
+def _claim(target: Path, args: argparse.Namespace) -> Any:
+    """Lock `target` for this run; a new run onto an existing save needs --overwrite (which clears its autosaves)."""
+    from saves import SaveError, autosave_folder, lock_save, recover
+    from saves.folder import old_path, remove_folder
+
+    try:
+        claim = lock_save(target)
+    except SaveError as exc:
+        raise UserError(str(exc)) from None
+    from storyworld.game.session import slot_of
+
+    if args.resume and target == slot_of(Path(args.resume)):
+        return claim  # playing on in its own save
+    try:
+        recover(target)
+        taken = target.exists() or old_path(target).is_dir() or autosave_folder(target).exists()
+        if taken and not args.overwrite:
+            claim.release()
+            raise UserError(f"{target}: a save is already there; continue it with --resume {target}, "
+                            "or replace it (and its autosaves) with --overwrite")
+        if taken:
+            remove_folder(autosave_folder(target))  # the new game's autosaves must not mix with the old one's
+    except OSError as exc:
+        claim.release()
+        raise UserError(f"{target}: cannot be prepared ({exc.strerror or exc})") from None
+    return claim
+
+
+def _resume_hint(args: argparse.Namespace, target: Path | None) -> str:
+    """The command that continues this run from its save."""
+    if target is None:
+        return "nothing was saved (give --save DIR to keep a run)"
+    model = f" --server {args.server}" if args.server else (f" --model {args.model}" if args.model else "")
+    return f"resume with: storyworld run {args.world} --rounds {args.rounds} --resume {target}{model}"
+
+
+def _play(args: argparse.Namespace, lm: Any, mind: Any, target: Path | None, script_lines: list[str] | None,
+          bar: Any) -> int:
+    """The run itself: new or resumed, a round at a time, each saved before the next."""
+    from saves import SaveError
+    from storyworld.game import session
+    from storyworld.game.simulation import RoundRefused
+    from storyworld.kernel.state import Settings
+    from storyworld.world import load_world
+
+    with bar:
         if args.resume:
             game = session.Session.load(Path(args.resume), mind)
             sim = game.sim
@@ -98,6 +158,13 @@ def run(args: argparse.Namespace) -> int:
             sim = game.sim
             bar.update(task, completed=1, total=1, visible=False)
             done = 0
+        if target is not None:
+            game.slot = target  # an autosave resumed plays on into its own save, never into the rotation
+            if not args.resume:
+                try:
+                    game.save()  # the start itself: a disk that cannot take it fails before any round is played
+                except SaveError as exc:
+                    raise UserError(f"{exc}; no round was played") from None
         player = None
         if script_lines is not None:
             from storyworld.game.script import ScriptedPlayer
@@ -113,11 +180,18 @@ def run(args: argparse.Namespace) -> int:
                 rate = stats.get("completion_tokens", 0) / max(stats.get("seconds", 0.0), 1e-9)
                 bar.update(task, detail=f"r{sim.state.round} {agent} deciding ({index + 1}/{count}), {rate:.0f} tok/s")
 
-            game.play_round(player.next_action(sim.state) if player else None, progress=show)
+            held = _holds(target, sim.state.round)
+            try:
+                game.play_round(player.next_action(sim.state) if player else None, progress=show)
+            except RoundRefused as exc:
+                raise UserError(f"{exc}; {held}; {_resume_hint(args, target)}") from None
             done += 1
-            if save_dir is not None:
-                game.slot = save_dir
-                game.autosave()
+            if target is not None:
+                try:
+                    game.autosave()
+                except SaveError as exc:
+                    raise UserError(f"round {sim.state.round - 1} was played but not saved ({exc}); {held}; "
+                                    f"{_resume_hint(args, target)}") from None
             bar.update(task, completed=done)
     stats = sim.store.stats()
     if args.json:
@@ -126,5 +200,12 @@ def run(args: argparse.Namespace) -> int:
         keys = ("records", "sediment", "sim", "shared", "linked", "max_owners", "leaks")
         print("  ".join(f"{k}={stats.get(k)}" for k in keys))
         print(f"fallbacks={sim.state.fallbacks} events={len(sim.state.events)}"
-              + (f" saved to {save_dir}" if save_dir else ""))
+              + (f" saved to {target}" if target else ""))
     return 0
+
+
+def _holds(target: Path | None, next_round: int) -> str:
+    """Where the save stands while round `next_round` is played (`stats` calls that its round)."""
+    if target is None:
+        return "nothing is saved (no --save)"
+    return f"{target} is saved at round {next_round}"

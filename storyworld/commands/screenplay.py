@@ -9,8 +9,9 @@ from pathlib import Path
 
 import msgspec
 
+from storyworld.commands.terminal import printable
 from storyworld.errors import UserError
-from storyworld.locations import WorldNotFound, existing_save, find_world
+from storyworld.locations import existing_save, find_world
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -26,7 +27,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("save", metavar="SAVE", help="a save folder")
     parser.add_argument("-o", "--output", metavar="FILE", help="write the markdown here (default: print it)")
-    parser.add_argument("--world", help="the world file or id, when the save's world is not installed")
+    parser.add_argument("--world", help="the world file or id to read the save with (default: the world the save "
+                                        "holds, as it was played)")
     parser.add_argument("--max-scene-rounds", type=int, default=20, help="rounds per scene at most (default 20)")
     parser.add_argument("--json", action="store_true", help="print the screenplay's figures as JSON")
     parser.add_argument("--format", choices=("markdown", "fountain"), default="markdown",
@@ -37,21 +39,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def screenplay_command(args: argparse.Namespace) -> int:
     """Read the save, render, write or print."""
     from storyworld.report import screenplay
-    from storyworld.game.session import read_game
+    from storyworld.game.session import read_game, saved_world
     from storyworld.world import load_world
 
     if args.max_scene_rounds < 1:
         raise UserError("--max-scene-rounds must be 1 or more")
     folder = existing_save(args.save)
-    game, _ = read_game(folder)
+    game, files = read_game(folder)
     if args.world:
         world = load_world(find_world(args.world))
-    else:
-        try:
-            world = load_world(find_world(game.state.world_id))
-        except WorldNotFound as exc:
-            raise UserError(f"{folder}: its world {game.state.world_id!r} is not installed ({exc}); "
-                            "give it with --world") from None
+    else:  # the world as it was played, which the save holds (else the installed world of its id)
+        world = saved_world(folder, files, game.state.world_id)
     if world.file.world.id != game.state.world_id:
         raise UserError(f"--world: {world.file.world.id!r} is not the save's world {game.state.world_id!r}")
     try:
@@ -77,5 +75,5 @@ def screenplay_command(args: argparse.Namespace) -> int:
     elif args.output:
         print(f"{args.output}: " + ", ".join(f"{k} {v}" for k, v in summary.items()), file=sys.stderr)
     else:
-        sys.stdout.write(play.markdown)
+        sys.stdout.write(printable(play.markdown))
     return 0

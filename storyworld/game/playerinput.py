@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from storyworld.kernel.actions import ActOn, Action, Move, Observe, ReadThread, Say, Wait
 from storyworld.kernel.perception import present_at
+from storyworld.world.limits import player_line
 
 if TYPE_CHECKING:
     from storyworld.world import World
@@ -101,7 +102,10 @@ class Surroundings:
 
 def parse(text: str, scene: Surroundings) -> Parsed:
     """Turn a line from the action bar into an action for the round, a local request, or a problem."""
-    line = " ".join(text.split())
+    clean, too_long = player_line(text)  # the limits a world's texts keep: no control characters, a length
+    if too_long:
+        return Problem(too_long)
+    line = " ".join(clean.split())
     if not line:
         return Problem("type a line to say it, or /help for the commands")
     if not line.startswith("/"):

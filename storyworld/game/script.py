@@ -18,7 +18,7 @@ def read_script(path: str | Path) -> list[str]:
     """The script's lines (blank lines and `#` comments kept out); a clear error if it cannot be read."""
     file = Path(path)
     try:
-        text = file.read_text(encoding="utf-8")
+        text = file.read_text(encoding="utf-8-sig")  # a BOM (Notepad) is not part of the first line
     except FileNotFoundError:
         raise UserError(f"{file}: no such script file") from None
     except (OSError, UnicodeDecodeError) as exc:

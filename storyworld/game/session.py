@@ -168,7 +168,7 @@ def load_simulation(folder: Path, mind: Any, *, embedder: Any = None, world: Wor
     """Resume a simulation from a save folder, with the world as it was when the save was made."""
     game, files = read_game(Path(folder))
     if world is None:
-        world = _saved_world(Path(folder), files, game.state.world_id)
+        world = saved_world(Path(folder), files, game.state.world_id)
     try:
         store = store_from_files(game.settings.backend, files, embedder=embedder)
     except ValueError as exc:
@@ -176,7 +176,7 @@ def load_simulation(folder: Path, mind: Any, *, embedder: Any = None, world: Wor
     return Simulation(world, game.state, store, game.settings, mind)
 
 
-def _saved_world(folder: Path, files: dict[str, bytes], world_id: str) -> World:
+def saved_world(folder: Path, files: dict[str, bytes], world_id: str) -> World:
     """The world embedded in a save, else the installed world with the save's id."""
     from storyworld.locations import WorldNotFound, find_world
 
@@ -237,6 +237,16 @@ def world_of_save(folder: Path) -> World | None:
     return None
 
 
+def _claim_slot(folder: Path) -> Any:
+    """saves.lock_save on `folder`, its refusal as one UserError line."""
+    from saves import SaveError, lock_save
+
+    try:
+        return lock_save(folder)
+    except SaveError as exc:
+        raise UserError(str(exc)) from None
+
+
 # --------------------------------------------------------------------------- the session
 
 
@@ -252,9 +262,37 @@ class Session:
                  clock: Callable[[], datetime] | None = None) -> None:
         self.sim = sim
         self.lock = threading.RLock()  # re-entrant: a view built inside a round's hold takes it again
-        self.slot = Path(slot) if slot is not None else None
+        self._slot = Path(slot) if slot is not None else None
+        self._claim: Any = None  # saves.SaveLock on the slot while this game is its writer (claim())
         self.saves_root = saves_root  # where save-as and branch put new slots
         self.clock = clock  # stamps saved_at into the save's metadata when given
+
+    @property
+    def slot(self) -> Path | None:
+        """The save this game writes into (None: nowhere yet)."""
+        return self._slot
+
+    @slot.setter
+    def slot(self, value: Path | None) -> None:
+        new = Path(value) if value is not None else None
+        if new == self._slot:
+            return
+        if self._claim is not None:  # the writer's claim follows the game into its new save
+            claim = _claim_slot(new) if new is not None else None
+            self._claim.release()
+            self._claim = claim
+        self._slot = new
+
+    def claim(self) -> None:
+        """Become the one writer of the slot (held until close()); UserError when another process plays it."""
+        if self._claim is None and self._slot is not None:
+            self._claim = _claim_slot(self._slot)
+
+    def close(self) -> None:
+        """Let the slot go (another process may then play it)."""
+        if self._claim is not None:
+            self._claim.release()
+            self._claim = None
 
     @classmethod
     def new(cls, world: World, start_id: str | None, settings: Settings, mind: Any, *, slot: Path | None = None,

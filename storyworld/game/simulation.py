@@ -13,7 +13,8 @@ import msgspec
 
 from storyworld.kernel.actions import Action
 from storyworld.kernel.actions import describe
-from storyworld.errors import Cancelled
+from storyworld.errors import Cancelled, UserError
+from storyworld.llm.base import ModelError
 from storyworld.llm.concurrency import lanes, parallelism, run_ordered
 from storyworld.kernel.resolve import RoundOutcome, resolve_round
 from storyworld.kernel import ids
@@ -31,6 +32,30 @@ if TYPE_CHECKING:
 log = logging.getLogger("storyworld.game.simulation")
 
 Progress = Callable[[str, int, int], None]  # (agent deciding, index, total)
+
+_state_encoder = msgspec.msgpack.Encoder()
+_state_decoder = msgspec.msgpack.Decoder(WorldState)
+
+
+class RoundRefused(UserError):
+    """A round that was not played: the world state and the memory store are as they were before it.
+
+    `round` is the round that was refused; `cause` the error that stopped it.
+    """
+
+    def __init__(self, message: str, *, round_: int, cause: BaseException | None = None) -> None:
+        super().__init__(message)
+        self.round = round_
+        self.cause = cause
+
+
+class ModelFailed(RoundRefused):
+    """The model failed (after its retries) while `agent` was deciding, so the round was not played."""
+
+    def __init__(self, round_: int, agent: str, agent_name: str, cause: ModelError) -> None:
+        super().__init__(f"round {round_} not played: the model failed while {agent_name} was deciding: {cause}",
+                         round_=round_, cause=cause)
+        self.agent = agent
 
 
 class RoundTiming(msgspec.Struct, kw_only=True):
@@ -268,9 +293,16 @@ class Simulation:
             order = {agent.id: index for index, agent in enumerate(self.world.file.agent)}
             lane_of = lambda i: order.get(deciders[i], i) % lane_count  # noqa: E731
         started = time.perf_counter()
+
+        def decide(context: DecisionContext) -> Decision:
+            try:
+                return self.mind.decide(self.world, context)  # type: ignore[union-attr]
+            except ModelError as exc:  # the model is down: the round is refused, never played without it
+                raise ModelFailed(self.state.round, context.agent, self.world.name_of(context.agent), exc) from exc
+
         try:
             results = run_ordered(
-                lambda context: self.mind.decide(self.world, context),  # type: ignore[union-attr]
+                decide,
                 contexts,
                 parallel,
                 started=None if progress is None else (lambda i: progress(deciders[i], i, len(deciders))),
@@ -295,7 +327,13 @@ class Simulation:
         progress: Progress | None = None,
         cancelled: Callable[[], bool] | None = None,
     ) -> RoundOutcome:
-        """Run one round: decide, resolve at the barrier, deposit, update short-term memory."""
+        """Run one round: decide, resolve at the barrier, deposit, update short-term memory.
+
+        All or nothing: until the memory store has taken the round's deposits, a failure (a cancel,
+        the model down, a deposit the store refuses) leaves the world state, the seeded RNG and the
+        store as they were (RoundRefused, Cancelled); the store validates a whole batch before it
+        writes any of it.
+        """
         exclude = {player_action.actor} if player_action is not None else set()
         if self.settings.player is not None:
             exclude.add(self.settings.player)
@@ -305,10 +343,21 @@ class Simulation:
             actions[player_action.actor] = player_action
         based_on = {a: d.based_on for a, d in decisions.items()}
         fallbacks = frozenset(a for a, d in decisions.items() if d.fallback)
-        self.state.fallbacks += len(fallbacks)
-        outcome = resolve_round(self.world, self.state, actions, self.rng, based_on=based_on, fallbacks=fallbacks)
-        started = time.perf_counter()
-        self.deposit(outcome)
+        before, rng_before = _state_encoder.encode(self.state), self.rng.getstate()
+        try:
+            self.state.fallbacks += len(fallbacks)
+            outcome = resolve_round(self.world, self.state, actions, self.rng, based_on=based_on, fallbacks=fallbacks)
+            started = time.perf_counter()
+            record_ids = self.store.remember_many(list(outcome.deposits)) if outcome.deposits else []
+        except Exception as exc:  # the commit point is the store taking the batch: before it, undo the state
+            restored = _state_decoder.decode(before)
+            for field in restored.__struct_fields__:  # in place: whoever holds the state sees it put back
+                setattr(self.state, field, getattr(restored, field))
+            self.rng.setstate(rng_before)
+            self._mechanical, self._mechanical_upto = set(), 0
+            raise RoundRefused(f"round {self.state.round} not played: {exc}", round_=self.state.round,
+                               cause=exc) from exc
+        self.affiliate(outcome, record_ids)
         self.retract(outcome)
         self.last_timing.remember_s = time.perf_counter() - started
         for agent, result in outcome.results.items():
@@ -344,7 +393,10 @@ class Simulation:
         batch = list(outcome.deposits)
         if not batch:
             return
-        id_lists = self.store.remember_many(batch)
+        self.affiliate(outcome, self.store.remember_many(batch))
+
+    def affiliate(self, outcome: RoundOutcome, id_lists: list[list[int]]) -> None:
+        """Link the records each event group and each owner's round took in (`id_lists`: per deposit)."""
         groups: dict[str, set[int]] = {}
         for deposit, record_ids in zip(outcome.deposits, id_lists):
             groups.setdefault(f"event:{deposit.group or deposit.event_id or ''}", set()).update(record_ids)

@@ -27,13 +27,14 @@ from storyworld.llm.base import (
 from storyworld.llm.local import LlamaModel
 from storyworld.llm.server import ServerModel
 from storyworld.llm.validation import schema_problems
-from storyworld.llm.wrappers import Accounting, ModelWrapper, Profiling, Retrying
+from storyworld.llm.wrappers import Accounting, ModelWrapper, Profiling, Retrying, on_retry
 
 __all__ = [
     "Accounting", "Completion", "LanguageModel", "LlamaModel", "Message", "ModelError",
     "ModelWrapper", "Profiling", "PromptTooLongError", "Retrying", "Schema", "ServerModel",
     "TransientModelError",
-    "gguf_path", "load_model", "open_backend", "parse_json_reply", "schema_problems", "wrap",
+    "PATIENCE_S", "gguf_path", "load_model", "on_retry", "open_backend", "parse_json_reply", "schema_problems",
+    "wrap",
 ]
 
 
@@ -78,13 +79,18 @@ def gguf_path(model_path: str | os.PathLike[str] | None) -> str | os.PathLike[st
     return bundled
 
 
-def wrap(backend: LanguageModel, attempts: int = 2) -> LanguageModel:
+# How long a model that stops answering (a dead or restarting server) is retried before the round is refused.
+PATIENCE_S = 30.0
+
+
+def wrap(backend: LanguageModel, attempts: int = 2, patience_s: float = PATIENCE_S) -> LanguageModel:
     """The standard stack: Profiling(Retrying(Accounting(backend))).
 
     Accounting sits innermost so every attempt's tokens and failures count; Profiling sits
-    outermost so latency is what the caller waited, retries included.
+    outermost so latency is what the caller waited, retries included. Transient faults are
+    retried for `patience_s` seconds, then raised (the round is refused, never played without the model).
     """
-    return Profiling(Retrying(Accounting(backend), attempts=attempts))
+    return Profiling(Retrying(Accounting(backend), attempts=attempts, patience_s=patience_s))
 
 
 def load_model(
@@ -94,6 +100,8 @@ def load_model(
     seed: int = 0,
     threads: int | None = None,
     parallel: int | None = None,
+    patience_s: float = PATIENCE_S,
 ) -> LanguageModel:
     """A ready model with retry, accounting and profiling; ModelError (one line) if unusable."""
-    return wrap(open_backend(model_path, server_url, n_ctx=n_ctx, seed=seed, threads=threads, parallel=parallel))
+    return wrap(open_backend(model_path, server_url, n_ctx=n_ctx, seed=seed, threads=threads, parallel=parallel),
+                patience_s=patience_s)

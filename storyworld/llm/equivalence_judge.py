@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from storyworld.llm import LanguageModel
+from storyworld.llm import LanguageModel, ModelError
 
 log = logging.getLogger("storyworld.llm")
 
@@ -45,9 +45,15 @@ def make_judge(lm: LanguageModel, seed: int = 0, max_tokens: int = 12) -> Judge:
 
     def judge(text_a: str, text_b: str) -> bool | None:
         """True if the model says the two statements are the same fact, None if it could not say."""
-        obj, _ = lm.complete_json(
-            judge_messages(text_a, text_b), JUDGE_SCHEMA, max_tokens=max_tokens, temperature=0.0, seed=seed
-        )
+        try:
+            obj, _ = lm.complete_json(
+                judge_messages(text_a, text_b), JUDGE_SCHEMA, max_tokens=max_tokens, temperature=0.0, seed=seed
+            )
+        except ModelError as exc:
+            # asked in the middle of a store's write: a failing model must not leave it half written;
+            # no verdict keeps the two apart (never merge on doubt), and the log says why
+            log.warning("judge: the model failed (%s); %r and %r kept apart", exc, text_a[:60], text_b[:60])
+            return None
         if obj is None:
             log.info("judge: no verdict for %r / %r", text_a[:60], text_b[:60])
             return None

@@ -107,10 +107,19 @@ class LlamaModel(LanguageModel):
         reuse_prefix: bool = True,
         extra_buffers: bool = False,
         shortlist: int = 256,
+        probe: bool = True,
     ) -> None:
-        """Load the GGUF at `model_path`; ModelError if it is missing or not a model."""
+        """Load the GGUF at `model_path`; ModelError if it is missing or not a model.
+
+        With `probe` a file not seen before is first loaded in a child process (storyworld.llm.probe):
+        a damaged file that makes llama.cpp abort is refused in one line instead of taking the game down.
+        """
         path = Path(model_path).expanduser()
         check_gguf(path)
+        if probe:
+            from storyworld.llm.probe import probe as probe_in_child
+
+            probe_in_child(path)
         # libgomp reads this once, when llama.cpp's CPU backend loads. Its default spin-waiting
         # makes 2 decoding threads ten times slower as soon as anything else wants the cores
         # (the embedder's torch threads, a second process): measured 4 s vs 40-50 s per judge call.
@@ -202,6 +211,8 @@ class LlamaModel(LanguageModel):
                 if "exceed context window" in str(exc):
                     raise PromptTooLongError(f"{self.name}: {exc}") from exc
                 raise
+            except RuntimeError as exc:  # llama_decode failed (out of memory, a broken context): the model is down
+                raise ModelError(f"{self.name}: the model failed: {exc}") from exc
             finally:
                 if shortlist is not None:
                     del self._llama._init_sampler

@@ -120,20 +120,23 @@ class ServerModel(LanguageModel):
         except urllib.error.HTTPError as exc:
             raise _HTTPStatusError(exc.code, f"{where}: HTTP {exc.code}: {_error_detail(exc)}") from exc
         except urllib.error.URLError as exc:
+            # Transient: a server that died or is restarting mid-run refuses connections for a while.
+            # Callers retry for a bounded time, then refuse the round; a first connection fails at once.
             reason = exc.reason
             if isinstance(reason, (TimeoutError, socket.timeout)):
                 raise TransientModelError(f"{where}: no answer within {timeout:g} s") from exc
             if isinstance(reason, ConnectionRefusedError):
-                raise ModelError(f"cannot reach the model server at {self.url}: connection refused (is it running?)") from exc
-            raise ModelError(f"cannot reach the model server at {self.url}: {reason}") from exc
+                raise TransientModelError(
+                    f"cannot reach the model server at {self.url}: connection refused (is it running?)") from exc
+            raise TransientModelError(f"cannot reach the model server at {self.url}: {reason}") from exc
         except (TimeoutError, socket.timeout) as exc:
             raise TransientModelError(f"{where}: no answer within {timeout:g} s") from exc
-        except (ConnectionError, http.client.HTTPException) as exc:
+        except (OSError, http.client.HTTPException) as exc:  # a reset or a reply cut short
             raise TransientModelError(f"{where}: connection failed: {exc}") from exc
         try:
             decoded = json.loads(payload)
         except ValueError as exc:
-            raise ModelError(f"{where}: the server did not answer JSON: {payload[:120]!r}") from exc
+            raise TransientModelError(f"{where}: the server did not answer JSON: {payload[:120]!r}") from exc
         if isinstance(decoded, list) and path == "/slots":
             return {"total_slots": len(decoded)}  # llama.cpp lists one entry per slot
         if not isinstance(decoded, dict):
@@ -180,7 +183,7 @@ class ServerModel(LanguageModel):
             choice = result["choices"][0]
             text = choice["message"].get("content") or ""
         except (KeyError, IndexError, TypeError, AttributeError) as exc:
-            raise TransientModelError(f"{self.url}: malformed completion: {str(result)[:160]}") from exc
+            raise TransientModelError(f"{self.url}: malformed completion (no choices): {str(result)[:160]}") from exc
         self._add_timings(result.get("timings"))
         usage = result.get("usage") or {}
         return Completion(

@@ -114,24 +114,37 @@ class Accounting(ModelWrapper):
 
 
 class Retrying(ModelWrapper):
-    """Retries transient backend errors, and JSON decisions that failed, with a shifted seed.
+    """Retries transient backend errors for a bounded time, and JSON decisions that failed, with a shifted seed.
 
-    The retry seed is `seed + attempt`, so a retried run is as deterministic as a plain one.
-    A reply cut off by max_tokens is not retried unless `retry_truncated`: with the same budget
-    it is mostly cut off again, and the caller can often salvage the fields it has. Nor is a
-    greedy (temperature 0) reply, which a new seed would not change.
+    A transient error (a dropped connection, a server that is restarting, a 5xx, a timeout) is
+    retried with exponential backoff (`backoff_s`, doubling, at most `max_backoff_s` apart) for
+    up to `patience_s` seconds, then raised with how long it was tried: the caller refuses the
+    round instead of playing it without the model. `on_retry(note)`, when set, hears each wait
+    (a UI shows it). A reply that is garbage is retried `attempts` times in all with the seed
+    `seed + attempt`, so a retried run is as deterministic as a plain one. A reply cut off by
+    max_tokens is not retried unless `retry_truncated`: with the same budget it is mostly cut off
+    again, and the caller can often salvage the fields it has. Nor is a greedy (temperature 0)
+    reply, which a new seed would not change.
     """
 
     def __init__(self, inner: LanguageModel, attempts: int = 2, backoff_s: float = 0.5,
-                 sleep: Callable[[float], None] = time.sleep, retry_truncated: bool = False) -> None:
-        """Wrap `inner`; `attempts` counts the first try."""
+                 sleep: Callable[[float], None] = time.sleep, retry_truncated: bool = False,
+                 patience_s: float = 30.0, max_backoff_s: float = 5.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        """Wrap `inner`; `attempts` counts the first try of a garbage reply, `patience_s` bounds transient retries."""
         super().__init__(inner)
         self.retry_truncated = retry_truncated
         if attempts < 1:
             raise ValueError(f"attempts must be at least 1, got {attempts}")
+        if patience_s < 0:
+            raise ValueError(f"patience_s must be 0 or more, got {patience_s}")
         self.attempts = attempts
         self.backoff_s = backoff_s
+        self.max_backoff_s = max_backoff_s
+        self.patience_s = patience_s
+        self.on_retry: Callable[[str], None] | None = None
         self._sleep = sleep
+        self._clock = clock
         self._lock = threading.Lock()
         self._retries = 0
         self._gave_up = 0
@@ -142,37 +155,45 @@ class Retrying(ModelWrapper):
             self._retries += retries
             self._gave_up += gave_up
 
+    def _transient(self, call: Callable[[int], Any], seed: int) -> Any:
+        """`call(seed)`, retrying TransientModelError with backoff while the patience lasts."""
+        started = self._clock()
+        slept = 0.0
+        tries = 0
+        while True:
+            tries += 1
+            try:
+                return call(seed)
+            except TransientModelError as exc:
+                spent = max(self._clock() - started, slept)
+                delay = min(self.max_backoff_s, self.backoff_s * 2 ** (tries - 1))
+                if spent + delay > self.patience_s:
+                    self._count(gave_up=1)
+                    if tries == 1:
+                        raise
+                    raise type(exc)(f"{exc} (still failing after {tries} tries in {spent:.1f} s)") from exc
+                note = (f"{self.name}: {exc}; retrying in {delay:g} s "
+                        f"(try {tries + 1}, giving up after {self.patience_s:g} s)")
+                log.warning("%s", note)
+                if self.on_retry is not None:
+                    self.on_retry(note)
+                self._count(retries=1)
+                self._sleep(delay)
+                slept += delay
+
     def complete(self, messages: list[Message], schema: Schema | None = None, max_tokens: int = 128,
                  temperature: float = 0.7, seed: int = 0) -> Completion:
-        """Forward; retry TransientModelError with exponential backoff."""
-        for attempt in range(self.attempts):
-            try:
-                return self.inner.complete(messages, schema, max_tokens, temperature, seed + attempt)
-            except TransientModelError as exc:
-                if attempt + 1 == self.attempts:
-                    self._count(gave_up=1)
-                    raise
-                log.warning("%s: %s; retrying (%d/%d)", self.name, exc, attempt + 2, self.attempts)
-                self._count(retries=1)
-                self._sleep(self.backoff_s * 2**attempt)
-        raise AssertionError("unreachable")
+        """Forward; retry TransientModelError with exponential backoff for up to `patience_s`."""
+        return self._transient(lambda s: self.inner.complete(messages, schema, max_tokens, temperature, s), seed)
 
     def complete_json(self, messages: list[Message], schema: Schema, max_tokens: int = 128,
                       temperature: float = 0.7, seed: int = 0) -> tuple[Any | None, Completion]:
-        """Forward; retry a None result or a transient error; (None, last completion) at the end."""
+        """Forward; retry a transient error (for `patience_s`) or a None result (`attempts`); (None, last) at the end."""
         completion = Completion(text="")
         for attempt in range(self.attempts):
             last = attempt + 1 == self.attempts
-            try:
-                obj, completion = self.inner.complete_json(messages, schema, max_tokens, temperature, seed + attempt)
-            except TransientModelError as exc:
-                if last:
-                    self._count(gave_up=1)
-                    raise
-                log.warning("%s: %s; retrying (%d/%d)", self.name, exc, attempt + 2, self.attempts)
-                self._count(retries=1)
-                self._sleep(self.backoff_s * 2**attempt)
-                continue
+            obj, completion = self._transient(
+                lambda s: self.inner.complete_json(messages, schema, max_tokens, temperature, s), seed + attempt)
             if obj is not None:
                 return obj, completion
             if completion.finish_reason == "length" and not self.retry_truncated:
@@ -189,6 +210,19 @@ class Retrying(ModelWrapper):
         with self._lock:
             own = {"retries": self._retries, "gave_up": self._gave_up}
         return {**self.inner.stats(), **own}
+
+
+def on_retry(lm: Any, listener: Callable[[str], None] | None) -> bool:
+    """Let `listener` hear every wait of the Retrying wrapper inside `lm` (a mind's `lm` is looked into); found?"""
+    model = getattr(lm, "lm", lm)
+    for _ in range(16):
+        if isinstance(model, Retrying):
+            model.on_retry = listener
+            return True
+        model = getattr(model, "inner", None)
+        if model is None:
+            break
+    return False
 
 
 class Profiling(ModelWrapper):

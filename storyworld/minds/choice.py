@@ -7,6 +7,7 @@ a grammar whose branches are the actions, each with only its own fields and only
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any, Literal
 
@@ -17,6 +18,8 @@ from storyworld.minds.content import is_question
 from storyworld.minds.context import DecisionContext, Purpose
 from storyworld.minds.direction import shortest_path
 from storyworld.world import World
+
+log = logging.getLogger("storyworld.minds")
 
 # A verb on a person is offered only when the canon beat calls for it (or the person just arrived, for
 # greet): a watchman does not strike a stranger because the grammar allowed it.
@@ -149,8 +152,34 @@ def menu(world: World, context: DecisionContext) -> Menu:
             if giving and named and person in beat_people:
                 acts.append(("give", obj, person))
     # a line is always spoken to someone: "to everyone" invites a small model to narrate instead of speak
-    say_to = tuple(p.present)
+    say_to = people_first(context)
     return Menu(say_to=say_to, acts=tuple(dict.fromkeys(acts)), read_thread=context.missed_lines > 0)
+
+
+MENU_PEOPLE = 24  # people a choice prompt names at most: a crowd would not fit a small model's context
+_warned: set[tuple[str, int]] = set()
+
+
+def people_first(context: DecisionContext, limit: int = MENU_PEOPLE) -> tuple[str, ...]:
+    """Who the menu offers to speak to: everyone present, or in a crowd the `limit` who matter most.
+
+    By priority: whoever spoke to this agent, the people of its beat, who just arrived, then the
+    rest in the order they are present. Trimming is logged once per agent and crowd size.
+    """
+    present = tuple(context.perception.present)
+    if len(present) <= limit:
+        return present
+    first = [context.addressed_by.speaker] if context.addressed_by is not None else []
+    first += list(context.intention.meet) if context.intention is not None else []
+    first += list(context.arrivals)
+    chosen = tuple(dict.fromkeys([a for a in first if a in present] + list(present)))[:limit]
+    key = (context.agent, len(present))
+    if key not in _warned:
+        _warned.add(key)
+        log.warning("%s is with %d people: the choice prompt names the %d who matter most (who spoke to them, "
+                    "their beat's people, newcomers), so it fits the model's context", context.agent, len(present),
+                    limit)
+    return chosen
 
 
 def policy(world: World, context: DecisionContext) -> Plan | None:

@@ -8,6 +8,7 @@ from typing import Any
 import msgspec
 
 from storyworld.kernel.actions import ActOn, Action, Observe, Say, Told, Wait
+from storyworld.llm.base import ModelError
 from storyworld.minds import choice, content, lines, render, words
 from storyworld.minds.choice import Plan
 from storyworld.minds.context import Decision, DecisionContext, Purpose
@@ -20,7 +21,9 @@ def choice_messages(world: World, context: DecisionContext, options: choice.Menu
     """The choice prompt: the situation in a few lines and the menu, one JSON object per option."""
     agent = world.agents[context.agent]
     p = context.perception
-    here = ", ".join(world.agents[a].name for a in p.present) or "nobody"
+    here = ", ".join(world.agents[a].name for a in options.say_to) or "nobody"
+    if len(p.present) > len(options.say_to):  # a crowd, trimmed to those who matter most (choice.people_first)
+        here += f" and {len(p.present) - len(options.say_to)} others"
     parts = [f"{agent.name} is in {p.place_name} with {here}."]
     if context.addressed_by is not None:
         parts.append(f'{world.agents[context.addressed_by.speaker].name} said to {agent.name}: '
@@ -74,7 +77,11 @@ class LLMMind:
         return Plan(action=action, purpose=purpose, chosen_by="model"), costs
 
     def decide(self, world: World, context: DecisionContext) -> Decision:
-        """Choose, then say what the choice calls for from memory; any model failure becomes a logged fallback."""
+        """Choose, then say what the choice calls for from memory; a garbage reply becomes a logged fallback.
+
+        A failing model (storyworld.llm.ModelError: unreachable, HTTP errors, crashed) raises: the round is
+        refused rather than played with every character looking around.
+        """
         costs = {"prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0}
         based_on = tuple(r.record_id for r in context.recalled)
         try:
@@ -93,8 +100,12 @@ class LLMMind:
                     action, rendered, reason, spent = said
                     _add(costs, spent)
                     steps.append("words:rendered" if rendered else "words:model")
-        except Exception as exc:  # noqa: BLE001 — a failing model must never stop the round; logged here
-            log.warning("model call failed for %s: %s", context.agent, exc)
+        except ModelError:
+            # the model or its server failed (after the backend's retries): a fault of the round, which
+            # the simulation refuses to play; never a character's choice to look around
+            raise
+        except Exception as exc:  # noqa: BLE001 — a reply that is garbage for this one decision; logged here
+            log.warning("model reply unusable for %s: %s", context.agent, exc)
             return Decision(action=Observe(actor=context.agent), fallback=True, reason=f"model error: {exc}",
                             purpose="fallback", **costs)
         intention = context.intention

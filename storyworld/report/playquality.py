@@ -38,8 +38,9 @@ def score(events: list[dict[str, Any]], *, player: str | None, names: tuple[str,
         if event["kind"] != "say" or not to or to == player or to not in event["witnesses"]:
             continue
         addressed += 1
+        # a line a fallback put in the addressee's mouth is no reply: it answers nothing
         window = [e for e in events[index + 1:] if e["kind"] == "say" and e["actor"] == to
-                  and e["round"] <= event["round"] + 1]
+                  and e["round"] <= event["round"] + 1 and not e.get("fallback")]
         # the reply is what they said back to the speaker; else whatever they said next
         reply = next((e for e in window if e["to"] == event["actor"]), window[0] if window else None)
         if reply is not None:

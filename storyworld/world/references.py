@@ -10,6 +10,7 @@ import re
 
 import msgspec
 
+import storyworld.world.limits as limits
 from storyworld.world.problems import Problems, suggest
 from storyworld.world.schema import Agent, Event, FieldPath, Place, Start, WorldInfo, WorldObject
 
@@ -53,6 +54,67 @@ def check_references(
     _check_objects(problems, good["object"], places, agents, objects)
     _check_events(problems, good["event"], places, agents, archived, _default_start_round(info, good["start"]))
     _check_starts(problems, good["start"], places, agents, archived)
+    _check_limits(problems, info, raw_items, good)
+    _check_reachable(problems, good)
+
+
+# The fields a run reads as names (one line, short) and as texts, per table.
+_NAMES = {"place": ("name", "native_name"), "agent": ("name", "native_name", "aliases"), "object": ("name",)}
+_TEXTS = {"place": ("description",), "agent": ("description", "goals"), "object": ("description", "carries"),
+          "event": ("text", "statements"), "start": ("description",)}
+
+
+def _check_limits(problems: Problems, info: WorldInfo | None, raw_items: dict[str, list[object] | None],
+                  good: dict[str, list[tuple[int, msgspec.Struct]]]) -> None:
+    """What a run can hold (storyworld.world.limits): id syntax, names on one short line, texts without controls."""
+    for table, items in raw_items.items():
+        for index, raw in enumerate(items or []):
+            if isinstance(raw, dict) and isinstance(raw.get("id"), str) and raw["id"].strip():
+                problem = limits.id_problem(raw["id"], agent=table == "agent")
+                if problem:
+                    problems.error((table, index, "id"), problem)
+    checks: list[tuple[FieldPath, object, bool]] = []  # (path, value, is a name)
+    if info is not None:
+        checks += [(("world", "title"), info.title, True), (("world", "source"), info.source, False),
+                   (("world", "description"), info.description, False)]
+    for table, items in good.items():
+        for index, item in items:
+            for fields, is_name in ((_NAMES.get(table, ()), True), (_TEXTS.get(table, ()), False)):
+                for field in fields:
+                    value = getattr(item, field)
+                    if isinstance(value, list):
+                        checks += [((table, index, field, j), v, is_name) for j, v in enumerate(value)]
+                    else:
+                        checks.append(((table, index, field), value, is_name))
+    for path, value, is_name in checks:
+        if isinstance(value, str):
+            problem = limits.name_problem(value) if is_name else limits.text_problem(value)
+            if problem:
+                problems.error(path, problem)
+
+
+def _check_reachable(problems: Problems, good: dict[str, list[tuple[int, msgspec.Struct]]]) -> None:
+    """Warnings for places nobody can get to and start points nobody can play."""
+    exits = {place.id: list(place.exits) for _, place in good["place"]}  # type: ignore[attr-defined]
+    frontier = [a.home for _, a in good["agent"]]  # type: ignore[attr-defined]
+    frontier += [where for _, start in good["start"] for where in start.positions.values()]  # type: ignore[attr-defined]
+    frontier += [o.place for _, o in good["object"] if o.place]  # type: ignore[attr-defined]
+    reached: set[str] = set()
+    while frontier:
+        here = frontier.pop()
+        if here in reached or here not in exits:
+            continue
+        reached.add(here)
+        frontier.extend(exits[here])
+    for index, place in good["place"]:
+        if place.id not in reached:  # type: ignore[attr-defined]
+            problems.warn(("place", index), f'unreachable: no exit leads to "{place.id}" from where anyone '  # type: ignore[attr-defined]
+                          "lives or starts, so nobody can ever be there")
+    playable = {a.id for _, a in good["agent"] if a.playable and a.status == "active"}  # type: ignore[attr-defined]
+    for index, start in good["start"]:
+        if playable and playable <= set(start.absent):  # type: ignore[attr-defined]
+            problems.warn(("start", index, "absent"), f'start "{start.id}" has every playable agent absent, '  # type: ignore[attr-defined]
+                          "so nobody can play it")
 
 
 def _ref(problems: Problems, path: FieldPath, value: str, known: dict[str, int], what: str) -> bool:

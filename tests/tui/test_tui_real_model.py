@@ -43,6 +43,7 @@ async def test_a_turn_with_the_real_model(real_runtime_parts, tiny_world, tmp_pa
         assert {o.agent for o in speech.owners} == present
         # every agent who was asked made a decision (a model action or a logged fallback), none crashed the round
         timing = screen.game.last_timing
-        assert timing.decisions >= 1
-        assert timing.fallbacks < timing.decisions, timing  # at least one model decision was a valid action
+        assert timing.decisions >= 1 and timing.completion_tokens > 0, timing  # the model was asked and answered
+        # its decisions were valid actions: at most one in three may fall back (measured: 2 decisions, 0 fallbacks)
+        assert timing.fallbacks <= timing.decisions // 3, timing
         assert "SmolLM2" in screen.game.model_name

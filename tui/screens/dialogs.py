@@ -1,4 +1,4 @@
-"""Small modal screens: help, ask for a name, pick a save, and the damaged-save notice."""
+"""Small modal screens: help, ask for a name, pick a save, the damaged-save notice, and the model-failed one."""
 
 from __future__ import annotations
 
@@ -120,6 +120,47 @@ class DamagedSave(ModalScreen[bool]):
     def action_back(self) -> None:
         """Close without loading."""
         self.dismiss(False)
+
+
+class ModelDown(ModalScreen[str | None]):
+    """The model failed and the round was not played: retry it, save and quit, or go back to the game."""
+
+    BINDINGS = [
+        Binding("r", "retry", "Retry", tooltip="Play the round again with the same line"),
+        Binding("q", "quit_game", "Save and quit", tooltip="Save the game (as it was before the round) and quit"),
+        Binding("escape", "back", "Back", tooltip="Back to the game; your line is in the action bar"),
+    ]
+
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog -error"):
+            yield Label("The model failed", classes="dialog-title")
+            yield Static(self.reason, id="reason", markup=False)
+            yield Static("The round was not played: the world and everyone's memory are as they were before it.",
+                         id="state", markup=False)
+            yield Static("Press r to retry the round, q to save and quit, Esc to go back.", id="keys", markup=False)
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Retry (r)", id="retry", variant="primary")
+                yield Button("Save and quit (q)", id="quit")
+                yield Button("Back", id="back")
+
+    @on(Button.Pressed, "#retry")
+    def action_retry(self) -> None:
+        """Play the round again."""
+        self.dismiss("retry")
+
+    @on(Button.Pressed, "#quit")
+    def action_quit_game(self) -> None:
+        """Save and quit."""
+        self.dismiss("quit")
+
+    @on(Button.Pressed, "#back")
+    def action_back(self) -> None:
+        """Back to the game."""
+        self.dismiss(None)
 
 
 class PickSave(ModalScreen[Path | None]):

@@ -20,6 +20,8 @@ from tui.messages import (
     GameLoaded,
     GameLoadFailed,
     LoadProgressed,
+    ModelFailed,
+    ModelRetrying,
     RecallAnswered,
     RecordChosen,
     RoundCancelled,
@@ -69,6 +71,7 @@ class PlayScreen(Screen):
         """True from submitting an action until its round resolved, failed or was cancelled."""
         self.pending = ""
         """The line whose round is running (given back to the action bar if the round is cancelled)."""
+        self._pending_action: Any = None  # the action of that line, played again when a failed round is retried
         self._cancel = threading.Event()
         self._round_started = 0.0
         self._deciding = ""
@@ -115,6 +118,8 @@ class PlayScreen(Screen):
     def on_unmount(self) -> None:
         # quitting mid-round: stop before the next agent instead of letting the worker thread finish the round
         self._cancel.set()
+        if self.game is not None:
+            self.game.close()  # the save is free for another process
 
     def _loading_note(self) -> str:
         if isinstance(self.request, NewGame):
@@ -137,14 +142,25 @@ class PlayScreen(Screen):
                 game = Game.new(request.world, request.player, request.start_id, self.runtime, report)
             else:
                 game = Game.load(request.folder, self.runtime, report)
+        except UserError as exc:
+            self._load_failed(request, exc)
+            return
+        except Exception as exc:  # noqa: BLE001 — shown as one line, traceback logged; the app must not die
+            log.exception("loading failed")
+            self.post_message(GameLoadFailed(f"{type(exc).__name__}: {one_line(exc)}"))
+            return
+        try:
+            game.session.claim()  # one writer per save: another process playing it refuses this one
+        except UserError as exc:
+            self.post_message(GameLoadFailed(one_line(exc)))  # no autosave to offer: it is the same save
+            return
+        from storyworld.llm import on_retry
+
+        on_retry(getattr(game.session.sim.mind, "lm", None), lambda note: self.post_message(ModelRetrying(note)))
+        try:
             moment = game.opening()
         except UserError as exc:
-            fallback = None
-            if isinstance(request, LoadGame):
-                from saves import latest_good_autosave
-
-                fallback = latest_good_autosave(request.folder)
-            self.post_message(GameLoadFailed(one_line(exc).split("; newest good autosave")[0], fallback))
+            self._load_failed(request, exc)
             return
         except Exception as exc:  # noqa: BLE001 — shown as one line, traceback logged; the app must not die
             log.exception("loading failed")
@@ -183,9 +199,20 @@ class PlayScreen(Screen):
         mark_welcomed()
         self.app.push_screen(WelcomeScreen(), lambda _: self.query_one("#action", Input).focus())
 
+    def _load_failed(self, request: NewGame | LoadGame, exc: Exception) -> None:
+        """Post GameLoadFailed with the newest good autosave of a save that would not load."""
+        fallback = None
+        if isinstance(request, LoadGame):
+            from saves import latest_good_autosave
+
+            fallback = latest_good_autosave(request.folder)
+        self.post_message(GameLoadFailed(one_line(exc).split("; newest good autosave")[0], fallback))
+
     def restart(self, request: NewGame | LoadGame) -> None:
         """Drop the current game and load another in this screen (it may be the app's only screen)."""
         self.request = request
+        if self.game is not None:
+            self.game.close()
         self.game = None
         self.moment = None
         self.rounds_shown = 0
@@ -271,16 +298,21 @@ class PlayScreen(Screen):
                     return
                 event.input.value = ""
                 self.query_one(ActionBar).remember(text)
-                self.pending = text
-                self.busy = True
-                self._cancel.clear()
-                self._round_started = self.runtime.timer()
-                self.set_class(True, "-thinking")
-                self._progress(f"Round {self.moment.round if self.moment else ''}: the others are deciding… (Esc cancels)")
-                transcript.add_pending(self._pending_entry(action))
-                self._deciding = "the others"
-                self._ticker = self.set_interval(1.0, self._tick)
-                self.run_round(action)
+                self._start_round(action, text)
+
+    def _start_round(self, action: Any, text: str) -> None:
+        """Run the round of `action` (typed as `text`) in the worker, with the screen showing it is under way."""
+        self.pending = text
+        self._pending_action = action
+        self.busy = True
+        self._cancel.clear()
+        self._round_started = self.runtime.timer()
+        self.set_class(True, "-thinking")
+        self._progress(f"Round {self.moment.round if self.moment else ''}: the others are deciding… (Esc cancels)")
+        self.query_one(Transcript).add_pending(self._pending_entry(action))
+        self._deciding = "the others"
+        self._ticker = self.set_interval(1.0, self._tick)
+        self.run_round(action)
 
     def _pending_entry(self, action: Any) -> TranscriptEntry:
         """The player's submitted action as a transcript entry, shown until the round resolves."""
@@ -314,11 +346,14 @@ class PlayScreen(Screen):
     def run_round(self, action: Any) -> None:
         """Step the simulation with the player's action; posts RoundResolved/RoundCancelled/RoundFailed."""
         from storyworld.errors import Cancelled
+        from storyworld.game.simulation import ModelFailed as ModelDown
+        from storyworld.game.simulation import RoundRefused
 
         game = self.game
         assert game is not None
         world = game.world
         started = self.runtime.timer()
+        round_ = game.session.round
 
         def progress(agent: str, index: int, total: int) -> None:
             self.post_message(AgentDeciding(agent, world.agents[agent].name, index, total))
@@ -328,11 +363,17 @@ class PlayScreen(Screen):
         except Cancelled as exc:
             self.post_message(RoundCancelled(one_line(exc)))
             return
+        except ModelDown as exc:  # after the model's retries: nothing of the round was applied
+            self.post_message(ModelFailed(one_line(exc)))
+            return
+        except RoundRefused as exc:  # refused whole: the world and memory are as they were
+            self.post_message(RoundFailed(one_line(exc)))
+            return
         except Exception as exc:  # noqa: BLE001 — one line on screen, traceback in the log
             log.exception("round failed")
-            self.post_message(RoundFailed(f"{type(exc).__name__}: {one_line(exc)}"))
+            self.post_message(RoundFailed(f"{type(exc).__name__}: {one_line(exc)}", unchanged=False))
             return
-        self.post_message(RoundResolved(moment, self.runtime.timer() - started))
+        self.post_message(RoundResolved(moment, self.runtime.timer() - started, game.fell_back(round_)))
         try:
             folder = game.autosave()
         except (OSError, ValueError) as exc:  # SaveError is a ValueError
@@ -356,7 +397,11 @@ class PlayScreen(Screen):
         if moment.hint:
             self.query_one(Transcript).add_note(f"Hint: {moment.hint}", "hint")
         self._show(moment)
-        self._progress(f"Round {moment.round - 1} resolved in {message.seconds:.1f} s. Your move.")
+        fell_back = ""
+        if message.fell_back:  # said, not hidden: whose turn the model's reply could not make
+            fell_back = (f" {', '.join(message.fell_back)} fell back to looking on (the model's reply was unusable).")
+            self.query_one(Transcript).add_note(f"Fallback this round: {', '.join(message.fell_back)}", "problem")
+        self._progress(f"Round {moment.round - 1} resolved in {message.seconds:.1f} s.{fell_back} Your move.")
         self.query_one("#action", Input).focus()
         self.rounds_shown += 1
         self.call_after_refresh(self.round_shown.set)
@@ -364,17 +409,65 @@ class PlayScreen(Screen):
     @on(RoundCancelled)
     def _round_cancelled(self, message: RoundCancelled) -> None:
         self._round_over()
-        action = self.query_one("#action", Input)
-        if not action.value:
-            action.value = self.pending  # give the line back so the player can change it
-        self.pending = ""
+        self._give_back_line()  # so the player can change it
         self._progress("Round cancelled; the world is as it was.")
 
     @on(RoundFailed)
     def _round_failed(self, message: RoundFailed) -> None:
         self._round_over()
         self.query_one(Transcript).add_note(f"The round failed: {message.reason}", "problem")
-        self._progress("The round failed; the world is as it was before it. Try another action.")
+        if message.unchanged:
+            self._give_back_line()
+            self._progress("The round failed; the world and memory are as they were before it. Try another action.")
+        else:
+            self.pending = ""
+            self._progress("The round failed partway: the game on screen may be inconsistent; "
+                           "the last autosave holds the round before it (F6 loads it).")
+
+    def _give_back_line(self) -> None:
+        """Put the line of a round that did not happen back into the action bar."""
+        action = self.query_one("#action", Input)
+        if not action.value:
+            action.value = self.pending
+        self.pending = ""
+
+    @on(ModelRetrying)
+    def _model_retrying(self, message: ModelRetrying) -> None:
+        if self.busy:
+            self._deciding = f"The model is not answering: {message.note}"
+            self._tick()
+
+    @on(ModelFailed)
+    def _model_failed(self, message: ModelFailed) -> None:
+        from tui.screens.dialogs import ModelDown
+
+        self._round_over()
+        self.query_one(Transcript).add_note(f"The model failed: {message.reason}", "problem")
+        self._progress("The model failed; the round was not played. r retries, q saves and quits.")
+        action, text = self._pending_action, self.pending
+
+        def chosen(choice: str | None) -> None:
+            if choice == "retry" and action is not None:
+                self._start_round(action, text)
+            elif choice == "quit":
+                self.save_and_quit()
+            else:
+                self._give_back_line()
+                self.query_one("#action", Input).focus()
+
+        self.app.push_screen(ModelDown(message.reason), chosen)
+
+    @work(thread=True, exclusive=True, group="save", exit_on_error=False)
+    def save_and_quit(self) -> None:
+        """Save the game into its slot, then quit (a failed save is said and the app stays)."""
+        assert self.game is not None
+        try:
+            folder = self.game.save()
+        except (OSError, ValueError) as exc:  # SaveError is a ValueError
+            self.post_message(SaveFailed(one_line(exc)))
+            return
+        self.post_message(SaveWritten(folder, "saved"))
+        self.app.call_from_thread(self.app.exit)
 
     @on(SaveWritten)
     def _save_written(self, message: SaveWritten) -> None:
