@@ -195,7 +195,10 @@ class Simulation:
         if call is None or call.role != "actor" or call.place == self.state.positions[player] \
                 or call.beat_id in self.state.canon.summoned:
             return None
-        return call
+        # one sends word, not everyone in the room: whoever the beat involves, else the first of those here
+        here = [a for a in present_at(self.world, self.state, self.state.positions[player], besides=player)]
+        involved = [a for a in here if a in call.meet or a in call.companions]
+        return call if (involved or here)[:1] == [agent] else None
 
     def own_lines(self, agent: str, limit: int = 6) -> tuple[str, ...]:
         """What `agent` said most recently, newest last."""
