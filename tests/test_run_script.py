@@ -11,7 +11,7 @@ from storyworld.cli import main
 
 TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
 FIELDS = {"round", "place", "actor", "kind", "text", "speech", "to", "target", "verb", "from_place", "to_place",
-          "witnesses", "fallback"}
+          "witnesses", "fallback", "act", "tells", "rendered"}
 
 pytestmark = [pytest.mark.real_model, pytest.mark.real_embedder]
 
