@@ -227,7 +227,9 @@ def _scored(world: World, store: Memory, owner: str, query: str, present: tuple[
 
 # How a question is framed, which says nothing of its subject ("Do you know that …", "Tell me whether …").
 FRAMING = re.compile(r"^\s*(?:do|did|does)\s+\w+(?:\s+\w+)?\s+know\s+(?:that|whether|if|about)\s+|"
-                     r"^\s*(?:tell\s+me|can\s+you\s+tell\s+me)\s+(?:that|whether|if|about)\s+", re.IGNORECASE)
+                     r"^\s*(?:please\s+)?(?:can\s+\w+(?:\s+\w+)?\s+)?tell\s+(?:me|us|\w+(?:\s+\w+)?)\s+(?:\w+ly\s+)?"
+                     r"(?:that\s+|whether\s+|if\s+|about\s+)?(?=what|who|where|when|why|how|which|whether|that|if|about|of)",
+                     re.IGNORECASE)
 PRONOUNS = re.compile(r"\b(it|he|she|they|him|her|them|this|that|there)\b", re.IGNORECASE)
 
 
@@ -372,7 +374,8 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     Where someone went is an answer only to a question of where.
     """
     question = is_question(addressed.text)
-    if question and not keys(addressed.text):
+    named = keys(world.agents[speaker].name) if speaker in world.agents else set()  # "Marcellus, what news?"
+    if question and not keys(addressed.text) - named:
         news = next((k for k in (*knowledge.beat, *knowledge.moment, *knowledge.lately)
                      if k.score >= TELL_MIN and _tellable(k, to, knowledge)), None)
         return Speech(act="answer", to=to, carries=(news,)) if news else Speech(act="unknown", to=to)
