@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from storyworld.kernel.actions import Action
+from storyworld.kernel.actions import Action, Move
 from storyworld.kernel.actions import describe
 from storyworld.errors import Cancelled
 from storyworld.llm.concurrency import lanes, parallelism, run_ordered
-from storyworld.kernel.resolve import RoundOutcome, resolve_round
+from storyworld.kernel.resolve import Narration, RoundOutcome, narrate, resolve_round
 from storyworld.kernel import ids
 from storyworld.minds import Decision, DecisionContext, Mind, Recalled, content, provenance_tag
 from storyworld.minds import direction
@@ -306,7 +306,10 @@ class Simulation:
         based_on = {a: d.based_on for a, d in decisions.items()}
         fallbacks = frozenset(a for a, d in decisions.items() if d.fallback)
         self.state.fallbacks += len(fallbacks)
-        outcome = resolve_round(self.world, self.state, actions, self.rng, based_on=based_on, fallbacks=fallbacks)
+        outcome = resolve_round(self.world, self.state, actions, self.rng, based_on=based_on, fallbacks=fallbacks,
+                                companions=self.companions(player_action))
+        self.state.canon.summoned.extend(d.beat for d in decisions.values() if d.purpose == "summon" and d.beat)
+        outcome = self.settle_canon(outcome, {a: d.beat for a, d in decisions.items() if d.beat and d.purpose != "summon"})
         started = time.perf_counter()
         self.deposit(outcome)
         self.retract(outcome)
@@ -319,15 +322,39 @@ class Simulation:
                     policy=self.settings.cache_policy,
                     size=self.settings.cache_size,
                 )
-        self.state.canon.summoned.extend(d.beat for d in decisions.values() if d.purpose == "summon" and d.beat)
-        direction.update(self.world, self.state, self.state.canon, list(outcome.events),
-                         worked={a: d.beat for a, d in decisions.items() if d.beat and d.purpose != "summon"},
-                         player=self.settings.player)
         update_status(self.world, self.state, outcome, self.settings.player)
         self.store.decay(self.state.round)
         version, internal, _ = self.rng.getstate()
         self.state.rng_state = [version, *internal]
         return outcome
+
+    def companions(self, player_action: Action | None) -> dict[str, tuple[str, ...]]:
+        """Who goes along when the player walks toward their beat (the beat's people with them, not busy)."""
+        player = self.settings.player
+        if player is None or not isinstance(player_action, Move):
+            return {}
+        found = direction.companions(self.world, self.state, self.state.canon, player, player_action.to)
+        return {player: found} if found else {}
+
+    def settle_canon(self, outcome: RoundOutcome, worked: dict[str, str]) -> RoundOutcome:
+        """Mark the beats the round met or left behind, and narrate what the screen should show of them:
+        a deed or sight where it happened, and word of a passed beat to a player who would know of it."""
+        from storyworld.game.sediment import MEMORY_KIND
+
+        told = {line.event_id: " ".join(t.text for t in line.tells)
+                for lines in self.state.threads.values() for line in lines
+                if line.round == outcome.round and line.tells}
+        progress = self.state.canon
+        dropped_before = len(progress.dropped)
+        met = direction.update(self.world, self.state, progress, list(outcome.events), worked=worked,
+                               player=self.settings.player, told=told)
+        tellings = direction.tellings(self.world, self.state, progress, met, progress.dropped[dropped_before:],
+                                      self.settings.player)
+        narrations = [Narration(text=t.beat.text, place=t.beat.place, statements=tuple(t.beat.statements),
+                                key=ids.canon(t.beat.id).text, kind=MEMORY_KIND[t.beat.kind], beat=t.beat.id,
+                                hearers=t.hearers if t.mode == "word" else None)
+                      for t in tellings]
+        return narrate(self.world, self.state, outcome, narrations)
 
     def retract(self, outcome: RoundOutcome) -> None:
         """Apply the round's exposures: each exposed claim's records are retracted, contaminating what rests on them."""
