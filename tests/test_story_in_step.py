@@ -152,3 +152,22 @@ def test_the_one_led_goes_with_the_leader_and_looking_around_sees_who_arrived(ha
     seen = next(e for e in outcome.events if e.kind == "observe")
     assert "Horatio" in seen.text and "Marcellus" in seen.text  # they arrived this round: Barnardo sees them
     assert "Horatio" in outcome.results["barnardo"]
+
+
+def test_what_the_player_does_or_sees_alone_happens_only_by_the_players_own_doing(hamlet):
+    """'Horatio admits that it terrifies him' (a sight of Horatio's) is never narrated for him, nor ticked by
+    his standing there; Francisco going off to bed is not done while he stays on the platform."""
+    state = initial_state(hamlet, None)
+    for agent in ("horatio", "marcellus", "barnardo", "francisco"):
+        state.positions[agent] = "battlements"
+    state.round = state.start_round + 2 * 1 + 1
+    sight = next(e.id for e in hamlet.events if e.kind == "observe" and e.actors == ["horatio"] and e.round >= 0)
+    bed = "e0022"  # Francisco hands over the watch and goes off to bed (a move beat on the platform)
+    met = direction.update(hamlet, state, state.canon, [], player="horatio")
+    assert sight not in met and bed not in met
+    look = SimEvent(id="r0003-00", round=3, place="battlements", actor="horatio", kind="observe", text="...",
+                    witnesses=("horatio",))
+    own: set[str] = set()
+    met = direction.update(hamlet, state, state.canon, [look], player="horatio", own=own)
+    assert sight in met and sight in own
+    assert sight not in [t.beat.id for t in direction.tellings(hamlet, state, state.canon, met, [], "horatio", own)]

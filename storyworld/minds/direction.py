@@ -124,7 +124,7 @@ def carries(beat: Event, line: str) -> bool:
 
 def update(world: World, state: WorldState, progress: CanonProgress, events: list[SimEvent], *,
            worked: dict[str, str] | None = None, player: str | None = None,
-           told: dict[str, str] | None = None) -> list[str]:
+           told: dict[str, str] | None = None, own: set[str] | None = None) -> list[str]:
     """After a round: mark beats met by what happened, drop beats the story has passed; returns met ids.
 
     A beat is met only when it happened in play: a spoken beat by a line of its speaker, there, that
@@ -132,7 +132,9 @@ def update(world: World, state: WorldState, progress: CanonProgress, events: lis
     a deed by its actors gathered there, one of them acting for it (`worked`: agent -> beat id its
     action was made for; the player's part is a deed there or words to one of the beat's people), which
     the kernel then narrates; a narration or sight when it is due and someone is there to see it; a beat
-    of being there, by being there. Who was there when a beat was met is kept in `progress.present`.
+    of coming somewhere, by coming there in play. A beat the player does alone, or sees, happens only by
+    the player's own deed or look (its id goes into `own`: it is on the screen already, not narrated).
+    Who was there when a beat was met is kept in `progress.present`.
     """
     settled = _settled(progress)
     worked = worked or {}
@@ -141,7 +143,11 @@ def update(world: World, state: WorldState, progress: CanonProgress, events: lis
     lines: dict[tuple[str, str], list[SimEvent]] = {}
     spoke_to: dict[tuple[str, str], set[str]] = {}  # (speaker, place) -> whom they spoke to there
     deeds: set[tuple[str, str]] = set()  # (actor, place) of every deed done
+    looked: set[tuple[str, str]] = set()  # (agent, place) of every look around
+    arrived = {(e.actor, e.place) for e in state.events if e.kind == "move"}  # who came where, in play
     for event in events:
+        if event.kind == "observe":
+            looked.add((event.actor, event.place))
         if event.kind in ("say", "act"):
             spoke_at.setdefault(event.actor, set()).add(event.place)
         if event.kind == "act":
@@ -177,20 +183,30 @@ def update(world: World, state: WorldState, progress: CanonProgress, events: lis
                     break
         elif event.kind == "act":
             # one deed per actor per round: an act meets the beat it was done for, not every one due; the
-            # player's part is a deed there, or words to one of the beat's people
+            # player's part is a deed there, or words to one of the beat's people (a beat the player does
+            # alone, only a deed of their own)
             people = {*event.actors, *event.witness_ids()}
+            alone = actors == [player]
             doer = next((a for a in actors if event.place in spoke_at.get(a, ()) and a not in spent
                          and (worked.get(a) == event.id
                               or (a == player and a not in worked
-                                  and ((a, event.place) in deeds or spoke_to.get((a, event.place), set()) & people)))),
+                                  and ((a, event.place) in deeds
+                                       or (not alone and spoke_to.get((a, event.place), set()) & people))))),
                         None)
             if at_place and doer is not None:
                 spent.add(doer)
                 witnesses = tuple(there)
+                if alone and own is not None:
+                    own.add(event.id)  # the player's own deed is on the screen already
         elif event.kind in ("narration", "observe"):
-            if at_place and event.round <= clock and there:
+            if player in actors:  # what the player sees is for the player to look at
+                if (player, event.place) in looked and at_place and event.round <= clock:
+                    witnesses = tuple(there)
+                    if own is not None:
+                        own.add(event.id)
+            elif at_place and event.round <= clock and there:
                 witnesses = tuple(there)
-        elif at_place:  # move: being there
+        elif at_place and any((a, event.place) in arrived for a in actors):  # move: coming there, in play
             witnesses = tuple(there)
         if witnesses is not None:
             progress.met.append(event.id)
@@ -217,14 +233,15 @@ class Telling(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def tellings(world: World, state: WorldState, progress: CanonProgress, met: list[str], dropped: list[str],
-             player: str | None) -> list[Telling]:
-    """What the round's settled beats show: deeds and sights met are narrated where they happened; a beat
+             player: str | None, own: set[str] | frozenset[str] = frozenset()) -> list[Telling]:
+    """What the round's settled beats show: deeds and sights met are narrated where they happened (not the
+    player's own, in `own`: those are on the screen already); a beat
     that passed the player by (met elsewhere, or left behind) reaches the player as word, when the player
     is among those the canon says would know of it (a witness, not a doer)."""
     out: list[Telling] = []
     for beat_id in met:
         beat = world.events_by_id[beat_id]
-        if beat.kind in ("act", "narration", "observe"):
+        if beat.kind in ("act", "narration", "observe") and beat_id not in own:
             out.append(Telling(beat=beat, mode="seen"))
     if player is None or not in_play(world, state, player):
         return out
