@@ -171,3 +171,19 @@ def test_what_the_player_does_or_sees_alone_happens_only_by_the_players_own_doin
     met = direction.update(hamlet, state, state.canon, [look], player="horatio", own=own)
     assert sight in met and sight in own
     assert sight not in [t.beat.id for t in direction.tellings(hamlet, state, state.canon, met, [], "horatio", own)]
+
+
+def test_one_arrival_meets_one_beat_of_coming_not_every_later_one(hamlet):
+    """The Ghost entering meets 'The Ghost enters'; 'The Ghost vanishes' (a later beat there) is not met by it."""
+    state = initial_state(hamlet, None)
+    for agent in ("horatio", "marcellus", "barnardo"):
+        state.positions[agent] = "battlements"
+    state.positions["ghost"] = "battlements"
+    state.round = state.start_round + 2 * 1 + 1
+    came = SimEvent(id="r0003-00", round=3, place="battlements", actor="ghost", kind="move", text="...",
+                    witnesses=("barnardo", "ghost", "horatio", "marcellus"), from_place="far-rampart")
+    ghost_beats = [e.id for e in hamlet.events if e.kind == "move" and e.actors == ["ghost"] and 0 <= e.round <= 4]
+    met = direction.update(hamlet, state, state.canon, [came], player="horatio")
+    assert [b for b in ghost_beats if b in met] == ghost_beats[:1]
+    state.round += 1
+    assert not [b for b in ghost_beats if b in direction.update(hamlet, state, state.canon, [], player="horatio")]

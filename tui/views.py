@@ -232,7 +232,8 @@ def transcript_entries(sim: Simulation, events: tuple[SimEvent, ...] | list[SimE
         entries.append(_company(sim, player, round_))
         return entries
     mine = results.get(player, "")
-    if mine and not any(b.kind == "line" and b.own for b in entries):
+    looked = any(e.kind == "observe" and e.actor == player for e in events)  # the scene seen is shown already
+    if mine and not looked and not any(b.kind == "line" and b.own for b in entries):
         entries.append(TranscriptEntry(kind="result", text=mine, own=True, round=round_))
     return entries
 

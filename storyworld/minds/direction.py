@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import deque
 
 import msgspec
@@ -105,19 +106,43 @@ def upcoming(world: World, state: WorldState, progress: CanonProgress, agent: st
     return found
 
 
+# Words that carry no content of a beat: function words, and the verbs a beat's text reports speech with.
+_NOT_CONTENT = frozenset("""
+    a an the this that these those his her its their our my your some any every each he she it they we i you
+    him them us me himself herself itself themselves someone something one of by in on at with for about as to
+    from into onto upon over under near through and but or nor so yet then than also too very just only still
+    again be is are was were been being have has had do does did will would shall should could might must can
+    may who whom whose which what where why how when while if because since until though there here not no all
+    whether nothing never ever
+    say says said tell tells told ask asks asked reply replies answer answers recall recalls admit admits
+    """.split())
+_WORD = re.compile(r"[A-Za-z][A-Za-z'\u2019-]*")
+
+
+def _content(text: str, names: frozenset[str] = frozenset()) -> set[str]:
+    """The content words of a text, folded (lexicon.concept: inflections and synonyms alike)."""
+    from memory import lexicon
+
+    out = set()
+    for word in _WORD.findall(text):
+        low = word.lower()
+        if low in _NOT_CONTENT or low in names or len(low) < 3:
+            continue
+        out.add(lexicon.concept(low))
+    return out
+
+
 def carries(beat: Event, line: str) -> bool:
-    """Whether a spoken line says what a say beat says (enough of its words, the people's names aside).
+    """Whether a spoken line says what a say beat says: enough of its content words, the people's names aside.
 
     A line written for a beat but about something else (a greeting, "we must go") does not make the
     beat happen: the player would see a beat ticked done that was never said.
     """
-    from memory import frames
-
-    said = frames.frame(line).concepts
-    names = {c for a in (*beat.actors, *beat.witness_ids()) for c in frames.frame(a.replace("-", " ")).concepts}
+    names = frozenset(w.lower() for a in (*beat.actors, *beat.witness_ids()) for w in re.split(r"[-\s]", a))
+    said = _content(line, names)
     for part in (beat.text, *beat.statements):
-        wanted = frames.frame(part).concepts - names
-        if wanted and len(wanted & said) >= max(2, math.ceil(len(wanted) / 4)):
+        wanted = _content(part, names)
+        if wanted and len(wanted & said) >= max(1, math.ceil(len(wanted) / 4)):
             return True
     return False
 
@@ -132,7 +157,7 @@ def update(world: World, state: WorldState, progress: CanonProgress, events: lis
     a deed by its actors gathered there, one of them acting for it (`worked`: agent -> beat id its
     action was made for; the player's part is a deed there or words to one of the beat's people), which
     the kernel then narrates; a narration or sight when it is due and someone is there to see it; a beat
-    of coming somewhere, by coming there in play. A beat the player does alone, or sees, happens only by
+    of coming somewhere, by coming there this round (one arrival is not every later beat of being there). A beat the player does alone, or sees, happens only by
     the player's own deed or look (its id goes into `own`: it is on the screen already, not narrated).
     Who was there when a beat was met is kept in `progress.present`.
     """
@@ -144,7 +169,7 @@ def update(world: World, state: WorldState, progress: CanonProgress, events: lis
     spoke_to: dict[tuple[str, str], set[str]] = {}  # (speaker, place) -> whom they spoke to there
     deeds: set[tuple[str, str]] = set()  # (actor, place) of every deed done
     looked: set[tuple[str, str]] = set()  # (agent, place) of every look around
-    arrived = {(e.actor, e.place) for e in state.events if e.kind == "move"}  # who came where, in play
+    arrived = {(e.actor, e.place) for e in events if e.kind == "move"}  # who came where this round
     for event in events:
         if event.kind == "observe":
             looked.add((event.actor, event.place))
@@ -206,7 +231,8 @@ def update(world: World, state: WorldState, progress: CanonProgress, events: lis
                         own.add(event.id)
             elif at_place and event.round <= clock and there:
                 witnesses = tuple(there)
-        elif at_place and any((a, event.place) in arrived for a in actors):  # move: coming there, in play
+        elif at_place and (comer := next((a for a in actors if (a, event.place) in arrived), None)) is not None:
+            arrived.discard((comer, event.place))  # move: coming there; one arrival meets one beat of coming
             witnesses = tuple(there)
         if witnesses is not None:
             progress.met.append(event.id)

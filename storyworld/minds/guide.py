@@ -102,7 +102,9 @@ def happening(world: World, state: WorldState, player: str) -> str:
         return ""
     clock = direction.story_clock(state)
     due = _due_events(world, state)
-    local = [e for e in due if e.place == here and e.round <= clock + 1]
+    # a beat of coming here whose people are here already has nothing left to happen: not "now"
+    local = [e for e in due if e.place == here and e.round <= clock + 1
+             and not (e.kind == "move" and e.actors and all(state.positions.get(a) == here for a in e.actors))]
     if local:
         return clip(local[0].text, 160)
     coming = [a for a in state.positions if a != player and a not in state.absent

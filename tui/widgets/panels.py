@@ -76,7 +76,7 @@ class GoalsPanel(Static):
                 # done: it happened with you there; passed: it happened elsewhere, or the story moved on
                 mark = "✓ " if status == "done" else "✗ "
                 text.append(mark, style="green" if status == "done" else "yellow")
-                text.append(f"{item} ({'done' if status == 'done' else 'passed you by'})\n", style="dim")
+                text.append(f"{item} ({status})\n", style="dim")
             text.append("\nYour goals\n", style="bold underline")
         if not goals:
             text.append("No goals. Your own choices, then.", style="dim")
