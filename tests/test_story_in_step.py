@@ -187,3 +187,17 @@ def test_one_arrival_meets_one_beat_of_coming_not_every_later_one(hamlet):
     assert [b for b in ghost_beats if b in met] == ghost_beats[:1]
     state.round += 1
     assert not [b for b in ghost_beats if b in direction.update(hamlet, state, state.canon, [], player="horatio")]
+
+
+def test_no_word_comes_of_a_beat_the_player_stood_by_and_saw_not_happen(hamlet):
+    state = _on_the_battlements(hamlet)
+    direction.update(hamlet, state, state.canon, [], player="horatio")  # Horatio is there; nobody says it
+    assert "horatio" in state.canon.witnessed.get("e0048", [])
+    state.positions["horatio"] = "great-hall"
+    state.round += 2 * (direction.SLACK + 2)  # the story moves on past it
+    before = len(state.canon.dropped)
+    direction.update(hamlet, state, state.canon, [], player="horatio")
+    dropped = state.canon.dropped[before:]
+    assert "e0048" in dropped
+    word = direction.tellings(hamlet, state, state.canon, [], dropped, "horatio")
+    assert "e0048" not in [t.beat.id for t in word]

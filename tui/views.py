@@ -191,6 +191,9 @@ class Moment:
     scene: Surroundings | None = None  # what the action bar may name now (parsing and completion read it, not the state)
 
 
+WORD_LINES = 2  # word of passed beats shown in the transcript per round (the rest: one line, and the panel)
+
+
 def transcript_entries(sim: Simulation, events: tuple[SimEvent, ...] | list[SimEvent], player: str,
                        results: dict[str, str] | None = None) -> list[TranscriptEntry]:
     """The events the player perceived, as transcript entries (a scene heading when the player moves).
@@ -222,7 +225,14 @@ def transcript_entries(sim: Simulation, events: tuple[SimEvent, ...] | list[SimE
             entries.append(TranscriptEntry(kind="direction", round=event.round,
                                            text=f"{actor} comes with you to {world.name_of(event.place)}."))
         elif event.kind == "narration" and event.word_from:
-            entries.append(TranscriptEntry(kind="word", text=event.text, round=event.round))
+            heard = sum(1 for b in entries if b.kind == "word")
+            if heard < WORD_LINES:
+                entries.append(TranscriptEntry(kind="word", text=event.text, round=event.round))
+            else:  # the rest in one line; each is a card of the Who knows panel
+                more = sum(1 for e in events if e.kind == "narration" and e.word_from and player in e.witnesses)
+                if heard == WORD_LINES:
+                    entries.append(TranscriptEntry(kind="word", round=event.round,
+                                                   text=f"More word comes ({more - WORD_LINES} more: Who knows)."))
         else:
             entries.append(TranscriptEntry(kind="direction", text=event.text, own=own, round=event.round))
     if results is None:

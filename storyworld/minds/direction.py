@@ -277,6 +277,8 @@ def tellings(world: World, state: WorldState, progress: CanonProgress, met: list
             continue
         if player in progress.present.get(beat_id, ()) or state.positions.get(player) == beat.place:
             continue
+        if player in progress.witnessed.get(beat_id, ()):
+            continue  # they were there while it was due and saw it not happen: no word says it did
         out.append(Telling(beat=beat, mode="word", hearers=(player,)))
     return out
 

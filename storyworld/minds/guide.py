@@ -106,7 +106,9 @@ def happening(world: World, state: WorldState, player: str) -> str:
     local = [e for e in due if e.place == here and e.round <= clock + 1
              and not (e.kind == "move" and e.actors and all(state.positions.get(a) == here for a in e.actors))]
     if local:
-        return clip(local[0].text, 160)
+        # the beat due now, not the oldest one nobody has played yet (it drops out of the window soon)
+        latest = max(e.round for e in local)
+        return clip(next(e for e in local if e.round == latest).text, 160)
     coming = [a for a in state.positions if a != player and a not in state.absent
               and (i := direction.intention_for(world, state, state.canon, a)) is not None and i.place == here
               and state.positions[a] != here]
