@@ -154,3 +154,17 @@ async def test_the_play_screen_comes_at_once_while_the_model_loads(runtime, tiny
             assert screen.rounds_shown == 1
     finally:
         slow.release.set()
+
+
+def test_the_welcome_reads_only_what_can_be_read():
+    from storyworld.game.playerinput import Surroundings
+    from storyworld.game.simulation import initial_state
+    from storyworld.locations import find_world
+    from storyworld.world import load_world
+
+    world = load_world(find_world("three_kingdoms"))
+    state = initial_state(world, None)
+    scene = Surroundings.of(world, state, "liu-bei")
+    text = welcome_text(world, "liu-bei", scene)
+    assert "Guan Yu" in text and "Horatio" not in text and "Marcellus" not in text
+    assert not any(f"/act {o} read" in text for o in scene.objects if not world.objects[o].carries)

@@ -35,8 +35,9 @@ def welcome_text(world: World, player: str, scene: Surroundings | None) -> str:
         speak = "`@name` at the start speaks to someone who is with you (Tab completes the name)."
     move = f"`/move {exits[0]}` walks to {world.name_of(exits[0])}" if exits else "`/move place` walks on"
     if objects:
-        thing = objects[0]
-        act = f"`/act {thing} read`, `/act {thing} take`"
+        readable = [o for o in objects if world.objects[o].carries]
+        thing = (readable or objects)[0]
+        act = f"`/act {thing} read`" if readable else f"`/act {thing} take`"
     elif present:
         act = f"`/act {present[0]} greet`"
     else:
