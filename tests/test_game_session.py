@@ -69,3 +69,28 @@ def test_a_round_holds_the_sessions_one_lock_and_views_take_it_again_inside():
     assert not held_elsewhere(session.lock)
     with session.reading() as sim:  # re-entrant: a view built under the hold may ask the session again
         assert sim is session.sim and session.surroundings().player == "maren"
+
+
+def test_rewind_undoes_the_last_round_from_its_autosave_memory_included(tmp_path):
+    import pytest
+
+    from storyworld.errors import UserError
+
+    session = Session.new(load_world(TINY), None, Settings(seed=3, awake="all", player="maren"), ScriptedMind(),
+                          embedder=HashEmbedder(), slot=tmp_path / "slot")
+    with pytest.raises(UserError, match="nothing to undo"):
+        session.rewind()
+    session.autosave()
+    session.play_round(Say(actor="maren", text="Who left the lamp dark?"))
+    session.autosave()
+    files_before = {k: v for k, v in session.files()[0].items()}
+    session.play_round(Say(actor="maren", text="And who lit it again?"))
+    session.autosave()
+    assert session.can_rewind()
+    assert session.rewind() == session.round == 1
+    files_after = session.files()[0]
+    assert files_after.keys() == files_before.keys()
+    assert {k for k in files_before if files_after[k] != files_before[k]} == set()  # byte for byte, the store too
+    assert [a for a in session.sim.state.actions if a.actor == "maren"] == [
+        Say(actor="maren", text="Who left the lamp dark?")]
+    assert session.last_action() == Say(actor="maren", text="Who left the lamp dark?")

@@ -110,11 +110,16 @@ def test_direction_gives_the_next_beat_and_marks_it_met():
     state.round += 1
     from storyworld.kernel.state import SimEvent
 
-    said = [SimEvent(id="r0-0", round=0, place=state.positions["tobin"], actor=a, kind="say", text="x")
-            for a in ("tobin", "maren")]
-    assert first not in direction.update(world, state, state.canon, said)  # idle talk meets no spoken beat
-    met = direction.update(world, state, state.canon, said, worked={"tobin": first, "maren": first})
-    assert first in met  # a line written for the beat meets it
+    def said(text: str) -> list[SimEvent]:
+        return [SimEvent(id=f"r0-{k}", round=0, place=state.positions["tobin"], actor=a, kind="say", text=text,
+                         claim=text, witnesses=("maren", "tobin")) for k, a in enumerate(("tobin", "maren"))]
+
+    # a line written for the beat that says something else does not make it happen (nothing was said of it)
+    assert first not in direction.update(world, state, state.canon, said("Good morning to you."),
+                                         worked={"tobin": first, "maren": first})
+    met = direction.update(world, state, state.canon, said("I carry a letter from the old keeper."))
+    assert first in met  # its speaker saying it, there, meets it
+    assert direction.shared_by(state.canon, first, "maren")  # she was there to hear it
     assert direction.intention_for(world, state, state.canon, "maren").beat_id != first
 
 

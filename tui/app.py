@@ -38,6 +38,9 @@ class StoryworldApp(App[int]):
     def on_mount(self) -> None:
         if self.first_frame is not None:
             self.call_after_refresh(self.first_frame)
+        # the embedder and the model load while the person looks at the home screen and the new-game dialog
+        self.run_worker(self.runtime.preload, thread=True, group="preload", exclusive=True, exit_on_error=False,
+                        name="preload")
         if not self.is_headless and _stdin_is_tty():
             self.set_interval(1.0, self._exit_if_terminal_gone, name="terminal watchdog")
 

@@ -23,8 +23,10 @@ def register(benches: argparse._SubParsersAction) -> None:
         help="TUI latency: launch to first frame, action to resolved round",
         description=(
             "First frame: `storyworld` and `storyworld play WORLD --as AGENT` are started in a pseudo-terminal "
-            "(80x24) and timed until their first screen is written. Round: the app runs headless with the real "
-            "model and embedder; each round is timed from pressing Enter on a /say to the resolved round drawn."
+            "(80x24) and timed until their first screen is written. Dialog: `storyworld play WORLD`, Enter on "
+            "the new-game dialog's defaults, timed from the key to the play screen's first frame and to the game "
+            "ready for a line. Round: the app runs headless with the real model and embedder; each round is timed "
+            "from pressing Enter on a /say to the resolved round drawn."
         ),
     )
     parser.add_argument("--world", default="hamlet", help="world id or path (default hamlet)")
@@ -37,50 +39,87 @@ def register(benches: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=bench_tui)
 
 
+class _Terminal:
+    """A command running in a pseudo-terminal of a given size: read what it draws, type keys."""
+
+    def __init__(self, argv: list[str], size: tuple[int, int], env: dict[str, str] | None) -> None:
+        import fcntl
+        import pty
+        import struct
+        import termios
+
+        self.argv = argv
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True,
+                                     close_fds=True)
+        os.close(slave)
+        self.seen = b""
+
+    def wait_for(self, marker: bytes, deadline: float) -> float:
+        """Read until `marker` has been drawn (since the last call); the time it appeared."""
+        while marker not in self.seen:
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                raise TimeoutError(f"no {marker!r} on the screen of {' '.join(self.argv)}")
+            ready, _, _ = select.select([self.master], [], [], min(remaining, 0.5))
+            if not ready:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"{' '.join(self.argv)} exited with {self.proc.returncode} before drawing: "
+                                       f"{self.seen[-300:]!r}")
+                continue
+            try:
+                chunk = os.read(self.master, 65536)
+            except OSError:
+                chunk = b""
+            if not chunk and self.proc.poll() is not None:
+                raise RuntimeError(f"{' '.join(self.argv)} exited before drawing")
+            self.seen += chunk
+        self.seen = b""
+        return time.perf_counter()
+
+    def type(self, keys: bytes) -> float:
+        """Send keys; the time they were sent."""
+        os.write(self.master, keys)
+        return time.perf_counter()
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        os.close(self.master)
+
+
 def first_frame_seconds(argv: list[str], marker: bytes, *, size: tuple[int, int] = (80, 24), timeout: float = 60.0,
                         env: dict[str, str] | None = None) -> float:
     """Seconds from spawning `argv` in a pseudo-terminal until `marker` appears in what it draws."""
-    import fcntl
-    import pty
-    import struct
-    import termios
-
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
-    started = time.perf_counter()
-    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True,
-                            close_fds=True)
-    os.close(slave)
-    seen = b""
+    terminal = _Terminal(argv, size, env)
     try:
-        while True:
-            remaining = timeout - (time.perf_counter() - started)
-            if remaining <= 0:
-                raise TimeoutError(f"no first frame within {timeout:.0f} s from {' '.join(argv)}")
-            ready, _, _ = select.select([master], [], [], min(remaining, 0.5))
-            if not ready:
-                if proc.poll() is not None:
-                    raise RuntimeError(f"{' '.join(argv)} exited with {proc.returncode} before drawing: "
-                                       f"{seen[-300:]!r}")
-                continue
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                chunk = b""
-            if not chunk and proc.poll() is not None:
-                raise RuntimeError(f"{' '.join(argv)} exited before drawing")
-            seen += chunk
-            if marker in seen:
-                return time.perf_counter() - started
+        return terminal.wait_for(marker, terminal.started + timeout) - terminal.started
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-        os.close(master)
+        terminal.close()
+
+
+def dialog_seconds(argv: list[str], *, env: dict[str, str] | None = None, size: tuple[int, int] = (120, 36),
+                   timeout: float = 900.0) -> tuple[float, float]:
+    """A newcomer's start: `argv` opens the new-game dialog; Enter on its defaults. Seconds from that key to
+    the play screen's first frame (the model may still be loading), and to the game ready for a line."""
+    terminal = _Terminal(argv, size, env)
+    deadline = terminal.started + timeout
+    try:
+        terminal.wait_for(b"New game", deadline)
+        time.sleep(1.0)  # the dialog takes keys once it has mounted and filled its lists
+        pressed = terminal.type(b"\r")
+        play = terminal.wait_for(b"loading", deadline)  # the play screen's status line, above the welcome
+        ready = terminal.wait_for(b"Your move", deadline)
+        return play - pressed, ready - pressed
+    finally:
+        terminal.close()
 
 
 def time_rounds(world_name: str, player: str, rounds: int, args: argparse.Namespace) -> dict:
@@ -141,18 +180,28 @@ def _wait_for(condition, timeout: float) -> None:
 def bench_tui(args: argparse.Namespace) -> int:
     """Print the figures."""
     home = tempfile.mkdtemp(prefix="storyworld-bench-")
+    fresh = tempfile.mkdtemp(prefix="storyworld-bench-newcomer-")
     env = {**os.environ, "STORYWORLD_HOME": home, "TERM": os.environ.get("TERM", "xterm-256color"),
            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    from pathlib import Path
+
+    (Path(home) / "welcomed").write_text("shown\n", encoding="utf-8")  # launches time a returning player's screens
     cli = [sys.executable, "-m", "tui"]  # the full command: `python -m storyworld` is the headless core, no screens
     play_argv = [*cli, "play", args.world, "--as", args.player]
     home_frames = [first_frame_seconds(cli, b"live inside a story", env=env) for _ in range(args.launches)]
     play_frames = [first_frame_seconds(play_argv, b"loading", env=env) for _ in range(args.launches)]
+    # a newcomer's path: `play WORLD`, Enter on the dialog's defaults; the play screen's first frame (the
+    # model may still be loading), then the game ready to take a line
+    accepted = dialog_seconds([*cli, "play", args.world], env={**env, "STORYWORLD_HOME": fresh})
     result: dict = {
         "first_frame_home_s": round(statistics.median(home_frames), 3),
         "first_frame_play_s": round(statistics.median(play_frames), 3),
         "first_frame_home_all_s": [round(s, 3) for s in home_frames],
         "first_frame_play_all_s": [round(s, 3) for s in play_frames],
         "first_frame_target_s": 1.5,
+        "dialog_to_play_screen_s": round(accepted[0], 3),
+        "dialog_to_ready_s": round(accepted[1], 3),
+        "dialog_to_play_screen_target_s": 15.0,
         "world": args.world,
         "player": args.player,
     }
@@ -172,6 +221,8 @@ def bench_tui(args: argparse.Namespace) -> int:
     else:
         print(f"first frame: home {result['first_frame_home_s']:.2f} s, play {result['first_frame_play_s']:.2f} s "
               f"(target ≤ 1.5 s; median of {args.launches})")
+        print(f"new-game dialog accepted with Enter: play screen in {result['dialog_to_play_screen_s']:.2f} s "
+              f"(target ≤ 15 s, the model may still be loading), ready for a line in {result['dialog_to_ready_s']:.1f} s")
         if "load_s" in result:
             print(f"game loaded (model, embedder, sediment) in {result['load_s']:.1f} s")
             for k, r in enumerate(result["rounds"]):

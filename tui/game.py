@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from storyworld.game import session as _session
-from tui.views import Moment, RecordCard, TranscriptEntry, build_moment, record_card, transcript_entries
+from tui.knowledge import KnowledgeCard, recalled
+from tui.views import Moment, TranscriptEntry, build_moment, transcript_entries
 
 if TYPE_CHECKING:
     from storyworld.kernel.actions import Action
@@ -95,6 +96,7 @@ class Game:
         report = progress or (lambda stage, done, total: None)
         report("loading the embedder", 0, 3)
         embedder = runtime.embedder()
+        runtime.prepare(lambda line: report(line, 1, 3))
         report("loading the model", 1, 3)
         mind = runtime.mind()
         lm = getattr(mind, "lm", None)
@@ -116,6 +118,7 @@ class Game:
         embedder = runtime.embedder()
         mind = None
         if with_mind:
+            runtime.prepare(lambda line: report(line, 1, 3))
             report("loading the model", 1, 3)
             mind = runtime.mind()
         report("reading the save", 2, 3)
@@ -147,11 +150,27 @@ class Game:
             return build_moment(sim, self.player, events=outcome.events, results=outcome.results,
                                 since_round=outcome.round, model=self.model_name)
 
-    def recall(self, query: str, k: int = 6) -> tuple[RecordCard, ...]:
-        """The player's own recall for a query, as cards."""
-        with self.session.lock:  # the cards read the live records' owners
-            return tuple(record_card(self.world, h.record, reason=f"recall: {query}", score=float(h.score))
-                         for h in self.session.recall(query, k=k))
+    def now(self) -> Moment:
+        """The screen's view of the game as it stands, with no round's events (after an undo)."""
+        with self.session.reading() as sim:
+            return build_moment(sim, self.player, model=self.model_name)
+
+    def rewind(self) -> int:
+        """Undo the last round (memory included) from its autosave; the round now to be played."""
+        return self.session.rewind()
+
+    def retry(self, progress: Callable[[str, int, int], None] | None = None,
+              cancelled: Callable[[], bool] | None = None) -> Moment:
+        """Undo the last round and play it again, the player doing the same, under another seed."""
+        outcome = self.session.retry(progress=progress, cancelled=cancelled)
+        with self.session.reading() as sim:
+            return build_moment(sim, self.player, events=outcome.events, results=outcome.results,
+                                since_round=outcome.round, model=self.model_name)
+
+    def recall(self, query: str, k: int = 6) -> tuple[KnowledgeCard, ...]:
+        """The player's own recall for a query, as knowledge cards."""
+        with self.session.reading() as sim:  # the cards read the live records' owners
+            return recalled(sim, self.player, self.session.recall(query, k=k))
 
     def fell_back(self, round_: int) -> tuple[str, ...]:
         """The names of those whose decision in round `round_` was a logged fallback."""

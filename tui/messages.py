@@ -9,7 +9,8 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from tui.game import Game
-    from tui.views import MemoryView, Moment, RecordCard
+    from tui.knowledge import KnowledgeCard
+    from tui.views import MemoryView, Moment
 
 
 class CatalogListed(Message):
@@ -78,6 +79,18 @@ class RoundResolved(Message):
         self.fell_back = fell_back
 
 
+class RoundUndone(Message):
+    """The last round was undone (and, when `replayed`, played again: `moment` is then the new round's view;
+    else it is the view of the game now, or None when the screen still has what it showed before the round)."""
+
+    def __init__(self, moment: Moment | None, *, replayed: bool = False, seconds: float = 0.0, note: str = "") -> None:
+        super().__init__()
+        self.moment = moment
+        self.replayed = replayed
+        self.seconds = seconds
+        self.note = note
+
+
 class RoundCancelled(Message):
     """The round was cancelled before it resolved; the world is as it was."""
 
@@ -118,7 +131,7 @@ class ModelRetrying(Message):
 class RecallAnswered(Message):
     """The player's /recall found these records."""
 
-    def __init__(self, query: str, cards: tuple[RecordCard, ...]) -> None:
+    def __init__(self, query: str, cards: tuple[KnowledgeCard, ...]) -> None:
         super().__init__()
         self.query = query
         self.cards = cards

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -39,18 +40,32 @@ class Runtime:
     """(folder, origin) pairs the home screen lists worlds from; None: the user's worlds, then bundled ones."""
     cache: dict[str, Any] = field(default_factory=dict)
     """Loaded mind/embedder kept across games of one app run (loading a model twice wastes seconds)."""
+    prepare: Callable[[Callable[[str], None]], None] = lambda report: None
+    """Work the mind needs done first, reporting one line at a time (building llama-server for a first --parallel)."""
+    preload_mind: bool = True
+    """Whether the app may load the mind in the background from its first screen on (not while it needs preparing)."""
+    _locks: dict[str, threading.Lock] = field(default_factory=lambda: {"mind": threading.Lock(),
+                                                                       "embedder": threading.Lock()})
 
     def mind(self) -> Any:
-        """The mind, loaded once."""
-        if "mind" not in self.cache:
-            self.cache["mind"] = self.load_mind()
-        return self.cache["mind"]
+        """The mind, loaded once (a second caller waits for the first one's load)."""
+        with self._locks["mind"]:
+            if "mind" not in self.cache:
+                self.cache["mind"] = self.load_mind()
+            return self.cache["mind"]
 
     def embedder(self) -> Any:
-        """The embedder, loaded once."""
-        if "embedder" not in self.cache:
-            self.cache["embedder"] = self.load_embedder()
-        return self.cache["embedder"]
+        """The embedder, loaded once (a second caller waits for the first one's load)."""
+        with self._locks["embedder"]:
+            if "embedder" not in self.cache:
+                self.cache["embedder"] = self.load_embedder()
+            return self.cache["embedder"]
+
+    def preload(self) -> None:
+        """Load the embedder, then the mind, ahead of the first game (called in a worker by the app)."""
+        self.embedder()
+        if self.preload_mind:
+            self.mind()
 
     def saves(self) -> Path:
         """The saves folder."""
@@ -88,4 +103,10 @@ def model_runtime(model_path: str | None = None, server_url: str | None = None, 
         name = Path(model_path).name
     else:
         name = "SmolLM2-135M"
-    return Runtime(load_mind=load_mind, load_embedder=load_embedder, model_name=name, seed=seed)
+    runtime = Runtime(load_mind=load_mind, load_embedder=load_embedder, model_name=name, seed=seed)
+    if parallel is not None and parallel > 1 and not server_url:
+        from storyworld.llm.llama_server import ensure_llama_server, find_llama_server
+
+        runtime.prepare = lambda report: ensure_llama_server(report) and None
+        runtime.preload_mind = find_llama_server() is not None  # a first build shows its progress in the game
+    return runtime

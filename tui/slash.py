@@ -10,15 +10,20 @@ from storyworld.game.playerinput import (  # noqa: F401 — the action bar's par
 )
 
 
-
 def complete(value: str, scene: Surroundings) -> str | None:
-    """The whole line with its last word completed, or None; case of what was typed is kept."""
-    if not value.startswith("/"):
-        return None
+    """The whole line with its last word completed, or None; case of what was typed is kept.
+
+    A word that starts with `@` completes to someone present, in a bare line as after a command.
+    """
     words = value.split(" ")
     last = words[-1]
-    if len(words) == 1:
-        options: tuple[str, ...] = COMMAND_NAMES
+    options: tuple[str, ...]
+    if not value.startswith("/"):
+        if not last.startswith("@") or len(last) < 2:
+            return None
+        prefix, stem, options = "@", last[1:], scene.present
+    elif len(words) == 1:
+        options = COMMAND_NAMES
         prefix, stem = "/", last[1:]
     else:
         command = words[0][1:].lower()

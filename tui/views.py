@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from storyworld.game.playerinput import Surroundings
-from storyworld.kernel import ids
 from storyworld.kernel.perception import present_at
 from storyworld.minds import guide
+from tui.knowledge import KnowledgeCard, knowledge
 
 if TYPE_CHECKING:
     from storyworld.game.simulation import Simulation
@@ -179,23 +179,31 @@ class Moment:
     place_name: str
     model: str
     entries: tuple[TranscriptEntry, ...]
-    who_knows: tuple[RecordCard, ...]
+    who_knows: tuple[KnowledgeCard, ...]  # what the character knows: this round's changes first
     cast: tuple[CastEntry, ...]
     map: MapView
     goals: tuple[str, ...]
     present: tuple[str, ...] = ()
     results: dict[str, str] = field(default_factory=dict)
     happening: str = ""  # the director's note on what is going on near the player
-    suggestions: tuple[tuple[str, str], ...] = ()  # the player's canon beats: (text, next | done | overtaken)
+    suggestions: tuple[tuple[str, str], ...] = ()  # the player's canon beats: (text, next | done | passed)
     hint: str = ""  # where the story is, shown when the player has drifted for a few rounds
     scene: Surroundings | None = None  # what the action bar may name now (parsing and completion read it, not the state)
 
 
+WORD_LINES = 2  # word of passed beats shown in the transcript per round (the rest: one line, and the panel)
+
+
 def transcript_entries(sim: Simulation, events: tuple[SimEvent, ...] | list[SimEvent], player: str,
                        results: dict[str, str] | None = None) -> list[TranscriptEntry]:
-    """The events the player perceived, as transcript entries (a scene heading when the player moves)."""
+    """The events the player perceived, as transcript entries (a scene heading when the player moves).
+
+    With `results` (a round just played): when the player walked, who is there once everyone has
+    walked closes the round ("With you: ..."), in place of the move's result.
+    """
     world = sim.world
     entries: list[TranscriptEntry] = []
+    walked = False
     for event in events:
         own = event.actor == player
         if (player not in event.witnesses and not own) or event.kind == "wait":
@@ -205,20 +213,50 @@ def transcript_entries(sim: Simulation, events: tuple[SimEvent, ...] | list[SimE
             entries.append(TranscriptEntry(kind="line", speaker=actor, text=event.claim or event.text,
                                            to=world.name_of(event.target), own=own, round=event.round))
         elif event.kind == "move" and own:
+            walked = True
             place = world.places[event.place]
+            if event.led_by:
+                entries.append(TranscriptEntry(kind="direction", own=True, round=event.round,
+                                               text=f"You go with {world.name_of(event.led_by)} to {place.name}."))
             entries.append(TranscriptEntry(kind="heading", text=place.name, round=event.round))
             if place.description:
                 entries.append(TranscriptEntry(kind="direction", text=place.description, round=event.round))
+        elif event.kind == "move" and event.led_by == player:
+            entries.append(TranscriptEntry(kind="direction", round=event.round,
+                                           text=f"{actor} comes with you to {world.name_of(event.place)}."))
+        elif event.kind == "narration" and event.word_from:
+            heard = sum(1 for b in entries if b.kind == "word")
+            if heard < WORD_LINES:
+                entries.append(TranscriptEntry(kind="word", text=event.text, round=event.round))
+            else:  # the rest in one line; each is a card of the Who knows panel
+                more = sum(1 for e in events if e.kind == "narration" and e.word_from and player in e.witnesses)
+                if heard == WORD_LINES:
+                    entries.append(TranscriptEntry(kind="word", round=event.round,
+                                                   text=f"More word comes ({more - WORD_LINES} more: Who knows)."))
         else:
             entries.append(TranscriptEntry(kind="direction", text=event.text, own=own, round=event.round))
-    mine = (results or {}).get(player, "")
-    if mine and not any(b.kind == "line" and b.own for b in entries):
-        entries.append(TranscriptEntry(kind="result", text=mine, own=True,
-                                       round=events[0].round if events else sim.state.round))
+    if results is None:
+        return entries
+    round_ = events[0].round if events else sim.state.round
+    if walked:
+        entries.append(_company(sim, player, round_))
+        return entries
+    mine = results.get(player, "")
+    looked = any(e.kind == "observe" and e.actor == player for e in events)  # the scene seen is shown already
+    if mine and not looked and not any(b.kind == "line" and b.own for b in entries):
+        entries.append(TranscriptEntry(kind="result", text=mine, own=True, round=round_))
     return entries
 
 
-def opening_entries(sim: Simulation, player: str) -> list[TranscriptEntry]:
+def _company(sim: Any, player: str, round_: int) -> TranscriptEntry:
+    """Who is with the player now ("With you: ..." or "You are alone.")."""
+    world, state = sim.world, sim.state
+    present = [world.name_of(a) for a in present_at(world, state, state.positions[player], besides=player)]
+    return TranscriptEntry(kind="direction", round=round_,
+                           text=("With you: " + ", ".join(present) + ".") if present else "You are alone.")
+
+
+def opening_entries(sim: Any, player: str) -> list[TranscriptEntry]:
     """The scene heading, start description and place description a new game opens with."""
     world = sim.world
     state = sim.state
@@ -229,62 +267,11 @@ def opening_entries(sim: Simulation, player: str) -> list[TranscriptEntry]:
         entries.append(TranscriptEntry(kind="direction", text=start.description, round=state.round))
     if place.description:
         entries.append(TranscriptEntry(kind="direction", text=place.description, round=state.round))
-    present = [world.name_of(a) for a in present_at(world, state, place.id, besides=player)]
-    entries.append(TranscriptEntry(kind="direction", round=state.round,
-                                   text=("With you: " + ", ".join(present) + ".") if present else "You are alone."))
+    entries.append(_company(sim, player, state.round))
     return entries
 
 
-def moment_records(sim: Simulation, player: str, since_round: int | None, *, recall_k: int = 4,
-                   limit: int = 10, own_events: frozenset[str] = frozenset()) -> tuple[RecordCard, ...]:
-    """Records relevant now: what the player came to hold this round (the player's own doings first, so
-    "who heard what I said" is on top), then recall for the player's context."""
-    world = sim.world
-    store = sim.store
-    cards: list[RecordCard] = []
-    seen: set[int] = set()
-    if since_round is not None:
-        fresh = [r for r in store.held_by(player) if _came_this_round(r, player, since_round)]
-        fresh.sort(key=lambda r: (r.event_id not in own_events, _kind_order(r.kind),
-                                  r.event_id or "", r.id))
-        for record in fresh[:limit]:
-            cards.append(record_card(world, record, reason="this round", store=store))
-            seen.add(record.id)
-    query = context_query(sim, player)
-    if query and len(cards) < limit:
-        for hit in store.recall(player, query, k=recall_k):
-            if hit.record.id in seen or player not in hit.record.owners:
-                continue
-            cards.append(record_card(world, hit.record, reason="recall", score=float(hit.score), store=store))
-            seen.add(hit.record.id)
-    return tuple(cards[:limit])
-
-
-def _came_this_round(record: Any, player: str, round_: int) -> bool:
-    """True when the player's holding of a record dates from this round."""
-    holding = record.owners.get(player)
-    return holding is not None and holding.since_round >= round_
-
-
-def _kind_order(kind: str) -> int:
-    """Utterances and events first, then the claims they carried, then the rest."""
-    return {"utterance": 0, "event": 1, "claim": 2, "observation": 3}.get(kind, 4)
-
-
-def context_query(sim: Simulation, player: str) -> str:
-    """The recall query for the player's moment: top goal, place, company, last thing said here."""
-    world = sim.world
-    state = sim.state
-    place = state.positions[player]
-    stm = state.shortterm.get(player)
-    goal = stm.goals[-1] if stm and stm.goals else ""
-    company = ", ".join(world.name_of(a) for a in present_at(world, state, place, besides=player))
-    talk = state.threads.get(place, [])
-    last = talk[-1].text if talk else ""
-    return " ".join(p for p in (goal, world.places[place].name, company, last) if p)
-
-
-def cast_view(sim: Simulation, player: str) -> tuple[CastEntry, ...]:
+def cast_view(sim: Any, player: str) -> tuple[CastEntry, ...]:
     """Who is here first (the player on top), then everyone else, each with status and mood."""
     world = sim.world
     state = sim.state
@@ -301,7 +288,7 @@ def cast_view(sim: Simulation, player: str) -> tuple[CastEntry, ...]:
     return tuple(entries)
 
 
-def map_view(sim: Simulation, player: str) -> MapView:
+def map_view(sim: Any, player: str) -> MapView:
     """The Map tab's content."""
     world = sim.world
     here = sim.state.positions[player]
@@ -316,9 +303,31 @@ def map_view(sim: Simulation, player: str) -> MapView:
 def build_moment(sim: Simulation, player: str, *, events: tuple[SimEvent, ...] = (), results: dict[str, str] | None = None,
                  since_round: int | None = None, opening: bool = False, model: str = "") -> Moment:
     """The play screen's view after a round (events/results) or at the start (opening)."""
+    return _moment(sim, player, opening=opening, model=model or sim.settings.model,
+                   entries=opening_entries(sim, player) if opening else transcript_entries(sim, events, player, results),
+                   cards=knowledge(sim, player, since_round), results=results)
+
+
+@dataclass(frozen=True)
+class _Still:
+    """A world and its state before any memory exists (what the first frame of a new game can show)."""
+
+    world: Any
+    state: Any
+
+
+def preview_moment(world: Any, player: str, start_id: str | None, model: str = "") -> Moment:
+    """The opening of a new game from the world alone (no model, no embedder, no memory): the first frame."""
+    from storyworld.game.simulation import initial_state
+
+    still = _Still(world, initial_state(world, start_id))
+    return _moment(still, player, opening=True, model=model, entries=opening_entries(still, player), cards=())
+
+
+def _moment(sim: Any, player: str, *, opening: bool, model: str, entries: list[TranscriptEntry],
+            cards: tuple[KnowledgeCard, ...], results: dict[str, str] | None = None) -> Moment:
     world = sim.world
     state = sim.state
-    entries = opening_entries(sim, player) if opening else transcript_entries(sim, events, player, results)
     stm = state.shortterm.get(player)
     place = state.positions[player]
     return Moment(
@@ -328,10 +337,9 @@ def build_moment(sim: Simulation, player: str, *, events: tuple[SimEvent, ...] =
         player_name=world.name_of(player),
         place=place,
         place_name=world.places[place].name,
-        model=model or sim.settings.model,
+        model=model,
         entries=tuple(entries),
-        who_knows=moment_records(sim, player, since_round,
-                                 own_events=frozenset(k for e in events if e.actor == player for k in ids.keys_of(e))),
+        who_knows=cards,
         cast=cast_view(sim, player),
         map=map_view(sim, player),
         goals=tuple(reversed(stm.goals)) if stm else (),

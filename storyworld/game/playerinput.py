@@ -161,7 +161,8 @@ def _say(rest: str, scene: Surroundings) -> Parsed:
             words = words[2:]
     speech = " ".join(words).strip()
     if not speech:
-        return Problem("say what? e.g. /say @horatio Who's there?")
+        who = f"@{scene.present[0]} " if scene.present else ""
+        return Problem(f"say what? e.g. /say {who}Who's there?")
     return Play(Say(actor=scene.player, text=speech, to=to))
 
 
@@ -169,7 +170,9 @@ def _act(rest: str, scene: Surroundings) -> Parsed:
     """`target verb [to who] [text]`."""
     words = rest.split(" ") if rest else []
     if len(words) < 2:
-        return Problem("/act needs a target and a verb, e.g. /act letter read")
+        example = f"/act {(scene.objects or scene.present)[0]} {'take' if scene.objects else 'greet'}" if (
+            scene.objects or scene.present) else "/act target verb"
+        return Problem(f"/act needs a target and a verb, e.g. {example}")
     reachable = (*scene.objects, *scene.present)
     target = scene.resolve(words[0], reachable)
     if target is None:
@@ -186,7 +189,8 @@ def _act(rest: str, scene: Surroundings) -> Parsed:
         if to is not None:
             tail = tail[1:]
     if verb == "give" and to is None:
-        return Problem("give it to whom? e.g. /act letter give horatio")
+        example = f"/act {target} give {scene.present[0]}" if scene.present else "nobody is here to take it"
+        return Problem(f"give it to whom? e.g. {example}")
     return Play(ActOn(actor=scene.player, target=target, verb=verb, text=" ".join(tail), to=to))
 
 

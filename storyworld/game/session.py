@@ -380,6 +380,68 @@ class Session:
         with self.lock:
             return self.sim.step(action, progress=progress, cancelled=cancelled)
 
+    # --- undoing -----------------------------------------------------------------------------
+    def can_rewind(self) -> bool:
+        """Whether the last round can be undone: one was played, and its autosave from before it is kept."""
+        return self.slot is not None and self.round > self.sim.state.start_round and self._before_last().is_dir()
+
+    def _before_last(self) -> Path:
+        """The autosave of the game as it was before the last round (it is written as each round ends)."""
+        from saves import autosave_folder
+        from saves.slots import AUTOSAVE_PREFIX
+
+        return autosave_folder(self._require_slot()) / f"{AUTOSAVE_PREFIX}{self.round - 1:06d}"
+
+    def rewind(self) -> int:
+        """Undo the last round: the game, memory included, as its autosave from before that round holds it.
+
+        The slot is rewritten to match and the autosaves of the undone round (and any later) are removed,
+        so loading the game never brings the undone round back. Returns the round now to be played;
+        UserError when there is nothing to undo.
+        """
+        from saves import autosaves
+        from saves.folder import remove_folder
+
+        with self.lock:
+            if self.slot is None or self.round <= self.sim.state.start_round:
+                raise UserError("nothing to undo: no round has been played yet")
+            folder = self._before_last()
+            if not folder.is_dir():
+                raise UserError(f"round {self.round - 1} cannot be undone: its autosave is gone "
+                                f"(the last {AUTOSAVE_KEEP} rounds are kept)")
+            old = self.sim
+            sim = load_simulation(folder, old.mind, embedder=getattr(old.store, "embedder", None), world=old.world)
+            sim.parallel = old.parallel
+            self.sim = sim
+            self.save()
+            for info in autosaves(self.slot):
+                if info.round is not None and info.round > sim.state.round:
+                    remove_folder(info.folder)
+            return sim.state.round
+
+    def last_action(self) -> Action | None:
+        """The player's action in the last round played (None: the player let it pass without one)."""
+        with self.lock:
+            stm = self.sim.state.shortterm.get(self.player)
+            last = self.round - 1
+            return next((c.done for c in reversed(stm.cache) if c.round == last), None) if stm else None
+
+    def retry(self, progress: Callable[[str, int, int], None] | None = None,
+              cancelled: Callable[[], bool] | None = None) -> RoundOutcome:
+        """Undo the last round and play it again, the player doing the same, under another seed."""
+        import random
+
+        from storyworld.game.simulation import derive_seed
+
+        with self.lock:
+            action = self.last_action()
+            self.rewind()
+            sim = self.sim
+            seed = derive_seed(sim.settings.seed, "retry", sim.state.round)
+            sim.settings = msgspec.structs.replace(sim.settings, seed=seed)
+            sim.rng = random.Random(derive_seed(seed, sim.state.round))
+            return self.play_round(action, progress=progress, cancelled=cancelled)
+
     def files(self) -> tuple[dict[str, bytes], dict[str, Any]]:
         """The files and metadata of a save of the game as it is now."""
         with self.lock:

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from storyworld.kernel.actions import Action
+from storyworld.kernel.actions import Action, Move
 from storyworld.kernel.actions import describe
 from storyworld.errors import Cancelled, UserError
 from storyworld.llm.base import ModelError
 from storyworld.llm.concurrency import lanes, parallelism, run_ordered
-from storyworld.kernel.resolve import RoundOutcome, resolve_round
+from storyworld.kernel.resolve import Narration, RoundOutcome, narrate, resolve_round
 from storyworld.kernel import ids
 from storyworld.minds import Decision, DecisionContext, Mind, Recalled, content, provenance_tag
 from storyworld.minds import direction
@@ -349,7 +349,11 @@ class Simulation:
         before, rng_before = _state_encoder.encode(self.state), self.rng.getstate()
         try:
             self.state.fallbacks += len(fallbacks)
-            outcome = resolve_round(self.world, self.state, actions, self.rng, based_on=based_on, fallbacks=fallbacks)
+            outcome = resolve_round(self.world, self.state, actions, self.rng, based_on=based_on, fallbacks=fallbacks,
+                                    companions=self.companions(player_action))
+            self.state.canon.summoned.extend(d.beat for d in decisions.values() if d.purpose == "summon" and d.beat)
+            outcome = self.settle_canon(outcome, {a: d.beat for a, d in decisions.items()
+                                                  if d.beat and d.purpose != "summon"})
             started = time.perf_counter()
             record_ids = self.store.remember_many(list(outcome.deposits)) if outcome.deposits else []
         except Exception as exc:  # the commit point is the store taking the batch: before it, undo the state
@@ -371,32 +375,46 @@ class Simulation:
                     policy=self.settings.cache_policy,
                     size=self.settings.cache_size,
                 )
-        self.state.canon.summoned.extend(d.beat for d in decisions.values() if d.purpose == "summon" and d.beat)
-        direction.update(self.world, self.state, self.state.canon, list(outcome.events),
-                         worked={a: d.beat for a, d in decisions.items() if d.beat and d.purpose != "summon"},
-                         player=self.settings.player)
         update_status(self.world, self.state, outcome, self.settings.player)
         self.store.decay(self.state.round)
         version, internal, _ = self.rng.getstate()
         self.state.rng_state = [version, *internal]
         return outcome
 
+    def companions(self, player_action: Action | None) -> dict[str, tuple[str, ...]]:
+        """Who goes along when the player walks toward their beat (the beat's people with them, not busy)."""
+        player = self.settings.player
+        if player is None or not isinstance(player_action, Move):
+            return {}
+        found = direction.companions(self.world, self.state, self.state.canon, player, player_action.to)
+        return {player: found} if found else {}
+
+    def settle_canon(self, outcome: RoundOutcome, worked: dict[str, str]) -> RoundOutcome:
+        """Mark the beats the round met or left behind, and narrate what the screen should show of them:
+        a deed or sight where it happened, and word of a passed beat to a player who would know of it."""
+        from storyworld.game.sediment import MEMORY_KIND
+
+        told = {line.event_id: " ".join(t.text for t in line.tells)
+                for lines in self.state.threads.values() for line in lines
+                if line.round == outcome.round and line.tells}
+        progress = self.state.canon
+        dropped_before = len(progress.dropped)
+        own: set[str] = set()
+        met = direction.update(self.world, self.state, progress, list(outcome.events), worked=worked,
+                               player=self.settings.player, told=told, own=own)
+        tellings = direction.tellings(self.world, self.state, progress, met, progress.dropped[dropped_before:],
+                                      self.settings.player, own)
+        narrations = [Narration(text=t.beat.text, place=t.beat.place, statements=tuple(t.beat.statements),
+                                key=ids.canon(t.beat.id).text, kind=MEMORY_KIND[t.beat.kind], beat=t.beat.id,
+                                hearers=t.hearers if t.mode == "word" else None)
+                      for t in tellings]
+        return narrate(self.world, self.state, outcome, narrations)
+
     def retract(self, outcome: RoundOutcome) -> None:
         """Apply the round's exposures: each exposed claim's records are retracted, contaminating what rests on them."""
         # follows the claim into every record it merged into, not only the one carrying its event id
         for event_id, by in dict(outcome.retractions).items():
             self.store.retract_event(event_id, by=by, round=outcome.round)
-
-    def deposit(self, outcome: RoundOutcome) -> None:
-        """Write the round's deposits in one batch, then affiliate what belongs together.
-
-        An agent's experience of one round is one deposit in the paper's sense: every record an
-        owner took in this round is affiliated with the others, and an utterance with what it told.
-        """
-        batch = list(outcome.deposits)
-        if not batch:
-            return
-        self.affiliate(outcome, self.store.remember_many(batch))
 
     def affiliate(self, outcome: RoundOutcome, id_lists: list[list[int]]) -> None:
         """Link the records each event group and each owner's round took in (`id_lists`: per deposit)."""

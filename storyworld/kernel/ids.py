@@ -13,7 +13,7 @@ import msgspec
 
 from storyworld.kernel.state import SimEvent
 
-Facet = Literal["event", "claim", "carrier", "scene"]
+Facet = Literal["event", "claim", "carrier", "scene", "canon"]
 
 
 class MemoryKey(msgspec.Struct, frozen=True, kw_only=True):
@@ -21,12 +21,15 @@ class MemoryKey(msgspec.Struct, frozen=True, kw_only=True):
 
     `event` is the kernel event (its own deposits, and the claim a line made); `carrier` is an object
     every reader of it shares one record of; `scene` is what everyone looking around one place in
-    one round saw (`seen` tells two different scenes of a place and round apart).
+    one round saw (`seen` tells two different scenes of a place and round apart); `canon` is a canon
+    beat as it happened in play (those who saw it and those who had word of it hold one record; the
+    key is the beat's id, as sediment keys the beats before the start).
     """
 
     facet: Facet
     event: str = ""
     carrier: str = ""
+    beat: str = ""
     round: int = 0
     place: str = ""
     seen: str = ""
@@ -41,6 +44,8 @@ class MemoryKey(msgspec.Struct, frozen=True, kw_only=True):
                 return f"{self.event}/claim"
             case "carrier":
                 return f"read:{self.carrier}"
+            case "canon":
+                return self.beat
         digest = hashlib.blake2b(self.seen.encode("utf-8"), digest_size=4).hexdigest()
         return f"r{self.round:04d}-observe-{self.place}-{digest}"
 
@@ -70,6 +75,11 @@ def scene(round_: int, place: str, seen: str) -> MemoryKey:
     return MemoryKey(facet="scene", round=round_, place=place, seen=seen)
 
 
+def canon(beat_id: str) -> MemoryKey:
+    """The key of a canon beat's statements as it happened in play (or as word of it came)."""
+    return MemoryKey(facet="canon", beat=beat_id)
+
+
 def keys_of(event: SimEvent) -> tuple[str, ...]:
     """Every store key a kernel event deposited under (its own, its claim, the carrier it read, the scene)."""
     keys = [of_event(event.id).text]
@@ -79,4 +89,6 @@ def keys_of(event: SimEvent) -> tuple[str, ...]:
         keys.append(carrier(event.target).text)
     elif event.kind == "observe":
         keys.append(scene(event.round, event.place, event.text).text)
+    elif event.kind == "narration" and event.beat:
+        keys.append(canon(event.beat).text)
     return tuple(keys)

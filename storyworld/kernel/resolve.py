@@ -27,15 +27,30 @@ class RoundOutcome(msgspec.Struct, frozen=True, kw_only=True):
     refused: tuple[str, ...] = ()  # actors whose action the kernel could not carry out
 
 
+class Narration(msgspec.Struct, frozen=True, kw_only=True):
+    """Something the story tells at a place besides anyone's action: a canon deed or sight as it happens
+    (everyone there sees it), or word of one reaching `hearers` (held as told, by nobody in particular)."""
+
+    text: str
+    place: str  # where it happened (for word: where the word comes from)
+    statements: tuple[str, ...]  # what those who see it, or hear of it, come to hold
+    key: str  # the store key of the statements (kernel.ids.canon): one record for all who hold them
+    kind: str = "event"  # the statements' memory kind
+    beat: str | None = None  # the canon beat it tells
+    hearers: tuple[str, ...] | None = None  # None: seen by whoever is at `place`; else word reaching these
+
+
 class _Resolver:
     """Applies actions one at a time to the state, collecting events and deposits."""
 
     def __init__(self, world: World, state: WorldState, based_on: dict[str, tuple[int, ...]],
-                 actions: dict[str, Action] | None = None) -> None:
+                 actions: dict[str, Action] | None = None, companions: dict[str, tuple[str, ...]] | None = None) -> None:
         self.world = world
         self.state = state
         self.based_on = based_on
         self.actions = actions or {}
+        self.companions = companions or {}
+        self.arrived: dict[str, str] = {}  # who walked in this round -> the result they were given then
         self.refused: list[str] = []
         self.events: list[SimEvent] = []
         self.deposits: list[Deposit] = []
@@ -112,7 +127,7 @@ class _Resolver:
             self.deposits.append(Deposit(owner=listener, statements=(told.text,), round=round_, record=told.record,
                                          via="told", source=speaker, place=place, kind=told.kind, group=group))
 
-    def move(self, action: Move, *, fallback: bool = False) -> None:
+    def move(self, action: Move, *, fallback: bool = False, led_by: str | None = None) -> None:
         origin = self.state.positions[action.actor]
         if action.to not in self.world.places[origin].exits:
             self.refuse(action.actor, f"there is no way from here to {action.to}")
@@ -122,16 +137,39 @@ class _Resolver:
         self.state.arrived[action.actor] = self.state.round
         arrivals = self.present(action.to)
         witnesses = tuple(sorted(set(left_behind) | set(arrivals)))
-        text = f"{self.world.name_of(action.actor)} went from {self.world.name_of(origin)} to {self.world.name_of(action.to)}."
+        along = f" with {self.world.name_of(led_by)}" if led_by else ""
+        text = (f"{self.world.name_of(action.actor)} went{along} from {self.world.name_of(origin)} "
+                f"to {self.world.name_of(action.to)}.")
         event = self.event(action.actor, "move", text, action.to, witnesses, target=action.to, fallback=fallback,
-                           from_place=origin)
+                           from_place=origin, led_by=led_by)
         # one record (one event id), but each witness saw it where they stood: the leaving or the arriving
         # (arrivals first: the record takes the event's place, the destination)
         self.deposit_all(event, (text,), kind="event", owners=tuple(w for w in witnesses if w in arrivals))
         self.deposit_all(event, (text,), kind="event", owners=tuple(w for w in witnesses if w not in arrivals),
                          place=origin)
-        others = [self.world.name_of(a) for a in arrivals if a != action.actor]
-        self.results[action.actor] = f"arrived; here: {', '.join(others) or 'nobody'}"
+        self.results[action.actor] = self.arrived[action.actor] = self.arrival(action.actor)
+        if led_by is None:
+            for companion in self.companions.get(action.actor, ()):
+                if self.comes_along(companion, action.actor, action.to, origin):
+                    self.move(Move(actor=companion, to=action.to), led_by=action.actor)
+                    self.results[companion] = (f"went with {self.world.name_of(action.actor)} to "
+                                               f"{self.world.name_of(action.to)}")
+
+    def arrival(self, agent: str) -> str:
+        """What someone who walked in sees: who is there."""
+        others = [self.world.name_of(a) for a in self.present(self.state.positions[agent]) if a != agent]
+        return f"arrived; here: {', '.join(others) or 'nobody'}"
+
+    def comes_along(self, agent: str, leader: str, place: str, origin: str) -> bool:
+        """Whether `agent`, with `leader` at `origin`, goes along to `place`: yes unless going their own way,
+        busy with a deed of their own, or talking to someone else."""
+        if agent not in self.present(origin) or agent == leader:
+            return False
+        own = self.actions.get(agent)
+        if isinstance(own, Move) or (isinstance(own, ActOn) and own.verb == "lead"):
+            return False  # their own way (or the same way, on their own feet)
+        busy = isinstance(own, ActOn) or (isinstance(own, Say) and own.to not in (None, leader))
+        return not busy
 
     def observe(self, action: Observe, *, fallback: bool = False) -> None:
         place = self.state.positions[action.actor]
@@ -243,7 +281,7 @@ class _Resolver:
             if goes_elsewhere:
                 self.results[action.actor] = f"{self.world.name_of(action.target)} did not come"
             return
-        self.move(Move(actor=action.target, to=action.place))
+        self.move(Move(actor=action.target, to=action.place), led_by=action.actor)
         self.results[action.target] = f"went with {self.world.name_of(action.actor)} to {self.world.name_of(action.place)}"
         self.results[action.actor] = f"brought {self.world.name_of(action.target)} to {self.world.name_of(action.place)}"
 
@@ -296,19 +334,27 @@ def resolve_round(
     *,
     based_on: dict[str, tuple[int, ...]] | None = None,
     fallbacks: frozenset[str] = frozenset(),
+    companions: dict[str, tuple[str, ...]] | None = None,
 ) -> RoundOutcome:
-    """Resolve every action in a seeded order (moves last); mutates state (positions, objects, threads, log)."""
+    """Resolve every action in a seeded order (moves, then looks around, last); mutates state.
+
+    `companions`: mover -> who goes along with them when not busy (the people of the mover's beat).
+    """
     order = sorted(actions)
     rng.shuffle(order)
     # Moves resolve after everything else: whoever was in the room when the round began hears what
-    # was said there, which is what a player expects from a simultaneous round.
-    order.sort(key=lambda actor: _moves(actions[actor]))
-    resolver = _Resolver(world, state, based_on or {}, actions)
+    # was said there, which is what a player expects from a simultaneous round. Looking around comes
+    # last of all, so it sees everyone who arrived this round.
+    order.sort(key=lambda actor: _phase(actions[actor]))
+    resolver = _Resolver(world, state, based_on or {}, actions, companions)
     for actor in order:
         if world.agents[actor].status != "active":
             continue
         resolver.apply(actions[actor], actor in fallbacks)
         state.actions.append(actions[actor])
+    for agent, seen in resolver.arrived.items():  # who is there to meet them, once everyone has walked
+        if resolver.results.get(agent) == seen:
+            resolver.results[agent] = resolver.arrival(agent)
     state.events.extend(resolver.events)
     outcome = RoundOutcome(
         round=state.round,
@@ -324,5 +370,39 @@ def resolve_round(
     return outcome
 
 
-def _moves(action: Action) -> bool:
-    return isinstance(action, Move) or (isinstance(action, ActOn) and action.verb == "lead")
+def narrate(world: World, state: WorldState, outcome: RoundOutcome, narrations: list[Narration] | tuple[Narration, ...]
+            ) -> RoundOutcome:
+    """Add what the story tells this round (after resolve_round) as narration events and their deposits."""
+    if not narrations:
+        return outcome
+    events: list[SimEvent] = []
+    deposits: list[Deposit] = []
+    for item in narrations:
+        index = len(outcome.events) + len(events)
+        if item.hearers is None:
+            witnesses = present_at(world, state, item.place)
+            text, where, word_from, via = item.text, item.place, None, "witnessed"
+        else:
+            witnesses = tuple(h for h in item.hearers if h in state.positions)
+            where = state.positions[witnesses[0]] if witnesses else item.place
+            text = f"Word comes from {world.name_of(item.place)}: {item.text}"
+            word_from, via = item.place, "told"
+        if not witnesses:
+            continue
+        event = SimEvent(id=ids.event_id(outcome.round, index), round=outcome.round, place=where, actor="",
+                         kind="narration", text=text, witnesses=witnesses, beat=item.beat, word_from=word_from)
+        events.append(event)
+        for owner in witnesses:
+            deposits.append(Deposit(owner=owner, statements=item.statements or (item.text,), round=outcome.round,
+                                    event_id=item.key, via=via, place=state.positions.get(owner, where),
+                                    kind=item.kind, group=event.id))  # type: ignore[arg-type]
+    state.events.extend(events)
+    return msgspec.structs.replace(outcome, events=(*outcome.events, *events),
+                                   deposits=(*outcome.deposits, *deposits))
+
+
+def _phase(action: Action) -> int:
+    """When an action resolves in the round: deeds and words, then walking, then looking around."""
+    if isinstance(action, Move) or (isinstance(action, ActOn) and action.verb == "lead"):
+        return 1
+    return 2 if isinstance(action, Observe) else 0

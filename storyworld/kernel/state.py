@@ -17,6 +17,8 @@ class CanonProgress(msgspec.Struct, kw_only=True):
     summoned: list[str] = msgspec.field(default_factory=list)  # the player's beats someone sent word of
     # beat id -> witnesses who were there for it: met for them, while it stays open for its actors
     witnessed: dict[str, list[str]] = msgspec.field(default_factory=dict)
+    # beat id -> who was there when it happened in play (a player's Goals tick done only what they saw)
+    present: dict[str, list[str]] = msgspec.field(default_factory=dict)
 
     def met_by(self, agent: str) -> set[str]:
         """Beats met in play, and those `agent` was there for as a witness."""
@@ -47,6 +49,9 @@ class SimEvent(msgspec.Struct, frozen=True, kw_only=True):
     act: str | None = None  # for say events: the speech act (answer, tell, ask, ...; see kernel.actions.SpeechAct)
     tells: tuple[int, ...] = ()  # for say events: the records the line carried to its listeners
     rendered: bool = False  # for say events: the deterministic rendering was spoken
+    led_by: str | None = None  # for moves: whom the mover went along with (led, or a companion of their beat)
+    beat: str | None = None  # for narration: the canon beat it tells
+    word_from: str | None = None  # for narration: word of what happened at this place reaching the witnesses
 
 
 class ThreadLine(msgspec.Struct, frozen=True, kw_only=True):

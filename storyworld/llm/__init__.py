@@ -58,8 +58,9 @@ def open_backend(
         return ServerModel(server_url, n_ctx=n_ctx, parallel=parallel)
     model_path = gguf_path(model_path)
     if parallel is not None and parallel > 1:
-        from storyworld.llm.llama_server import ServerPool
+        from storyworld.llm.llama_server import ServerPool, ensure_llama_server
 
+        ensure_llama_server()  # built the first time --parallel asks for it (make play never waits for it)
         return ServerPool(model_path, lanes=parallel, n_ctx=n_ctx, threads=threads)
     return LlamaModel(Path(model_path), n_ctx=n_ctx, seed=seed, threads=threads)
 

@@ -4,7 +4,8 @@ The local way to decide several agents at once: a pool of llama-servers (ServerP
 single-slot server per lane, each keeping its agents' prompts cached; an in-process
 llama-cpp-python context decodes one prompt at a time and reuses only the previous call's prefix.
 `make install` builds the binary from the llama.cpp sources of the installed llama-cpp-python
-(scripts/build_llama_server.py).
+(storyworld.llm.server_build; `make install` runs it ahead of time, else the first
+`--parallel` run does).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +45,36 @@ def find_llama_server() -> Path | None:
         if path.is_file() and os.access(path, os.X_OK):
             return path
     return None
+
+
+def ensure_llama_server(progress: Callable[[str], None] | None = None) -> Path:
+    """The llama-server binary, built once now when there is none (the first `--parallel N`, N > 1).
+
+    `progress` gets one line at a time ("building llama-server (first time): 37%"); by default they go
+    to standard error. ModelError (one line) when it cannot be built.
+    """
+    found = find_llama_server()
+    if found is not None:
+        return found
+    from storyworld.llm.server_build import BuildFailed, build, percent
+
+    say = progress or (lambda line: print(line, file=sys.stderr, flush=True))
+    say("building llama-server once for --parallel (a few minutes; `make install` does it ahead of time)…")
+    done = [0]
+
+    def echo(line: str) -> None:
+        step = percent(line)
+        if step is not None and step > done[0]:
+            done[0] = step
+            say(f"building llama-server (first time): {step}%")
+
+    try:
+        binary = build(jobs=max(1, min(4, os.cpu_count() or 1)), echo=echo)
+    except BuildFailed as exc:
+        raise ModelError(f"llama-server could not be built ({exc}); --parallel needs it: run `make install`, set "
+                         f"{ENV_BINARY}=/path/to/llama-server, or play without --parallel") from None
+    say(f"llama-server built: {binary}")
+    return binary
 
 
 def free_port() -> int:

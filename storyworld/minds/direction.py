@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 from collections import deque
 
 import msgspec
@@ -104,19 +106,81 @@ def upcoming(world: World, state: WorldState, progress: CanonProgress, agent: st
     return found
 
 
+# Words that carry no content of a beat: function words, and the verbs a beat's text reports speech with.
+_NOT_CONTENT = frozenset("""
+    a an the this that these those his her its their our my your some any every each he she it they we i you
+    him them us me himself herself itself themselves someone something one of by in on at with for about as to
+    from into onto upon over under near through and but or nor so yet then than also too very just only still
+    again be is are was were been being have has had do does did will would shall should could might must can
+    may who whom whose which what where why how when while if because since until though there here not no all
+    whether nothing never ever
+    say says said tell tells told ask asks asked reply replies answer answers recall recalls admit admits
+    """.split())
+_WORD = re.compile(r"[A-Za-z][A-Za-z'\u2019-]*")
+
+
+def _content(text: str, names: frozenset[str] = frozenset()) -> set[str]:
+    """The content words of a text, folded (lexicon.concept: inflections and synonyms alike)."""
+    from memory import lexicon
+
+    out = set()
+    for word in _WORD.findall(text):
+        low = word.lower()
+        if low in _NOT_CONTENT or low in names or len(low) < 3:
+            continue
+        out.add(lexicon.concept(low))
+    return out
+
+
+def carries(beat: Event, line: str) -> bool:
+    """Whether a spoken line says what a say beat says: enough of its content words, the people's names aside.
+
+    A line written for a beat but about something else (a greeting, "we must go") does not make the
+    beat happen: the player would see a beat ticked done that was never said.
+    """
+    names = frozenset(w.lower() for a in (*beat.actors, *beat.witness_ids()) for w in re.split(r"[-\s]", a))
+    said = _content(line, names)
+    for part in (beat.text, *beat.statements):
+        wanted = _content(part, names)
+        if wanted and len(wanted & said) >= max(1, math.ceil(len(wanted) / 4)):
+            return True
+    return False
+
+
 def update(world: World, state: WorldState, progress: CanonProgress, events: list[SimEvent], *,
-           worked: dict[str, str] | None = None, player: str | None = None) -> list[str]:
+           worked: dict[str, str] | None = None, player: str | None = None,
+           told: dict[str, str] | None = None, own: set[str] | None = None) -> list[str]:
     """After a round: mark beats met by what happened, drop beats the story has passed; returns met ids.
 
-    A spoken or acted beat is met only by a deed done for it (`worked`: agent -> beat id its action was
-    made for) or, for the player, by speaking or acting at its place; a beat of being there, by being there.
+    A beat is met only when it happened in play: a spoken beat by a line of its speaker, there, that
+    carries what the beat says (`told`: event id -> the text of what the line told, besides its words);
+    a deed by its actors gathered there, one of them acting for it (`worked`: agent -> beat id its
+    action was made for; the player's part is a deed there or words to one of the beat's people), which
+    the kernel then narrates; a narration or sight when it is due and someone is there to see it; a beat
+    of coming somewhere, by coming there this round (one arrival is not every later beat of being there). A beat the player does alone, or sees, happens only by
+    the player's own deed or look (its id goes into `own`: it is on the screen already, not narrated).
+    Who was there when a beat was met is kept in `progress.present`.
     """
     settled = _settled(progress)
     worked = worked or {}
+    told = told or {}
     spoke_at: dict[str, set[str]] = {}
+    lines: dict[tuple[str, str], list[SimEvent]] = {}
+    spoke_to: dict[tuple[str, str], set[str]] = {}  # (speaker, place) -> whom they spoke to there
+    deeds: set[tuple[str, str]] = set()  # (actor, place) of every deed done
+    looked: set[tuple[str, str]] = set()  # (agent, place) of every look around
+    arrived = {(e.actor, e.place) for e in events if e.kind == "move"}  # who came where this round
     for event in events:
+        if event.kind == "observe":
+            looked.add((event.actor, event.place))
         if event.kind in ("say", "act"):
             spoke_at.setdefault(event.actor, set()).add(event.place)
+        if event.kind == "act":
+            deeds.add((event.actor, event.place))
+        elif event.kind == "say" and event.to:
+            spoke_to.setdefault((event.actor, event.place), set()).add(event.to)
+        if event.kind == "say":
+            lines.setdefault((event.actor, event.place), []).append(event)
     newly: list[str] = []
     spent: set[str] = set()
     clock = story_clock(state)  # update runs after the kernel has advanced the round
@@ -130,25 +194,121 @@ def update(world: World, state: WorldState, progress: CanonProgress, events: lis
             progress.dropped.append(event.id)
             continue
         at_place = all(state.positions.get(a) == event.place for a in actors)
-        # one spoken beat per speaker per round: a line meets the beat it was written for, not every one due
-        speaker = next((a for a in actors if event.place in spoke_at.get(a, ()) and a not in spent
-                        and (worked.get(a) == event.id or (a == player and a not in worked))), None)
-        did = event.kind not in ("say", "act") or speaker is not None
-        if at_place and did:
-            if speaker is not None and event.kind in ("say", "act"):
-                spent.add(speaker)
+        there = sorted(a for a, p in state.positions.items() if p == event.place and in_play(world, state, a))
+        witnesses: tuple[str, ...] | None = None
+        if event.kind == "say":
+            for a in actors:  # whatever the line was meant for: said there by its speaker, it happened
+                if a in spent:
+                    continue
+                line = next((e for e in lines.get((a, event.place), ())
+                             if carries(event, " ".join(p for p in (e.claim or e.text, told.get(e.id, "")) if p))), None)
+                if line is not None:
+                    spent.add(a)
+                    witnesses = tuple(sorted({*line.witnesses, a}))
+                    break
+        elif event.kind == "act":
+            # one deed per actor per round: an act meets the beat it was done for, not every one due; the
+            # player's part is a deed there, or words to one of the beat's people (a beat the player does
+            # alone, only a deed of their own)
+            people = {*event.actors, *event.witness_ids()}
+            alone = actors == [player]
+            doer = next((a for a in actors if event.place in spoke_at.get(a, ()) and a not in spent
+                         and (worked.get(a) == event.id
+                              or (a == player and a not in worked
+                                  and ((a, event.place) in deeds
+                                       or (not alone and spoke_to.get((a, event.place), set()) & people))))),
+                        None)
+            if at_place and doer is not None:
+                spent.add(doer)
+                witnesses = tuple(there)
+                if alone and own is not None:
+                    own.add(event.id)  # the player's own deed is on the screen already
+        elif event.kind in ("narration", "observe"):
+            if player in actors:  # what the player sees is for the player to look at
+                if (player, event.place) in looked and at_place and event.round <= clock:
+                    witnesses = tuple(there)
+                    if own is not None:
+                        own.add(event.id)
+            elif at_place and event.round <= clock and there:
+                witnesses = tuple(there)
+        elif at_place and (comer := next((a for a in actors if (a, event.place) in arrived), None)) is not None:
+            arrived.discard((comer, event.place))  # move: coming there; one arrival meets one beat of coming
+            witnesses = tuple(there)
+        if witnesses is not None:
             progress.met.append(event.id)
+            progress.present[event.id] = list(witnesses)
             newly.append(event.id)
             continue
         for witness in event.witness_ids():
-            there = progress.witnessed.setdefault(event.id, [])
-            if witness not in event.actors and witness not in there and state.positions.get(witness) == event.place:
-                there.append(witness)
+            seen = progress.witnessed.setdefault(event.id, [])
+            if witness not in event.actors and witness not in seen and state.positions.get(witness) == event.place:
+                seen.append(witness)
         if not progress.witnessed.get(event.id):
             progress.witnessed.pop(event.id, None)
         if event.round < clock - SLACK:
             progress.dropped.append(event.id)
     return newly
+
+
+class Telling(msgspec.Struct, frozen=True, kw_only=True):
+    """A beat the screen should show: `seen` where it happened (a deed, a sight), or `word` of it to someone."""
+
+    beat: Event
+    mode: str  # seen | word
+    hearers: tuple[str, ...] = ()  # for word: who hears of it
+
+
+def tellings(world: World, state: WorldState, progress: CanonProgress, met: list[str], dropped: list[str],
+             player: str | None, own: set[str] | frozenset[str] = frozenset()) -> list[Telling]:
+    """What the round's settled beats show: deeds and sights met are narrated where they happened (not the
+    player's own, in `own`: those are on the screen already); a beat
+    that passed the player by (met elsewhere, or left behind) reaches the player as word, when the player
+    is among those the canon says would know of it (a witness, not a doer)."""
+    out: list[Telling] = []
+    for beat_id in met:
+        beat = world.events_by_id[beat_id]
+        if beat.kind in ("act", "narration", "observe") and beat_id not in own:
+            out.append(Telling(beat=beat, mode="seen"))
+    if player is None or not in_play(world, state, player):
+        return out
+    for beat_id in [*met, *dropped]:
+        beat = world.events_by_id[beat_id]
+        if player in beat.actors or player not in beat.witness_ids():
+            continue
+        if player in progress.present.get(beat_id, ()) or state.positions.get(player) == beat.place:
+            continue
+        if player in progress.witnessed.get(beat_id, ()):
+            continue  # they were there while it was due and saw it not happen: no word says it did
+        out.append(Telling(beat=beat, mode="word", hearers=(player,)))
+    return out
+
+
+def shared_by(progress: CanonProgress, beat_id: str, agent: str) -> bool:
+    """Whether `agent` was there when a beat happened in play (the beats a player's Goals may tick done)."""
+    return beat_id in progress.met and agent in progress.present.get(beat_id, ())
+
+
+def companions(world: World, state: WorldState, progress: CanonProgress, mover: str, destination: str) -> tuple[str, ...]:
+    """Who goes along when `mover` walks toward its due beat: the beat's other people, with the mover now,
+    whose own next beat is at the same place (or who have none due).
+
+    Only for a step toward the beat's place (the place itself, or the first step of the way there).
+    """
+    intention = intention_for(world, state, progress, mover)
+    here = state.positions.get(mover)
+    if intention is None or here is None or here == intention.place:
+        return ()
+    way = shortest_path(world, here, intention.place)
+    if not way or way[0] != destination:
+        return ()
+    found = []
+    for other in intention.companions:
+        if state.positions.get(other) != here or not in_play(world, state, other):
+            continue
+        own = intention_for(world, state, progress, other)
+        if own is None or own.place == intention.place:
+            found.append(other)
+    return tuple(found)
 
 
 def canon_progress(world: World, state: WorldState, progress: CanonProgress) -> dict[str, float | int]:

@@ -26,10 +26,11 @@ class CastLine(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Suggestion(msgspec.Struct, frozen=True, kw_only=True):
-    """One of the player's canon beats as a suggestion: next, done or overtaken."""
+    """One of the player's canon beats as a suggestion: next, done (it happened in play, with the player
+    there) or passed (it happened elsewhere, or the story moved on without it)."""
 
     text: str
-    status: str  # next | done | overtaken
+    status: str  # next | done | passed
 
 
 def involvement(world: World, start_id: str | None) -> dict[str, float]:
@@ -94,36 +95,59 @@ def _due_events(world: World, state: WorldState) -> list:
 
 
 def happening(world: World, state: WorldState, player: str) -> str:
-    """What is going on near the player, from the director: the beat due here, else next door."""
+    """What is going on where the player is, from the director: the beat due here; else someone on the way
+    here, or where the story is now (naming that place, so the line never reads as if it were here)."""
     here = state.positions.get(player)
     if here is None:
         return ""
+    clock = direction.story_clock(state)
     due = _due_events(world, state)
-    local = [e for e in due if e.place == here]
+    # a beat of coming here whose people are here already has nothing left to happen: not "now"
+    local = [e for e in due if e.place == here and e.round <= clock + 1
+             and not (e.kind == "move" and e.actors and all(state.positions.get(a) == here for a in e.actors))]
     if local:
-        return clip(local[0].text, 160)
-    near = [e for e in due if e.place in world.places[here].exits]
-    if near:
-        return f"At {world.places[near[0].place].name}: {clip(near[0].text, 130)}"
+        # the beat due now, not the oldest one nobody has played yet (it drops out of the window soon)
+        latest = max(e.round for e in local)
+        return clip(next(e for e in local if e.round == latest).text, 160)
     coming = [a for a in state.positions if a != player and a not in state.absent
               and (i := direction.intention_for(world, state, state.canon, a)) is not None and i.place == here
               and state.positions[a] != here]
     if coming:
         return f"{world.agents[coming[0]].name} is on the way here."
+    own = [e for e in direction.upcoming(world, state, state.canon, player, limit=1) if e.place != here]
+    if own:
+        path = direction.shortest_path(world, here, own[0].place)
+        way = f" (/move {path[0]})" if path else ""
+        return f"Quiet here; you are wanted at {world.places[own[0].place].name}{way}: {clip(own[0].text, 100)}"
+    elsewhere = sorted(
+        (e for e in due if e.place != here and e.round <= clock + 1),
+        key=lambda e: (len(direction.shortest_path(world, here, e.place)) or 99, e.round))
+    if elsewhere:
+        event = elsewhere[0]
+        path = direction.shortest_path(world, here, event.place)
+        way = f" (/move {path[0]})" if path else ""
+        return f"Quiet here. At {world.places[event.place].name}{way}: {clip(event.text, 110)}"
     return ""
 
 
 def suggestions(world: World, state: WorldState, player: str, limit: int = 4) -> list[Suggestion]:
-    """The player's own canon beats: what comes next (where to go), and the last ones done or overtaken."""
+    """The player's own canon beats: what comes next (where to go), and the last ones done or passed.
+
+    Done only when the beat happened in play with the player there; a beat met without the player,
+    or left behind by the story, is passed.
+    """
     here = state.positions.get(player)
     out: list[Suggestion] = []
-    met = state.canon.met_by(player)
+    progress = state.canon
+    settled = {*progress.met, *progress.dropped}
     mine = [e for e in world.events if e.round >= state.start_round and (player in e.actors or player in e.witness_ids())]
-    for event in [e for e in mine if e.id in met][-2:]:
+    done = [e for e in mine if direction.shared_by(progress, e.id, player)]
+    passed = [e for e in mine if e.id in settled and not direction.shared_by(progress, e.id, player)]
+    for event in done[-2:]:
         out.append(Suggestion(text=clip(event.text, NOTE_LIMIT), status="done"))
-    for event in [e for e in mine if e.id in state.canon.dropped and e.id not in met][-1:]:
-        out.append(Suggestion(text=clip(event.text, NOTE_LIMIT), status="overtaken"))
-    for event in direction.upcoming(world, state, state.canon, player, limit=limit):
+    for event in passed[-1:]:
+        out.append(Suggestion(text=clip(event.text, NOTE_LIMIT), status="passed"))
+    for event in direction.upcoming(world, state, progress, player, limit=limit):
         if event.place != here:
             text = f"Go to {world.places[event.place].name}: {clip(event.text, 90)}"
         else:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import pytest
 from tui_helpers import keys_for, settle
 
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
 from tui.app import make_app
 from tui.screens.home import HomeScreen
 from tui.screens.inspector import InspectorScreen
@@ -27,16 +30,47 @@ async def test_home_lists_worlds_and_starts_a_game_by_keyboard(runtime):
         await pilot.pause()
         dialog = app.screen
         assert isinstance(dialog, NewGameScreen)
-        await pilot.press("enter")  # world
-        await pilot.press("down", "enter")  # character: Tobin
-        await pilot.press("down")  # start point: confession
+        await pilot.press("tab", "down")  # Tab to the characters: Tobin
+        await pilot.press("right", "down")  # → to the start points: confession
         assert "After Silas's confession" in str(dialog.query_one("#choice-note").content)
-        await pilot.press("enter")
+        await pilot.press("enter")  # Enter starts with what is highlighted
         await settle(pilot)
         play = app.screen
         assert isinstance(play, PlayScreen)
         assert play.game.player == "tobin" and play.game.session.sim.state.start_id == "confession"
         assert play.game.session.round == 6
+
+
+async def test_enter_in_the_dialog_starts_the_highlighted_defaults_and_the_footer_shows_its_keys(runtime):
+    app = make_app(runtime=runtime)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")  # the highlighted world: the new-game dialog
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, NewGameScreen)
+        assert dialog.query(Footer)
+        await pilot.pause()
+        shown = {k.description for k in dialog.query(FooterKey)}  # what the dialog's own footer says
+        assert {"Start", "Next list", "Cancel"} <= shown and "New game" not in shown
+        await pilot.press("enter")
+        await settle(pilot)
+        play = app.screen
+        assert isinstance(play, PlayScreen) and play.game is not None
+        assert play.game.player == "maren" and play.game.session.sim.state.start_id == "arrival"
+
+
+async def test_a_click_on_a_character_only_highlights_it(runtime):
+    app = make_app(runtime=runtime)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        dialog = app.screen
+        characters = dialog.query_one("#pick-character")
+        await pilot.click(characters, offset=(3, 9))  # below the first character's lines
+        await settle(pilot)
+        assert app.screen is dialog and characters.highlighted not in (None, 0)
 
 
 async def test_continue_and_inspect_a_save_from_home(runtime, tiny_world):

@@ -41,11 +41,17 @@ async def test_full_turn_lists_the_new_record_with_every_present_agent(runtime, 
         assert screen.rounds_shown == 1
         assert state.round == 1
         cards = [item.card for item in screen.query(RecordItem)]
-        speech = next(c for c in cards if c.kind == "utterance" and LINE in c.text)
-        assert {o.agent for o in speech.owners} == present
-        assert {o.how for o in speech.owners} == {"witnessed r0, The harbour"}
-        # a line is heard, never believed by itself: no claim record carries its words
-        assert not [c for c in cards if c.kind == "claim"]
+        speech = next(c for c in cards if c.kind == "own" and LINE in c.text)
+        assert speech.text == f"You said: “{LINE}”" and speech.fresh and speech.how == "your own words"
+        assert {a for a, _ in speech.owners} == present
+        heard = next(c for c in cards if c.kind == "line" and "Tobin" in c.text)
+        assert heard.text == "Tobin: “I carry a letter from the old keeper.”" and heard.how == "you heard it"
+        # your own words are held as surely as a witness holds them, never below those who heard them
+        assert speech.confidence >= heard.confidence >= 0.9
+        # one card per record, and never the same words twice (a line is heard, never a claim of its own)
+        assert len({c.id for c in cards}) == len(cards) == len({c.text for c in cards})
+        assert all(c.fresh for c in cards[:2]) and [c.fresh for c in cards] == sorted((c.fresh for c in cards),
+                                                                                       reverse=True)
         # what Tobin said (scripted) reached the transcript too, with its speaker
         text = transcript_text(screen)
         assert LINE in text and "MAREN · you" in text
@@ -154,9 +160,9 @@ async def test_recall_shows_the_players_memory_without_a_round(runtime, tiny_wor
         screen = app.screen
         assert screen.rounds_shown == 0 and screen.game.session.round == 0
         cards = [item.card for item in screen.query(RecordItem)]
-        assert cards and all("maren" in {o.agent for o in c.owners} for c in cards)
+        assert cards and all("maren" in {a for a, _ in c.owners} for c in cards)
         assert any("supply boat" in c.text for c in cards)
-        assert cards[0].reason == "recall: supply boat"
+        assert cards[0].reason == "recalled"
 
 
 async def test_side_panel_tabs_show_cast_map_and_goals(runtime, tiny_world):
@@ -230,5 +236,19 @@ async def test_enter_during_a_round_is_refused_at_once_while_the_round_runs_on(r
         await settle(pilot)
         assert not screen.busy and screen.rounds_shown == 1
         assert screen.query_one("#action").value == "Good morning."
-        said = [c for c in (item.card for item in screen.query(RecordItem)) if c.kind == "utterance"]
+        said = [c for c in (item.card for item in screen.query(RecordItem)) if c.kind in ("own", "line")]
         assert any(LINE in c.text for c in said) and not any("Good morning." in c.text for c in said)
+
+
+async def test_a_dispute_between_owners_reads_as_words_not_fragments(runtime, tiny_world):
+    app = make_app(runtime=runtime, world=tiny_world, player="maren")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        store = app.screen.game.session.store
+        store.remember("maren", "The lamp in the lighthouse was lit.", event_id="x1", round=0)
+        store.remember("tobin", "The lamp in the lighthouse was not lit.", event_id="x2", round=0)
+        await pilot.press(*keys_for("/recall lamp in the lighthouse lit"), "enter")
+        await settle(pilot)
+        card = next(item.card for item in app.screen.query(RecordItem) if item.card.disputes)
+        assert card.disputes == ("You believe “The lamp in the lighthouse was lit”; "
+                                 "Tobin says “The lamp in the lighthouse was not lit”",)

@@ -180,3 +180,19 @@ def test_goals_tab_shows_the_canon_as_suggestions(snap_compare, still_runtime, t
         await steady(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=goals)
+
+
+async def _a_dispute_recalled(pilot) -> None:
+    """Maren and Tobin hold opposite records about the lamp; Maren recalls hers."""
+    await settle(pilot)
+    store = pilot.app.screen.game.session.store
+    store.remember("maren", "The lamp in the lighthouse was lit.", event_id="x1", round=0)
+    store.remember("tobin", "The lamp in the lighthouse was not lit.", event_id="x2", round=0)
+    await pilot.press(*keys_for("/recall lamp in the lighthouse lit"), "enter")
+    await steady(pilot)
+
+
+def test_the_panel_shows_knowledge_with_a_dispute_in_words(snap_compare, still_runtime, tiny_world):
+    """Who knows: one card per record, how Maren knows it and how sure; a dispute between owners in words."""
+    app = make_app(runtime=still_runtime, world=tiny_world, player="maren")
+    assert snap_compare(app, terminal_size=SIZE, run_before=_a_dispute_recalled)

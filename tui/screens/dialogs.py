@@ -17,10 +17,13 @@ from tui.messages import CatalogListed
 
 KEYS: tuple[tuple[str, str], ...] = (
     ("Enter", "play the line (one round passes)"),
-    ("Tab or →", "accept the grey completion"),
+    ("Tab or →", "complete the word: a command, a place, an object, or @name (with or without /say)"),
     ("↑ / ↓", "earlier / later lines you played"),
     ("Esc", "cancel the round in progress"),
     ("F2", "memory inspector (Enter on a Who-knows card opens it on that record)"),
+    ("F3", "next side-panel tab: Who knows, Cast, Map, Goals"),
+    ("Ctrl+Z", "undo the last round (memory included); asks first"),
+    ("Ctrl+R", "retry: undo the last round and play it again, others deciding afresh; asks first"),
     ("F5 F6 F7", "save as / load / branch"),
     ("F8", "hide or show the side panel"),
     ("Ctrl+Q", "quit (the game is autosaved after every round)"),

@@ -2,25 +2,44 @@
 
 from __future__ import annotations
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, OptionList, Static
+from textual.widgets import Button, Footer, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.catalog import WorldEntry
 from tui.game import NewGame
 
 
+class PickList(OptionList):
+    """An option list where a click only highlights (Enter, or the Start button, starts the game)."""
+
+    BINDINGS = [Binding("enter", "select", "Start", tooltip="Start with the highlighted choices")]
+
+    async def _on_click(self, event: events.Click) -> None:
+        event.prevent_default()  # the option list's own click handler would select, and so start the game
+        clicked = event.style.meta.get("option")
+        if clicked is not None and not self._options[clicked].disabled:
+            self.focus()
+            self.highlighted = clicked
+
+
 class NewGameScreen(ModalScreen[NewGame | None]):
-    """Three lists side by side; Enter in one moves to the next, Start begins."""
+    """Three lists side by side, the defaults highlighted: Enter starts; Tab, ← and → move between the lists."""
 
     BINDINGS = [
+        Binding("enter", "start", "Start", tooltip="Start with the highlighted world, character and start point"),
+        Binding("ctrl+s", "start", "Start", show=False),
+        Binding("tab", "next_list", "Next list", tooltip="Choose in the next list (world, character, start)"),
+        Binding("shift+tab", "next_list(-1)", "Previous list", show=False),
+        Binding("right", "next_list", "Next list", show=False),
+        Binding("left", "next_list(-1)", "Previous list", show=False),
         Binding("escape", "cancel", "Cancel", tooltip="Back without starting"),
-        Binding("ctrl+s", "start", "Start", tooltip="Start with the highlighted choices"),
     ]
+    LISTS = ("#pick-world", "#pick-character", "#pick-start")
 
     def __init__(self, worlds: list[WorldEntry], world_id: str | None = None, player: str | None = None,
                  start_id: str | None = None) -> None:
@@ -38,17 +57,18 @@ class NewGameScreen(ModalScreen[NewGame | None]):
             with Horizontal(id="choices"):
                 with Vertical(classes="choice"):
                     yield Label("1. World", classes="section")
-                    yield OptionList(*[Option(w.title, id=w.id) for w in self.worlds], id="pick-world")
+                    yield PickList(*[Option(w.title, id=w.id) for w in self.worlds], id="pick-world")
                 with Vertical(classes="choice"):
                     yield Label("2. Character", classes="section")
-                    yield OptionList(id="pick-character")
+                    yield PickList(id="pick-character")
                 with Vertical(classes="choice"):
                     yield Label("3. Start point", classes="section")
-                    yield OptionList(id="pick-start")
+                    yield PickList(id="pick-start")
             yield Static("", id="choice-note", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Start", id="start", variant="primary")
                 yield Button("Cancel", id="cancel")
+        yield Footer()  # this dialog's keys, not the screen's below
 
     def on_mount(self) -> None:
         worlds = self.query_one("#pick-world", OptionList)
@@ -139,15 +159,14 @@ class NewGameScreen(ModalScreen[NewGame | None]):
         else:
             self._describe()
 
-    @on(OptionList.OptionSelected, "#pick-world")
-    def _world_selected(self) -> None:
-        self.query_one("#pick-character", OptionList).focus()
+    def action_next_list(self, step: int = 1) -> None:
+        """Move the focus to the next (or previous) list, wrapping around."""
+        focused = self.focused
+        ids = [self.query_one(s, OptionList) for s in self.LISTS]
+        at = ids.index(focused) if focused in ids else (-1 if step > 0 else 0)
+        ids[(at + step) % len(ids)].focus()
 
-    @on(OptionList.OptionSelected, "#pick-character")
-    def _character_selected(self) -> None:
-        self.query_one("#pick-start", OptionList).focus()
-
-    @on(OptionList.OptionSelected, "#pick-start")
+    @on(OptionList.OptionSelected)
     @on(Button.Pressed, "#start")
     def action_start(self) -> None:
         """Start with what is highlighted."""

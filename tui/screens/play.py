@@ -13,10 +13,12 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
 
+from saves.slots import AUTOSAVE_KEEP
 from tui import slash
 from tui.game import Game, LoadGame, NewGame
 from tui.messages import (
     AgentDeciding,
+    RoundUndone,
     GameLoaded,
     GameLoadFailed,
     LoadProgressed,
@@ -55,11 +57,17 @@ class PlayScreen(Screen):
         Binding("escape", "cancel_round", "Cancel", tooltip="Cancel the round in progress; the world stays as it was"),
         Binding("f1", "help", "Help", tooltip="Slash commands and keys"),
         Binding("f2", "inspector", "Memory", tooltip="Open the memory inspector on the record under the cursor"),
+        Binding("f3", "next_tab", "Tabs", tooltip="Show the next side-panel tab: Who knows, Cast, Map, Goals"),
+        Binding("ctrl+z", "undo", "Undo", tooltip="Undo the last round (memory included), from its autosave"),
+        Binding("ctrl+r", "retry", "Retry", tooltip="Undo the last round and play it again under another seed"),
         Binding("f5", "save_as", "Save", tooltip="Save into a new slot and keep playing there"),
-        Binding("f6", "load", "Load", tooltip="Load a saved game"),
-        Binding("f7", "branch", "Branch", tooltip="Copy this game into a new slot and play on in the copy"),
+        Binding("f6", "load", "Load", tooltip="Load a saved game", show=False),
+        Binding("f7", "branch", "Branch", tooltip="Copy this game into a new slot and play on in the copy", show=False),
         Binding("f8", "toggle_panel", "Panel", tooltip="Show or hide the side panel"),
     ]
+    TABS = ("tab-who", "tab-cast", "tab-map", "tab-goals")
+    LOADING_PLACEHOLDER = "the model is still loading — type your first line; Enter plays it once the game is ready"
+    PLACEHOLDER = "say something, or /help  (Tab completes names, places, objects)"
 
     def __init__(self, request: NewGame | LoadGame, runtime: Runtime) -> None:
         super().__init__()
@@ -80,6 +88,8 @@ class PlayScreen(Screen):
         """Rounds whose result reached the screen (benchmarks and tests wait on it)."""
         self.round_shown = threading.Event()
         """Set each time a resolved round has been drawn."""
+        self._shown_before: list[Moment] = []
+        """The views shown before each of the last rounds (an undo shows them again, exactly)."""
 
     def compose(self) -> ComposeResult:
         yield StatusLine("storyworld", id="status", markup=False)
@@ -98,22 +108,35 @@ class PlayScreen(Screen):
         with Horizontal(id="progress-row"):
             yield Static("", id="progress", markup=False)
             yield ProgressBar(id="progress-bar", show_eta=False, show_percentage=True)
-        yield ActionBar(
-            id="action",
-            placeholder="say something, or /help  (Tab completes names, places, objects)",
-            suggester=slash.SlashSuggester(),
-        )
+        yield ActionBar(id="action", placeholder=self.LOADING_PLACEHOLDER, suggester=slash.SlashSuggester())
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#action", Input).focus()  # typing ahead while the model loads is fine
         self._progress("Loading…", loading=True)
-        self.query_one(Transcript).add_note(self._loading_note())
         if isinstance(self.request, NewGame):
+            self._preview(self.request)
             world = self.request.world
             self.query_one(StatusLine).update(
                 f" {world.file.world.title} │ {world.agents[self.request.player].name} │ loading…")
+        self.query_one(Transcript).add_note(self._loading_note())
         self.load_game(self.request)
+
+    def _preview(self, request: NewGame) -> None:
+        """The opening as the world alone gives it (no model, no memory): the first frame, while the rest loads."""
+        from tui.views import preview_moment
+
+        moment = preview_moment(request.world, request.player, request.start_id, model=self.runtime.model_name)
+        transcript = self.query_one(Transcript)
+        transcript.add_entries(moment.entries)
+        self._show(moment)
+        self.moment = None  # nothing to play against until the game is loaded
+        # once this screen has been drawn (a screen pushed from inside on_mount would be stuck open)
+        self.call_after_refresh(self._welcome_once, request.world, request.player, moment.scene)
+
+    def on_screen_resume(self) -> None:
+        """Back from a dialog, the help or the inspector: the keys go to the action bar again."""
+        self.query_one("#action", Input).focus()
 
     def on_unmount(self) -> None:
         # quitting mid-round: stop before the next agent instead of letting the worker thread finish the round
@@ -183,21 +206,34 @@ class PlayScreen(Screen):
         self.game = message.game
         self.moment = message.moment
         transcript = self.query_one(Transcript)
-        transcript.remove_children()
+        transcript.reset()
         transcript.add_entries(message.moment.entries)
         self._show(message.moment)
-        self._progress(f"Your move. Round {message.moment.round}. Type a line to speak, or /help.")
-        self.query_one("#action", Input).focus()
-        self._welcome_once()
+        bar = self.query_one("#action", Input)
+        bar.placeholder = self.PLACEHOLDER
+        waiting = " Your line is waiting in the bar: Enter plays it." if bar.value.strip() else ""
+        self._progress(f"Your move. Round {message.moment.round}. Type a line to speak, or /help.{waiting}")
+        if not self.app.screen_stack or self.app.screen is self:
+            bar.focus()
+        self._welcome_once(message.game.world, message.game.player, message.moment.scene)
 
-    def _welcome_once(self) -> None:
-        """The first game in a STORYWORLD_HOME opens with a short welcome (dismissed with any key)."""
-        from tui.screens.welcome import WelcomeScreen, mark_welcomed, welcomed
+    def _welcome_once(self, world: Any, player: str, scene: Any) -> None:
+        """The first game in a STORYWORLD_HOME opens with a short welcome; typing closes it and goes on here."""
+        from tui.screens.welcome import WelcomeScreen, mark_welcomed, welcome_text, welcomed
 
         if welcomed():
             return
         mark_welcomed()
-        self.app.push_screen(WelcomeScreen(), lambda _: self.query_one("#action", Input).focus())
+
+        welcome = WelcomeScreen(welcome_text(world, player, scene))
+
+        def closed(_: str | None) -> None:
+            bar = self.query_one("#action", ActionBar)
+            bar.focus()
+            if welcome.keys_typed():
+                bar.insert_text_at_cursor(welcome.keys_typed())
+
+        self.app.push_screen(welcome, closed)
 
     def _load_failed(self, request: NewGame | LoadGame, exc: Exception) -> None:
         """Post GameLoadFailed with the newest good autosave of a save that would not load."""
@@ -216,9 +252,11 @@ class PlayScreen(Screen):
         self.game = None
         self.moment = None
         self.rounds_shown = 0
+        self._shown_before.clear()
         transcript = self.query_one(Transcript)
-        transcript.remove_children()
+        transcript.reset()
         transcript.add_note(self._loading_note())
+        self.query_one("#action", Input).placeholder = self.LOADING_PLACEHOLDER
         self._progress("Loading…", loading=True)
         self.load_game(request)
 
@@ -270,7 +308,7 @@ class PlayScreen(Screen):
     def _submitted(self, event: Input.Submitted) -> None:
         # never waits on the game's lock: a running round holds it; the scene comes with the last moment
         if self.game is None or self.moment is None or self.moment.scene is None:
-            self.notify("Still loading; your line stays in the bar until the game is ready.")
+            self.notify("The model is still loading; your line stays in the bar until the game is ready.")
             return
         text = event.value
         parsed = slash.parse(text, self.moment.scene)
@@ -393,6 +431,10 @@ class PlayScreen(Screen):
         self._round_over()
         self.pending = ""
         moment = message.moment
+        if self.moment is not None:
+            self._shown_before.append(self.moment)  # what an undo shows again
+            del self._shown_before[:-AUTOSAVE_KEEP]
+        self.query_one(Transcript).begin_round()
         self.query_one(Transcript).add_entries(moment.entries, round_label=f"— round {moment.round - 1} —")
         if moment.hint:
             self.query_one(Transcript).add_note(f"Hint: {moment.hint}", "hint")
@@ -532,6 +574,117 @@ class PlayScreen(Screen):
     @on(RecordChosen)
     def _record_chosen(self, message: RecordChosen) -> None:
         self.action_inspector(message.record_id)
+
+    def action_next_tab(self) -> None:
+        """Show the next tab of the side panel (showing the panel if it was hidden)."""
+        side = self.query_one("#side", TabbedContent)
+        side.display = True
+        at = self.TABS.index(side.active) if side.active in self.TABS else -1
+        side.active = self.TABS[(at + 1) % len(self.TABS)]
+
+    # --- undo and retry ------------------------------------------------------------------------
+    def action_undo(self) -> None:
+        """Undo the last round (after a yes: the round is discarded)."""
+        self._confirm_discard("undo")
+
+    def action_retry(self) -> None:
+        """Undo the last round and play it again under another seed (after a yes)."""
+        self._confirm_discard("retry")
+
+    def _confirm_discard(self, what: str) -> None:
+        from tui.screens.dialogs import Confirm
+
+        if self.game is None or self.busy:
+            self.notify("Undo or retry when the round has resolved." if self.busy else "The game is still loading.")
+            return
+        last = self.game.session.round - 1
+        if last < self.game.session.sim.state.start_round:
+            self.notify("Nothing to undo yet: no round has been played.")
+            return
+        title = f"Undo round {last}?" if what == "undo" else f"Play round {last} again?"
+        note = (f"What happened in round {last} is discarded, memory included; the game goes back to how it was "
+                "before it." if what == "undo" else
+                f"What happened in round {last} is discarded and the round is played again: you do the same, "
+                "the others decide afresh (another seed).")
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._begin_busy(f"{'Undoing' if what == 'undo' else 'Replaying'} round {last}…")
+                self.rewind_round(what)
+
+        self.app.push_screen(Confirm(title, note, yes="Undo" if what == "undo" else "Retry"), answered)
+
+    def _begin_busy(self, text: str) -> None:
+        self.busy = True
+        self._cancel.clear()
+        self._round_started = self.runtime.timer()
+        self.set_class(True, "-thinking")
+        self._progress(text)
+
+    @work(thread=True, exclusive=True, group="round", exit_on_error=False)
+    def rewind_round(self, what: str) -> None:
+        """Undo the last round (what="undo"), or undo and replay it (what="retry")."""
+        from storyworld.errors import Cancelled, UserError
+
+        game = self.game
+        assert game is not None
+        world = game.world
+
+        def progress(agent: str, index: int, total: int) -> None:
+            self.post_message(AgentDeciding(agent, world.agents[agent].name, index, total))
+
+        started = self.runtime.timer()
+        try:
+            if what == "undo":
+                game.rewind()
+                # the screen shows again what it showed before the round; only a game resumed since needs a view
+                self.post_message(RoundUndone(None if self._shown_before else game.now()))
+                return
+            moment = game.retry(progress, self._cancel.is_set)
+        except UserError as exc:
+            self.post_message(RoundFailed(one_line(exc)))
+            return
+        except Cancelled:  # undone, and the replay stopped before it resolved: the game is as it was before
+            self.post_message(RoundUndone(None if self._shown_before else game.now(),
+                                          note="Round undone; its replay was cancelled. Your move."))
+            return
+        except Exception as exc:  # noqa: BLE001 — one line on screen, traceback in the log
+            log.exception("undo failed")
+            self.post_message(RoundFailed(f"{type(exc).__name__}: {one_line(exc)}"))
+            return
+        self.post_message(RoundUndone(moment, replayed=True, seconds=self.runtime.timer() - started))
+        try:
+            folder = game.autosave()
+        except (OSError, ValueError) as exc:
+            self.post_message(SaveFailed(one_line(exc)))
+        else:
+            self.post_message(SaveWritten(folder, "autosave"))
+
+    @on(RoundUndone)
+    def _round_undone(self, message: RoundUndone) -> None:
+        self._round_over()
+        transcript = self.query_one(Transcript)
+        transcript.undo_round()
+        before = self._shown_before.pop() if self._shown_before else message.moment
+        moment = message.moment
+        if not message.replayed:
+            assert before is not None
+            moment = before
+            self._show(moment)
+            self._progress(message.note or f"Round {moment.round} undone; the world is as it was before it. Your move.")
+        else:
+            assert moment is not None
+            if before is not None:
+                self._shown_before.append(before)
+            transcript.begin_round()
+            transcript.add_entries(moment.entries, round_label=f"— round {moment.round - 1} (again) —")
+            if moment.hint:
+                transcript.add_note(f"Hint: {moment.hint}", "hint")
+            self._show(moment)
+            self._progress(f"Round {moment.round - 1} played again in {message.seconds:.1f} s. Your move.")
+            self.rounds_shown += 1
+            self.call_after_refresh(self.round_shown.set)
+        self.query_one("#action", Input).focus()
 
     def action_toggle_panel(self) -> None:
         """Give the transcript the whole width, or bring the panel back."""

@@ -1,4 +1,4 @@
-"""The action bar: an Input where Tab accepts the completion and Up/Down walk through earlier lines."""
+"""The action bar: an Input where Tab completes and Up/Down walk through earlier lines."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from textual.widgets import Input
 
 
 class ActionBar(Input):
-    """Where the player types; completion comes from the suggester (see tui.slash)."""
+    """Where the player types; completion comes from the suggester's scene (see tui.slash)."""
 
     BINDINGS = [
         Binding("tab", "complete", "Complete", show=False),
@@ -27,15 +27,29 @@ class ActionBar(Input):
             self.history.append(line)
         self._history_at = len(self.history)
 
+    def completion(self) -> str | None:
+        """The line with its last word completed now (the grey suggestion may not have arrived yet)."""
+        from tui import slash
+
+        scene = getattr(self.suggester, "scene", None)
+        found = slash.complete(self.value, scene) if scene is not None else None
+        if found is None and self._suggestion and self._suggestion != self.value:
+            found = self._suggestion
+        return found
+
     def action_complete(self) -> None:
-        """Accept the grey suggestion, or move focus on when there is none."""
-        if self._suggestion and self._suggestion != self.value:
-            self.value = self._suggestion
-            self.cursor_position = len(self.value)
-            if not self.value.endswith(" "):
-                self.insert_text_at_cursor(" ")
-        else:
+        """Complete the last word; with nothing typed, Tab moves on. A typed line never loses the focus."""
+        if not self.value:
             self.screen.focus_next()
+            return
+        found = self.completion()
+        if found is None or found == self.value:
+            self.app.bell()  # nothing to complete: say so, and keep the keys coming here
+            return
+        self.value = found
+        self.cursor_position = len(self.value)
+        if not self.value.endswith(" "):
+            self.insert_text_at_cursor(" ")
 
     def action_history(self, step: int) -> None:
         """Bring back an earlier (or later) line."""

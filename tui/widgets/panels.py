@@ -63,7 +63,7 @@ class GoalsPanel(Static):
     """The player's goal stack, top first."""
 
     def show(self, goals: tuple[str, ...], suggestions: tuple[tuple[str, str], ...] = ()) -> None:
-        """Render the story's suggestions (next beats first, then done or overtaken), then the goal stack."""
+        """Render the story's suggestions (next beats first, then done or passed), then the goal stack."""
         text = Text()
         upcoming = [t for t, status in suggestions if status == "next"]
         settled = [(t, status) for t, status in suggestions if status != "next"]
@@ -73,9 +73,10 @@ class GoalsPanel(Static):
                 text.append("→ " if i == 0 else "  ", style="bold")
                 text.append(item + "\n", style="" if i == 0 else "dim")
             for item, status in settled:
+                # done: it happened with you there; passed: it happened elsewhere, or the story moved on
                 mark = "✓ " if status == "done" else "✗ "
                 text.append(mark, style="green" if status == "done" else "yellow")
-                text.append(f"{item} ({status})\n", style="dim strike" if status == "overtaken" else "dim")
+                text.append(f"{item} ({status})\n", style="dim")
             text.append("\nYour goals\n", style="bold underline")
         if not goals:
             text.append("No goals. Your own choices, then.", style="dim")

@@ -1,7 +1,8 @@
-"""Record cards: owner badges, grouped provenance, and the Who-knows list that shows them."""
+"""Owner badges, and the side panel's knowledge cards in the Who-knows list."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from rich.cells import cell_len
@@ -13,7 +14,8 @@ from textual.widgets import ListItem, ListView, Static
 
 from tui.cells import fit
 from tui.messages import RecordChosen
-from tui.views import OwnerLine, RecordCard, badge_colour
+from tui.knowledge import KnowledgeCard
+from tui.views import OwnerLine, badge_colour
 
 MARK_STYLE = "bold red"
 
@@ -21,11 +23,13 @@ MARK_STYLE = "bold red"
 class Badges:
     """Owner badges laid out to the width they get: a badge moves to the next line whole, never split."""
 
-    def __init__(self, owners: tuple[OwnerLine, ...], player: str = "") -> None:
+    def __init__(self, owners: Iterable[tuple[str, str]], player: str = "", label: str = "") -> None:
         self.items = [
-            (f" {o.name}{' *' if o.agent == player else ''} ", f"bold #101010 on {badge_colour(o.agent)}")
-            for o in owners
+            (f" {name}{' *' if agent == player else ''} ", f"bold #101010 on {badge_colour(agent)}")
+            for agent, name in owners
         ]
+        if label:
+            self.items.insert(0, (label, "dim"))
 
     def layout(self, width: int) -> Text:
         """The badges as text with a line break wherever the next badge would not fit."""
@@ -69,47 +73,49 @@ class Blocks:
 
 def badges(owners: tuple[OwnerLine, ...], player: str = "") -> Badges:
     """One coloured badge per owner; the player's own badge is marked with a star."""
-    return Badges(owners, player)
+    return Badges(((o.agent, o.name) for o in owners), player)
 
 
-def card_text(card: RecordCard, player: str = "", *, max_text: int = 240) -> Blocks:
-    """A record card: header, statement, owner badges, then one line per provenance group."""
-    body = card.text if cell_len(card.text) <= max_text else fit(card.text, max_text)
+FRESH_STYLE = "bold reverse"
+
+
+def knowledge_text(card: KnowledgeCard, player: str = "", *, max_text: int = 240) -> Blocks:
+    """A knowledge card: what is known, how and how sure, what a line told, disputes in words, who holds it."""
     head = Text()
-    header = f"#{card.id} {card.kind} · r{card.round}"
-    if card.reason:
-        header += f" · {card.reason}"
-    head.append(header + "\n", style="dim")
-    head.append(body)
-    text = Text()
-    groups = card.groups()
-    for k, (how, group) in enumerate(groups):
-        if k:
-            text.append("\n")
-        # the badges already name everyone: with one provenance for all, say "all" instead of the names again
-        names = f"all {len(group)}" if len(groups) == 1 and len(group) > 1 else ", ".join(o.name for o in group)
-        text.append(f"  {names}: ", style="bold")
-        plain, sep, marks = how.partition(" [")
-        text.append(plain, style="italic")
-        if sep:
-            text.append(" [" + marks, style=MARK_STYLE)
+    if card.fresh:
+        head.append(" new ", style=FRESH_STYLE)
+        head.append(" ")
+    head.append(fit(card.text, max_text) + "\n")
+    head.append(card.how, style="italic")
+    head.append(f" · {card.when} · {card.confidence:.2f}", style="dim")
+    if card.marks:
+        head.append(f" [{', '.join(card.marks)}]", style=MARK_STYLE)
+    if card.reason and not card.fresh:
+        head.append(f" · {card.reason}", style="dim")
+    for _, statement in card.learned:
+        head.append("\n  you learn: ", style="bold")
+        head.append(fit(statement, max_text))
+    if card.joined:
+        head.append("\n  now known to ", style="bold")
+        head.append(", ".join(card.joined) + " too")
     for line in card.disputes:
-        text.append(f"\n  in dispute: {line}", style=MARK_STYLE)
-    return Blocks(head, badges(card.owners, player), text)
+        head.append("\n  in dispute: ", style=MARK_STYLE)
+        head.append(line)
+    return Blocks(head, Badges(card.owners, player, label=f"{card.holders_label}:"))
 
 
 class RecordItem(ListItem):
     """A list item that knows its record."""
 
-    def __init__(self, card: RecordCard, player: str) -> None:
-        super().__init__(Static(card_text(card, player), classes="card"))
+    def __init__(self, card: KnowledgeCard, player: str) -> None:
+        super().__init__(Static(knowledge_text(card, player), classes="card" + (" -fresh" if card.fresh else "")))
         self.card = card
 
 
 class WhoKnows(ListView):
     """The Who-knows tab: cards for the records relevant now; Enter opens one in the inspector."""
 
-    def show(self, cards: tuple[RecordCard, ...], player: str) -> None:
+    def show(self, cards: tuple[KnowledgeCard, ...], player: str) -> None:
         """Replace the cards."""
         self.clear()
         if not cards:

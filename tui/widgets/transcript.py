@@ -28,6 +28,8 @@ def entry_text(entry: TranscriptEntry) -> Text:
             return text
         case "result":
             return Text(f"→ {entry.text}", style="italic")
+        case "word":
+            return Text(entry.text, style="italic bold")
     return Text(f"({entry.text})", style="italic")
 
 
@@ -35,6 +37,31 @@ class Transcript(VerticalScroll):
     """A scrolling column of entries; new rounds append at the bottom and scroll into view."""
 
     can_focus = True
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._round_starts: list[int] = []  # how many entries there were when each round's began
+
+    def _shown(self) -> list[Static]:
+        """The entries on show (a pending line is on its way out, never part of a round)."""
+        return [c for c in self.query_children(".entry") if not c.has_class("-pending")]
+
+    def begin_round(self) -> None:
+        """What comes next belongs to a new round (undo_round takes it away again)."""
+        self._round_starts.append(len(self._shown()))
+
+    def undo_round(self) -> None:
+        """Take away everything shown since the last round began: the transcript as it was before it."""
+        if not self._round_starts:
+            return
+        keep = self._round_starts.pop()
+        for child in self._shown()[keep:]:
+            child.remove()
+
+    def reset(self) -> None:
+        """Empty the transcript (another game is loading)."""
+        self._round_starts.clear()
+        self.remove_children()
 
     def add_entries(self, entries: Iterable[TranscriptEntry], round_label: str | None = None) -> None:
         """Append a round's entries (with an optional dim round marker) and scroll to the end."""
