@@ -112,7 +112,7 @@ def labels(world: World, say_to: tuple[str, ...], acts: tuple[tuple[str, str, st
     out = [f"speak to {name(to)}" for to in say_to]
     out.extend(f"{verb} {name(target)}" + (f" to {name(to)}" if to else "") for verb, target, to in acts)
     if read_thread:
-        out.append("catch up on what was said here before you came")
+        out.append("catch up on the talk here")
     if observe:
         out.append("look around")
     if wait:
