@@ -27,8 +27,8 @@ class Chatter(LanguageModel):
     def complete(self, messages, schema=None, max_tokens=128, temperature=0.7, seed=0) -> Completion:
         self.turn += 1
         props = schema["properties"]
-        if "do" in props:  # the typed choice: its first option, speaking to someone when anyone is here
-            return Completion(text=json.dumps({"do": props["do"]["enum"][0]}))
+        if "pick" in props:  # the typed choice: its first option, speaking to someone when anyone is here
+            return Completion(text=json.dumps({"pick": 1}))
         if "line" in props:  # the words: "<Name>, I saw ..." as the line's pattern asks
             name = re.match(r"\^(.*?), \(", props["line"]["pattern"]).group(1).replace("\\", "")
             return Completion(text=json.dumps({"line": f"{name}, I saw the lamp go dark in round {seed % 7}."}))

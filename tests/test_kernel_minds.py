@@ -33,16 +33,17 @@ def test_the_menu_types_verbs_by_target_and_the_schema_admits_only_its_options()
     assert all(verb != "read" or target == "letter" for verb, target, _ in options.acts)  # nobody reads a person
     assert not any(verb in ("strike", "accuse") for verb, _, _ in options.acts)  # no beat calls for violence
     schema = options.schema()
-    labels = schema["properties"]["do"]["enum"]
-    assert labels == list(options.labels) and len(set(labels)) == len(labels)
+    labels = options.labels
+    assert schema["properties"]["pick"]["enum"] == list(range(1, len(labels) + 1)) and len(set(labels)) == len(labels)
     assert labels[0].startswith("speak to ") and "stay quiet and listen" in labels
     assert not any(label.startswith("go ") for label in labels)  # nobody wanders off without a reason
-    assert not schema_problems({"do": "speak to Maren"}, schema)
-    assert schema_problems({"do": "speak to Ada"}, schema)  # not here
-    assert schema_problems({"do": "read Maren"}, schema)
-    assert options.to_action("tobin", {"do": "speak to Silas"}) == Say(actor="tobin", text="", to="silas")
-    assert options.to_action("tobin", {"do": "strike Silas"}) is None
-    assert [options.to_action("tobin", {"do": label}) for label in labels] == options.options("tobin")
+    assert "read Maren" not in labels and "strike Silas" not in labels
+    assert not schema_problems({"pick": 1}, schema)
+    assert schema_problems({"pick": len(labels) + 1}, schema) and schema_problems({"pick": "1"}, schema)
+    silas = labels.index("speak to Silas") + 1
+    assert options.to_action("tobin", {"pick": silas}) == Say(actor="tobin", text="", to="silas")
+    assert options.to_action("tobin", {"pick": 0}) is None and options.to_action("tobin", {"pick": True}) is None
+    assert [options.to_action("tobin", {"pick": n}) for n in range(1, len(labels) + 1)] == options.options("tobin")
 
 
 def test_two_options_of_one_name_stay_two_labels():
@@ -160,8 +161,8 @@ def test_the_choice_prompt_shows_the_situation_and_one_line_per_option():
     messages = choice_messages(world, ctx, options)
     text = messages[-1]["content"]
     assert 'Maren said to Tobin: "Where is the letter?"' in text
-    assert "- speak to Maren" in text
-    assert [l for l in text.splitlines() if l.startswith("- ")] == options.lines(world)
+    assert f"{options.labels.index('speak to Maren') + 1}. speak to Maren" in text
+    assert [l for l in text.splitlines() if l[:1].isdigit()] == options.lines(world)
     assert "stay quiet and listen" in text and "strike" not in text  # only what the menu offers
     # the system text names nobody: every character's choice prompt starts the same (the prefix cache keeps it)
     _, _, other = _context(agent="maren", state=state)

@@ -21,6 +21,7 @@ def _obj(key, value, required=True):
     (_obj("do", {"enum": ["speak to Laertes", "speak to Polonius"]}), '{"do": "speak to'),
     (_obj("do", {"enum": ["look around", "listen"]}), '{"do": "'),
     (_obj("do", {"enum": ["wait"]}), '{"do": "wait'),
+    (_obj("pick", {"enum": [1, 2, 3]}), '{"pick":'),  # the space before a number is the model's to write
     (_obj("same", {"type": "boolean"}), ""),  # nothing fixed after the key the grammar may space
     (_obj("line", {"type": "string"}, required=False), ""),  # an optional key may be left out
     ({"oneOf": [_obj("a", {"const": "x"})]}, ""),

@@ -175,7 +175,8 @@ def forced_prefix(schema: dict[str, Any]) -> str:
     if isinstance(enum, list) and enum and all(isinstance(v, str) for v in enum) and set(value) <= {"type", "enum"}:
         common = _plain(os.path.commonprefix(enum))
         return opening + '"' + (common if common in enum else _word_end(common))
-    return opening if value.get("type") == "string" or enum else ""
+    # other values may follow the colon with or without the space: it is left to the model
+    return opening if value.get("type") == "string" else opening.rstrip() if enum else ""
 
 
 def _word_end(text: str) -> str:

@@ -64,8 +64,11 @@ def _name_words(name: str) -> set[str]:
 class Menu(msgspec.Struct, frozen=True, kw_only=True):
     """Every valid choice this agent has this round, typed: who can be spoken to, what can be done to what.
 
-    `labels` are the options as the model reads and answers them ("speak to Laertes"), one per option
-    in `options()` order; `menu` fills them in from the world's names.
+    `labels` say the options in words ("speak to Laertes"), one per option in `options()` order; `menu`
+    fills them in from the world's names. The model reads them numbered and answers with a number: one
+    or two tokens to generate, and a small model picks among numbered lines much as it picked among the
+    JSON objects it was shown before (about as often speaking), where answering with a label's words
+    made it pick "look around" far more often.
     """
 
     say_to: tuple[str, ...]  # people present (a line is always spoken to someone)
@@ -88,19 +91,20 @@ class Menu(msgspec.Struct, frozen=True, kw_only=True):
         return out
 
     def schema(self) -> dict[str, Any]:
-        """One enum of the options' labels: the grammar admits only what is on the menu."""
-        return {"type": "object", "properties": {"do": {"enum": list(self.labels)}}, "required": ["do"]}
+        """The option's number: the grammar admits only what is on the menu."""
+        return {"type": "object", "properties": {"pick": {"enum": list(range(1, len(self.labels) + 1))}},
+                "required": ["pick"]}
 
     def lines(self, world: World) -> list[str]:
-        """The options as the model sees them, one per line."""
-        return [f"- {label}" for label in self.labels]
+        """The options as the model sees them, numbered, one per line."""
+        return [f"{number}. {label}" for number, label in enumerate(self.labels, start=1)]
 
     def to_action(self, agent: str, obj: dict[str, Any]) -> Action | None:
         """The action a schema-valid object names, or None if it is not on the menu."""
-        label = obj.get("do")
-        if label not in self.labels:
+        pick = obj.get("pick")
+        if not isinstance(pick, int) or isinstance(pick, bool) or not 1 <= pick <= len(self.labels):
             return None
-        return self.options(agent)[self.labels.index(label)]
+        return self.options(agent)[pick - 1]
 
 
 def labels(world: World, say_to: tuple[str, ...], acts: tuple[tuple[str, str, str | None], ...],

@@ -22,7 +22,7 @@ def choice_messages(world: World, context: DecisionContext, options: choice.Menu
 
     What changes least comes first (the system text is the same for everyone, then who and where one
     is, what one is after, what one can do), so the model's prefix cache keeps most of it from one
-    round to the next; the reply is one option's label (`choice.Menu.schema`).
+    round to the next; the reply is one option's number (`choice.Menu.schema`).
     """
     agent = world.agents[context.agent]
     p = context.perception
