@@ -10,6 +10,7 @@ letter that…", "You were there:…"). Deterministic, so it is always there to 
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Iterable
 
 import msgspec
@@ -63,8 +64,22 @@ def name_forms(world: World) -> list[tuple[str, str]]:
     return sorted(forms.items(), key=lambda item: (-len(item[0]), item[0]))
 
 
+# find_names(world, text) by world: a round asks it of every record a character holds (speaks_of), the
+# same texts round after round, and the answer depends on nothing else (a World is not changed once made)
+_FOUND: weakref.WeakKeyDictionary[World, dict[str, tuple[Span, ...]]] = weakref.WeakKeyDictionary()
+
+
 def find_names(world: World, text: str) -> list[Span]:
     """Every person named in the text, longest surface first, no two overlapping, in text order."""
+    found = _FOUND.setdefault(world, {})
+    spans = found.get(text)
+    if spans is None:
+        spans = found[text] = tuple(_find_names(world, text))
+    return list(spans)
+
+
+def _find_names(world: World, text: str) -> list[Span]:
+    """find_names without the memory."""
     taken: list[Span] = []
     for surface, agent in name_forms(world):
         for match in re.finditer(rf"(?<![\w']){re.escape(surface)}(?![\w])", text):
