@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from storyworld.kernel.actions import ActOn, Move, Observe, Say, Wait
@@ -40,10 +41,16 @@ def test_the_menu_types_verbs_by_target_and_the_schema_admits_only_its_options()
     assert "read Maren" not in labels and "strike Silas" not in labels
     assert not schema_problems({"pick": 1}, schema)
     assert schema_problems({"pick": len(labels) + 1}, schema) and schema_problems({"pick": "1"}, schema)
-    silas = labels.index("speak to Silas") + 1
+    silas = options.order().index(labels.index("speak to Silas")) + 1
     assert options.to_action("tobin", {"pick": silas}) == Say(actor="tobin", text="", to="silas")
     assert options.to_action("tobin", {"pick": 0}) is None and options.to_action("tobin", {"pick": True}) is None
-    assert [options.to_action("tobin", {"pick": n}) for n in range(1, len(labels) + 1)] == options.options("tobin")
+    picked = [options.to_action("tobin", {"pick": n}) for n in range(1, len(labels) + 1)]
+    assert sorted(map(repr, picked)) == sorted(map(repr, options.options("tobin")))  # each option one number
+    # the numbers follow the decision's seed (a small model favours "1"), the same seed the same order
+    assert options.lines(world) == [f"{n}. {labels[i]}" for n, i in enumerate(options.order(), start=1)]
+    assert menu(world, ctx) == options
+    orders = {menu(world, msgspec.structs.replace(ctx, seed=seed)).order() for seed in range(8)}
+    assert len(orders) > 1
 
 
 def test_two_options_of_one_name_stay_two_labels():
@@ -161,7 +168,7 @@ def test_the_choice_prompt_shows_the_situation_and_one_line_per_option():
     messages = choice_messages(world, ctx, options)
     text = messages[-1]["content"]
     assert 'Maren said to Tobin: "Where is the letter?"' in text
-    assert f"{options.labels.index('speak to Maren') + 1}. speak to Maren" in text
+    assert f"{options.order().index(options.labels.index('speak to Maren')) + 1}. speak to Maren" in text
     assert [l for l in text.splitlines() if l[:1].isdigit()] == options.lines(world)
     assert "stay quiet and listen" in text and "strike" not in text  # only what the menu offers
     # the system text names nobody: every character's choice prompt starts the same (the prefix cache keeps it)

@@ -7,6 +7,7 @@ a grammar whose branches are the actions, each with only its own fields and only
 
 from __future__ import annotations
 
+import random
 import re
 from typing import Any, Literal
 
@@ -66,9 +67,10 @@ class Menu(msgspec.Struct, frozen=True, kw_only=True):
 
     `labels` say the options in words ("speak to Laertes"), one per option in `options()` order; `menu`
     fills them in from the world's names. The model reads them numbered and answers with a number: one
-    or two tokens to generate, and a small model picks among numbered lines much as it picked among the
-    JSON objects it was shown before (about as often speaking), where answering with a label's words
-    made it pick "look around" far more often.
+    or two tokens to generate. `shown` is the order they are numbered in, shuffled by the decision's
+    seed: a small model picks the first number far more often than any other, and in a fixed order
+    that made every character speak to whoever is listed first (answering with a label's words instead
+    made it pick "look around" far more often than it used to).
     """
 
     say_to: tuple[str, ...]  # people present (a line is always spoken to someone)
@@ -77,6 +79,7 @@ class Menu(msgspec.Struct, frozen=True, kw_only=True):
     observe: bool = True
     wait: bool = True
     labels: tuple[str, ...] = ()
+    shown: tuple[int, ...] = ()  # the options' indices in the order they are numbered (default: as listed)
 
     def options(self, agent: str) -> list[Action]:
         """The actions on the menu, in the order of `labels`."""
@@ -95,16 +98,20 @@ class Menu(msgspec.Struct, frozen=True, kw_only=True):
         return {"type": "object", "properties": {"pick": {"enum": list(range(1, len(self.labels) + 1))}},
                 "required": ["pick"]}
 
+    def order(self) -> tuple[int, ...]:
+        """Which option each number stands for (number n is option order()[n - 1])."""
+        return self.shown if sorted(self.shown) == list(range(len(self.labels))) else tuple(range(len(self.labels)))
+
     def lines(self, world: World) -> list[str]:
         """The options as the model sees them, numbered, one per line."""
-        return [f"{number}. {label}" for number, label in enumerate(self.labels, start=1)]
+        return [f"{number}. {self.labels[index]}" for number, index in enumerate(self.order(), start=1)]
 
     def to_action(self, agent: str, obj: dict[str, Any]) -> Action | None:
         """The action a schema-valid object names, or None if it is not on the menu."""
         pick = obj.get("pick")
         if not isinstance(pick, int) or isinstance(pick, bool) or not 1 <= pick <= len(self.labels):
             return None
-        return self.options(agent)[pick - 1]
+        return self.options(agent)[self.order()[pick - 1]]
 
 
 def labels(world: World, say_to: tuple[str, ...], acts: tuple[tuple[str, str, str | None], ...],
@@ -157,8 +164,10 @@ def menu(world: World, context: DecisionContext) -> Menu:
     say_to = tuple(p.present)
     unique = tuple(dict.fromkeys(acts))
     read_thread = context.missed_lines > 0
-    return Menu(say_to=say_to, acts=unique, read_thread=read_thread,
-                labels=labels(world, say_to, unique, read_thread))
+    named = labels(world, say_to, unique, read_thread)
+    shown = list(range(len(named)))
+    random.Random(context.seed).shuffle(shown)
+    return Menu(say_to=say_to, acts=unique, read_thread=read_thread, labels=named, shown=tuple(shown))
 
 
 def policy(world: World, context: DecisionContext) -> Plan | None:
