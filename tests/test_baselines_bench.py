@@ -26,12 +26,9 @@ class Chatter(LanguageModel):
 
     def complete(self, messages, schema=None, max_tokens=128, temperature=0.7, seed=0) -> Completion:
         self.turn += 1
-        if "oneOf" in schema:  # the typed choice: speak to the first one offered, else the first branch
-            branches = [b["properties"] for b in schema["oneOf"]]
-            say = next((b for b in branches if b["action"]["const"] == "say"), branches[0])
-            reply = {k: (v["const"] if "const" in v else v["enum"][0]) for k, v in say.items()}
-            return Completion(text=json.dumps(reply))
         props = schema["properties"]
+        if "pick" in props:  # the typed choice: its first option, speaking to someone when anyone is here
+            return Completion(text=json.dumps({"pick": 1}))
         if "line" in props:  # the words: "<Name>, I saw ..." as the line's pattern asks
             name = re.match(r"\^(.*?), \(", props["line"]["pattern"]).group(1).replace("\\", "")
             return Completion(text=json.dumps({"line": f"{name}, I saw the lamp go dark in round {seed % 7}."}))

@@ -192,3 +192,47 @@ def test_cancel_mid_round_leaves_the_state_unchanged():
     with pytest.raises(Cancelled):
         sim.step(progress=lambda agent, i, n: seen.append(agent), cancelled=lambda: len(seen) >= 2)
     assert msgspec.json.encode(sim.state) == before
+
+
+@pytest.mark.parametrize("parallel", [1, 3])
+def test_finished_is_called_on_the_calling_thread_as_each_result_lands(parallel):
+    caller = threading.get_ident()
+    landed = []
+
+    def finished(index):
+        assert threading.get_ident() == caller
+        landed.append(index)
+
+    assert run_ordered(lambda x: x * 2, [1, 2, 3, 4], parallel, finished=finished) == [2, 4, 6, 8]
+    assert sorted(landed) == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("parallel", [1, 4])
+def test_the_round_is_watched_from_all_waiting_to_all_decided(parallel):
+    from storyworld.game.simulation import RoundProgress
+
+    world = load_world(TINY)
+    sim = session.new_simulation(world, "arrival", Settings(seed=3, awake="all"), SeededMind(), embedder=HashEmbedder())
+    sim.parallel = parallel
+    seen: list[RoundProgress] = []
+    sim.step(watch=seen.append)
+    deciders = seen[0].deciders
+    assert len(deciders) > 1 and seen[0].waiting == deciders and not seen[0].thinking
+    assert set(seen[-1].decided) == set(deciders) and not seen[-1].thinking and not seen[-1].waiting
+    assert len(seen) == 1 + 2 * len(deciders)  # each decision starts once and lands once
+    for before, after in zip(seen, seen[1:]):  # one change at a time; nobody un-decides
+        assert set(before.decided) <= set(after.decided)
+        assert len(after.decided) + len(after.thinking) - len(before.decided) - len(before.thinking) in (0, 1)
+    if parallel == 1:
+        assert all(len(p.thinking) <= 1 for p in seen)
+
+
+def test_the_progress_line_names_everyone_when_it_fits_and_counts_when_not():
+    from storyworld.game.simulation import RoundProgress
+
+    shown = RoundProgress(deciders=("a", "b", "c"), thinking=("b",), decided=("a",))
+    assert shown.waiting == ("c",)
+    assert shown.line(str.upper) == "A ✓ · B thinking… · C"
+    crowd = RoundProgress(deciders=tuple(f"agent{i}" for i in range(12)), thinking=("agent3",),
+                          decided=("agent0", "agent1", "agent2"))
+    assert crowd.line(str.title, width=50) == "3 of 12 decided · Agent3 thinking… · 8 waiting"

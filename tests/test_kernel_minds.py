@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from storyworld.kernel.actions import ActOn, Move, Observe, Say, Wait
@@ -26,20 +27,39 @@ def _context(agent="tobin", state=None, **extra):
                                          shortterm=ShortTerm(), recalled=(), seed=1, **extra)
 
 
-def test_the_menu_types_verbs_by_target_and_the_schema_has_one_branch_per_action():
+def test_the_menu_types_verbs_by_target_and_the_schema_admits_only_its_options():
     world, _, ctx = _context()
     options = menu(world, ctx)
     assert set(options.say_to) == {"maren", "silas"}  # spoken to someone present, never "all"
     assert all(verb != "read" or target == "letter" for verb, target, _ in options.acts)  # nobody reads a person
     assert not any(verb in ("strike", "accuse") for verb, _, _ in options.acts)  # no beat calls for violence
     schema = options.schema()
-    kinds = [branch["properties"]["action"]["const"] for branch in schema["oneOf"]]
-    assert kinds[0] == "say" and "wait" in kinds and "move" not in kinds  # nobody wanders off without a reason
-    assert not schema_problems({"action": "say", "to": "maren"}, schema)
-    assert schema_problems({"action": "say", "to": "ada"}, schema)  # not here
-    assert schema_problems({"action": "act_on", "verb": "read", "target": "maren"}, schema)
-    assert options.to_action("tobin", {"action": "say", "to": "silas"}) == Say(actor="tobin", text="", to="silas")
-    assert options.to_action("tobin", {"action": "act_on", "verb": "strike", "target": "silas"}) is None
+    labels = options.labels
+    assert schema["properties"]["pick"]["enum"] == list(range(1, len(labels) + 1)) and len(set(labels)) == len(labels)
+    assert labels[0].startswith("speak to ") and "stay quiet and listen" in labels
+    assert not any(label.startswith("go ") for label in labels)  # nobody wanders off without a reason
+    assert "read Maren" not in labels and "strike Silas" not in labels
+    assert not schema_problems({"pick": 1}, schema)
+    assert schema_problems({"pick": len(labels) + 1}, schema) and schema_problems({"pick": "1"}, schema)
+    silas = options.order().index(labels.index("speak to Silas")) + 1
+    assert options.to_action("tobin", {"pick": silas}) == Say(actor="tobin", text="", to="silas")
+    assert options.to_action("tobin", {"pick": 0}) is None and options.to_action("tobin", {"pick": True}) is None
+    picked = [options.to_action("tobin", {"pick": n}) for n in range(1, len(labels) + 1)]
+    assert sorted(map(repr, picked)) == sorted(map(repr, options.options("tobin")))  # each option one number
+    # the numbers follow the decision's seed (a small model favours "1"), the same seed the same order
+    assert options.lines(world) == [f"{n}. {labels[i]}" for n, i in enumerate(options.order(), start=1)]
+    assert menu(world, ctx) == options
+    orders = {menu(world, msgspec.structs.replace(ctx, seed=seed)).order() for seed in range(8)}
+    assert len(orders) > 1
+
+
+def test_two_options_of_one_name_stay_two_labels():
+    from storyworld.minds.choice import labels
+
+    world, _, _ = _context()
+    assert labels(world, ("maren",), (("read", "letter", None), ("read", "letter", None)), False) == (
+        "speak to Maren", f"read {world.objects['letter'].name}", f"read {world.objects['letter'].name} (2)",
+        "look around", "stay quiet and listen")
 
 
 def test_a_beat_that_calls_for_a_deed_offers_it_and_greet_is_offered_for_arrivals():
@@ -143,15 +163,21 @@ def test_lead_takes_along_the_idle_and_the_willing(own, follows):
     assert (state.positions["maren"] == "tavern") is (follows or isinstance(own, ActOn))
 
 
-def test_the_choice_prompt_shows_the_situation_and_one_json_line_per_option():
+def test_the_choice_prompt_shows_the_situation_and_one_line_per_option():
     from storyworld.minds.mind import choice_messages
 
     world, state, _ = _context()
     line = ThreadLine(round=0, speaker="maren", text="Where is the letter?", event_id="e", to="tobin")
     _, _, ctx = _context(state=state, addressed_by=line)
     options = menu(world, ctx)
-    text = choice_messages(world, ctx, options)[-1]["content"]
+    messages = choice_messages(world, ctx, options)
+    text = messages[-1]["content"]
     assert 'Maren said to Tobin: "Where is the letter?"' in text
-    assert '{"action": "say", "to": "maren"} = speak to Maren' in text
-    assert [l for l in text.splitlines() if l.startswith('{"action"')] == options.lines(world)
-    assert "wait" in text and "act_on" not in text.replace('"act_on"', "")  # only what the menu offers
+    assert f"{options.order().index(options.labels.index('speak to Maren')) + 1}. speak to Maren" in text
+    assert [l for l in text.splitlines() if l[:1].isdigit()] == options.lines(world)
+    assert "stay quiet and listen" in text and "strike" not in text  # only what the menu offers
+    # the system text names nobody: every character's choice prompt starts the same (the prefix cache keeps it)
+    _, _, other = _context(agent="maren", state=state)
+    assert choice_messages(world, other, menu(world, other))[0] == messages[0]
+
+

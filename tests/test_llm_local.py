@@ -144,3 +144,86 @@ def test_model_loads_after_a_vector_index_was_opened():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert int(done.stdout.strip().splitlines()[-1]) > 0
+
+
+LINE_SCHEMA = {"type": "object", "properties": {"line": {"type": "string", "pattern": "^Horatio, [^\"\\n{}]{8,80}$"}},
+               "required": ["line"]}
+SYSTEM = "You say one line of a play again in a character's own voice: the same facts and names, nothing added."
+
+
+def _line_messages(who: str, line: str) -> list[dict[str, str]]:
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": f'{who} says to Horatio: "Horatio, {line}"'}]
+
+
+def _alternating_calls(lm):
+    """Choice and line prompts of several agents, interleaved as a round interleaves them."""
+    out = []
+    for turn in range(3):
+        for who in ("Marcellus", "Barnardo", "Francisco"):
+            out.append(lm.complete(action_messages(who, ["hall", "garden"][turn % 2]), ACTION_SCHEMA,
+                                   max_tokens=24, temperature=0.8, seed=turn).text)
+            out.append(lm.complete(_line_messages(who, f"we saw it {turn + 1} times upon the platform."),
+                                   LINE_SCHEMA, max_tokens=32, temperature=0.8, seed=turn).text)
+    return out
+
+
+def test_the_prefix_cache_evaluates_less_and_answers_the_same(bundled_lm):
+    """Restoring an earlier prompt's saved cells changes no reply; it only spares evaluating them again."""
+    cached = bundled_lm.unwrap()
+    plain = LlamaModel(cached.path, n_ctx=cached.n_ctx, reuse_prefix=False)
+    try:
+        before = cached.stats()
+        with_cache = _alternating_calls(cached)
+        after = cached.stats()
+        without = _alternating_calls(plain)
+        assert with_cache == without
+        evaluated = after["prompt_tokens_evaluated"] - before["prompt_tokens_evaluated"]
+        assert evaluated < 0.6 * plain.stats()["prompt_tokens_evaluated"]
+        assert after["prefix_restores"] > before["prefix_restores"]
+        assert after["prefix_saved_mb"] <= 256
+    finally:
+        plain.close()
+
+
+def test_a_restored_prefix_gives_bit_identical_logits(bundled_lm):
+    """The next token's logits after a restored prefix equal those of evaluating the whole prompt."""
+    import numpy as np
+
+    backend = bundled_lm.unwrap()
+    llama = backend._llama
+    n_vocab = llama.n_vocab()
+
+    def last_logits():
+        return np.ctypeslib.as_array(llama._ctx.get_logits_ith(-1), shape=(n_vocab,)).copy()
+
+    shared = backend.prompt_tokens(_line_messages("Marcellus", "the ghost walked upon the platform."))
+    first = llama.tokenize(b" It was cold.", add_bos=False, special=False)
+    other = llama.tokenize(b" The watch was long and dark.", add_bos=False, special=False)
+    with backend._lock:
+        backend.prefix_cache.clear()
+        llama.reset()
+        llama.eval(shared + first)
+        full = last_logits()
+        llama.reset()
+        llama.eval(shared + other)
+        backend.prefix_cache.save(llama)
+        llama.reset()
+        llama.eval(llama.tokenize(b"<|im_start|>user\nSomething else entirely.", add_bos=False, special=True))
+        assert backend.prefix_cache.restore(llama, shared + first) == len(shared)
+        assert llama._ctx.kv_cache_seq_rm(-1, len(shared), -1)
+        llama.n_tokens = len(shared)
+        llama.eval(first)
+        reused = last_logits()
+        llama.reset()
+    assert np.array_equal(full, reused), float(np.abs(full - reused).max())
+
+
+def test_prompt_tokens_are_what_the_model_evaluates_and_the_reply_begins_in_the_prompt(bundled_lm):
+    backend = bundled_lm.unwrap()
+    messages = _line_messages("Barnardo", "the night is bitter cold tonight.")
+    expected = backend.prompt_tokens(messages, LINE_SCHEMA)
+    completion = backend.complete(messages, LINE_SCHEMA, max_tokens=32, seed=4)
+    assert backend._llama.last_prompt == expected
+    assert completion.text.startswith('{"line": "Horatio,')  # written into the prompt, not generated
+    assert completion.prompt_tokens == len(expected)
+    assert backend._llama.detokenize(expected).decode().endswith('assistant\n{"line": "Horatio,')

@@ -18,7 +18,7 @@ from tui.views import Moment, TranscriptEntry, build_moment, transcript_entries
 if TYPE_CHECKING:
     from storyworld.kernel.actions import Action
     from storyworld.game.session import Session
-    from storyworld.game.simulation import RoundTiming
+    from storyworld.game.simulation import RoundTiming, Watch
     from storyworld.world import World
     from tui.runtime import Runtime
 
@@ -143,9 +143,12 @@ class Game:
 
     # --- playing -------------------------------------------------------------------------------
     def play_round(self, action: Action | None, progress: Callable[[str, int, int], None] | None = None,
-                   cancelled: Callable[[], bool] | None = None) -> Moment:
-        """One round with the player's action; raises storyworld.errors.Cancelled with the state unchanged."""
-        outcome = self.session.play_round(action, progress=progress, cancelled=cancelled)
+                   cancelled: Callable[[], bool] | None = None, watch: Watch | None = None) -> Moment:
+        """One round with the player's action; raises storyworld.errors.Cancelled with the state unchanged.
+
+        `watch` is given the round's RoundProgress (who waits, thinks, has decided) as it changes.
+        """
+        outcome = self.session.play_round(action, progress=progress, cancelled=cancelled, watch=watch)
         with self.session.reading() as sim:  # only rounds step the game, and this worker runs them: still this round
             return build_moment(sim, self.player, events=outcome.events, results=outcome.results,
                                 since_round=outcome.round, model=self.model_name)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from storyworld.game.simulation import RoundProgress
     from tui.game import Game
     from tui.knowledge import KnowledgeCard
     from tui.views import MemoryView, Moment
@@ -67,6 +68,18 @@ class AgentDeciding(Message):
     def can_replace(self, message: Message) -> bool:
         """Only the agent deciding now matters."""
         return isinstance(message, AgentDeciding)
+
+
+class DecisionsProgressed(Message):
+    """A decision of the round started or landed: who waits, who is thinking, who has decided."""
+
+    def __init__(self, progress: RoundProgress) -> None:
+        super().__init__()
+        self.progress = progress
+
+    def can_replace(self, message: Message) -> bool:
+        """Only the newest state of the round matters."""
+        return isinstance(message, DecisionsProgressed)
 
 
 class RoundResolved(Message):

@@ -20,6 +20,11 @@ shared machine falls on all of them alike. The configurations:
   round over `concurrent`'s.
 
 `speedup` is sequential over concurrent seconds per round.
+
+Each configuration also reports its floor (storyworld.benches.floor): the prompt tokens a perfect
+prefix cache would still evaluate and the tokens generated, at the rates the model's own timers
+measured in the same run; `floor_ratio` is seconds per round over the floor. The top-level figures
+are the first configuration's.
 """
 
 from __future__ import annotations
@@ -34,9 +39,14 @@ from typing import Any
 import msgspec
 
 from storyworld.benches import print_figures
+from storyworld.benches.floor import CallLog, Tokenize, floor_figures
 from storyworld.llm.options import add_model_options
 from storyworld.locations import find_world
 from storyworld.world import load_world
+
+
+FLOOR_KEYS = ("prompt_tokens_evaluated_per_decision", "tokens_generated_per_decision", "prompt_tokens_per_s",
+              "tokens_generated_per_s", "floor_seconds_per_round", "floor_ratio")
 
 
 def register(benches: argparse._SubParsersAction) -> None:
@@ -62,6 +72,8 @@ class Run:
     def __init__(self, name: str, lm: Any, sim: Any, parallel: int, sediment_s: float) -> None:
         self.name = name
         self.lm = lm
+        self.log = _call_log(lm)
+        self.tokenize: Tokenize | None = None  # the prompts' tokens, for the floor (None: not known)
         self.sim = sim
         self.parallel = parallel
         self.sediment_s = sediment_s
@@ -80,6 +92,8 @@ class Run:
         from storyworld.kernel.actions import Wait
 
         before = self.lm.stats()
+        if self.log is not None:
+            self.log.run, self.log.round = self.name, len(self.round_s)
         started = time.perf_counter()
         outcome = self.sim.step(player_action=Wait(actor=player))
         self.round_s.append(time.perf_counter() - started)
@@ -124,9 +138,13 @@ class Run:
             breakdown["sampling_other_s"] = round(
                 calls - breakdown["prompt_s"] - breakdown["generation_s"] - breakdown["grammar_s"], 3)
             breakdown["mind_python_s"] = round(breakdown["decide_wall_s"] - calls, 3)
+        calls = [c for c in self.log.calls if c.run == self.name] if self.log is not None else []
+        floor = floor_figures(calls, self.tokenize, len(self.round_s), self.model_spent, total_round / rounds,
+                              total_decisions, lanes_at_once=self.parallel > 1)
         return {
             "model": self.lm.name,
             "parallel": self.parallel,
+            **floor,
             "sediment_s": round(self.sediment_s, 3),
             "seconds_per_round": _mean(self.round_s),
             "decisions_per_round": _mean(self.decisions),
@@ -149,10 +167,42 @@ def _mean(values: list[float]) -> float:
 
 
 def _load_model(args: argparse.Namespace, parallel: int | None) -> Any:
-    """The model the options name, served with `parallel` slots when local and parallel > 1."""
-    from storyworld.llm import load_model
+    """The model the options name, served with `parallel` slots when local and parallel > 1; its calls logged."""
+    from storyworld.llm import open_backend, wrap
 
-    return load_model(model_path=args.model, server_url=args.server, seed=args.seed, parallel=parallel)
+    return wrap(CallLog(open_backend(model_path=args.model, server_url=args.server, seed=args.seed,
+                                     parallel=parallel)))
+
+
+def _call_log(lm: Any) -> CallLog | None:
+    """The CallLog in `lm`'s wrappers, if any."""
+    for _ in range(16):
+        if lm is None or isinstance(lm, CallLog):
+            return lm
+        lm = getattr(lm, "inner", None)
+    return None
+
+
+def _tokenizers(args: argparse.Namespace, runs: list[Run]) -> list[Any]:
+    """Give each run the tokens of its prompts: the in-process model's own, else the GGUF's vocabulary.
+
+    Returns what must be closed. A remote server's model is unknown here, so its runs get no floor.
+    """
+    from storyworld.llm import LlamaModel, gguf_path
+    from storyworld.llm.local import ChatTokenizer
+
+    if args.server:
+        return []
+    shared: list[Any] = []
+    for run in runs:
+        backend = run.lm.unwrap()
+        if isinstance(backend, LlamaModel):
+            run.tokenize = backend.prompt_tokens
+            continue
+        if not shared:
+            shared.append(ChatTokenizer(gguf_path(args.model)))
+        run.tokenize = shared[0].prompt_tokens
+    return shared
 
 
 def _open(name: str, args: argparse.Namespace, world: Any, player: str, lm: Any, decide_parallel: int | None) -> Run:
@@ -201,12 +251,17 @@ def bench_round(args: argparse.Namespace) -> int:
                 from storyworld.llm import gguf_path, wrap
                 from storyworld.llm.llama_server import ManagedServerModel
 
-                batched = wrap(ManagedServerModel(gguf_path(args.model), parallel=slots))
+                batched = wrap(CallLog(ManagedServerModel(gguf_path(args.model), parallel=slots)))
                 runs.append(_open("batched_server", args, world, player, batched, None))
         for _ in range(args.rounds):
             for run in runs:
                 run.step(player)
-        reports = {run.name: run.report() for run in runs}
+        tokenizers = _tokenizers(args, runs)
+        try:
+            reports = {run.name: run.report() for run in runs}
+        finally:
+            for tokenizer in tokenizers:
+                tokenizer.close()
         result = _summary(args, world, player, runs, reports, load_before)
     finally:
         closed: set[int] = set()
@@ -242,12 +297,14 @@ def _summary(args: argparse.Namespace, world: Any, player: str, runs: list[Run],
         "seconds_per_decision": main["seconds_per_decision"],
         "prompt_tokens_per_decision": main["prompt_tokens_per_decision"],
         "completion_tokens_per_decision": main["completion_tokens_per_decision"],
+        **{key: main[key] for key in FLOOR_KEYS if key in main},
         "sediment_s": main["sediment_s"],
         "fallbacks": main["fallbacks"],
     }
     sequential = reports.get("sequential")
     if sequential is not None and runs[0].name != "sequential":
         result["sequential_seconds_per_round"] = sequential["seconds_per_round"]
+        result.update({f"sequential_{key}": sequential[key] for key in FLOOR_KEYS if key in sequential})
         result["sequential_decisions_per_s"] = sequential["decisions_per_s"]
         result["speedup"] = round(sequential["seconds_per_round"] / main["seconds_per_round"], 3)
     server_seq = reports.get("server_sequential")

@@ -22,7 +22,7 @@ import msgspec
 from memory import BACKENDS
 from saves.slots import AUTOSAVE_KEEP, AUTOSAVES_SUFFIX
 from storyworld.errors import UserError
-from storyworld.game.simulation import Simulation, initial_state
+from storyworld.game.simulation import Simulation, Watch, initial_state
 from storyworld.kernel.state import Settings, WorldState
 from storyworld.world import World, check_bytes, load_world, world_to_toml
 
@@ -375,10 +375,13 @@ class Session:
 
     # --- playing -------------------------------------------------------------------------------
     def play_round(self, action: Action | None = None, progress: Callable[[str, int, int], None] | None = None,
-                   cancelled: Callable[[], bool] | None = None) -> RoundOutcome:
-        """One round with the player's action (None: the player waits, or there is none), under the lock."""
+                   cancelled: Callable[[], bool] | None = None, watch: Watch | None = None) -> RoundOutcome:
+        """One round with the player's action (None: the player waits, or there is none), under the lock.
+
+        `watch` is given the round's RoundProgress as decisions start and land (Simulation.decide_all).
+        """
         with self.lock:
-            return self.sim.step(action, progress=progress, cancelled=cancelled)
+            return self.sim.step(action, progress=progress, cancelled=cancelled, watch=watch)
 
     # --- undoing -----------------------------------------------------------------------------
     def can_rewind(self) -> bool:

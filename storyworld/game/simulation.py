@@ -58,6 +58,36 @@ class ModelFailed(RoundRefused):
         self.agent = agent
 
 
+class RoundProgress(msgspec.Struct, frozen=True, kw_only=True):
+    """Who decides this round and how far each one is: waiting, thinking, or decided."""
+
+    deciders: tuple[str, ...]
+    thinking: tuple[str, ...] = ()
+    decided: tuple[str, ...] = ()
+
+    @property
+    def waiting(self) -> tuple[str, ...]:
+        """Deciders that have not started yet, in order."""
+        return tuple(a for a in self.deciders if a not in self.thinking and a not in self.decided)
+
+    def line(self, name: Callable[[str], str], width: int = 64) -> str:
+        """One line for a status bar: every decider marked when it fits `width`, else counts and who thinks."""
+        marks = {**{a: f"{name(a)} ✓" for a in self.decided}, **{a: f"{name(a)} thinking…" for a in self.thinking}}
+        full = " · ".join(marks.get(a, name(a)) for a in self.deciders)
+        if len(full) <= width:
+            return full
+        thinking = ", ".join(name(a) for a in self.thinking)
+        parts = [f"{len(self.decided)} of {len(self.deciders)} decided"]
+        parts.append(f"{thinking} thinking…" if thinking and len(thinking) <= width // 2
+                     else f"{len(self.thinking)} thinking")
+        if self.waiting:
+            parts.append(f"{len(self.waiting)} waiting")
+        return " · ".join(parts)
+
+
+Watch = Callable[[RoundProgress], None]  # the round's progress, each time a decision starts or lands
+
+
 class RoundTiming(msgspec.Struct, kw_only=True):
     """Where one round's time went."""
 
@@ -274,9 +304,14 @@ class Simulation:
         return frozenset(self._mechanical)
 
     def decide_all(
-        self, exclude: set[str], progress: Progress | None = None, cancelled: Callable[[], bool] | None = None
+        self, exclude: set[str], progress: Progress | None = None, cancelled: Callable[[], bool] | None = None,
+        watch: Watch | None = None,
     ) -> dict[str, Decision]:
-        """Every awake non-player agent decides against the same start-of-round state (the barrier)."""
+        """Every awake non-player agent decides against the same start-of-round state (the barrier).
+
+        `progress(agent, index, total)` as each decision starts; `watch(RoundProgress)` once before
+        any starts and again as each starts and as each lands (all on this thread).
+        """
         deciders = [a for a in self.awake_agents() if a not in exclude]
         if deciders and self.mind is None:
             raise RuntimeError("no mind configured for agents")
@@ -295,6 +330,25 @@ class Simulation:
             # an agent keeps its lane (its server's cache holds its prompts), whoever else is awake
             order = {agent.id: index for index, agent in enumerate(self.world.file.agent)}
             lane_of = lambda i: order.get(deciders[i], i) % lane_count  # noqa: E731
+        shown = RoundProgress(deciders=tuple(deciders))
+        if watch is not None:
+            watch(shown)
+
+        def begun(index: int) -> None:
+            nonlocal shown
+            if progress is not None:
+                progress(deciders[index], index, len(deciders))
+            if watch is not None:
+                shown = msgspec.structs.replace(shown, thinking=(*shown.thinking, deciders[index]))
+                watch(shown)
+
+        def landed(index: int) -> None:
+            nonlocal shown
+            agent = deciders[index]
+            shown = msgspec.structs.replace(shown, thinking=tuple(a for a in shown.thinking if a != agent),
+                                            decided=(*shown.decided, agent))
+            watch(shown)  # type: ignore[misc]
+
         started = time.perf_counter()
 
         def decide(context: DecisionContext) -> Decision:
@@ -308,9 +362,10 @@ class Simulation:
                 decide,
                 contexts,
                 parallel,
-                started=None if progress is None else (lambda i: progress(deciders[i], i, len(deciders))),
+                started=begun if progress is not None or watch is not None else None,
                 cancelled=cancelled,
                 lane_of=lane_of,
+                finished=landed if watch is not None else None,
             )
         except Cancelled as exc:  # the round is cancelled before it resolves: the state is unchanged
             raise Cancelled(f"round {self.state.round} cancelled while {deciders[exc.next_index]} was deciding") from None
@@ -329,6 +384,7 @@ class Simulation:
         player_action: Action | None = None,
         progress: Progress | None = None,
         cancelled: Callable[[], bool] | None = None,
+        watch: Watch | None = None,
     ) -> RoundOutcome:
         """Run one round: decide, resolve at the barrier, deposit, update short-term memory.
 
@@ -340,7 +396,7 @@ class Simulation:
         exclude = {player_action.actor} if player_action is not None else set()
         if self.settings.player is not None:
             exclude.add(self.settings.player)
-        decisions = self.decide_all(exclude, progress, cancelled)
+        decisions = self.decide_all(exclude, progress, cancelled, watch)
         actions: dict[str, Action] = {a: d.action for a, d in decisions.items()}
         if player_action is not None:
             actions[player_action.actor] = player_action

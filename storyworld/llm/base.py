@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import logging
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import msgspec
@@ -16,6 +19,30 @@ log = logging.getLogger("storyworld.llm")
 
 Message = dict[str, str]
 Schema = dict[str, Any]
+
+
+class CallTag(msgspec.Struct, frozen=True, kw_only=True):
+    """What a model call is for, as its caller says: the kind of prompt and the agent it decides for.
+
+    Nothing in a backend depends on it; accounting reads it (`bench round` groups prompts by it to
+    find what a perfect prefix cache would have kept).
+    """
+
+    kind: str = ""  # "choice", "line", ...
+    agent: str = ""
+
+
+CALL_TAG: contextvars.ContextVar[CallTag] = contextvars.ContextVar("storyworld_call_tag", default=CallTag())
+
+
+@contextlib.contextmanager
+def tagged(kind: str, agent: str = "") -> Iterator[None]:
+    """While open, model calls on this thread (or task) carry CallTag(kind, agent)."""
+    token = CALL_TAG.set(CallTag(kind=kind, agent=agent))
+    try:
+        yield
+    finally:
+        CALL_TAG.reset(token)
 
 
 class ModelError(UserError):

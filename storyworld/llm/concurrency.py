@@ -33,11 +33,13 @@ def run_ordered(
     started: Callable[[int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     lane_of: Callable[[int], int] | None = None,
+    finished: Callable[[int], None] | None = None,
 ) -> list[D]:
     """`[work(item) for item in items]` with up to `parallel` calls at once; results in input order.
 
     `started(i)` and `cancelled()` are called on the calling thread only (UI callbacks need not be
-    thread-safe), just before item i starts; when `cancelled()` is true nothing further starts and
+    thread-safe), just before item i starts, and `finished(i)` there once item i's result is in
+    (not when it raised); when `cancelled()` is true nothing further starts and
     storyworld.errors.Cancelled (`next_index`: the item that would have) is raised once the calls in
     flight finish. The first exception raised by `work` propagates after the calls in flight finish.
     `parallel <= 1` runs on the calling thread, exactly as a loop.
@@ -59,6 +61,8 @@ def run_ordered(
                 results.append(work(item))
             finally:
                 LANE.reset(token)
+            if finished is not None:
+                finished(index)
         return results
 
     def run(index: int) -> D:
@@ -91,6 +95,8 @@ def run_ordered(
                     index = pending.pop(future)
                     busy.discard(key(index))
                     slots[index] = future.result()
+                    if finished is not None:
+                        finished(index)
         finally:
             # leaving the pool waits for the calls in flight; nothing further starts
             for future in pending:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -88,14 +90,209 @@ def check_gguf(path: Path) -> None:
         raise ModelError(f"{path}: not a GGUF model file (it does not start with 'GGUF')")
 
 
+# A restore costs a copy of the saved cells; below this many extra shared tokens it is not worth it.
+MIN_RESTORE_GAIN = 4
+
+
+def shared_prefix(a: Any, b: Any) -> int:
+    """How many leading tokens two token arrays share."""
+    import numpy as np
+
+    n = min(len(a), len(b))
+    if n == 0:
+        return 0
+    differ = np.flatnonzero(np.asarray(a[:n]) != np.asarray(b[:n]))
+    return int(differ[0]) if len(differ) else n
+
+
+class PrefixCache:
+    """Saved KV cells of earlier prompts (llama.cpp sequence 0), keyed by the tokens they hold.
+
+    Before a prompt is evaluated, the saved state that shares the longest prefix with it is restored
+    when it shares more than the live context does; llama-cpp-python then evaluates only the rest.
+    A character's choice and line prompts alternate with everyone else's, so the live context alone
+    shares little more than the chat template's first tokens with the next call; the saved states
+    keep each prompt's stable part (the system text and the worked example, a character's own
+    situation) for its next turn. Least recently used states go first once `capacity_bytes` is full.
+    """
+
+    def __init__(self, capacity_bytes: int) -> None:
+        """An empty cache holding at most `capacity_bytes` of saved state."""
+        import numpy as np
+
+        self._np = np
+        self.capacity_bytes = capacity_bytes
+        # token bytes -> (tokens, the state's buffer, its length); buffers are kept as llama.cpp wrote them
+        self._entries: OrderedDict[bytes, tuple[Any, Any, int]] = OrderedDict()
+        self.bytes = 0
+        self.saves = 0
+        self.restores = 0
+        self.restored_tokens = 0
+        self.seconds = 0.0  # saving, finding and restoring states
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def best(self, tokens: Any) -> tuple[bytes | None, int]:
+        """The saved state sharing the longest prefix with `tokens`, and how many tokens it shares."""
+        best_key, best_shared = None, 0
+        for key, (saved, _, _) in self._entries.items():
+            shared = shared_prefix(saved, tokens)
+            if shared > best_shared:
+                best_key, best_shared = key, shared
+        return best_key, best_shared
+
+    def restore(self, llama: Any, tokens: Any) -> int:
+        """Load into `llama` the saved state that shares most with `tokens`, if it beats the live context.
+
+        Returns how many tokens the restored state shares with `tokens` (0: nothing restored).
+        """
+        import llama_cpp.llama_cpp as low_level
+
+        started = time.perf_counter()
+        try:
+            key, shared = self.best(tokens)
+            live = shared_prefix(llama.input_ids[: llama.n_tokens], tokens)
+            if key is None or shared < live + MIN_RESTORE_GAIN:
+                return 0
+            saved, buffer, size = self._entries[key]
+            self._entries.move_to_end(key)
+            llama._ctx.kv_cache_seq_rm(0, 0, -1)
+            if not low_level.llama_state_seq_set_data(llama._ctx.ctx, buffer, size, 0):
+                llama.reset()  # the cells could not be placed: evaluate the whole prompt as without a cache
+                return 0
+            llama.input_ids[: len(saved)] = saved
+            llama.n_tokens = len(saved)
+            llama._requires_eval = True  # the logits are not the restored state's: evaluate at least one token
+            self.restores += 1
+            self.restored_tokens += shared - live
+            return shared
+        finally:
+            self.seconds += time.perf_counter() - started
+
+    def save(self, llama: Any) -> None:
+        """Save `llama`'s live context (the last prompt and what was generated after it)."""
+        import llama_cpp.llama_cpp as low_level
+
+        started = time.perf_counter()
+        try:
+            tokens = self._np.array(llama.input_ids[: llama.n_tokens], dtype=self._np.intc)
+            if len(tokens) == 0:
+                return
+            key = tokens.tobytes()
+            for other, (saved, _, _) in list(self._entries.items()):
+                if len(saved) >= len(tokens) and shared_prefix(saved, tokens) == len(tokens):
+                    self._entries.move_to_end(other)  # already held by a longer state
+                    return
+                if shared_prefix(saved, tokens) == len(saved):
+                    self._drop(other)  # this state holds all of that one and more
+            size = low_level.llama_state_seq_get_size(llama._ctx.ctx, 0)
+            if size <= 0 or size > self.capacity_bytes:
+                return
+            buffer = (ctypes.c_uint8 * size)()
+            written = low_level.llama_state_seq_get_data(llama._ctx.ctx, buffer, size, 0)
+            if not written:
+                return
+            while self._entries and self.bytes + written > self.capacity_bytes:
+                self._drop(next(iter(self._entries)))
+            self._entries[key] = (tokens, buffer, written)
+            self.bytes += written
+            self.saves += 1
+        finally:
+            self.seconds += time.perf_counter() - started
+
+    def _drop(self, key: bytes) -> None:
+        _, _, size = self._entries.pop(key)
+        self.bytes -= size
+
+    def clear(self) -> None:
+        """Forget every saved state."""
+        self._entries.clear()
+        self.bytes = 0
+
+
+def _cached_llama_class(llama_cpp_module: Any) -> Any:
+    """llama_cpp.Llama whose `generate` first restores the best saved prefix from its `prefix_cache`."""
+    base = llama_cpp_module.Llama
+
+    class PrefixCachedLlama(base):  # type: ignore[misc, valid-type]
+        prefix_cache: PrefixCache | None = None
+        last_prompt: list[int] = []
+
+        def generate(self, tokens: Any, *args: Any, **kwargs: Any) -> Iterator[int]:
+            tokens = list(tokens)
+            self.last_prompt = tokens
+            if self.prefix_cache is not None:
+                self.prefix_cache.restore(self, tokens)
+            return (yield from super().generate(tokens, *args, **kwargs))
+
+    return PrefixCachedLlama
+
+
+class _Formatted(Exception):
+    """Raised by the stand-in for create_completion once the chat handler has tokenized the prompt."""
+
+    def __init__(self, tokens: list[int]) -> None:
+        super().__init__("formatted")
+        self.tokens = tokens
+
+
+def chat_prompt_tokens(llama: Any, messages: list[Message], schema: Schema | None = None, *,
+                       prefill: bool = True) -> list[int]:
+    """The tokens a call with `messages` (and `schema`) evaluates: the chat handler's own formatting and
+    tokenization, then the reply's fixed beginning. Nothing is evaluated; `llama` may be vocabulary-only.
+    """
+    from storyworld.llm.shortlist import forced_prefix
+
+    def formatted(prompt: Any, **kwargs: Any) -> Any:
+        raise _Formatted(list(prompt))
+
+    llama.create_completion = formatted
+    try:
+        llama.create_chat_completion(messages=messages, max_tokens=1)
+    except _Formatted as done:
+        tokens = done.tokens
+    else:  # pragma: no cover - a chat handler that never asks for a completion
+        raise ModelError("the chat handler did not ask for a completion")
+    finally:
+        del llama.create_completion
+    begun = forced_prefix(schema) if schema is not None and prefill else ""
+    if begun:
+        tokens += llama.tokenize(begun.encode("utf-8"), add_bos=False, special=False)
+    return tokens
+
+
+class ChatTokenizer:
+    """A GGUF's vocabulary and chat template only: the tokens of a prompt, as LlamaModel would evaluate them."""
+
+    def __init__(self, model_path: str | os.PathLike[str]) -> None:
+        """Load the vocabulary of the GGUF at `model_path` (no weights, no context)."""
+        path = Path(model_path).expanduser()
+        check_gguf(path)
+        import llama_cpp
+
+        self._llama = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+        self._lock = threading.Lock()
+
+    def prompt_tokens(self, messages: list[Message], schema: Schema | None = None) -> list[int]:
+        """The tokens of the prompt for `messages`, the reply's fixed beginning for `schema` included."""
+        with self._lock:
+            return chat_prompt_tokens(self._llama, messages, schema)
+
+    def close(self) -> None:
+        """Free the vocabulary."""
+        self._llama.close()
+
+
 class LlamaModel(LanguageModel):
     """A local GGUF model; schema-constrained decoding through a grammar built from the schema.
 
     With `reuse_prefix` (the default) a call re-evaluates only the part of its prompt that differs
-    from the previous call's, as llama-cpp-python does. On this build the logits are bit-identical
-    to a full re-evaluation (tests/test_llm_local.py checks it), so a decision stays a function of
-    (prompt, seed) alone and a resumed run replays exactly; `reuse_prefix=False` forces the full
-    re-evaluation for builds where that check fails.
+    from the previous call's, as llama-cpp-python does, or from the earlier prompt sharing most with
+    it that the prefix cache saved (`prefix_cache_mb` of saved state; 0 turns the cache off). On
+    this build the logits are bit-identical to a full re-evaluation (tests/test_llm_local.py checks
+    it), so a decision stays a function of (prompt, seed) alone and a resumed run replays exactly;
+    `reuse_prefix=False` forces the full re-evaluation for builds where that check fails.
     """
 
     def __init__(
@@ -108,6 +305,8 @@ class LlamaModel(LanguageModel):
         extra_buffers: bool = False,
         shortlist: int = 256,
         probe: bool = True,
+        prefix_cache_mb: int = 256,
+        prefill: bool = True,
     ) -> None:
         """Load the GGUF at `model_path`; ModelError if it is missing or not a model.
 
@@ -134,7 +333,8 @@ class LlamaModel(LanguageModel):
         # an explicit `threads` means the caller has chosen for both phases
         self.decode_threads = threads or default_decode_threads(path)
         self.reuse_prefix = reuse_prefix
-        self.shortlist = shortlist  # 0: llama-cpp-python's full-vocabulary grammar check
+        self.shortlist = shortlist  # 0: the grammar checks the whole vocabulary at every step
+        self.prefill = prefill  # a constrained reply's fixed beginning goes into the prompt
         self.grammar_steps = 0
         self.grammar_full_checks = 0
         self.grammar_s = 0.0
@@ -145,7 +345,7 @@ class LlamaModel(LanguageModel):
         loading = contextlib.nullcontext() if extra_buffers else plain_cpu_buffers(llama_cpp)
         try:
             with loading:
-                self._llama = llama_cpp.Llama(
+                self._llama = _cached_llama_class(llama_cpp)(
                     model_path=str(path),
                     n_ctx=n_ctx,
                     seed=seed,
@@ -156,6 +356,12 @@ class LlamaModel(LanguageModel):
         except (ValueError, RuntimeError) as exc:
             raise ModelError(f"{path}: cannot load the model: {exc}") from exc
         self._llama_cpp = llama_cpp
+        # a recurrent model's state cannot be cut back to a prefix, so there is nothing to restore into
+        cacheable = reuse_prefix and prefix_cache_mb > 0 and not (
+            getattr(self._llama, "_is_recurrent", False) or getattr(self._llama, "_is_hybrid", False))
+        self.prefix_cache = PrefixCache(prefix_cache_mb << 20) if cacheable else None
+        self._llama.prefix_cache = self.prefix_cache
+        self.prompt_tokens_seen = 0  # prompt tokens of every call, evaluated or reused
 
     def _grammar(self, schema: Schema) -> Any:
         """The grammar for `schema`, built once per distinct schema (building costs milliseconds)."""
@@ -181,21 +387,38 @@ class LlamaModel(LanguageModel):
         temperature: float = 0.7,
         seed: int = 0,
     ) -> Completion:
-        """The reply to `messages`; grammar-constrained to `schema` when given."""
+        """The reply to `messages`; grammar-constrained to `schema` when given.
+
+        A constrained reply's fixed beginning (`{"line": "Horatio,`: shortlist.forced_prefix) is
+        written at the end of the prompt and evaluated with it, rather than generated token by token.
+        """
         grammar = self._grammar(schema) if schema is not None else None
         with self._lock:
             started = time.perf_counter()
             if not self.reuse_prefix:
                 self._llama.reset()
             shortlist = None
-            if grammar is not None and self.shortlist > 0:
-                from storyworld.llm.shortlist import ShortlistGrammar, chain_with_shortlist
+            if grammar is not None:
+                from storyworld.llm.shortlist import ShortlistGrammar, chain_with_shortlist, forced_prefix
 
+                prefill = forced_prefix(schema) if self.prefill else ""
+                forced = self._llama.tokenize(prefill.encode("utf-8"), add_bos=False, special=False) if prefill else []
                 shortlist = ShortlistGrammar(
-                    self._llama, grammar, TOP_K, MIN_P, temperature <= 0, self.shortlist
+                    self._llama, grammar, TOP_K, MIN_P, temperature <= 0, self.shortlist, forced=len(forced)
                 )
                 # Llama.generate builds its sampler chain through this method; shadow it for one call.
                 self._llama._init_sampler = lambda **kwargs: chain_with_shortlist(self._llama, shortlist, kwargs)
+                if forced:
+                    # the chat handler tokenizes the formatted prompt and calls this: the reply's fixed
+                    # beginning goes after the prompt, and back in front of the text that comes out
+                    complete_tokens = self._llama.create_completion
+
+                    def begun(prompt: Any, **kwargs: Any) -> Any:
+                        result = complete_tokens(prompt=[*prompt, *forced], **kwargs)
+                        result["choices"][0]["text"] = prefill + result["choices"][0]["text"]
+                        return result
+
+                    self._llama.create_completion = begun
                 grammar = None
             try:
                 result = self._llama.create_chat_completion(
@@ -216,15 +439,20 @@ class LlamaModel(LanguageModel):
             finally:
                 if shortlist is not None:
                     del self._llama._init_sampler
+                    if "create_completion" in vars(self._llama):
+                        del self._llama.create_completion
                     self._llama._sampler = None  # its first stage points at the grammar freed next
                     shortlist.close()
                     self.grammar_steps += shortlist.steps
                     self.grammar_full_checks += shortlist.full_checks
                     self.grammar_s += shortlist.seconds
+            if self.prefix_cache is not None:
+                self.prefix_cache.save(self._llama)
             seconds = time.perf_counter() - started
             self.calls_s += seconds
         choice = result["choices"][0]
         usage = result.get("usage") or {}
+        self.prompt_tokens_seen += int(usage.get("prompt_tokens", 0))
         return Completion(
             text=choice["message"].get("content") or "",
             prompt_tokens=int(usage.get("prompt_tokens", 0)),
@@ -246,8 +474,19 @@ class LlamaModel(LanguageModel):
         if llama is not None:
             perf = self._llama_cpp.llama_cpp.llama_perf_context(llama._ctx.ctx)
             out.update(prompt_s=round(perf.t_p_eval_ms / 1000, 3), prompt_tokens_evaluated=int(perf.n_p_eval),
-                       generation_s=round(perf.t_eval_ms / 1000, 3), tokens_generated=int(perf.n_eval))
+                       generation_s=round(perf.t_eval_ms / 1000, 3), tokens_generated=int(perf.n_eval),
+                       prompt_tokens_cached=max(0, self.prompt_tokens_seen - int(perf.n_p_eval)))
+        cache = self.prefix_cache
+        if cache is not None:
+            out.update(prefix_restores=cache.restores, prefix_restored_tokens=cache.restored_tokens,
+                       prefix_saved=len(cache), prefix_saved_mb=round(cache.bytes / (1 << 20), 1),
+                       prefix_cache_s=round(cache.seconds, 3))
         return out
+
+    def prompt_tokens(self, messages: list[Message], schema: Schema | None = None) -> list[int]:
+        """The tokens a call with `messages` and `schema` evaluates (formatted and tokenized, not evaluated)."""
+        with self._lock:
+            return chat_prompt_tokens(self._llama, messages, schema, prefill=self.prefill)
 
     def count_tokens(self, text: str) -> int:
         """Exact token count of `text` under this model's tokenizer."""

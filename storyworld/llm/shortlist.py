@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import ctypes
 import math
+import os
+import re
 import time
 from typing import Any
 
@@ -30,8 +32,14 @@ TOKEN_DATA = np.dtype([("id", "<i4"), ("logit", "<f4"), ("p", "<f4")])
 class ShortlistGrammar:
     """A grammar sampler for one generation; `apply` is the chain's first stage."""
 
-    def __init__(self, llama: Any, grammar: Any, top_k: int, min_p: float, greedy: bool, shortlist: int = 256) -> None:
-        """Build the grammar state for `llama`'s vocabulary; `top_k`, `min_p`, `greedy` as the chain samples."""
+    def __init__(self, llama: Any, grammar: Any, top_k: int, min_p: float, greedy: bool, shortlist: int = 256,
+                 forced: int = 0) -> None:
+        """Build the grammar state for `llama`'s vocabulary; `top_k`, `min_p`, `greedy` as the chain samples.
+
+        `shortlist` 0 checks the whole vocabulary at every step. `forced`: how many tokens at the end of
+        the prompt are the reply's own beginning, written there instead of generated (`forced_prefix`);
+        the grammar accepts them before the first sample.
+        """
         import llama_cpp.llama_cpp as low_level
 
         self._c = low_level
@@ -45,9 +53,10 @@ class ShortlistGrammar:
         self._greedy = greedy
         self._top_k = top_k if top_k > 0 else shortlist + 1  # top_k <= 0 means no top-k stage
         self._size = shortlist
-        self._data = (low_level.llama_token_data * shortlist)()
+        self._data = (low_level.llama_token_data * max(shortlist, 1))()
         self._rows = np.frombuffer(self._data, dtype=TOKEN_DATA)
         self._array = low_level.llama_token_data_array(data=self._data, size=shortlist, selected=-1, sorted=False)
+        self._forced = forced
         self._start: int | None = None
         self._accepted = 0
         self.steps = 0
@@ -58,7 +67,7 @@ class ShortlistGrammar:
         """Advance the grammar over tokens sampled (and evaluated) since the last call."""
         llama = self._llama
         if self._start is None:
-            self._start = llama.n_tokens  # the prompt is evaluated before the first sample
+            self._start = llama.n_tokens - self._forced  # the prompt is evaluated before the first sample
         generated = llama._input_ids[self._start + self._accepted : llama.n_tokens]
         for token in generated:
             self._c.llama_sampler_accept(self._sampler, int(token))
@@ -76,6 +85,10 @@ class ShortlistGrammar:
         """`apply` without the timing."""
         self._accept_new_tokens()
         self.steps += 1
+        if self._size <= 0:
+            self.full_checks += 1
+            self._c.llama_sampler_apply(self._sampler, cur_p)
+            return
         candidates = cur_p.contents
         size = int(candidates.size)
         rows = np.frombuffer(
@@ -135,3 +148,73 @@ def chain_with_shortlist(llama: Any, shortlist: ShortlistGrammar, kwargs: dict[s
     chain.add_temp(temp)
     chain.add_dist(llama._seed)
     return chain
+
+
+def forced_prefix(schema: dict[str, Any]) -> str:
+    """The beginning every reply to `schema` may share, as llama-cpp-python's grammar writes JSON.
+
+    An object's first required property opens the reply: `{"line": "`, and for a string the literal
+    start of its pattern (`^Horatio, (...)` gives `Horatio, `) or the common start of its enum values.
+    Written into the prompt, these tokens are evaluated with it in one batch instead of generated one
+    by one; the grammar ('{' then an optional space, the key, ':' and an optional space) admits them.
+    "" when the schema does not fix a beginning.
+    """
+    properties = schema.get("properties")
+    required = schema.get("required") or []
+    if schema.get("type") != "object" or not isinstance(properties, dict):
+        return ""
+    # the grammar writes required properties first, in the schema's order
+    first = next((key for key in properties if key in required), None)
+    if first is None or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", first):
+        return ""
+    value = properties[first]
+    opening = '{"' + first + '": '
+    if value.get("type") == "string" and isinstance(value.get("pattern"), str) and set(value) <= {"type", "pattern"}:
+        return opening + '"' + _word_end(_pattern_start(value["pattern"]))
+    enum = value.get("enum")
+    if isinstance(enum, list) and enum and all(isinstance(v, str) for v in enum) and set(value) <= {"type", "enum"}:
+        common = _plain(os.path.commonprefix(enum))
+        return opening + '"' + (common if common in enum else _word_end(common))
+    # other values may follow the colon with or without the space: it is left to the model
+    return opening if value.get("type") == "string" else opening.rstrip() if enum else ""
+
+
+def _word_end(text: str) -> str:
+    """`text` cut where a word ends, without the space after it.
+
+    Tokenizers join a space to the word after it (" Laertes"): a prefix ending in a space or in the
+    middle of a word would make the model go on from a token boundary it never saw in training.
+    """
+    if not text or text[-1].isspace():
+        return text.rstrip()
+    if text[-1].isalnum():
+        cut = text.rfind(" ")
+        return text[:cut] if cut >= 0 else ""
+    return text
+
+
+def _pattern_start(pattern: str) -> str:
+    """The literal text a regular expression anchored with ^ must start with ("" if none)."""
+    if not pattern.startswith("^"):
+        return ""
+    out = []
+    i = 1
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern) and not pattern[i + 1].isalnum():
+            out.append(pattern[i + 1])
+            i += 2
+            continue
+        if c in ".^$*+?()[]{}|\\":
+            break
+        out.append(c)
+        i += 1
+    # a quantifier after the last literal ("ab?") makes that literal optional
+    if i < len(pattern) and pattern[i] in "*+?{" and out:
+        out.pop()
+    return _plain("".join(out))
+
+
+def _plain(text: str) -> str:
+    """`text` up to its first character JSON would escape (the grammar writes escapes its own way)."""
+    return re.split(r'["\\\x00-\x1f\x7f-\U0010ffff]', text, maxsplit=1)[0]

@@ -8,6 +8,7 @@ a grammar whose branches are the actions, each with only its own fields and only
 from __future__ import annotations
 
 import logging
+import random
 import re
 from typing import Any, Literal
 
@@ -65,66 +66,77 @@ def _name_words(name: str) -> set[str]:
 
 
 class Menu(msgspec.Struct, frozen=True, kw_only=True):
-    """Every valid choice this agent has this round, typed: who can be spoken to, what can be done to what."""
+    """Every valid choice this agent has this round, typed: who can be spoken to, what can be done to what.
+
+    `labels` say the options in words ("speak to Laertes"), one per option in `options()` order; `menu`
+    fills them in from the world's names. The model reads them numbered and answers with a number: one
+    or two tokens to generate. `shown` is the order they are numbered in, shuffled by the decision's
+    seed: a small model picks the first number far more often than any other, and in a fixed order
+    that made every character speak to whoever is listed first (answering with a label's words instead
+    made it pick "look around" far more often than it used to).
+    """
 
     say_to: tuple[str, ...]  # people present (a line is always spoken to someone)
     acts: tuple[tuple[str, str, str | None], ...]  # (verb, target, to) triples, each one valid
     read_thread: bool
     observe: bool = True
     wait: bool = True
+    labels: tuple[str, ...] = ()
+    shown: tuple[int, ...] = ()  # the options' indices in the order they are numbered (default: as listed)
+
+    def options(self, agent: str) -> list[Action]:
+        """The actions on the menu, in the order of `labels`."""
+        out: list[Action] = [Say(actor=agent, text="", to=to) for to in self.say_to]
+        out.extend(ActOn(actor=agent, verb=verb, target=target, to=to) for verb, target, to in self.acts)
+        if self.read_thread:
+            out.append(ReadThread(actor=agent))
+        if self.observe:
+            out.append(Observe(actor=agent))
+        if self.wait:
+            out.append(Wait(actor=agent))
+        return out
 
     def schema(self) -> dict[str, Any]:
-        """A oneOf grammar: one branch per action kind, each with only its own fields and valid values."""
-        branches: list[dict[str, Any]] = []
+        """The option's number: the grammar admits only what is on the menu."""
+        return {"type": "object", "properties": {"pick": {"enum": list(range(1, len(self.labels) + 1))}},
+                "required": ["pick"]}
 
-        def branch(action: str, **props: Any) -> dict[str, Any]:
-            properties = {"action": {"const": action}, **props}
-            return {"type": "object", "properties": properties, "required": list(properties)}
-
-        if self.say_to:
-            branches.append(branch("say", to={"enum": list(self.say_to)}))
-        for verb in dict.fromkeys(v for v, _, _ in self.acts):
-            targets = sorted({t for v, t, _ in self.acts if v == verb})
-            branches.append(branch("act_on", verb={"const": verb}, target={"enum": targets}))
-        if self.read_thread:
-            branches.append(branch("read_thread"))
-        if self.observe:
-            branches.append(branch("observe"))
-        if self.wait:
-            branches.append(branch("wait"))
-        return {"oneOf": branches}
+    def order(self) -> tuple[int, ...]:
+        """Which option each number stands for (number n is option order()[n - 1])."""
+        return self.shown if sorted(self.shown) == list(range(len(self.labels))) else tuple(range(len(self.labels)))
 
     def lines(self, world: World) -> list[str]:
-        """The options as the model sees them: one JSON object per line with what it means."""
-        out = [f'{{"action": "say", "to": "{to}"}} = speak to {world.agents[to].name}' for to in self.say_to]
-        for verb, target, _ in self.acts:
-            name = world.agents[target].name if target in world.agents else world.objects[target].name
-            out.append(f'{{"action": "act_on", "verb": "{verb}", "target": "{target}"}} = {verb} {name}')
-        if self.read_thread:
-            out.append('{"action": "read_thread"} = catch up on what was said here before you came')
-        if self.observe:
-            out.append('{"action": "observe"} = look around')
-        if self.wait:
-            out.append('{"action": "wait"} = stay quiet and listen')
-        return out
+        """The options as the model sees them, numbered, one per line."""
+        return [f"{number}. {self.labels[index]}" for number, index in enumerate(self.order(), start=1)]
 
     def to_action(self, agent: str, obj: dict[str, Any]) -> Action | None:
         """The action a schema-valid object names, or None if it is not on the menu."""
-        kind = obj.get("action")
-        if kind == "say" and obj.get("to") in self.say_to:
-            return Say(actor=agent, text="", to=obj["to"])
-        if kind == "act_on":
-            for verb, target, to in self.acts:
-                if verb == obj.get("verb") and target == obj.get("target"):
-                    return ActOn(actor=agent, verb=verb, target=target, to=to)
+        pick = obj.get("pick")
+        if not isinstance(pick, int) or isinstance(pick, bool) or not 1 <= pick <= len(self.labels):
             return None
-        if kind == "read_thread" and self.read_thread:
-            return ReadThread(actor=agent)
-        if kind == "observe" and self.observe:
-            return Observe(actor=agent)
-        if kind == "wait" and self.wait:
-            return Wait(actor=agent)
-        return None
+        return self.options(agent)[self.order()[pick - 1]]
+
+
+def labels(world: World, say_to: tuple[str, ...], acts: tuple[tuple[str, str, str | None], ...],
+           read_thread: bool, observe: bool = True, wait: bool = True) -> tuple[str, ...]:
+    """What each option says, in plain words and distinct ("speak to Laertes", "read the letter")."""
+    def name(thing: str) -> str:
+        return world.agents[thing].name if thing in world.agents else world.objects[thing].name
+
+    out = [f"speak to {name(to)}" for to in say_to]
+    out.extend(f"{verb} {name(target)}" + (f" to {name(to)}" if to else "") for verb, target, to in acts)
+    if read_thread:
+        out.append("catch up on the talk here")
+    if observe:
+        out.append("look around")
+    if wait:
+        out.append("stay quiet and listen")
+    seen: dict[str, int] = {}
+    distinct = []
+    for label in out:  # two things of one name stay two options
+        seen[label] = seen.get(label, 0) + 1
+        distinct.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
+    return tuple(distinct)
 
 
 def menu(world: World, context: DecisionContext) -> Menu:
@@ -153,7 +165,12 @@ def menu(world: World, context: DecisionContext) -> Menu:
                 acts.append(("give", obj, person))
     # a line is always spoken to someone: "to everyone" invites a small model to narrate instead of speak
     say_to = people_first(context)
-    return Menu(say_to=say_to, acts=tuple(dict.fromkeys(acts)), read_thread=context.missed_lines > 0)
+    unique = tuple(dict.fromkeys(acts))
+    read_thread = context.missed_lines > 0
+    named = labels(world, say_to, unique, read_thread)
+    shown = list(range(len(named)))
+    random.Random(context.seed).shuffle(shown)
+    return Menu(say_to=say_to, acts=unique, read_thread=read_thread, labels=named, shown=tuple(shown))
 
 
 MENU_PEOPLE = 24  # people a choice prompt names at most: a crowd would not fit a small model's context

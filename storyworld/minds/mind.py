@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 
 from storyworld.kernel.actions import ActOn, Action, Observe, Say, Told, Wait
-from storyworld.llm.base import ModelError
+from storyworld.llm.base import ModelError, tagged
 from storyworld.minds import choice, content, lines, render, words
 from storyworld.minds.choice import Plan
 from storyworld.minds.context import Decision, DecisionContext, Purpose
@@ -18,27 +18,32 @@ log = logging.getLogger("storyworld.minds")
 
 
 def choice_messages(world: World, context: DecisionContext, options: choice.Menu) -> list[dict[str, str]]:
-    """The choice prompt: the situation in a few lines and the menu, one JSON object per option."""
+    """The choice prompt: the situation in a few lines, the options, then what was just said.
+
+    What changes least comes first (the system text is the same for everyone, then who and where one
+    is, what one is after, what one can do), so the model's prefix cache keeps most of it from one
+    round to the next; the reply is one option's number (`choice.Menu.schema`).
+    """
     agent = world.agents[context.agent]
     p = context.perception
     here = ", ".join(world.agents[a].name for a in options.say_to) or "nobody"
     if len(p.present) > len(options.say_to):  # a crowd, trimmed to those who matter most (choice.people_first)
         here += f" and {len(p.present) - len(options.say_to)} others"
     parts = [f"{agent.name} is in {p.place_name} with {here}."]
+    if context.intention is not None:
+        parts.append(f"In the story, next: {lines.clip(context.intention.text, 180)}")
+    elif context.shortterm.goals:
+        parts.append(f"{agent.name} wants to {lines.clip(context.shortterm.goals[-1], 120)}")
+    parts.append(f"{agent.name} can:")
+    parts.extend(options.lines(world))
     if context.addressed_by is not None:
         parts.append(f'{world.agents[context.addressed_by.speaker].name} said to {agent.name}: '
                      f'"{lines.clip(context.addressed_by.text, words.MAX_CONTEXT)}"')
     elif p.recent_talk:
         last = p.recent_talk[-1]
         parts.append(f'{world.agents[last.speaker].name} said: "{lines.clip(last.text, words.MAX_CONTEXT)}"')
-    if context.intention is not None:
-        parts.append(f"In the story, next: {lines.clip(context.intention.text, 180)}")
-    elif context.shortterm.goals:
-        parts.append(f"{agent.name} wants to {lines.clip(context.shortterm.goals[-1], 120)}")
-    parts.append("Options:")
-    parts.extend(options.lines(world))
-    parts.append(f"What does {agent.name} do? Answer with one option's JSON.")
-    return [{"role": "system", "content": f"You decide what {agent.name} does next in {world.title}."},
+    parts.append(f"What does {agent.name} do?")
+    return [{"role": "system", "content": f"You choose what a character in {world.title} does next."},
             {"role": "user", "content": "\n".join(parts)}]
 
 
@@ -59,9 +64,10 @@ class LLMMind:
         if planned is not None:
             return planned, {}
         options = choice.menu(world, context)
-        obj, completion = self.lm.complete_json(choice_messages(world, context, options), options.schema(),
-                                                max_tokens=self.choice_tokens, temperature=self.temperature,
-                                                seed=context.seed)
+        with tagged("choice", context.agent):
+            obj, completion = self.lm.complete_json(choice_messages(world, context, options), options.schema(),
+                                                    max_tokens=self.choice_tokens, temperature=self.temperature,
+                                                    seed=context.seed)
         costs = {"prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens,
                  "seconds": completion.seconds}
         action = options.to_action(context.agent, obj) if isinstance(obj, dict) else None
@@ -134,8 +140,9 @@ class LLMMind:
                              optional=plan.purpose not in ("answer", "summon", "lead", "act"))
         if not floor:
             return None
-        text, rendered, why, costs = words.write(self.lm, world, context, speech, floor, tries=self.phrase_tries,
-                                                 max_tokens=self.line_tokens)
+        with tagged("line", context.agent):
+            text, rendered, why, costs = words.write(self.lm, world, context, speech, floor,
+                                                     tries=self.phrase_tries, max_tokens=self.line_tokens)
         action = plan.action
         if isinstance(action, Say):
             tells = tuple(Told(record=k.record_id, text=k.text, kind=k.kind) for k in speech.carries)

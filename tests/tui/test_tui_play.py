@@ -252,3 +252,28 @@ async def test_a_dispute_between_owners_reads_as_words_not_fragments(runtime, ti
         card = next(item.card for item in app.screen.query(RecordItem) if item.card.disputes)
         assert card.disputes == ("You believe “The lamp in the lighthouse was lit”; "
                                  "Tobin says “The lamp in the lighthouse was not lit”",)
+
+
+async def test_the_progress_line_marks_each_character_as_its_decision_lands(runtime, tiny_world):
+    """While a round runs the player sees who has decided, who is thinking and who waits; the bar counts."""
+    from textual.widgets import ProgressBar
+
+    mind = GatedMind()
+    runtime.load_mind = lambda: mind
+    app = make_app(runtime=runtime, world=tiny_world, player="maren")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press(*keys_for(f"/say {LINE}"), "enter")
+        assert await asyncio.to_thread(mind.entered.wait, 10)
+        await pilot.pause()
+        text = str(screen.query_one("#progress").content)
+        world = screen.game.world
+        first, *rest = [world.agents[a].name for a in screen.game.session.sim.awake_agents() if a != "maren"]
+        assert f"deciding: {first} thinking…" in text and all(name in text for name in rest), text
+        bar = screen.query_one("#progress-bar", ProgressBar)
+        assert bar.display and bar.progress == 0 and bar.total == 1 + len(rest)
+        mind.release.set()
+        await settle(pilot)
+        assert screen.rounds_shown == 1 and not bar.display
+        assert "resolved" in str(screen.query_one("#progress").content)

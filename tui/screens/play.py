@@ -19,6 +19,7 @@ from tui.game import Game, LoadGame, NewGame
 from tui.messages import (
     AgentDeciding,
     RoundUndone,
+    DecisionsProgressed,
     GameLoaded,
     GameLoadFailed,
     LoadProgressed,
@@ -83,6 +84,7 @@ class PlayScreen(Screen):
         self._cancel = threading.Event()
         self._round_started = 0.0
         self._deciding = ""
+        self._roster = False  # the round's progress per character has come: it says who is deciding
         self._ticker: Any = None
         self.rounds_shown = 0
         """Rounds whose result reached the screen (benchmarks and tests wait on it)."""
@@ -298,9 +300,10 @@ class PlayScreen(Screen):
         if isinstance(suggester, slash.SlashSuggester):
             suggester.scene = moment.scene
 
-    def _progress(self, text: str, *, loading: bool = False) -> None:
+    def _progress(self, text: str, *, loading: bool = False, counting: bool = False) -> None:
+        """The progress line; the bar beside it while loading, or while it counts a round's decisions."""
         self.query_one("#progress", Static).update(text)
-        self.query_one("#progress-bar", ProgressBar).display = loading
+        self.query_one("#progress-bar", ProgressBar).display = loading or counting
         self.set_class(loading, "-loading")
 
     # --- acting --------------------------------------------------------------------------------
@@ -349,6 +352,7 @@ class PlayScreen(Screen):
         self._progress(f"Round {self.moment.round if self.moment else ''}: the others are deciding… (Esc cancels)")
         self.query_one(Transcript).add_pending(self._pending_entry(action))
         self._deciding = "the others"
+        self._roster = False
         self._ticker = self.set_interval(1.0, self._tick)
         self.run_round(action)
 
@@ -369,11 +373,12 @@ class PlayScreen(Screen):
         if self.busy:
             seconds = self.runtime.timer() - self._round_started
             note = " — cancelling after this one" if self._cancel.is_set() else " · Esc cancels"
-            self._progress(f"{self._deciding} · {seconds:.0f} s{note}")
+            self._progress(f"{self._deciding} · {seconds:.0f} s{note}", counting=self._roster)
 
     def _round_over(self) -> None:
         """Common end of a round, however it ended."""
         self.busy = False
+        self._roster = False
         self.set_class(False, "-thinking")
         self.query_one(Transcript).clear_pending()
         if self._ticker is not None:
@@ -397,7 +402,8 @@ class PlayScreen(Screen):
             self.post_message(AgentDeciding(agent, world.agents[agent].name, index, total))
 
         try:
-            moment = game.play_round(action, progress, self._cancel.is_set)
+            moment = game.play_round(action, progress, self._cancel.is_set,
+                                     watch=lambda shown: self.post_message(DecisionsProgressed(shown)))
         except Cancelled as exc:
             self.post_message(RoundCancelled(one_line(exc)))
             return
@@ -421,9 +427,25 @@ class PlayScreen(Screen):
 
     @on(AgentDeciding)
     def _agent_deciding(self, message: AgentDeciding) -> None:
-        if not self.busy:
+        if not self.busy or self._roster:
             return
         self._deciding = f"{message.name} is deciding ({message.index + 1}/{message.total})"
+        self._tick()
+
+    @on(DecisionsProgressed)
+    def _decisions_progressed(self, message: DecisionsProgressed) -> None:
+        """Each character of the round, marked as it starts and lands; the bar counts those decided."""
+        if not self.busy or self.game is None:
+            return
+        shown = message.progress
+        agents = self.game.world.agents
+        self._roster = True
+        # the line holds the roster, the clock and the Esc hint beside the bar
+        width = max(24, self.query_one("#progress", Static).size.width - 34)
+        roster = shown.line(lambda agent: agents[agent].name, width) or "nobody else"
+        self._deciding = f"Round {self.moment.round if self.moment else ''}, deciding: {roster}"
+        self.query_one("#progress-bar", ProgressBar).update(total=max(len(shown.deciders), 1),
+                                                            progress=len(shown.decided))
         self._tick()
 
     @on(RoundResolved)
