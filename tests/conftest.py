@@ -31,3 +31,27 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip("../shared is absent (only the team's checkouts have it)")
     return SHARED
+
+
+@pytest.fixture
+def hashed(monkeypatch):
+    """Runs through the CLI remember with the hash embedder (no MiniLM to load)."""
+    from doubles import HashEmbedder
+    from storyworld.game import session
+
+    make, rebuild = session.make_store, session.store_from_files
+    monkeypatch.setattr(session, "make_store",
+                        lambda backend, *, embedder=None, **kw: make(backend, embedder=embedder or HashEmbedder(), **kw))
+    monkeypatch.setattr(session, "store_from_files",
+                        lambda backend, files, *, embedder=None: rebuild(backend, files,
+                                                                         embedder=embedder or HashEmbedder()))
+
+
+@pytest.fixture
+def server():
+    """A fake OpenAI-compatible server on a local port, stopped after the test."""
+    from fake_openai import FakeServer
+
+    fake = FakeServer().start()
+    yield fake
+    fake.stop()

@@ -25,24 +25,6 @@ from storyworld.world import load_world
 TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
 
 
-@pytest.fixture
-def hashed(monkeypatch):
-    """Runs through the CLI remember with the hash embedder (no MiniLM to load)."""
-    make, rebuild = session.make_store, session.store_from_files
-    monkeypatch.setattr(session, "make_store",
-                        lambda backend, *, embedder=None, **kw: make(backend, embedder=embedder or HashEmbedder(), **kw))
-    monkeypatch.setattr(session, "store_from_files",
-                        lambda backend, files, *, embedder=None: rebuild(backend, files,
-                                                                         embedder=embedder or HashEmbedder()))
-
-
-@pytest.fixture
-def server():
-    fake = FakeServer().start()
-    yield fake
-    fake.stop()
-
-
 def run(capsys, *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     captured = capsys.readouterr()
@@ -170,7 +152,6 @@ def test_transient_faults_are_retried_for_the_patience_then_raised_with_how_long
     with pytest.raises(TransientModelError, match=r"still failing after 5 tries in 7\.5 s"):
         lm.complete_json([{"role": "user", "content": "hi"}], {"type": "object"})
     assert sleeps == [0.5, 1, 2, 4] and len(notes) == 4 and "retrying in 4 s" in notes[-1]
-
 
 
 

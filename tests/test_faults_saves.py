@@ -36,24 +36,6 @@ HERE = Path(__file__).parent
 TINY = HERE / "data" / "worlds" / "tiny.toml"
 
 
-@pytest.fixture
-def hashed(monkeypatch):
-    """Runs through the CLI remember with the hash embedder (no MiniLM to load)."""
-    make, rebuild = session.make_store, session.store_from_files
-    monkeypatch.setattr(session, "make_store",
-                        lambda backend, *, embedder=None, **kw: make(backend, embedder=embedder or HashEmbedder(), **kw))
-    monkeypatch.setattr(session, "store_from_files",
-                        lambda backend, files, *, embedder=None: rebuild(backend, files,
-                                                                         embedder=embedder or HashEmbedder()))
-
-
-@pytest.fixture
-def server():
-    fake = FakeServer().start()
-    yield fake
-    fake.stop()
-
-
 def cli(capsys, *argv: str) -> tuple[int, str]:
     code = main([str(a) for a in argv])
     err = capsys.readouterr().err
