@@ -225,6 +225,15 @@ def _looks_like_verb(word: str) -> bool:
     return (len(word) > 3 and word.endswith("ed")) or word in _COMMON_VERBS or word in _IRREGULAR_VERB_FORMS
 
 
+_AUXILIARIES = frozenset("had has have was were is are be been did does do will would shall should could might must may can".split())
+
+
+def deeds(text: str) -> frozenset[str]:
+    """The concept keys of a statement's verbs, auxiliaries left out ("Elias sealed the letter" -> {"seal"})."""
+    words = (_clean(t).lower() for t in _TOKEN.findall(text))
+    return frozenset(lexicon.concept(w) for w in words if w not in _AUXILIARIES and _looks_like_verb(w))
+
+
 # Irregular past forms from the lexicon ("blew", "rose", "slew"), less the plural nouns it also folds.
 _IRREGULAR_VERB_FORMS = frozenset(w for w, base in lexicon.IRREGULAR.items() if base not in ("child", "man", "woman", "foot", "tooth", "mouse", "goose", "dead", "death", "better", "worse"))
 

@@ -85,7 +85,7 @@ def test_plain_lines_are_not_said_twice_and_an_optional_one_can_stay_unsaid(tiny
     first = render.floor(tiny, ask, "tobin", now=1)
     second = render.floor(tiny, ask, "tobin", now=1, avoid=[first])
     assert first != second
-    every = [render.floor(tiny, ask, "tobin", now=1, seed=s) for s in range(6)]
+    every = [render.floor(tiny, ask, "tobin", now=n) for n in range(6)]
     assert render.floor(tiny, ask, "tobin", now=1, avoid=every, optional=True) == ""
 
 
@@ -162,6 +162,7 @@ def _speech_context(tiny, agent="tobin"):
     ("Maren, Maren, Maren, Maren, Maren.", False),  # garbage
     ("Maren, I saw it myself.", False),  # the content lost
     ("Maren, I saw the red wax seal Elias with the letter.", False),  # the same words, another sense
+    ("Maren, I saw it myself: Elias, the letter with red wax.", False),  # the deed lost, the words kept
 ])
 def test_a_phrasing_stands_only_when_it_still_says_the_floor_and_nothing_more(tiny, phrasing, kept):
     context = _speech_context(tiny)
@@ -174,6 +175,16 @@ def test_a_phrasing_stands_only_when_it_still_says_the_floor_and_nothing_more(ti
         assert (text, rendered, why) == (phrasing, False, "")
     else:
         assert (text, rendered) == (floor, True) and why  # the floor is spoken, and why is said
+
+
+def test_a_phrasing_may_not_name_anyone_its_floor_does_not(tiny):
+    """'Have you heard anything new from Tobin?' said by Tobin: the speaker in the third person, a new who."""
+    context = _speech_context(tiny)
+    speech = Speech(act="ask", to="maren")
+    floor = render.floor(tiny, speech, "tobin", now=1)
+    for phrasing in ("Maren, have you heard anything new from Tobin?", "Maren, have you heard anything of Silas?"):
+        text, rendered, why, _ = words.write(_Model(phrasing), tiny, context, speech, floor)
+        assert (text, rendered) == (floor, True) and "added a name" in why
 
 
 def test_an_i_do_not_know_may_not_be_phrased_into_a_fact(tiny):
@@ -220,3 +231,23 @@ def test_what_a_goal_means_to_tell_someone_is_kept_for_them(hamlet):
     held = sim.store.held_by("ghost")
     murder = next(r for r in held if "murdered" in r.text)
     assert content.keep_to_self(hamlet, "ghost", held)[murder.id] == ("hamlet",)  # "Tell Hamlet the truth…"
+
+
+def test_a_statement_opening_with_a_name_keeps_its_capital_after_a_colon():
+    """'He Jin was made Regent Marshal' is not 'he Jin was…': a name that starts like a pronoun is a name."""
+    world = load_world(Path(__file__).parent.parent / "worlds" / "three_kingdoms.toml")
+    assert render.clause("He Jin was made Regent Marshal.", world) == "He Jin was made Regent Marshal"
+    assert render.clause("He was made Regent Marshal.", world) == "he was made Regent Marshal"
+    assert render.clause("The figure walked.") == "the figure walked"
+
+
+def test_two_speakers_in_one_round_say_different_plain_lines_and_no_news_is_not_ignorance(tiny):
+    """Deciding at once, neither hears the other: their plain lines still differ; 'what news?' gets 'no news'."""
+    ask = Speech(act="ask", to="maren")
+    speakers = [a for a in tiny.agents if a != "maren"]
+    said = {render.floor(tiny, ask, s, now=4) for s in speakers}
+    assert len(said) == len(speakers)
+    no_news = render.floor(tiny, Speech(act="unknown", to="maren", news=True), "tobin", now=1)
+    unknown = render.floor(tiny, Speech(act="unknown", to="maren"), "tobin", now=1)
+    assert no_news.split(", ", 1)[1] in {t for t in render.TEMPLATES["en"]["no_news"]}
+    assert unknown.split(", ", 1)[1] in set(render.TEMPLATES["en"]["unknown"])

@@ -129,11 +129,11 @@ class Pair:
     closeness: float = 0.0  # a negative's cosine to the closest record the agent holds
 
 
-def statement(text: str) -> str:
-    """A record's statement as it follows "that": its first sentences, no closing stop."""
+def statement(text: str, world: Any = None) -> str:
+    """A record's statement as it follows "that": its first sentences, no closing stop (a name keeps its capital)."""
     from storyworld.minds import lines, render
 
-    return render.clause(lines.first_sentences(text, 170) or text)
+    return render.clause(lines.first_sentences(text, 170) or text, world)
 
 
 def subject_of(world: Any, text: str, agent: str) -> str:
@@ -325,7 +325,7 @@ def score(world: Any, store: Any, *, questions: int = 200, seed: int = 0, exampl
             tally.examples[kind].append(example(world, facts, pair, answer))
 
     for pair in pairs:
-        text = statement(facts.records[pair.record_id].text)
+        text = statement(facts.records[pair.record_id].text, world)
         direct = ask(pair, f"Do you know that {text}?")
         tally.acts[direct.act] += 1
         claimed = claims(facts, direct, pair.record_id)

@@ -110,6 +110,7 @@ class Speech(msgspec.Struct, frozen=True, kw_only=True):
     to: str | None
     carries: tuple[Known, ...] = ()
     told_all: bool = False  # asked about what the asker already holds all of ("I have told you all I know")
+    news: bool = False  # asked a question about nothing in particular ("What news?"): "unknown" is "no news"
 
 
 # ------------------------------------------------------------------------------- gathering
@@ -378,7 +379,7 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     if question and not keys(addressed.text) - named:
         news = next((k for k in (*knowledge.beat, *knowledge.moment, *knowledge.lately)
                      if k.score >= TELL_MIN and _tellable(k, to, knowledge)), None)
-        return Speech(act="answer", to=to, carries=(news,)) if news else Speech(act="unknown", to=to)
+        return Speech(act="answer", to=to, carries=(news,)) if news else Speech(act="unknown", to=to, news=True)
     whereabouts = re.search(r"\bwhere\b", addressed.text, re.IGNORECASE) is not None
     floor = ANSWER_MIN if question else TELL_MIN
     relevant = [k for k in knowledge.heard if k.score >= floor and (whereabouts or not k.mechanical)]

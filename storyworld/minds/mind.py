@@ -132,7 +132,7 @@ class LLMMind:
             return None
         place = plan.action.place if isinstance(plan.action, ActOn) and plan.action.verb == "lead" else (
             context.player_call.place if plan.purpose == "summon" and context.player_call is not None else None)
-        floor = render.floor(world, speech, context.agent, now=context.perception.round, seed=context.seed,
+        floor = render.floor(world, speech, context.agent, now=context.perception.round,
                              place=place, topics=content.topics(world, context.agent, speech.to, context.knowledge,
                                                                 context.perception.present),
                              avoid=context.own_lines, overheard=[t.text for t in context.perception.recent_talk

@@ -270,11 +270,12 @@ def _pronouns(text: str, person: str, sex: str) -> str:
     return " ".join([first, *sentences[1:]])
 
 
-def clause(text: str) -> str:
+def clause(text: str, world: World | None = None) -> str:
     """A statement fit to follow "that" or a colon: no closing stop, its first word lower-cased unless a name."""
     text = " ".join(text.split()).strip()
     text = text.rstrip(".")
-    if text[:2] != "I " and text[:1].isupper() and len(text) > 1:
+    opens_with_name = world is not None and any(span.start == 0 for span in find_names(world, text))  # "He Jin"
+    if text[:2] != "I " and text[:1].isupper() and len(text) > 1 and not opens_with_name:
         first = text.split()[0]
         # keep proper names ("Barnardo", "Denmark"); lower the article or the pronoun ("The figure" -> "the figure")
         if first.lower() in {"the", "a", "an", "it", "there", "this", "that", "his", "her", "their", "my", "your",
@@ -311,6 +312,8 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
     "en": {
         "unknown": ("I do not know; I know nothing of that.", "I cannot tell you; I have heard nothing of it.",
                     "that I do not know.", "nobody has told me anything of that.", "I have no answer for you there."),
+        "no_news": ("nothing new that I know of.", "I have no news for you.", "nothing has come to my ears.",
+                    "all is quiet, as far as I know.", "I have heard nothing new."),
         "told_all": ("I have told you all I know of it.", "you know as much of it as I do.",
                      "there is no more I can tell you.", "that is all I know, and you have heard it."),
         "refuse": ("that is not a thing I will speak of.", "do not ask me that.", "I will not answer that.",
@@ -326,7 +329,7 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
         "lie": ("all is well; there is nothing to fear.",),
     },
     "zh": {
-        "unknown": ("此事我不知道。", "我未曾听说此事。"), "told_all": ("我所知道的都已告诉你了。",), "refuse": ("此事我不便多说。", "不要问我这个。"),
+        "unknown": ("此事我不知道。", "我未曾听说此事。"), "no_news": ("没有什么新消息。",), "told_all": ("我所知道的都已告诉你了。",), "refuse": ("此事我不便多说。", "不要问我这个。"),
         "greet": ("幸会。", "欢迎。"), "ask": ("有什么消息吗？", "你为何来此？"), "ask_about": ("你知道{topic}的事吗？",),
         "lead": ("随我去{place}。",), "summon": ("{place}有人找你。",), "demand": ("请你说实话。",),
         "lie": ("一切安好，不必担心。",),
@@ -392,7 +395,7 @@ def say_known(world: World, speaker: str, listener: str | None, known: object, n
     name = world.name_of(source) if source else ""
     if form == "told" and lang == "en":
         body = _pronoun_for(world, body, source)  # "Claudius told me that he asked", not "...that Claudius asked"
-    said = PROVENANCE[lang][form].format(c=clause(body) if form != "plain" else body.rstrip("."),
+    said = PROVENANCE[lang][form].format(c=clause(body, world) if form != "plain" else body.rstrip("."),
                                          source=inline(name) if form == "read" else name)
     return sentence(said)
 
@@ -406,13 +409,15 @@ def _pronoun_for(world: World, body: str, agent: str | None) -> str:
     return f"{pronoun}{body[spans[0].end:]}" if pronoun else body
 
 
-def floor(world: World, speech: object, speaker: str, *, now: int, seed: int = 0, place: str | None = None,
+def floor(world: World, speech: object, speaker: str, *, now: int, place: str | None = None,
           topics: Iterable[str] = (), avoid: Iterable[str] = (), overheard: Iterable[str] = (),
           optional: bool = False) -> str:
     """The deterministic line for a speech act: what it carries in the speaker's words, else a plain line of its kind.
 
     A plain line is one the speaker has not said lately (`avoid`) and that does not parrot what others just
-    said (`overheard`); with `optional`, "" when every one would (better silent than saying it again).
+    said (`overheard`); with `optional`, "" when every one would (better silent than saying it again). Its
+    variants turn with the round and the speaker's place in the cast, so two characters deciding in the same
+    round (neither hearing the other) do not say the same one.
     """
     lang = language(world)
     to = getattr(speech, "to")
@@ -424,14 +429,17 @@ def floor(world: World, speech: object, speaker: str, *, now: int, seed: int = 0
     key = {"answer": "unknown", "tell": "demand", "react": "ask"}.get(act, act)
     if getattr(speech, "told_all", False):
         key = "told_all"
+    elif act == "unknown" and getattr(speech, "news", False):
+        key = "no_news"  # "What brings you here?" with nothing to tell is not "I know nothing of that"
+    turn = now + (list(world.agents).index(speaker) if speaker in world.agents else 0)
     options = TEMPLATES[lang].get(key) or TEMPLATES[lang]["ask"]
     place_name = inline(world.places[place].name) if place in world.places else ""
     avoid = [a for a in avoid if a]
     candidates: list[str] = []
     if key == "ask":  # a question about someone the asker knows of comes before a plain "what news?"
         about = TEMPLATES[lang]["ask_about"]
-        candidates += [about[(seed + i) % len(about)].format(topic=topic) for topic in topics for i in range(len(about))]
-    candidates += [options[(seed + i) % len(options)].format(place=place_name) for i in range(len(options))]
+        candidates += [about[(turn + i) % len(about)].format(topic=topic) for topic in topics for i in range(len(about))]
+    candidates += [options[(turn + i) % len(options)].format(place=place_name) for i in range(len(options))]
     overheard = [o for o in overheard if o]
     fresh = [c for c in candidates if not any(lines.similarity(_with_vocative(world, to, c, lang), old) >= 0.7
                                               for old in avoid)

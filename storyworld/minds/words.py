@@ -12,6 +12,7 @@ import logging
 import re
 from typing import Any
 
+from memory import guard, lexicon
 from storyworld.kernel.actions import ActOn, Say
 from storyworld.minds import content, lines, render
 from storyworld.minds.choice import Plan
@@ -38,6 +39,7 @@ OPENERS = ("I", "I'm", "I'll", "I have", "you", "your", "we", "my", "what", "how
            "peace", "the", "our", "is it", "are you", "be", "take", "follow", "wait", "think", "they", "all", "as")
 SPOKEN_LIMIT = 200  # characters kept: whole sentences up to here (a small model rambles after its first)
 CARRY_SHARE = 0.6  # of the floor's own content words a phrasing must keep
+SPEECH_DEEDS = frozenset(lexicon.concept(w) for w in ("saw", "seen", "told", "heard", "said", "read", "knew"))  # provenance
 GROUNDED_SHARE = 0.7  # of a phrasing's content words that must be in what the speaker holds or heard
 NEW_WORDS = 2  # content words a phrasing may add to its floor (its voice), each one the speaker knows
 
@@ -148,9 +150,18 @@ def check(world: World, context: DecisionContext, speech: content.Speech, floor:
     kept = _pairs(floor) & _pairs(text)
     if _pairs(floor) and len(kept) < CARRY_SHARE * len(_pairs(floor)):
         found.append("words out of order")  # "the dead king" is not "the king of the dead"
+    if speech.carries:
+        verdict = guard.check(floor, text)  # the store's own test of one fact: who did what to whom, when, where
+        if not verdict.ok:
+            found.append(f"changed the fact ({verdict.reason})")  # "Cole, A sailing chit … to me" lost the giving
+        done = guard.deeds(floor) - SPEECH_DEEDS
+        if done and not done & {lexicon.concept(w) for w in re.findall(r"[A-Za-z']+", text.lower())}:
+            found.append("lost the deed")  # "Elias, the letter with red wax": the words kept, the sealing gone
     if _persons(text) != _persons(floor):
         found.append("changed who")  # "she will cut my debt" is not "he will cut your debt"
     lowered = text.lower()
+    if set(render.names_in(world, text)) - set(render.names_in(world, floor)) - {to}:
+        found.append("added a name")  # "have you heard anything new from Li Ru?" said by Li Ru; or a new who
     for name in render.names_in(world, floor):
         if name != to and name != context.agent and not any(n.lower() in lowered for n in world.agents[name].all_names()):
             found.append("lost a name")
