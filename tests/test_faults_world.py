@@ -204,8 +204,18 @@ def said(round_: int, actor: str, to: str, speech: str, *, fallback: bool = Fals
 def test_a_line_a_fallback_spoke_is_not_counted_as_a_reply():
     from storyworld.report import playquality
 
-    events = [said(0, "a", "b", "Who lit the lamp?"), said(0, "b", "a", "I cannot say.", fallback=True)]
+    later = {**said(1, "a", "", ""), "kind": "wait"}  # a round follows, so round 0's lines could be answered
+    events = [said(0, "a", "b", "Who lit the lamp?"), said(0, "b", "a", "I cannot say.", fallback=True), later]
     figures = playquality.score(events, player=None, names=(), decisions=1, fallbacks=1, invalid=0)
     assert figures["addressed"] == 2 and figures["reply_rate"] == 0.0
     events[1]["fallback"] = False
     assert playquality.score(events, player=None, names=(), decisions=1, fallbacks=0, invalid=0)["reply_rate"] == 0.5
+
+
+def test_a_line_of_the_last_round_is_not_counted_as_unanswered():
+    """No round follows the run's last: its lines had no chance of an answer, so they are not counted."""
+    from storyworld.report import playquality
+
+    events = [said(0, "a", "b", "Who lit the lamp?"), said(1, "b", "a", "Silas lit it."), said(1, "a", "b", "Why?")]
+    figures = playquality.score(events, player=None, names=(), decisions=3, fallbacks=0, invalid=0)
+    assert figures["addressed"] == 1 and figures["reply_rate"] == 1.0

@@ -251,3 +251,30 @@ def test_two_speakers_in_one_round_say_different_plain_lines_and_no_news_is_not_
     unknown = render.floor(tiny, Speech(act="unknown", to="maren"), "tobin", now=1)
     assert no_news.split(", ", 1)[1] in {t for t in render.TEMPLATES["en"]["no_news"]}
     assert unknown.split(", ", 1)[1] in set(render.TEMPLATES["en"]["unknown"])
+
+
+def test_a_pronoun_is_the_speakers_when_only_the_speaker_could_be_meant():
+    """Ophelia says 'Hamlet … swore he loved me', not '…loved her'; where two of one sex are named, no guess."""
+    world = load_world(Path(__file__).parent.parent / "worlds" / "hamlet.toml")
+    text = "Hamlet gave Ophelia letters and gifts, and swore he loved her."
+    assert render.point_of_view(world, text, "ophelia", "polonius") == \
+        "Hamlet gave me letters and gifts, and swore he loved me."
+    assert render.point_of_view(world, text, "polonius", "ophelia") == \
+        "Hamlet gave you letters and gifts, and swore he loved you."
+    assert render.point_of_view(world, "Gertrude told Ophelia that she loved her son.", "ophelia", "polonius") == \
+        "Gertrude told me that she loved her son."
+    assert render.point_of_view(world, "Claudius poisoned Hamlet and took his crown.", "hamlet", "horatio") == \
+        "Claudius poisoned me and took his crown."
+
+
+def test_every_plain_question_is_a_question_about_nothing_in_particular():
+    """The renderer's own 'what news?' lines are answered with news (or 'no news'), never 'I know nothing of that'."""
+    for line in render.TEMPLATES["en"]["ask"]:
+        assert content.is_question(line) and not content.keys(line), line
+
+
+def test_a_title_one_takes_stays_a_title_and_a_reflexive_is_the_speakers():
+    world = load_world(Path(__file__).parent.parent / "worlds" / "three_kingdoms.toml")
+    said = render.point_of_view(world, "Zhang Jue proclaimed himself Lord of Heaven General.", "zhang-jue", "li-ru",
+                                past=True)
+    assert said == "I proclaimed myself Lord of Heaven General."

@@ -20,6 +20,7 @@ DEFINITIONS = """figures (agents only; the player's own lines and moves are not 
   invalid_actions         actions the kernel refused (no way there, nothing to take, nobody to give to)
   pingpong_rate           moves undone within 2 rounds (straight back where one came from)
   reply_rate              lines spoken to a present agent that the agent answered (spoke) that round or the next
+                          (lines of the last round, which no round follows, are not counted)
   reply_relevance         mean MiniLM cosine between such a line and its answer
   canon_progress          canon beats after the start met, over those met or left behind during the run
 truth (each agent line judged against what its speaker held when it was said):

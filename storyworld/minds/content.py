@@ -37,7 +37,8 @@ QUESTION_WORDS = frozenset({
     "any", "some", "all", "very", "much", "many", "ever", "never", "still", "yet", "just", "really", "him",
     "her", "his", "she", "he", "they", "them", "their", "one", "ones", "let", "come", "go",
     # a question about nothing in particular: "What news?", "What brings you here?", "Is all well?"
-    "news", "new", "happen", "happened", "happening", "going", "matter", "wrong", "well", "brings", "bring", "doing",
+    "news", "new", "happen", "happened", "happening", "going", "goes", "matter", "wrong", "well", "brings", "bring",
+    "doing", "fare", "fares", "faring", "heard", "hear", "word", "afoot", "quiet", "lately", "today", "tonight",
 })
 # Words of speaking itself (asking, telling, greeting, leading, not knowing): they carry no fact a line could invent.
 SPEECH_WORDS = frozenset(lexicon.key(w) for w in (

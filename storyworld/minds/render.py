@@ -154,13 +154,15 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
     out: list[str] = []
     cursor = 0
     subject_person: str | None = None  # whose "he" and "his" the rest of the sentence now means
+    object_person: str | None = None  # "me" or "you" where the speaker or listener is acted on
     i = 0
     while i < len(spans):
         span = spans[i]
         nxt = spans[i + 1] if i + 1 < len(spans) else None
         pair = nxt is not None and re.fullmatch(r"\s+and\s+", text[span.end:nxt.start]) is not None
-        if span.agent not in targets and not (pair and nxt.agent in targets):
-            i += 1
+        titled = re.search(r"\b(?:himself|herself)\s+(?:as\s+|the\s+)?$", text[:span.start]) is not None
+        if (span.agent not in targets and not (pair and nxt.agent in targets)) or titled:
+            i += 1  # a title one takes ("proclaimed himself Lord of Heaven General") stays a title
             continue
         subject = _is_subject(text, span)
         out.append(text[cursor:span.start])
@@ -192,11 +194,23 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
         else:
             out.append("me" if person == "I" else "you")
             cursor = span.end
+            object_person = object_person or person
         i += 1
     out.append(text[cursor:])
     said = "".join(out)
     if subject_person in ("I", "you"):
         said = _pronouns(said, subject_person, gender(world, speaker if subject_person == "I" else listener))
+        # a reflexive after "I"/"you" is theirs whatever the persona says of its sex ("I proclaimed myself")
+        said = re.sub(r"^((?:I|You|you)\s+\w+\s+)(?:himself|herself)\b",
+                      lambda m: m.group(1) + ("myself" if subject_person == "I" else "yourself"), said)
+    elif object_person is not None:
+        # "Hamlet gave Ophelia letters and swore he loved her" said by Ophelia: "her" is hers when nobody
+        # else the sentence names could be meant by it ("…and swore he loved me")
+        sex = gender(world, speaker if object_person == "I" else listener)
+        first = re.split(r"(?<=[.!?;])\s+", text, maxsplit=1)[0]
+        others = {gender(world, s.agent) for s in spans if s.agent not in targets and s.end <= len(first)}
+        if sex and sex not in others and "" not in others:
+            said = _pronouns(said, object_person, sex)
     return said
 
 

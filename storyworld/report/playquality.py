@@ -33,9 +33,12 @@ def score(events: list[dict[str, Any]], *, player: str | None, names: tuple[str,
                 and m["from_place"] == event["to_place"] and m["to_place"] == event["from_place"]]
         pingpong += bool(back)
     pairs, addressed, answered = [], 0, 0
+    last = max((e["round"] for e in events), default=0)
     for index, event in enumerate(events):
         to = event["to"]
         if event["kind"] != "say" or not to or to == player or to not in event["witnesses"]:
+            continue
+        if event["round"] >= last:  # a line of the run's last round has no round after it to be answered in
             continue
         addressed += 1
         # a line a fallback put in the addressee's mouth is no reply: it answers nothing
