@@ -109,6 +109,10 @@ def test_a_question_gets_the_best_holding_the_asker_lacks_else_an_honest_answer(
     told = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
                           _knowledge(heard=(held_by_both,), told=(1,)), addressed=asked)
     assert told.act == "unknown" and told.told_all  # "I have told you all I know of it", not the same line again
+    further = _known(record_id=3, text="Elias hid the sealed letter under the lamp.", score=0.45)
+    beyond = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
+                            _knowledge(heard=(held_by_both, further), told=(1,)), addressed=asked)
+    assert beyond.act == "answer" and beyond.carries == (further,)  # what else it holds about it, before "all I know"
 
 
 def test_a_guilty_deed_of_ones_own_is_refused_and_never_told(tiny):

@@ -85,3 +85,23 @@ def test_a_belief_nothing_supports_is_a_hallucinated_belief():
                                      source="tobin", kind="claim", event_id="r0001-00/claim") for o in ("maren", "ada")])
     after = truth.talk_figures(sim.store, sim.state.events, start_round=0)
     assert after["hallucinated_beliefs"] == 2
+
+
+def test_what_news_answered_with_news_is_informative_and_a_wrong_answer_is_not():
+    """'What news?' asks about nothing in particular: any record told answers it; an off-subject one does not
+    answer 'Where is the letter?'."""
+    def script_for(question):
+        def script(rnd, agent, ctx):
+            if rnd == 0 and agent == "maren":
+                return Say(actor="maren", text=question, to="tobin", act="ask")
+            if rnd == 1 and agent == "tobin":
+                known = next(k for k in ctx.knowledge.moment if "maren" not in k.holders and "letter" not in k.text)
+                return Say(actor="tobin", text=f"Maren, {known.text}", to="maren", act="answer",
+                           tells=(Told(record=known.record_id, text=known.text, kind=known.kind),))
+            return Wait(actor=agent)
+        return script
+
+    _, _, news = run(script_for("Tobin, what news?"))
+    _, _, letter = run(script_for("Where is the letter now?"))
+    assert news["questions_answered"] == letter["questions_answered"] == 1
+    assert news["informative_answer_rate"] == 1.0 and letter["informative_answer_rate"] == 0.0

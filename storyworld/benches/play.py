@@ -33,7 +33,8 @@ truth (each agent line judged against what its speaker held when it was said):
                           hearing, this round or the last
   future_leaks            lines sharing 2+ content words the speaker could not know with a canon event still to come
   informative_answer_rate questions answered with a record about them, or an honest "I do not know" / refusal from
-                          someone who held nothing about them (over questions answered by a speech act)
+                          someone who held nothing about them (over questions answered by a speech act); a question
+                          about nothing in particular ("What news?") answered with any record is informative
   floor_rate              lines spoken as the deterministic rendering because the model's phrasing failed its check
   talk_shared             records that gained an owner through talk (told by someone who holds them)
   hallucinated_beliefs    holdings believed by a listener (told, read) whose record nothing supports: no first-hand

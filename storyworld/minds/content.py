@@ -396,6 +396,10 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         return Speech(act="answer", to=to, carries=(lacking[0],))
     if not question:
         return Speech(act="ask", to=to)
+    # the closest ones they hold already: the next one about it they lack, before "you know as much as I do"
+    further = next((k for k in relevant if _tellable(k, to, knowledge, asked=True)), None)
+    if further is not None:
+        return Speech(act="answer", to=to, carries=(further,))
     held = next((k for k in relevant if _tellable(k, None, knowledge, asked=True)), None)
     if held is not None and held.record_id not in knowledge.told:
         return Speech(act="answer", to=to, carries=(held,))

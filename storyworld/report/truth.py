@@ -165,7 +165,9 @@ def _informative(world: World, events: list[SimEvent], knowing: _Knowing, cosine
         # the question as the one asked holds it ("my father" asked by Wren is Wren's father), without the two names
         names = {w for a in (event.actor, event.to) if a in world.agents for w in content.keys(world.agents[a].name)}
         asked = content.keys(content.as_asked(world, event.claim, event.actor, event.to)) - names
-        if reply.tells:
+        if not asked and reply.tells:
+            informative += 1  # "What news?" answered with news: any holding told is about it
+        elif reply.tells:
             told = [store_text(knowing, r) for r in reply.tells]
             if any(asked & content.keys(t) for t in told) or (cosine is not None and told and
                                                                 max(cosine([(event.claim, t) for t in told])) >= RELEVANT):
