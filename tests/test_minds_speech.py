@@ -282,3 +282,10 @@ def test_a_title_one_takes_stays_a_title_and_a_reflexive_is_the_speakers():
     said = render.point_of_view(world, "Zhang Jue proclaimed himself Lord of Heaven General.", "zhang-jue", "li-ru",
                                 past=True)
     assert said == "I proclaimed myself Lord of Heaven General."
+
+
+def test_the_renderers_plain_lines_assert_nothing_a_speaker_must_hold():
+    """'All is quiet, as far as I know' is grounded whatever the speaker holds: its words are words of speaking."""
+    for kind, options in render.TEMPLATES["en"].items():
+        for line in options:
+            assert not content.line_keys(line.format(topic="", place="")), (kind, line)

@@ -47,7 +47,10 @@ SPEECH_WORDS = frozenset(lexicon.key(w) for w in (
     "truth", "nothing", "cannot", "will", "would", "speak", "ask", "look", "listen", "sorry", "fear", "all",
     "as", "much", "more", "less", "own", "eyes", "sure", "certain", "indeed", "yes", "no", "aye", "sir", "madam",
     "lord", "lady", "friend", "pray", "thank", "thanks", "grant", "swear", "matter", "thing", "way", "man",
-    "must", "once", "together", "now", "quickly", "asking", "wanted", "glad", "safe"))
+    "must", "once", "together", "now", "quickly", "asking", "wanted", "glad", "safe")) | frozenset(
+    # the renderer's own plain lines and provenance frames state nothing ("all is quiet, as far as I know")
+    lexicon.key(w) for table in (render.TEMPLATES["en"], render.PROVENANCE["en"]) for kind in table.values()
+    for line in ((kind,) if isinstance(kind, str) else kind) for w in lines.words(re.sub(r"\{\w+\}", " ", line)))
 # A goal that means to keep something hidden ("Keep his brandy trade secret"), not one that hunts secrets
 # ("Know every secret in town").
 SECRET_CUES = re.compile(r"\b(?:keep\w*\b.*\bsecret|secret\w*\s+(?:kept|safe)|hide|hid|hidden|conceal\w*|keep\w* quiet|"

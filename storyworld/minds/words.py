@@ -143,6 +143,8 @@ def check(world: World, context: DecisionContext, speech: content.Speech, floor:
                            addressee=world.agents[to].name if to in world.agents else "", overheard=overheard)
     if lines.parrots(text, overheard):
         found.append("parrot")
+    if lines.degenerate(text, names=world_names(world)):
+        found.append("degenerate")  # "…to the Crow's Gate on foot by the pass road by the Crow's Gate"
     floor_keys = content.keys(floor)
     said = content.line_keys(text)
     if floor_keys and len(floor_keys & said) < CARRY_SHARE * len(floor_keys):
