@@ -201,3 +201,14 @@ def test_no_word_comes_of_a_beat_the_player_stood_by_and_saw_not_happen(hamlet):
     assert "e0048" in dropped
     word = direction.tellings(hamlet, state, state.canon, [], dropped, "horatio")
     assert "e0048" not in [t.beat.id for t in word]
+
+
+def test_now_says_the_players_next_beat_here_between_two_beats(kingdoms):
+    """After the oath, the bowing (the next beat, here, not yet due) fills the Now line; it never goes blank."""
+    state = initial_state(kingdoms, None)
+    oath = next(e for e in kingdoms.events if e.round >= 0 and e.place == "peach-garden")
+    state.canon.met.append(oath.id)
+    state.round = state.start_round + 1
+    following = direction.upcoming(kingdoms, state, state.canon, "liu-bei", limit=1)[0]
+    assert following.place == "peach-garden" and following.round > direction.story_clock(state) + 1
+    assert guide.happening(kingdoms, state, "liu-bei") == f"Next here: {guide.clip(following.text, 150)}"
