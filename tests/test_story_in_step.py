@@ -201,3 +201,32 @@ def test_no_word_comes_of_a_beat_the_player_stood_by_and_saw_not_happen(hamlet):
     assert "e0048" in dropped
     word = direction.tellings(hamlet, state, state.canon, [], dropped, "horatio")
     assert "e0048" not in [t.beat.id for t in word]
+
+
+def test_now_says_the_players_next_beat_here_between_two_beats(kingdoms):
+    """After the oath, the bowing (the next beat, here, not yet due) fills the Now line; it never goes blank."""
+    state = initial_state(kingdoms, None)
+    oath = next(e for e in kingdoms.events if e.round >= 0 and e.place == "peach-garden")
+    state.canon.met.append(oath.id)
+    state.round = state.start_round + 1
+    following = direction.upcoming(kingdoms, state, state.canon, "liu-bei", limit=1)[0]
+    assert following.place == "peach-garden" and following.round > direction.story_clock(state) + 1
+    assert guide.happening(kingdoms, state, "liu-bei") == f"Next here: {guide.clip(following.text, 150)}"
+
+
+def test_words_to_the_brothers_do_not_skip_the_oath_to_the_bowing(kingdoms):
+    """'What news?' to Guan Yu before the oath is sworn is not the bowing that follows the oath."""
+    state = initial_state(kingdoms, None)
+    oath, bowing = (e for e in kingdoms.events if e.round >= 0 and e.place == "peach-garden"
+                    and "liu-bei" in e.actors)
+    assert oath.kind == "say" and bowing.kind == "act" and oath.round < bowing.round
+    here = ("guan-yu", "liu-bei", "zhang-fei")
+    line = SimEvent(id="r0000-00", round=0, place="peach-garden", actor="liu-bei", kind="say", text="What news?",
+                    claim="What news?", to="guan-yu", witnesses=here)
+    met = direction.update(kingdoms, state, state.canon, [line], player="liu-bei")
+    assert oath.id not in met and bowing.id not in met
+    state.canon.met.append(oath.id)  # once sworn, words to the brothers are Liu Bei's part of the bowing
+    state.round += 1
+    line = SimEvent(id="r0001-00", round=1, place="peach-garden", actor="liu-bei", kind="say", text="Brothers.",
+                    claim="Brothers.", to="guan-yu", witnesses=here)
+    assert bowing.id in direction.update(kingdoms, state, state.canon, [line], player="liu-bei")

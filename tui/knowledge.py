@@ -7,7 +7,7 @@ as words. Cards for what changed this round come first and are marked `fresh`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from storyworld.kernel.perception import present_at
@@ -112,8 +112,10 @@ def knowledge_card(sim: Simulation, record: Any, player: str, *, events: dict[st
             kind, label = "line", "heard it"
             how = "you caught up on it" if holding.via == "read" else "you heard it"
             text = f"{world.name_of(event.actor)}{to}: “{said}”"
+        # only what the line taught: a record the character held before it is no lesson (and has its own card)
         learned = tuple((rid, rec.text) for rid in event.tells
-                        if (rec := _get(sim.store, rid)) is not None and player in rec.owners)
+                        if (rec := _get(sim.store, rid)) is not None and player in rec.owners
+                        and rec.owners[player].since_round >= event.round)
     elif event is not None and event.actor == player:
         kind, label, how = "own", "saw it", "you did it"
     elif holding.via == "witnessed":
@@ -186,10 +188,15 @@ def knowledge(sim: Simulation, player: str, since_round: int | None, *, recall_k
         card = knowledge_card(sim, record, player, events=events, since_round=since_round, reason=reason)
         if card.text in said:
             return
+        if any(rid in shown or text in said for rid, text in card.learned):
+            # a statement on a card of its own already is not repeated under the line that carried it
+            card = replace(card, learned=tuple((rid, text) for rid, text in card.learned
+                                               if rid not in shown and text not in said))
         cards.append(card)
         said.add(card.text)
         shown.add(card.id)
         shown.update(rid for rid, _ in card.learned)  # what a line told is part of the line's card
+        said.update(text for _, text in card.learned)
 
     if since_round is not None:
         fresh = [r for r in store.held_by(player) if not _mechanical(r, events)

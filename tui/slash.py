@@ -16,11 +16,20 @@ def complete(value: str, scene: Surroundings) -> str | None:
     A word that starts with `@` completes to someone present, in a bare line as after a command.
     """
     words = value.split(" ")
+    if not words[-1].lstrip("@") and (len(words) > 1 or not value.startswith("/")):
+        return None  # an empty argument would suggest the first option, which is noise while typing
+    found = choices(value, scene)
+    return found[0] if found else None
+
+
+def choices(value: str, scene: Surroundings) -> tuple[str, ...]:
+    """Every whole line the last word can complete to, in order (an empty last word: every option)."""
+    words = value.split(" ")
     last = words[-1]
     options: tuple[str, ...]
     if not value.startswith("/"):
-        if not last.startswith("@") or len(last) < 2:
-            return None
+        if not last.startswith("@"):
+            return ()
         prefix, stem, options = "@", last[1:], scene.present
     elif len(words) == 1:
         options = COMMAND_NAMES
@@ -33,12 +42,8 @@ def complete(value: str, scene: Surroundings) -> str | None:
         if stem.startswith("@"):
             prefix, stem = "@", stem[1:]
             options = scene.present
-    if not stem and (len(words) > 1 or prefix != "/"):
-        return None  # an empty argument would suggest the first option, which is noise while typing
-    for option in options:
-        if option.lower().startswith(stem.lower()) and option.lower() != stem.lower():
-            return " ".join([*words[:-1], prefix + stem + option[len(stem):]])
-    return None
+    return tuple(" ".join([*words[:-1], prefix + stem + option[len(stem):]]) for option in options
+                 if option.lower().startswith(stem.lower()) and option.lower() != stem.lower())
 
 
 def _argument_options(command: str, position: int, words: list[str], scene: Surroundings) -> tuple[str, ...]:

@@ -183,6 +183,7 @@ def update(world: World, state: WorldState, progress: CanonProgress, events: lis
             lines.setdefault((event.actor, event.place), []).append(event)
     newly: list[str] = []
     spent: set[str] = set()
+    waiting: set[tuple[str, str]] = set()  # (actor, place) with an earlier beat there still to happen
     clock = story_clock(state)  # update runs after the kernel has advanced the round
     for event in world.events:
         if event.round < state.start_round or event.id in settled:
@@ -216,7 +217,10 @@ def update(world: World, state: WorldState, progress: CanonProgress, events: lis
                          and (worked.get(a) == event.id
                               or (a == player and a not in worked
                                   and ((a, event.place) in deeds
-                                       or (not alone and spoke_to.get((a, event.place), set()) & people))))),
+                                       # mere words to the beat's people never skip the player's earlier beat
+                                       # there (the bowing is not done while the oath is still to be sworn)
+                                       or (not alone and (a, event.place) not in waiting
+                                           and spoke_to.get((a, event.place), set()) & people))))),
                         None)
             if at_place and doer is not None:
                 spent.add(doer)
@@ -247,6 +251,8 @@ def update(world: World, state: WorldState, progress: CanonProgress, events: lis
             progress.witnessed.pop(event.id, None)
         if event.round < clock - SLACK:
             progress.dropped.append(event.id)
+        else:
+            waiting.update((a, event.place) for a in actors)
     return newly
 
 

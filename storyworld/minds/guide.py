@@ -114,11 +114,14 @@ def happening(world: World, state: WorldState, player: str) -> str:
               and state.positions[a] != here]
     if coming:
         return f"{world.agents[coming[0]].name} is on the way here."
-    own = [e for e in direction.upcoming(world, state, state.canon, player, limit=1) if e.place != here]
-    if own:
+    own = direction.upcoming(world, state, state.canon, player, limit=1)
+    if own and own[0].place != here:
         path = direction.shortest_path(world, here, own[0].place)
         way = f" (/move {path[0]})" if path else ""
         return f"Quiet here; you are wanted at {world.places[own[0].place].name}{way}: {clip(own[0].text, 100)}"
+    if own and own[0].round <= clock + direction.LOOKAHEAD:
+        # the player's next beat is here but not due yet: say so, or the line goes blank between two beats
+        return f"Next here: {clip(own[0].text, 150)}"
     elsewhere = sorted(
         (e for e in due if e.place != here and e.round <= clock + 1),
         key=lambda e: (len(direction.shortest_path(world, here, e.place)) or 99, e.round))

@@ -168,3 +168,20 @@ def test_the_welcome_reads_only_what_can_be_read():
     text = welcome_text(world, "liu-bei", scene)
     assert "Guan Yu" in text and "Horatio" not in text and "Marcellus" not in text
     assert not any(f"/act {o} read" in text for o in scene.objects if not world.objects[o].carries)
+
+
+async def test_tab_on_an_empty_argument_offers_each_option_in_turn(runtime, tiny_world):
+    """'/move ' and Tab: the first place one can go; Tab again, the next; the focus stays in the bar."""
+    app = make_app(runtime=runtime, world=tiny_world, player="maren")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        bar = app.screen.query_one("#action")
+        exits = app.screen.game.world.places["harbour"].exits
+        assert len(exits) > 1
+        await pilot.press(*keys_for("/move "), "tab")
+        assert bar.value == f"/move {exits[0]} " and app.focused is bar
+        await pilot.press("tab")
+        assert bar.value == f"/move {exits[1]} " and app.focused is bar
+        for _ in range(len(exits) - 1):
+            await pilot.press("tab")
+        assert bar.value == f"/move {exits[0]} "  # round again

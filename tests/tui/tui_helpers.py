@@ -55,6 +55,9 @@ class ScriptedMind:
         if kind == "lie":
             listener, _, claim = text.partition(":")
             return ActOn(actor=agent, target=listener, verb="lie", text=claim, to=listener)
+        if kind == "lead":
+            target, _, place = text.partition(":")
+            return ActOn(actor=agent, verb="lead", target=target, place=place)
         if kind == "wait":
             return Wait(actor=agent)
         return Observe(actor=agent)

@@ -20,6 +20,7 @@ class ActionBar(Input):
         self.history: list[str] = []
         """Lines played, oldest first."""
         self._history_at = 0
+        self._cycle: tuple[str, ...] = ()  # the lines Tab steps through for the word being completed
 
     def remember(self, line: str) -> None:
         """Add a played line to the history."""
@@ -38,18 +39,27 @@ class ActionBar(Input):
         return found
 
     def action_complete(self) -> None:
-        """Complete the last word; with nothing typed, Tab moves on. A typed line never loses the focus."""
+        """Complete the last word; Tab again offers the next option. With nothing typed, Tab moves on;
+        a typed line never loses the focus."""
+        from tui import slash
+
         if not self.value:
             self.screen.focus_next()
             return
-        found = self.completion()
+        if self._cycle and self.value in self._cycle:
+            # Tab again on a completion just made: the next option for the same word
+            found: str | None = self._cycle[(self._cycle.index(self.value) + 1) % len(self._cycle)]
+        else:
+            scene = getattr(self.suggester, "scene", None)
+            # an empty argument ("/move ") lists its options on Tab, though no grey suggestion is shown
+            options = slash.choices(self.value, scene) if scene is not None else ()
+            found = self.completion() or (options[0] if options else None)
+            self._cycle = tuple(o + " " for o in options)
         if found is None or found == self.value:
             self.app.bell()  # nothing to complete: say so, and keep the keys coming here
             return
-        self.value = found
+        self.value = found if found.endswith(" ") else found + " "
         self.cursor_position = len(self.value)
-        if not self.value.endswith(" "):
-            self.insert_text_at_cursor(" ")
 
     def action_history(self, step: int) -> None:
         """Bring back an earlier (or later) line."""

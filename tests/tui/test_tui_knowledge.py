@@ -1,0 +1,33 @@
+"""The panel of knowledge (issue 23): one card per record, and never the same statement twice on it."""
+
+from __future__ import annotations
+
+from tui_helpers import ScriptedMind
+
+from doubles import HashEmbedder
+from storyworld.game.session import new_simulation
+from storyworld.kernel.state import Settings, SimEvent
+from tui.knowledge import knowledge
+
+
+def test_a_line_that_repeats_what_the_player_knew_does_not_show_it_twice(tiny_world):
+    """Tobin says what Maren knew from before: the fact keeps its own card, the line teaches nothing new."""
+    sim = new_simulation(tiny_world, None, Settings(seed=1), ScriptedMind(), embedder=HashEmbedder())
+    store = sim.store
+    known = "The old keeper left the harbour at dawn."
+    (fact,) = store.remember("maren", known, round=-1, via="sediment")
+    line = SimEvent(id="r0001-00", round=1, place="harbour", actor="tobin", kind="say", to="maren",
+                    text=f"Maren, {known}", claim=f"Maren, {known}", witnesses=("maren", "tobin"), tells=(fact,))
+    sim.state.events.append(line)
+    (said,) = store.remember("maren", f"Tobin tells Maren: {known}", round=1, event_id=line.id, via="witnessed",
+                             kind="utterance", source="tobin")
+    store.remember("tobin", known, round=1, via="told", source="tobin")
+    # the fact is recalled first (it is the closest match), the line after it
+    hits = {h.record.id: h for h in store.recall("maren", known, k=8)}
+    ordered = [hits[fact], *(h for rid, h in hits.items() if rid != fact)]
+    store.recall = lambda owner, query, k=None, **_: ordered
+    cards = knowledge(sim, "maren", None)
+    statements = [c.text for c in cards] + [text for c in cards for _, text in c.learned]
+    assert statements.count(known) == 1, statements
+    heard = next(c for c in cards if c.id == said)
+    assert heard.learned == ()  # Maren held it before Tobin said it: nothing learned from the line
