@@ -45,11 +45,11 @@ tmux send-keys -t "$SESSION" -l "/say $LINE"
 tmux send-keys -t "$SESSION" Enter
 wait_for "resolved in"
 for _ in $(seq 60); do  # the side panel may draw its cards a moment after the progress line
-  capture | grep -qF -- "witnessed r" && break
+  capture | grep -qE -- "your own words · r[0-9]" && break
   sleep 0.5
 done
 PANE=$(capture)
 echo "$PANE"
 # the speech is in the transcript and in the Who-knows card; the card's owners are badges
 echo "$PANE" | grep -qF -- "${LINE:0:24}" || { echo "speech not on screen" >&2; exit 1; }
-echo "$PANE" | grep -qF -- "witnessed r" || { echo "no provenance on screen" >&2; exit 1; }
+echo "$PANE" | grep -qE -- "your own words · r[0-9]" || { echo "no provenance on screen" >&2; exit 1; }
