@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from doubles import HashEmbedder
@@ -85,7 +86,7 @@ def test_plain_lines_are_not_said_twice_and_an_optional_one_can_stay_unsaid(tiny
     first = render.floor(tiny, ask, "tobin", now=1)
     second = render.floor(tiny, ask, "tobin", now=1, avoid=[first])
     assert first != second
-    every = [render.floor(tiny, ask, "tobin", now=n) for n in range(6)]
+    every = [render.floor(tiny, ask, "tobin", now=n) for n in range(len(render.TEMPLATES["en"]["ask"]))]
     assert render.floor(tiny, ask, "tobin", now=1, avoid=every, optional=True) == ""
 
 
@@ -249,8 +250,12 @@ def test_two_speakers_in_one_round_say_different_plain_lines_and_no_news_is_not_
     """Deciding at once, neither hears the other: their plain lines still differ; 'what news?' gets 'no news'."""
     ask = Speech(act="ask", to="maren")
     speakers = [a for a in tiny.agents if a != "maren"]
-    said = {render.floor(tiny, ask, s, now=4) for s in speakers}
-    assert len(said) == len(speakers)
+    room = tuple(tiny.agents)
+    before = {render.floor(tiny, ask, s, now=3, present=room) for s in speakers}
+    assert len(before) == len(speakers)
+    # nor a line one of them said there the round before, which they all heard
+    said = {render.floor(tiny, ask, s, now=4, present=room, overheard=sorted(before)) for s in speakers}
+    assert len(said) == len(speakers) and not said & before
     no_news = render.floor(tiny, Speech(act="unknown", to="maren", news=True), "tobin", now=1)
     unknown = render.floor(tiny, Speech(act="unknown", to="maren"), "tobin", now=1)
     assert no_news.split(", ", 1)[1] in {t for t in render.TEMPLATES["en"]["no_news"]}
@@ -289,3 +294,24 @@ def test_the_renderers_plain_lines_assert_nothing_a_speaker_must_hold():
     for kind, options in render.TEMPLATES["en"].items():
         for line in options:
             assert not content.line_keys(line.format(topic="", place="")), (kind, line)
+
+
+def test_an_unasked_telling_that_would_echo_what_was_just_said_here_tells_something_else(tiny):
+    """Barnardo does not retell, in the same words, what Marcellus just said in his hearing: he tells another holding."""
+    from storyworld.minds import LLMMind
+    from storyworld.minds.choice import Plan
+
+    first = _known(record_id=1, text="Elias seals the letter with red wax.", score=0.9)
+    second = _known(record_id=2, text="Silas darkened the lamp at the harbour.", score=0.8)
+    context = _speech_context(tiny)
+    echoed = render.floor(tiny, Speech(act="tell", to="maren", carries=(first,)), "tobin", now=1)
+    said_here = ThreadLine(round=0, speaker="silas", text=echoed.replace("Maren,", "Ada,"), event_id="r0000-00")
+    context = msgspec.structs.replace(
+        context, knowledge=_knowledge(moment=(first, second), vocabulary=context.knowledge.vocabulary),
+        perception=msgspec.structs.replace(context.perception, recent_talk=(said_here,)))
+    plan = Plan(action=Say(actor="tobin", text="", to="maren"), purpose="chat", chosen_by="model")
+    action, rendered, _, _ = LLMMind(None).speak(tiny, context, plan)
+    assert rendered and [t.record for t in action.tells] == [2], action.text
+    alone = msgspec.structs.replace(context, perception=msgspec.structs.replace(context.perception, recent_talk=()))
+    action, _, _, _ = LLMMind(None).speak(tiny, alone, plan)
+    assert [t.record for t in action.tells] == [1]  # nothing said here yet: the best holding

@@ -47,6 +47,9 @@ def choice_messages(world: World, context: DecisionContext, options: choice.Menu
             {"role": "user", "content": "\n".join(parts)}]
 
 
+RETELLINGS = 3  # holdings tried for an unasked telling before one that does not echo what was just said here
+
+
 class LLMMind:
     """A policy on a language model: the canon directs, a typed grammar chooses, a dialogue prompt speaks."""
 
@@ -126,19 +129,27 @@ class LLMMind:
 
     def speak(self, world: World, context: DecisionContext, plan: Plan) -> tuple[Action, bool, str, dict[str, float]] | None:
         """What the plan says (a speech act from memory), its floor, and the model's phrasing of it under the check."""
-        speech = content.choose(world, context.agent, plan.purpose, plan.action, context.knowledge,
-                                addressed=context.addressed_by, arrivals=context.arrivals)
-        if speech is None:
-            return None
         place = plan.action.place if isinstance(plan.action, ActOn) and plan.action.verb == "lead" else (
             context.player_call.place if plan.purpose == "summon" and context.player_call is not None else None)
-        floor = render.floor(world, speech, context.agent, now=context.perception.round,
-                             place=place, topics=content.topics(world, context.agent, speech.to, context.knowledge,
-                                                                context.perception.present),
-                             avoid=context.own_lines, overheard=[t.text for t in context.perception.recent_talk
-                                                                 if t.speaker != context.agent],
-                             optional=plan.purpose not in ("answer", "summon", "lead", "act"))
-        if not floor:
+        overheard = [t.text for t in context.perception.recent_talk if t.speaker != context.agent]
+        knowledge = context.knowledge
+        for _ in range(RETELLINGS):
+            speech = content.choose(world, context.agent, plan.purpose, plan.action, knowledge,
+                                    addressed=context.addressed_by, arrivals=context.arrivals)
+            if speech is None:
+                return None
+            floor = render.floor(world, speech, context.agent, now=context.perception.round, place=place,
+                                 topics=content.topics(world, context.agent, speech.to, knowledge,
+                                                       context.perception.present),
+                                 avoid=context.own_lines, overheard=overheard, present=context.perception.present,
+                                 optional=plan.purpose not in ("answer", "summon", "lead", "act"))
+            if not floor:
+                return None
+            if speech.act not in ("tell", "react") or not lines.parrots(floor, overheard):
+                break
+            # told unasked, it would repeat what was just said here in the same words: tell something else
+            knowledge = msgspec.structs.replace(knowledge, told=(*knowledge.told, *(k.record_id for k in speech.carries)))
+        else:
             return None
         with tagged("line", context.agent):
             text, rendered, why, costs = words.write(self.lm, world, context, speech, floor,

@@ -332,11 +332,13 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
                      "there is no more I can tell you.", "that is all I know, and you have heard it."),
         "refuse": ("that is not a thing I will speak of.", "do not ask me that.", "I will not answer that.",
                    "leave that alone; I will say nothing."),
-        "greet": ("well met.", "welcome, and well met.", "good day to you.", "it is good to see you."),
+        "greet": ("well met.", "welcome, and well met.", "good day to you.", "it is good to see you.",
+                  "a good day, and well met.", "I am glad to see you.", "greetings to you.", "well, here you are."),
         "ask": ("what news?", "what brings you here?", "is all well with you?", "how goes it with you?",
-                "have you heard anything new?"),
+                "have you heard anything new?", "how do you fare?", "is anything afoot?", "what is the word here?"),
         "ask_about": ("what do you know of {topic}?", "have you heard anything of {topic}?", "is there any word of {topic}?",
-                      "tell me, what news of {topic}?", "what can you tell me of {topic}?"),
+                      "tell me, what news of {topic}?", "what can you tell me of {topic}?", "how fares {topic}?",
+                      "any tidings of {topic}?", "has {topic} been seen?"),
         "lead": ("come with me to {place}.", "follow me to {place}.", "we must go to {place}.", "come, we go together."),
         "summon": ("you are wanted at {place}.", "they are asking for you at {place}.", "you must go at once."),
         "demand": ("I would have the truth from you.", "answer me plainly."),
@@ -425,13 +427,13 @@ def _pronoun_for(world: World, body: str, agent: str | None) -> str:
 
 def floor(world: World, speech: object, speaker: str, *, now: int, place: str | None = None,
           topics: Iterable[str] = (), avoid: Iterable[str] = (), overheard: Iterable[str] = (),
-          optional: bool = False) -> str:
+          optional: bool = False, present: Iterable[str] = ()) -> str:
     """The deterministic line for a speech act: what it carries in the speaker's words, else a plain line of its kind.
 
     A plain line is one the speaker has not said lately (`avoid`) and that does not parrot what others just
     said (`overheard`); with `optional`, "" when every one would (better silent than saying it again). Its
-    variants turn with the round and the speaker's place in the cast, so two characters deciding in the same
-    round (neither hearing the other) do not say the same one.
+    variants turn with the round and the speaker's place among those `present`, so characters deciding in the
+    same round in one room (none hearing the others) do not say the same one, nor the one said there last round.
     """
     lang = language(world)
     to = getattr(speech, "to")
@@ -445,7 +447,9 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
         key = "told_all"
     elif act == "unknown" and getattr(speech, "news", False):
         key = "no_news"  # "What brings you here?" with nothing to tell is not "I know nothing of that"
-    turn = now + (list(world.agents).index(speaker) if speaker in world.agents else 0)
+    order = {agent: index for index, agent in enumerate(world.agents)}
+    room = sorted({speaker, *present}, key=lambda a: order.get(a, len(order)))
+    turn = now * len(room) + room.index(speaker)
     options = TEMPLATES[lang].get(key) or TEMPLATES[lang]["ask"]
     place_name = inline(world.places[place].name) if place in world.places else ""
     avoid = [a for a in avoid if a]
