@@ -315,3 +315,12 @@ def test_an_unasked_telling_that_would_echo_what_was_just_said_here_tells_someth
     alone = msgspec.structs.replace(context, perception=msgspec.structs.replace(context.perception, recent_talk=()))
     action, _, _, _ = LLMMind(None).speak(tiny, alone, plan)
     assert [t.record for t in action.tells] == [1]  # nothing said here yet: the best holding
+
+
+def test_my_father_is_asked_as_the_person_the_personas_say_he_is():
+    """Wren's 'my father' is Abel Marr ('Wren's father' in his persona) when Maud turns it to her memory."""
+    world = load_world(Path(__file__).parent.parent / "docs" / "results" / "speech" / "harbour.toml")
+    assert content.as_asked(world, "Did my father leave anything with you?", "wren", "maud") == \
+        "Did Abel Marr leave anything with Maud Tregear?"
+    assert content.kin(world, "wren", "father") == "abel" and content.kin(world, "wren", "mother") is None
+    assert content.as_asked(world, "What did my brother say?", "wren", "maud") == "What did Wren Marr's brother say?"

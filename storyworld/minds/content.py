@@ -140,11 +140,46 @@ def is_question(text: str) -> bool:
         ("tell me", "do you know", "have you", "did you", "can you", "will you", "is it", "are you"))
 
 
+KIN = {"father": ("son", "daughter", "child"), "mother": ("son", "daughter", "child"), "son": ("father", "mother"),
+       "daughter": ("father", "mother"), "brother": ("brother", "sister"), "sister": ("brother", "sister"),
+       "husband": ("wife",), "wife": ("husband",), "uncle": ("nephew", "niece"), "master": ("servant", "apprentice")}
+
+
+KIN_SEX = {"father": "m", "son": "m", "brother": "m", "husband": "m", "uncle": "m",
+           "mother": "f", "daughter": "f", "sister": "f", "wife": "f"}
+
+
+def kin(world: World, agent: str, relation: str) -> str | None:
+    """Who the agent's `relation` is, as the personas say it ("Wren's father" / "Abel Marr's daughter"), else None."""
+    if agent not in world.agents:
+        return None
+    me = world.agents[agent]
+    mine = {n for n in me.all_names()} | {me.name.split()[0]}
+    for other_id, other in world.agents.items():
+        if other_id == agent:
+            continue
+        theirs = {n for n in other.all_names()} | {other.name.split()[0]}
+        sex = render.gender(world, other_id)
+        if sex and sex != KIN_SEX.get(relation, sex):
+            continue  # "Abel Marr's daughter" says who her parent is, not whether he is her mother
+        if any(f"{n}'s {relation}".lower() in other.description.lower() for n in mine) or any(
+                f"{n}'s {back}".lower() in me.description.lower() for n in theirs for back in KIN.get(relation, ())):
+            return other_id
+    return None
+
+
 def as_asked(world: World, question: str, asker: str, answerer: str) -> str:
-    """A question turned to the answerer's memory: "what did you see" asked of Marcellus -> "what did Marcellus see"."""
+    """A question turned to the answerer's memory: "what did you see" asked of Marcellus -> "what did Marcellus see";
+    "my father" asked by Wren -> "Abel Marr" where the personas say whose father he is."""
     answer_name = world.agents[answerer].name if answerer in world.agents else "you"
     asker_name = world.agents[asker].name if asker in world.agents else "I"
-    text = re.sub(r"\byour\b", f"{answer_name}'s", question, flags=re.IGNORECASE)
+
+    def whose(match: re.Match[str]) -> str:
+        found = kin(world, asker, match.group(1).lower())
+        return world.agents[found].name if found else f"{asker_name}'s {match.group(1)}"
+
+    text = re.sub(r"\bmy\s+(" + "|".join(KIN) + r")\b", whose, question, flags=re.IGNORECASE)
+    text = re.sub(r"\byour\b", f"{answer_name}'s", text, flags=re.IGNORECASE)
     text = re.sub(r"\byou\b", answer_name, text, flags=re.IGNORECASE)
     text = re.sub(r"\bmy\b", f"{asker_name}'s", text)
     return re.sub(r"\b(I|me)\b", asker_name, text)

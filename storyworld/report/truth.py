@@ -173,7 +173,8 @@ def _informative(world: World, events: list[SimEvent], knowing: _Knowing, cosine
                                                                 max(cosine([(event.claim, t) for t in told])) >= RELEVANT):
                 informative += 1
         elif reply.act in ("unknown", "refuse"):
-            held = knowing.records(reply.actor, reply.round)
+            # what it holds as fact: the memory of a line spoken ("Ada tells Maren: …") is not, what it told is
+            held = [r for r in knowing.records(reply.actor, reply.round) if r.kind != "utterance"]
             about = {r.id: r for r in held if len(asked & content.keys(r.text)) >= 2}
             if cosine is not None and held:
                 near = cosine([(event.claim, r.text) for r in held])
