@@ -227,3 +227,21 @@ def test_prompt_tokens_are_what_the_model_evaluates_and_the_reply_begins_in_the_
     assert completion.text.startswith('{"line": "Horatio,')  # written into the prompt, not generated
     assert completion.prompt_tokens == len(expected)
     assert backend._llama.detokenize(expected).decode().endswith('assistant\n{"line": "Horatio,')
+
+
+def test_the_vocabulary_alone_gives_the_same_tokens_with_or_without_the_reply_begun(bundled_lm):
+    from storyworld.llm import gguf_path
+    from storyworld.llm.local import ChatTokenizer
+
+    backend = bundled_lm.unwrap()
+    messages = _line_messages("Barnardo", "the night is bitter cold tonight.")
+    tokenizer = ChatTokenizer(gguf_path(None))
+    try:
+        begun = tokenizer.prompt_tokens(messages, LINE_SCHEMA)
+        plain = tokenizer.prompt_tokens(messages, LINE_SCHEMA, prefill=False)
+    finally:
+        tokenizer.close()
+    # a llama-server generates the fixed beginning, so the bench's floor counts it there, not in the prompt
+    assert begun == backend.prompt_tokens(messages, LINE_SCHEMA)
+    assert begun[:len(plain)] == plain and len(begun) > len(plain)
+    assert backend._llama.detokenize(plain).decode().endswith("assistant\n")
