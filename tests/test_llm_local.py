@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from fixtures_llm import ACTION_SCHEMA, action_messages, bundled_lm  # noqa: F401  (fixture)
@@ -245,3 +247,13 @@ def test_the_vocabulary_alone_gives_the_same_tokens_with_or_without_the_reply_be
     assert begun == backend.prompt_tokens(messages, LINE_SCHEMA)
     assert begun[:len(plain)] == plain and len(begun) > len(plain)
     assert backend._llama.detokenize(plain).decode().endswith("assistant\n")
+
+
+def test_the_cli_makes_openmp_wait_passively_before_the_embedder_can_load_it():
+    # libgomp reads OMP_WAIT_POLICY once; torch loads it before the model when a simulation starts first
+    code = ("import os, sys; from storyworld.cli import main; main(['check', 'tests/data/worlds/tiny.toml']); "
+            "print(os.environ.get('OMP_WAIT_POLICY'), 'torch' in sys.modules)")
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True,
+                         cwd=Path(__file__).resolve().parent.parent)
+    assert out.stdout.strip().splitlines()[-1] == "PASSIVE False"
