@@ -70,6 +70,10 @@ def build_parser(frontend: Frontend = HEADLESS) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None, frontend: Frontend = HEADLESS) -> int:
     """Run the CLI (the headless core unless a front end is given); the exit code (0 ok, 1 user error, 2 usage)."""
+    # Before anything loads libgomp: torch (the embedder) and llama.cpp share one libgomp.so.1, which reads
+    # its wait policy once, when the first of them loads. Loaded by torch first without this, the in-process
+    # model's threads spin and evaluated prompts 3-6x slower beside other work (docs/results/round.md).
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     parser = build_parser(frontend)
     args = parser.parse_args(argv)
     try:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from fixtures_llm import ACTION_SCHEMA, action_messages, bundled_lm  # noqa: F401  (fixture)
@@ -227,3 +229,31 @@ def test_prompt_tokens_are_what_the_model_evaluates_and_the_reply_begins_in_the_
     assert completion.text.startswith('{"line": "Horatio,')  # written into the prompt, not generated
     assert completion.prompt_tokens == len(expected)
     assert backend._llama.detokenize(expected).decode().endswith('assistant\n{"line": "Horatio,')
+
+
+def test_the_vocabulary_alone_gives_the_same_tokens_with_or_without_the_reply_begun(bundled_lm):
+    from storyworld.llm import gguf_path
+    from storyworld.llm.local import ChatTokenizer
+
+    backend = bundled_lm.unwrap()
+    messages = _line_messages("Barnardo", "the night is bitter cold tonight.")
+    tokenizer = ChatTokenizer(gguf_path(None))
+    try:
+        begun = tokenizer.prompt_tokens(messages, LINE_SCHEMA)
+        plain = tokenizer.prompt_tokens(messages, LINE_SCHEMA, prefill=False)
+    finally:
+        tokenizer.close()
+    # a llama-server generates the fixed beginning, so the bench's floor counts it there, not in the prompt
+    assert begun == backend.prompt_tokens(messages, LINE_SCHEMA)
+    assert begun[:len(plain)] == plain and len(begun) > len(plain)
+    assert backend._llama.detokenize(plain).decode().endswith("assistant\n")
+
+
+def test_the_cli_makes_openmp_wait_passively_before_the_embedder_can_load_it():
+    # libgomp reads OMP_WAIT_POLICY once; torch loads it before the model when a simulation starts first
+    code = ("import os, sys; from storyworld.cli import main; main(['check', 'tests/data/worlds/tiny.toml']); "
+            "print(os.environ.get('OMP_WAIT_POLICY'), 'torch' in sys.modules)")
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True,
+                         cwd=Path(__file__).resolve().parent.parent)
+    assert out.stdout.strip().splitlines()[-1] == "PASSIVE False"

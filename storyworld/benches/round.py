@@ -23,13 +23,16 @@ shared machine falls on all of them alike. The configurations:
 
 Each configuration also reports its floor (storyworld.benches.floor): the prompt tokens a perfect
 prefix cache would still evaluate and the tokens generated, at the rates the model's own timers
-measured in the same run; `floor_ratio` is seconds per round over the floor. The top-level figures
-are the first configuration's.
+measured in the same run; `floor_ratio` is seconds per round over the floor. Round by round it gives
+the seconds and the model's own counts of prompt tokens evaluated and tokens generated
+(`round_seconds`, `round_prompt_tokens_evaluated`, `round_tokens_generated`). The top-level figures
+are the first configuration's; `sequential_*` the in-process one's.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import statistics
@@ -86,6 +89,7 @@ class Run:
         self.remember_s: list[float] = []
         self.events: list[bytes] = []
         self.model_spent: dict[str, float] = {}  # the model's counters' growth over this run's rounds
+        self.round_spent: list[dict[str, float]] = []  # the same, round by round
 
     def step(self, player: str) -> None:
         """One timed round; the player waits."""
@@ -98,9 +102,12 @@ class Run:
         outcome = self.sim.step(player_action=Wait(actor=player))
         self.round_s.append(time.perf_counter() - started)
         # counted per round, not per run: two configurations may share one model (one server)
+        grown: dict[str, float] = {}
         for key, value in self.lm.stats().items():
             if isinstance(value, (int, float)) and not isinstance(value, bool) and key in before:
-                self.model_spent[key] = self.model_spent.get(key, 0) + value - before[key]
+                grown[key] = value - before[key]
+                self.model_spent[key] = self.model_spent.get(key, 0) + grown[key]
+        self.round_spent.append(grown)
         timing = self.sim.last_timing
         n = max(timing.decisions, 1)
         self.decisions.append(timing.decisions)
@@ -158,6 +165,8 @@ class Run:
             "breakdown_per_round": breakdown,
             "fallbacks": self.sim.state.fallbacks,
             "round_seconds": [round(s, 3) for s in self.round_s],
+            "round_prompt_tokens_evaluated": [int(r.get("prompt_tokens_evaluated", 0)) for r in self.round_spent],
+            "round_tokens_generated": [int(r.get("tokens_generated", 0)) for r in self.round_spent],
         }
 
 
@@ -201,7 +210,9 @@ def _tokenizers(args: argparse.Namespace, runs: list[Run]) -> list[Any]:
             continue
         if not shared:
             shared.append(ChatTokenizer(gguf_path(args.model)))
-        run.tokenize = shared[0].prompt_tokens
+        # a llama-server generates a reply's fixed beginning (only LlamaModel writes it into the prompt),
+        # so it is counted once, in the call's generated tokens
+        run.tokenize = functools.partial(shared[0].prompt_tokens, prefill=False)
     return shared
 
 
@@ -297,6 +308,8 @@ def _summary(args: argparse.Namespace, world: Any, player: str, runs: list[Run],
         "seconds_per_decision": main["seconds_per_decision"],
         "prompt_tokens_per_decision": main["prompt_tokens_per_decision"],
         "completion_tokens_per_decision": main["completion_tokens_per_decision"],
+        "prompt_tokens_evaluated_per_round": main["prompt_tokens_evaluated_per_round"],
+        "tokens_generated_per_round": main["tokens_generated_per_round"],
         **{key: main[key] for key in FLOOR_KEYS if key in main},
         "sediment_s": main["sediment_s"],
         "fallbacks": main["fallbacks"],

@@ -274,10 +274,11 @@ class ChatTokenizer:
         self._llama = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
         self._lock = threading.Lock()
 
-    def prompt_tokens(self, messages: list[Message], schema: Schema | None = None) -> list[int]:
-        """The tokens of the prompt for `messages`, the reply's fixed beginning for `schema` included."""
+    def prompt_tokens(self, messages: list[Message], schema: Schema | None = None, *,
+                      prefill: bool = True) -> list[int]:
+        """The tokens of the prompt for `messages`, with `prefill` the reply's fixed beginning for `schema` too."""
         with self._lock:
-            return chat_prompt_tokens(self._llama, messages, schema)
+            return chat_prompt_tokens(self._llama, messages, schema, prefill=prefill)
 
     def close(self) -> None:
         """Free the vocabulary."""
