@@ -114,6 +114,10 @@ def test_a_question_gets_the_best_holding_the_asker_lacks_else_an_honest_answer(
     beyond = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
                             _knowledge(heard=(held_by_both, further), told=(1,)), addressed=asked)
     assert beyond.act == "answer" and beyond.carries == (further,)  # what else it holds about it, before "all I know"
+    aside = _known(record_id=4, text="Silas darkened the lamp at the harbour.", score=0.45)
+    off = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
+                         _knowledge(heard=(held_by_both, aside), told=(1,)), addressed=asked)
+    assert off.act == "unknown" and off.told_all  # near in recall but not about it: not an answer
 
 
 def test_a_guilty_deed_of_ones_own_is_refused_and_never_told(tiny):
@@ -324,3 +328,20 @@ def test_my_father_is_asked_as_the_person_the_personas_say_he_is():
         "Did Abel Marr leave anything with Maud Tregear?"
     assert content.kin(world, "wren", "father") == "abel" and content.kin(world, "wren", "mother") is None
     assert content.as_asked(world, "What did my brother say?", "wren", "maud") == "What did Wren Marr's brother say?"
+
+
+def test_a_phrasing_that_says_a_place_twice_over_is_refused():
+    """'…to the Crow's Gate on foot by the pass road by the Crow's Gate': a stutter, whatever the place's name."""
+    world = load_world(Path(__file__).parent.parent / "docs" / "results" / "speech" / "mountain_pass.toml")
+    ysolde = next(a for a, agent in world.agents.items() if "Ysolde" in agent.name)
+    sabine = next(a for a, agent in world.agents.items() if "Sabine" in agent.name)
+    state = session.initial_state(world, next(iter(world.starts)))
+    context = DecisionContext(agent=ysolde, perception=perceive(world, state, ysolde), shortterm=ShortTerm(),
+                              recalled=(), seed=1,
+                              knowledge=Knowledge(vocabulary=frozenset(content.keys(
+                                  "Sister Ysolde came down to the Crow's Gate on foot by the pass road."))))
+    known = _known(text="Sister Ysolde came down to the Crow's Gate on foot by the pass road.", via="witnessed")
+    speech = Speech(act="answer", to=sabine, carries=(known,))
+    floor = render.floor(world, speech, ysolde, now=3)
+    stutter = "Sabine Dace, I came down to the Crow's Gate on foot by the pass road by the Crow's Gate."
+    assert "degenerate" in words.check(world, context, speech, floor, stutter)

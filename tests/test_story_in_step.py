@@ -42,16 +42,25 @@ def _on_the_battlements(world):
     return state
 
 
-def test_a_spoken_beat_is_done_only_when_it_is_said(hamlet):
-    """Marcellus's Christmas speech is not ticked done because he spoke for it; only when he says it."""
+def test_a_spoken_beat_is_done_when_it_is_said_or_performed_and_then_narrated(hamlet):
+    """Marcellus's Christmas speech is done when he says it, or when he speaks for it there (his line says only
+    what he holds): then the story narrates it, so what is ticked done is on the screen; a line not made for it
+    does neither."""
     state = _on_the_battlements(hamlet)
     here = ("barnardo", "horatio", "marcellus")
     christmas = "e0048"
     other = _line("marcellus", "Horatio, we must keep a sharp watch tonight.", "battlements", here)
-    direction.update(hamlet, state, state.canon, [other], worked={"marcellus": christmas}, player="horatio")
-    assert christmas not in state.canon.met
+    performed: set[str] = set()
+    direction.update(hamlet, state, state.canon, [other], worked={}, player="horatio", performed=performed)
+    assert christmas not in state.canon.met and not performed
     shown = guide.suggestions(hamlet, state, "horatio", limit=8)
     assert not [s for s in shown if s.status == "done" and "Christmas" in s.text]  # Horatio was there; nothing said
+    met = direction.update(hamlet, state, state.canon, [other], worked={"marcellus": christmas}, player="horatio",
+                           performed=performed)
+    assert christmas in met and performed == {christmas}
+    told = direction.tellings(hamlet, state, state.canon, met, [], "horatio", set(), performed)
+    assert [t.mode for t in told if t.beat.id == christmas] == ["seen"]  # narrated where it happened
+    state = _on_the_battlements(hamlet)
     said = _line("marcellus", "Some say that at Christmas the cock sings all night long, and then no spirit "
                  "dares walk abroad.", "battlements", here, k=1)
     assert christmas in direction.update(hamlet, state, state.canon, [said], player="horatio")

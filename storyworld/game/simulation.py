@@ -456,10 +456,11 @@ class Simulation:
         progress = self.state.canon
         dropped_before = len(progress.dropped)
         own: set[str] = set()
+        performed: set[str] = set()
         met = direction.update(self.world, self.state, progress, list(outcome.events), worked=worked,
-                               player=self.settings.player, told=told, own=own)
+                               player=self.settings.player, told=told, own=own, performed=performed)
         tellings = direction.tellings(self.world, self.state, progress, met, progress.dropped[dropped_before:],
-                                      self.settings.player, own)
+                                      self.settings.player, own, performed)
         narrations = [Narration(text=t.beat.text, place=t.beat.place, statements=tuple(t.beat.statements),
                                 key=ids.canon(t.beat.id).text, kind=MEMORY_KIND[t.beat.kind], beat=t.beat.id,
                                 hearers=t.hearers if t.mode == "word" else None)

@@ -434,8 +434,11 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         return Speech(act="answer", to=to, carries=(lacking[0],))
     if not question:
         return Speech(act="ask", to=to)
-    # the closest ones they hold already: the next one about it they lack, before "you know as much as I do"
-    further = next((k for k in relevant if _tellable(k, to, knowledge, asked=True)), None)
+    # the closest ones they hold already: the next one they lack that shares a word with the question as asked
+    # ("what did you see?" -> a sight), before "you know as much as I do"; a record only near it in recall is not
+    names = {w for a in (speaker, addressed.speaker) if a in world.agents for w in keys(world.agents[a].name)}
+    asked = keys(as_asked(world, addressed.text, addressed.speaker, speaker)) - names
+    further = next((k for k in relevant if asked & keys(k.text) and _tellable(k, to, knowledge, asked=True)), None)
     if further is not None:
         return Speech(act="answer", to=to, carries=(further,))
     held = next((k for k in relevant if _tellable(k, None, knowledge, asked=True)), None)

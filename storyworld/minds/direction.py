@@ -149,7 +149,8 @@ def carries(beat: Event, line: str) -> bool:
 
 def update(world: World, state: WorldState, progress: CanonProgress, events: list[SimEvent], *,
            worked: dict[str, str] | None = None, player: str | None = None,
-           told: dict[str, str] | None = None, own: set[str] | None = None) -> list[str]:
+           told: dict[str, str] | None = None, own: set[str] | None = None,
+           performed: set[str] | None = None) -> list[str]:
     """After a round: mark beats met by what happened, drop beats the story has passed; returns met ids.
 
     A beat is met only when it happened in play: a spoken beat by a line of its speaker, there, that
@@ -159,6 +160,9 @@ def update(world: World, state: WorldState, progress: CanonProgress, events: lis
     the kernel then narrates; a narration or sight when it is due and someone is there to see it; a beat
     of coming somewhere, by coming there this round (one arrival is not every later beat of being there). A beat the player does alone, or sees, happens only by
     the player's own deed or look (its id goes into `own`: it is on the screen already, not narrated).
+    A spoken beat is also met when, due, its speakers all there, one of them spoke a line made for it
+    (`worked`): the line says only what its speaker holds, so the beat's id goes into `performed` and the
+    kernel narrates what the beat says (the story goes on without the speaker stating what it cannot know).
     Who was there when a beat was met is kept in `progress.present`.
     """
     settled = _settled(progress)
@@ -207,6 +211,13 @@ def update(world: World, state: WorldState, progress: CanonProgress, events: lis
                     spent.add(a)
                     witnesses = tuple(sorted({*line.witnesses, a}))
                     break
+            speaker = next((a for a in actors if a not in spent and worked.get(a) == event.id
+                            and lines.get((a, event.place))), None)
+            if witnesses is None and at_place and event.round <= clock and speaker is not None:
+                spent.add(speaker)
+                witnesses = tuple(there)
+                if performed is not None:
+                    performed.add(event.id)
         elif event.kind == "act":
             # one deed per actor per round: an act meets the beat it was done for, not every one due; the
             # player's part is a deed there, or words to one of the beat's people (a beat the player does
@@ -265,7 +276,8 @@ class Telling(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def tellings(world: World, state: WorldState, progress: CanonProgress, met: list[str], dropped: list[str],
-             player: str | None, own: set[str] | frozenset[str] = frozenset()) -> list[Telling]:
+             player: str | None, own: set[str] | frozenset[str] = frozenset(),
+             performed: set[str] | frozenset[str] = frozenset()) -> list[Telling]:
     """What the round's settled beats show: deeds and sights met are narrated where they happened (not the
     player's own, in `own`: those are on the screen already); a beat
     that passed the player by (met elsewhere, or left behind) reaches the player as word, when the player
@@ -273,7 +285,7 @@ def tellings(world: World, state: WorldState, progress: CanonProgress, met: list
     out: list[Telling] = []
     for beat_id in met:
         beat = world.events_by_id[beat_id]
-        if beat.kind in ("act", "narration", "observe") and beat_id not in own:
+        if (beat.kind in ("act", "narration", "observe") or beat_id in performed) and beat_id not in own:
             out.append(Telling(beat=beat, mode="seen"))
     if player is None or not in_play(world, state, player):
         return out

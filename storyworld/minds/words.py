@@ -143,7 +143,7 @@ def check(world: World, context: DecisionContext, speech: content.Speech, floor:
                            addressee=world.agents[to].name if to in world.agents else "", overheard=overheard)
     if lines.parrots(text, overheard):
         found.append("parrot")
-    if lines.degenerate(text, names=world_names(world)):
+    if lines.degenerate(text, names=[n for agent in world.agents.values() for n in agent.all_names()]):
         found.append("degenerate")  # "…to the Crow's Gate on foot by the pass road by the Crow's Gate"
     floor_keys = content.keys(floor)
     said = content.line_keys(text)
