@@ -345,3 +345,14 @@ def test_a_phrasing_that_says_a_place_twice_over_is_refused():
     floor = render.floor(world, speech, ysolde, now=3)
     stutter = "Sabine Dace, I came down to the Crow's Gate on foot by the pass road by the Crow's Gate."
     assert "degenerate" in words.check(world, context, speech, floor, stutter)
+
+
+def test_a_question_about_someone_names_them_as_the_asker_knows_them():
+    """Greta knows 'Doctor Lisle', not the persona's full 'Anselm Lisle': she asks after him by that name."""
+    world = load_world(Path(__file__).parent.parent / "docs" / "results" / "speech" / "mountain_pass.toml")
+    lisle = next(a for a, agent in world.agents.items() if agent.name == "Anselm Lisle")
+    known = _known(text="Doctor Lisle joined Orvan Dace's caravan at Brask.", score=0.6)
+    speaker = next(a for a in world.agents if a != lisle)
+    found = content.topics(world, speaker, None, _knowledge(moment=(known,)))
+    assert "Doctor Lisle" in found and "Anselm Lisle" not in found
+    assert lisle not in found

@@ -452,10 +452,13 @@ def topics(world: World, speaker: str, listener: str | None, knowledge: Knowledg
     """Whom a question may be about: people named in what bears on the beat or the moment (so the asker
     knows of them), not the asker, not the one asked, nobody standing here; the most relevant first."""
     found: dict[str, None] = {}
+    seen: set[str] = set()
     for known in (*knowledge.beat, *knowledge.moment):
         if known.score < TELL_MIN:
             continue
-        for agent in render.names_in(world, known.text):
-            if agent not in (speaker, listener) and agent not in present:
-                found[render.inline(world.agents[agent].name)] = None
+        for span in render.find_names(world, known.text):
+            # by the name the speaker knows them by ("Doctor Lisle", not the persona's "Anselm Lisle")
+            if span.agent not in (speaker, listener) and span.agent not in present and span.agent not in seen:
+                seen.add(span.agent)
+                found[render.inline(known.text[span.start:span.end])] = None
     return list(found)
