@@ -439,14 +439,7 @@ class LlamaModel(LanguageModel):
                 raise ModelError(f"{self.name}: the model failed: {exc}") from exc
             finally:
                 if shortlist is not None:
-                    del self._llama._init_sampler
-                    if "create_completion" in vars(self._llama):
-                        del self._llama.create_completion
-                    self._llama._sampler = None  # its first stage points at the grammar freed next
-                    shortlist.close()
-                    self.grammar_steps += shortlist.steps
-                    self.grammar_full_checks += shortlist.full_checks
-                    self.grammar_s += shortlist.seconds
+                    self._unhook(shortlist)
             if self.prefix_cache is not None:
                 self.prefix_cache.save(self._llama)
             seconds = time.perf_counter() - started
@@ -461,6 +454,17 @@ class LlamaModel(LanguageModel):
             seconds=seconds,
             finish_reason=choice.get("finish_reason") or "",
         )
+
+    def _unhook(self, shortlist: Any) -> None:
+        """Undo one call's sampler and prompt hooks, free its grammar and count what it did."""
+        del self._llama._init_sampler
+        if "create_completion" in vars(self._llama):
+            del self._llama.create_completion
+        self._llama._sampler = None  # its first stage points at the grammar freed next
+        shortlist.close()
+        self.grammar_steps += shortlist.steps
+        self.grammar_full_checks += shortlist.full_checks
+        self.grammar_s += shortlist.seconds
 
     def stats(self) -> dict[str, Any]:
         """Grammar shortlist counters, and where the time of the calls went (cumulative seconds).

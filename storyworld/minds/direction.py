@@ -147,6 +147,94 @@ def carries(beat: Event, line: str) -> bool:
     return False
 
 
+class _Round:
+    """What one round's events did, as the beat rules read it: who spoke, acted, looked, came where."""
+
+    def __init__(self, events: list[SimEvent], *, worked: dict[str, str], told: dict[str, str],
+                 player: str | None) -> None:
+        self.worked, self.told, self.player = worked, told, player
+        self.spoke_at: dict[str, set[str]] = {}
+        self.lines: dict[tuple[str, str], list[SimEvent]] = {}
+        self.spoke_to: dict[tuple[str, str], set[str]] = {}  # (speaker, place) -> whom they spoke to there
+        self.deeds: set[tuple[str, str]] = set()  # (actor, place) of every deed done
+        self.looked: set[tuple[str, str]] = set()  # (agent, place) of every look around
+        self.arrived = {(e.actor, e.place) for e in events if e.kind == "move"}  # who came where this round
+        self.spent: set[str] = set()  # who already met a beat this round (one beat each)
+        self.waiting: set[tuple[str, str]] = set()  # (actor, place) with an earlier beat there still to happen
+        for event in events:
+            if event.kind == "observe":
+                self.looked.add((event.actor, event.place))
+            if event.kind in ("say", "act"):
+                self.spoke_at.setdefault(event.actor, set()).add(event.place)
+            if event.kind == "act":
+                self.deeds.add((event.actor, event.place))
+            elif event.kind == "say" and event.to:
+                self.spoke_to.setdefault((event.actor, event.place), set()).add(event.to)
+            if event.kind == "say":
+                self.lines.setdefault((event.actor, event.place), []).append(event)
+
+    def spoken(self, beat: Event, actors: list[str], there: list[str], at_place: bool, due: bool,
+               performed: set[str] | None) -> tuple[str, ...] | None:
+        """A spoken beat: said there by its speaker (whatever the line was meant for), or spoken for when due."""
+        for a in actors:
+            if a in self.spent:
+                continue
+            line = next((e for e in self.lines.get((a, beat.place), ())
+                         if carries(beat, " ".join(p for p in (e.claim or e.text, self.told.get(e.id, "")) if p))),
+                        None)
+            if line is not None:
+                self.spent.add(a)
+                return tuple(sorted({*line.witnesses, a}))
+        speaker = next((a for a in actors if a not in self.spent and self.worked.get(a) == beat.id
+                        and self.lines.get((a, beat.place))), None)
+        if at_place and due and speaker is not None:
+            self.spent.add(speaker)
+            if performed is not None:
+                performed.add(beat.id)
+            return tuple(there)
+        return None
+
+    def done(self, beat: Event, actors: list[str], there: list[str], at_place: bool,
+             own: set[str] | None) -> tuple[str, ...] | None:
+        """A deed: its actors gathered there, one acting for it (the player: a deed there, or words to its people)."""
+        people = {*beat.actors, *beat.witness_ids()}
+        alone = actors == [self.player]
+        doer = next((a for a in actors if beat.place in self.spoke_at.get(a, ()) and a not in self.spent
+                     and (self.worked.get(a) == beat.id
+                          or (a == self.player and a not in self.worked
+                              and ((a, beat.place) in self.deeds
+                                   # mere words to the beat's people never skip the player's earlier beat
+                                   # there (the bowing is not done while the oath is still to be sworn)
+                                   or (not alone and (a, beat.place) not in self.waiting
+                                       and self.spoke_to.get((a, beat.place), set()) & people))))),
+                    None)
+        if not at_place or doer is None:
+            return None
+        self.spent.add(doer)
+        if alone and own is not None:
+            own.add(beat.id)  # the player's own deed is on the screen already
+        return tuple(there)
+
+    def seen(self, beat: Event, actors: list[str], there: list[str], at_place: bool, due: bool,
+             own: set[str] | None) -> tuple[str, ...] | None:
+        """A narration or sight: when due and someone is there (the player's own sight, by looking)."""
+        if self.player in actors:  # what the player sees is for the player to look at
+            if (self.player, beat.place) in self.looked and at_place and due:
+                if own is not None:
+                    own.add(beat.id)
+                return tuple(there)
+            return None
+        return tuple(there) if at_place and due and there else None
+
+    def came(self, beat: Event, actors: list[str], there: list[str], at_place: bool) -> tuple[str, ...] | None:
+        """A beat of coming somewhere: by coming there this round (one arrival meets one beat of coming)."""
+        comer = next((a for a in actors if (a, beat.place) in self.arrived), None) if at_place else None
+        if comer is None:
+            return None
+        self.arrived.discard((comer, beat.place))
+        return tuple(there)
+
+
 def update(world: World, state: WorldState, progress: CanonProgress, events: list[SimEvent], *,
            worked: dict[str, str] | None = None, player: str | None = None,
            told: dict[str, str] | None = None, own: set[str] | None = None,
@@ -166,28 +254,8 @@ def update(world: World, state: WorldState, progress: CanonProgress, events: lis
     Who was there when a beat was met is kept in `progress.present`.
     """
     settled = _settled(progress)
-    worked = worked or {}
-    told = told or {}
-    spoke_at: dict[str, set[str]] = {}
-    lines: dict[tuple[str, str], list[SimEvent]] = {}
-    spoke_to: dict[tuple[str, str], set[str]] = {}  # (speaker, place) -> whom they spoke to there
-    deeds: set[tuple[str, str]] = set()  # (actor, place) of every deed done
-    looked: set[tuple[str, str]] = set()  # (agent, place) of every look around
-    arrived = {(e.actor, e.place) for e in events if e.kind == "move"}  # who came where this round
-    for event in events:
-        if event.kind == "observe":
-            looked.add((event.actor, event.place))
-        if event.kind in ("say", "act"):
-            spoke_at.setdefault(event.actor, set()).add(event.place)
-        if event.kind == "act":
-            deeds.add((event.actor, event.place))
-        elif event.kind == "say" and event.to:
-            spoke_to.setdefault((event.actor, event.place), set()).add(event.to)
-        if event.kind == "say":
-            lines.setdefault((event.actor, event.place), []).append(event)
+    seen = _Round(events, worked=worked or {}, told=told or {}, player=player)
     newly: list[str] = []
-    spent: set[str] = set()
-    waiting: set[tuple[str, str]] = set()  # (actor, place) with an earlier beat there still to happen
     clock = story_clock(state)  # update runs after the kernel has advanced the round
     for event in world.events:
         if event.round < state.start_round or event.id in settled:
@@ -200,71 +268,36 @@ def update(world: World, state: WorldState, progress: CanonProgress, events: lis
             continue
         at_place = all(state.positions.get(a) == event.place for a in actors)
         there = sorted(a for a, p in state.positions.items() if p == event.place and in_play(world, state, a))
-        witnesses: tuple[str, ...] | None = None
+        due = event.round <= clock
         if event.kind == "say":
-            for a in actors:  # whatever the line was meant for: said there by its speaker, it happened
-                if a in spent:
-                    continue
-                line = next((e for e in lines.get((a, event.place), ())
-                             if carries(event, " ".join(p for p in (e.claim or e.text, told.get(e.id, "")) if p))), None)
-                if line is not None:
-                    spent.add(a)
-                    witnesses = tuple(sorted({*line.witnesses, a}))
-                    break
-            speaker = next((a for a in actors if a not in spent and worked.get(a) == event.id
-                            and lines.get((a, event.place))), None)
-            if witnesses is None and at_place and event.round <= clock and speaker is not None:
-                spent.add(speaker)
-                witnesses = tuple(there)
-                if performed is not None:
-                    performed.add(event.id)
+            witnesses = seen.spoken(event, actors, there, at_place, due, performed)
         elif event.kind == "act":
-            # one deed per actor per round: an act meets the beat it was done for, not every one due; the
-            # player's part is a deed there, or words to one of the beat's people (a beat the player does
-            # alone, only a deed of their own)
-            people = {*event.actors, *event.witness_ids()}
-            alone = actors == [player]
-            doer = next((a for a in actors if event.place in spoke_at.get(a, ()) and a not in spent
-                         and (worked.get(a) == event.id
-                              or (a == player and a not in worked
-                                  and ((a, event.place) in deeds
-                                       # mere words to the beat's people never skip the player's earlier beat
-                                       # there (the bowing is not done while the oath is still to be sworn)
-                                       or (not alone and (a, event.place) not in waiting
-                                           and spoke_to.get((a, event.place), set()) & people))))),
-                        None)
-            if at_place and doer is not None:
-                spent.add(doer)
-                witnesses = tuple(there)
-                if alone and own is not None:
-                    own.add(event.id)  # the player's own deed is on the screen already
+            witnesses = seen.done(event, actors, there, at_place, own)
         elif event.kind in ("narration", "observe"):
-            if player in actors:  # what the player sees is for the player to look at
-                if (player, event.place) in looked and at_place and event.round <= clock:
-                    witnesses = tuple(there)
-                    if own is not None:
-                        own.add(event.id)
-            elif at_place and event.round <= clock and there:
-                witnesses = tuple(there)
-        elif at_place and (comer := next((a for a in actors if (a, event.place) in arrived), None)) is not None:
-            arrived.discard((comer, event.place))  # move: coming there; one arrival meets one beat of coming
-            witnesses = tuple(there)
+            witnesses = seen.seen(event, actors, there, at_place, due, own)
+        else:
+            witnesses = seen.came(event, actors, there, at_place)
         if witnesses is not None:
             progress.met.append(event.id)
             progress.present[event.id] = list(witnesses)
             newly.append(event.id)
             continue
-        for witness in event.witness_ids():
-            seen = progress.witnessed.setdefault(event.id, [])
-            if witness not in event.actors and witness not in seen and state.positions.get(witness) == event.place:
-                seen.append(witness)
-        if not progress.witnessed.get(event.id):
-            progress.witnessed.pop(event.id, None)
-        if event.round < clock - SLACK:
-            progress.dropped.append(event.id)
-        else:
-            waiting.update((a, event.place) for a in actors)
+        _not_yet(state, progress, event, clock)
+        if event.round >= clock - SLACK:
+            seen.waiting.update((a, event.place) for a in actors)
     return newly
+
+
+def _not_yet(state: WorldState, progress: CanonProgress, event: Event, clock: int) -> None:
+    """A beat that did not happen this round: who stood by and saw it not happen; dropped once the story is past it."""
+    for witness in event.witness_ids():
+        seen = progress.witnessed.setdefault(event.id, [])
+        if witness not in event.actors and witness not in seen and state.positions.get(witness) == event.place:
+            seen.append(witness)
+    if not progress.witnessed.get(event.id):
+        progress.witnessed.pop(event.id, None)
+    if event.round < clock - SLACK:
+        progress.dropped.append(event.id)
 
 
 class Telling(msgspec.Struct, frozen=True, kw_only=True):
