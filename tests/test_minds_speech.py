@@ -356,3 +356,12 @@ def test_a_question_about_someone_names_them_as_the_asker_knows_them():
     found = content.topics(world, speaker, None, _knowledge(moment=(known,)))
     assert "Doctor Lisle" in found and "Anselm Lisle" not in found
     assert lisle not in found
+
+
+def test_two_plain_lines_to_one_listener_are_never_parrots_of_each_other(tiny):
+    """Said at once to one listener ('Liu Bei, what news?' / 'Liu Bei, what is the word here?'), no two plain
+    questions or greetings share half their trigrams: the vocative alone does not make a parrot."""
+    for kind in ("ask", "greet", "no_news", "unknown", "told_all"):
+        said = [render._with_vocative(tiny, "maren", line, "en") for line in render.TEMPLATES["en"][kind]]
+        for i, line in enumerate(said):
+            assert not lines.parrots(line, said[:i] + said[i + 1:]), (kind, line)

@@ -38,7 +38,7 @@ QUESTION_WORDS = frozenset({
     "her", "his", "she", "he", "they", "them", "their", "one", "ones", "let", "come", "go",
     # a question about nothing in particular: "What news?", "What brings you here?", "Is all well?"
     "news", "new", "happen", "happened", "happening", "going", "goes", "matter", "wrong", "well", "brings", "bring",
-    "doing", "fare", "fares", "faring", "heard", "hear", "word", "afoot", "quiet",
+    "doing", "fare", "fares", "faring", "heard", "hear", "word", "afoot", "quiet", "friend",
 })
 # Words of speaking itself (asking, telling, greeting, leading, not knowing): they carry no fact a line could invent.
 SPEECH_WORDS = frozenset(lexicon.key(w) for w in (

@@ -321,21 +321,23 @@ def names_in(world: World, text: str) -> Iterable[str]:
 
 # ------------------------------------------------------------------------------- the floor
 
-# Plain lines for the acts that carry no record, a few of each so a speaker does not say one twice running.
+# Plain lines for the acts that carry no record, a few of each so a speaker does not say one twice running;
+# four words or more, so that two of them to one listener ("Liu Bei, what …") share less than half their trigrams.
 TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
     "en": {
         "unknown": ("I do not know; I know nothing of that.", "I cannot tell you; I have heard nothing of it.",
-                    "that I do not know.", "nobody has told me anything of that.", "I have no answer for you there."),
+                    "that is beyond what I know.", "nobody has told me anything of that.", "I have no answer for you there."),
         "no_news": ("nothing new that I know of.", "I have no news for you.", "nothing has come to my ears.",
                     "all is quiet, as far as I know.", "I have heard nothing new."),
         "told_all": ("I have told you all I know of it.", "you know as much of it as I do.",
                      "there is no more I can tell you.", "that is all I know, and you have heard it."),
         "refuse": ("that is not a thing I will speak of.", "do not ask me that.", "I will not answer that.",
                    "leave that alone; I will say nothing."),
-        "greet": ("well met.", "welcome, and well met.", "good day to you.", "it is good to see you.",
+        "greet": ("well met, my friend.", "welcome, and well met.", "good day to you.", "it is good to see you.",
                   "a good day, and well met.", "I am glad to see you.", "greetings to you.", "well, here you are."),
-        "ask": ("what news?", "what brings you here?", "is all well with you?", "how goes it with you?",
-                "have you heard anything new?", "how do you fare?", "is anything afoot?", "what is the word here?"),
+        "ask": ("what news do you bring?", "what brings you here?", "is all well with you?", "how goes it with you?",
+                "have you heard anything new?", "how do you fare, friend?", "is anything afoot here?",
+                "what is the word here?"),
         "ask_about": ("what do you know of {topic}?", "have you heard anything of {topic}?", "is there any word of {topic}?",
                       "tell me, what news of {topic}?", "what can you tell me of {topic}?", "what is said of {topic}?",
                       "any tidings of {topic}?", "what have you heard of {topic}?"),

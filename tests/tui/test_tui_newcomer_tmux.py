@@ -85,14 +85,14 @@ def test_a_newcomer_who_only_waits_meets_the_story(tmp_path, world, heart, frien
         assert f"│ {heart} │" in status
         first = int(re.search(r"Your move\. Round (\d+)", status).group(1))
         pane.keys("What news?", "Enter")
-        pane.wait_for(rf"Round {first} resolved in", 300)
+        said = pane.wait_for(rf"Round {first} resolved in", 300)  # before later rounds scroll it away
         for done in range(1, 3):
             pane.keys("/wait", "Enter")
             pane.wait_for(rf"Round {first + done} resolved in", 300)
         text = pane.capture(history=True)
     finally:
         pane.close()
-    assert f"{heart.upper()} (to {friend}) · you" in text  # the completed @name addressed them
+    assert f"{heart.upper()} (to {friend}) · you" in said  # the completed @name addressed them
     story = "\n".join(line.split("▏")[0] for line in text.splitlines())  # the transcript, not the side panel
     others = re.findall(r"^\W*([A-Z][A-Z' ]{2,})(?: \(to ([^)]*)\))?\s*$", story, flags=re.M)
     spoke = [who for who, _ in others if who.strip() != heart.upper()]

@@ -40,7 +40,7 @@ async def test_a_turn_with_the_real_model(real_runtime_parts, tiny_world, tmp_pa
         assert screen.rounds_shown == 1, "the round did not reach the screen"
         cards = [item.card for item in screen.query(RecordItem)]
         speech = next(c for c in cards if c.kind == "own" and LINE in c.text)  # the player's own line, one card
-        assert {o.agent for o in speech.owners} == present
+        assert {agent for agent, _ in speech.owners} == present
         # every agent who was asked made a decision (a model action or a logged fallback), none crashed the round
         timing = screen.game.last_timing
         assert timing.decisions >= 1 and timing.completion_tokens > 0, timing  # the model was asked and answered
