@@ -10,7 +10,7 @@ from storyworld.game import session
 from storyworld.kernel.actions import Wait
 from storyworld.locations import find_world
 from storyworld.minds import LLMMind, lines
-from storyworld.minds.words import world_names
+from storyworld.minds.render import world_names
 from storyworld.game.script import ScriptedPlayer
 from storyworld.kernel.state import Settings
 from storyworld.world import load_world

@@ -78,7 +78,7 @@ def _known(**fields) -> Known:
 def test_the_floor_says_where_the_speaker_learned_it(tiny, known, opening):
     line = render.floor(tiny, Speech(act="tell", to="maren", carries=(known,)), "tobin", now=3)
     assert line.startswith(opening), line
-    assert not lines.problems(line, names=words.world_names(tiny), speaker="Tobin", addressee="Maren")
+    assert not lines.problems(line, names=render.world_names(tiny), speaker="Tobin", addressee="Maren")
 
 
 def test_plain_lines_are_not_said_twice_and_an_optional_one_can_stay_unsaid(tiny):

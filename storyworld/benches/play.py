@@ -70,7 +70,7 @@ def bench_play(args: argparse.Namespace) -> int:
     from storyworld.game import session
     from storyworld.minds import LLMMind
     from storyworld.minds.direction import canon_progress
-    from storyworld.minds.words import world_names
+    from storyworld.minds.render import world_names
     from storyworld.game.script import ScriptedPlayer, read_script
     from storyworld.kernel.state import Settings
 
@@ -119,7 +119,7 @@ def _score_save(args: argparse.Namespace) -> int:
     from storyworld.report import eventlog, playquality, truth
     from storyworld.game import session
     from storyworld.minds.direction import canon_progress
-    from storyworld.minds.words import world_names
+    from storyworld.minds.render import world_names
 
     sim = session.load_simulation(existing_save(args.from_save), mind=None)
     player = sim.world.resolve_player(args.player) if args.player else sim.settings.player

@@ -168,6 +168,12 @@ def kin(world: World, agent: str, relation: str) -> str | None:
     return None
 
 
+def asked_keys(world: World, question: str, asker: str, answerer: str) -> set[str]:
+    """What a question asks about, as the one asked holds it, without the two names ("what did you see?" -> see)."""
+    names = {w for a in (asker, answerer) if a in world.agents for w in keys(world.agents[a].name)}
+    return keys(as_asked(world, question, asker, answerer)) - names
+
+
 def as_asked(world: World, question: str, asker: str, answerer: str) -> str:
     """A question turned to the answerer's memory: "what did you see" asked of Marcellus -> "what did Marcellus see";
     "my father" asked by Wren -> "Abel Marr" where the personas say whose father he is."""
@@ -436,8 +442,7 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         return Speech(act="ask", to=to)
     # the closest ones they hold already: the next one they lack that shares a word with the question as asked
     # ("what did you see?" -> a sight), before "you know as much as I do"; a record only near it in recall is not
-    names = {w for a in (speaker, addressed.speaker) if a in world.agents for w in keys(world.agents[a].name)}
-    asked = keys(as_asked(world, addressed.text, addressed.speaker, speaker)) - names
+    asked = asked_keys(world, addressed.text, addressed.speaker, speaker)
     further = next((k for k in relevant if asked & keys(k.text) and _tellable(k, to, knowledge, asked=True)), None)
     if further is not None:
         return Speech(act="answer", to=to, carries=(further,))

@@ -477,12 +477,17 @@ def _with_vocative(world: World, to: str | None, body: str, lang: str) -> str:
     if lang == "zh":
         return f"{name}，{body}"
     first = body.split(" ", 1)[0]
-    if first not in ("I", "I'm", "I'll", "I've") and not any(first == n.split(" ")[0] for n in _proper(world)):
+    if first not in ("I", "I'm", "I'll", "I've") and not any(first == n.split(" ")[0] for n in world_names(world)):
         body = body[:1].lower() + body[1:]
     return f"{name}, {body}"
 
 
-def _proper(world: World) -> list[str]:
-    """Every person, place and object name (their first words keep their capital after a vocative)."""
-    return [*(n for a in world.agents.values() for n in a.all_names()), *(p.name for p in world.places.values()),
-            *(o.name for o in world.objects.values())]
+def person_names(world: World) -> tuple[str, ...]:
+    """Every name and alias of the world's people."""
+    return tuple(n for a in world.agents.values() for n in a.all_names())
+
+
+def world_names(world: World) -> tuple[str, ...]:
+    """Every person, place and object name: a line made only of these is a list, not speech; their first words
+    keep their capital after a vocative."""
+    return (*person_names(world), *(p.name for p in world.places.values()), *(o.name for o in world.objects.values()))

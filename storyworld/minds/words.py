@@ -67,12 +67,6 @@ def role(description: str) -> str:
     return head[0].lower() + head[1:] if 3 <= len(head) <= 60 else ""
 
 
-def world_names(world: World) -> tuple[str, ...]:
-    """Every agent, place and object name (a line made only of these is a list, not speech)."""
-    return (*(n for a in world.agents.values() for n in a.all_names()), *(p.name for p in world.places.values()),
-            *(o.name for o in world.objects.values()))
-
-
 def phrase_messages(world: World, speaker: str, to: str | None, floor: str) -> list[dict[str, str]]:
     """The phrasing prompt: who says it to whom, and the line to say in their own voice."""
     agent = world.agents[speaker]
@@ -138,12 +132,12 @@ def check(world: World, context: DecisionContext, speech: content.Speech, floor:
     to = speech.to
     overheard = [t.text for t in context.perception.recent_talk if t.speaker != context.agent]
     heard = context.addressed_by.text if context.addressed_by is not None else ""
-    found = lines.problems(text, names=world_names(world), prompt=EXAMPLE_TEXT, earlier=context.own_lines,
+    found = lines.problems(text, names=render.world_names(world), prompt=EXAMPLE_TEXT, earlier=context.own_lines,
                            heard=[heard] if heard else [], speaker=speaker,
                            addressee=world.agents[to].name if to in world.agents else "", overheard=overheard)
     if lines.parrots(text, overheard):
         found.append("parrot")
-    if lines.degenerate(text, names=[n for agent in world.agents.values() for n in agent.all_names()]):
+    if lines.degenerate(text, names=render.person_names(world)):
         found.append("degenerate")  # "…to the Crow's Gate on foot by the pass road by the Crow's Gate"
     floor_keys = content.keys(floor)
     said = content.line_keys(text)
@@ -157,7 +151,7 @@ def check(world: World, context: DecisionContext, speech: content.Speech, floor:
         if not verdict.ok:
             found.append(f"changed the fact ({verdict.reason})")  # "Cole, A sailing chit … to me" lost the giving
         done = guard.deeds(floor) - SPEECH_DEEDS
-        if done and not done & {lexicon.concept(w) for w in re.findall(r"[A-Za-z']+", text.lower())}:
+        if done and not done & {lexicon.concept(w) for w in lines.words(text)}:
             found.append("lost the deed")  # "Elias, the letter with red wax": the words kept, the sealing gone
     if _persons(text) != _persons(floor):
         found.append("changed who")  # "she will cut my debt" is not "he will cut your debt"
@@ -168,7 +162,7 @@ def check(world: World, context: DecisionContext, speech: content.Speech, floor:
         if name != to and name != context.agent and not any(n.lower() in lowered for n in world.agents[name].all_names()):
             found.append("lost a name")
             break
-    known = context.knowledge.vocabulary | floor_keys | content.keys(heard) | content.keys(" ".join(world_names(world)))
+    known = context.knowledge.vocabulary | floor_keys | content.keys(heard) | content.keys(" ".join(render.world_names(world)))
     if said and len(said & known) < GROUNDED_SHARE * len(said):
         found.append("not grounded")
     added = said - floor_keys - content.keys(heard)
@@ -177,7 +171,7 @@ def check(world: World, context: DecisionContext, speech: content.Speech, floor:
     if len(re.findall(r"[.!?]+(?:\s|$)", text)) > max(1, len(re.findall(r"[.!?]+(?:\s|$)", floor))) \
             or len(text) > 1.4 * len(floor) + 20:
         found.append("longer than its line")
-    names = {w.lower() for n in world_names(world) for w in re.findall(r"[\w']+", n)}
+    names = {w.lower() for n in render.world_names(world) for w in re.findall(r"[\w']+", n)}
     invented = [w for w in lines.proper_words(text) if w.lower() not in names and content.keys(w) - known]
     if invented:
         found.append("invented name")

@@ -16,7 +16,7 @@ from typing import Any
 from memory.records import normalise_text
 from storyworld.kernel import ids
 from storyworld.kernel.state import SimEvent
-from storyworld.minds import content, lines
+from storyworld.minds import content, lines, render
 from storyworld.world import World
 
 GROUNDED_SHARE = 0.7  # of a line's content words in the speaker's knowledge or the line it answers
@@ -73,7 +73,8 @@ def score(world: World, events: list[SimEvent], store: Any, *, player: str | Non
           cosine: Cosine | None = None) -> dict[str, Any]:
     """The truth figures of one run (see `storyworld bench play --help`)."""
     knowing = _Knowing(store, world)
-    world_words = {w.lower() for a in world.agents.values() for n in a.all_names() for w in re.findall(r"[\w']+", n)}
+    people = render.person_names(world)
+    world_words = {w.lower() for n in people for w in re.findall(r"[\w']+", n)}
     world_words |= {w.lower() for x in (*world.places.values(), *world.objects.values())
                     for w in re.findall(r"[\w']+", x.name)}
     future = [e for e in world.events if e.round >= start_round]
@@ -108,7 +109,7 @@ def score(world: World, events: list[SimEvent], store: Any, *, player: str | Non
         repeat = any(lines.similarity(text, old) >= 0.7 for old in earlier)
         earlier.append(text)
         stock = normalise_text(re.sub(r"^[^,]+,\s*", "", text)) in STOCK_LINES
-        degenerate = lines.degenerate(text, names=[n for a in world.agents.values() for n in a.all_names()])
+        degenerate = lines.degenerate(text, names=people)
         clean = grounded and not invented and not parrot and not leak and not repeat and not stock \
             and not degenerate and not event.fallback
         counts["clean"] += clean
@@ -163,8 +164,7 @@ def _informative(world: World, events: list[SimEvent], knowing: _Knowing, cosine
             continue
         answered += 1
         # the question as the one asked holds it ("my father" asked by Wren is Wren's father), without the two names
-        names = {w for a in (event.actor, event.to) if a in world.agents for w in content.keys(world.agents[a].name)}
-        asked = content.keys(content.as_asked(world, event.claim, event.actor, event.to)) - names
+        asked = content.asked_keys(world, event.claim, event.actor, event.to)
         if not asked and reply.tells:
             informative += 1  # "What news?" answered with news: any holding told is about it
         elif reply.tells:
