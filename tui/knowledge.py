@@ -131,7 +131,7 @@ def knowledge_card(sim: Simulation, record: Any, player: str, *, events: dict[st
         how = "you know it from before" if holding.source in (None, player) else (
             f"{world.name_of(holding.source)} said it, before")
     elif holding.via == "inferred":
-        own_lie = record.kind == "claim" and event is None and _told_by(sim, record, player)
+        own_lie = record.kind == "claim" and event is None and _told_by(record, player)
         kind, how = ("own", "your own words (not the truth)") if own_lie else ("fact", "you worked it out")
     else:
         how = holding.via
@@ -160,7 +160,7 @@ def _get(store: Any, record_id: int) -> Any:
         return None
 
 
-def _told_by(sim: Simulation, record: Any, player: str) -> bool:
+def _told_by(record: Any, player: str) -> bool:
     """Whether a claim is one the player told as a lie (they hold it as their own words)."""
     return any(h.via == "told" and h.source == player for a, h in record.owners.items() if a != player)
 

@@ -95,15 +95,6 @@ class RecordCard:
     score: float | None = None
     disputes: tuple[str, ...] = ()  # other owners hold the opposite: "Agnes: lens found · Hale: lens missing"
 
-    def groups(self) -> list[tuple[str, tuple[OwnerLine, ...]]]:
-        """Owners grouped by identical provenance, so ten witnesses take one line, not ten."""
-        grouped: dict[str, list[OwnerLine]] = {}
-        for owner in self.owners:
-            marks = f" [{', '.join(owner.marks)}]" if owner.marks else ""
-            key = f"{owner.how} · {owner.confidence:.2f}{marks}"
-            grouped.setdefault(key, []).append(owner)
-        return [(key, tuple(owners)) for key, owners in grouped.items()]
-
 
 def owner_lines(world: Any, record: Any) -> tuple[OwnerLine, ...]:
     """The owners of a record, sorted by id, as display lines."""

@@ -19,6 +19,7 @@ import msgspec
 
 from storyworld.llm.base import CALL_TAG, Completion, LanguageModel, Message, Schema
 from storyworld.llm.concurrency import LANE
+from storyworld.llm.local import shared_prefix
 from storyworld.llm.wrappers import ModelWrapper
 
 Tokenize = Callable[[list[Message], Schema | None], list[int]]
@@ -68,16 +69,6 @@ class CallLog(ModelWrapper):
         obj, completion = self.inner.complete_json(messages, schema, max_tokens, temperature, seed)
         self._add(messages, schema, completion)
         return obj, completion
-
-
-def shared_prefix(a: list[int], b: list[int]) -> int:
-    """How many leading tokens `a` and `b` share."""
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 def unshared_tokens(calls: list[Call], prompts: list[list[int]]) -> list[int]:

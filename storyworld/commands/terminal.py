@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import sys
-from typing import TextIO
 
 # C0 controls but tab and newline, DEL, C1 controls (ESC starts terminal sequences, BEL rings, NUL
 # truncates), and the bidirectional overrides that reorder what follows them on screen
@@ -20,8 +18,3 @@ def printable(text: str, *, newlines: bool = True) -> str:
     """`text` with control characters shown as escapes (`\\x1b`); with `newlines` False, newlines too."""
     safe = _UNSAFE.sub(_escape, text)
     return safe if newlines else safe.replace("\n", "\\n")
-
-
-def write(text: str, stream: TextIO | None = None) -> None:
-    """Write `text` to stdout (or `stream`) with its control characters escaped."""
-    (stream or sys.stdout).write(printable(text))

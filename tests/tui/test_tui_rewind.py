@@ -66,6 +66,7 @@ async def test_undo_can_be_refused_and_nothing_changes(runtime, tiny_world):
         before = memory_of(screen.game.session)
         await pilot.press("ctrl+z")
         await settle(pilot)
+        assert isinstance(app.screen, Confirm)  # asked before anything is discarded
         await pilot.press("escape")
         await settle(pilot)
         assert memory_of(screen.game.session) == before

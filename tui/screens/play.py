@@ -162,27 +162,19 @@ class PlayScreen(Rewinding, Screen):
         def report(stage: str, done: int, total: int) -> None:
             self.post_message(LoadProgressed(stage, done, total))
 
+        from storyworld.llm import on_retry
+
         try:
             if isinstance(request, NewGame):
                 game = Game.new(request.world, request.player, request.start_id, self.runtime, report)
             else:
                 game = Game.load(request.folder, self.runtime, report)
-        except UserError as exc:
-            self._load_failed(request, exc)
-            return
-        except Exception as exc:  # noqa: BLE001 — shown as one line, traceback logged; the app must not die
-            log.exception("loading failed")
-            self.post_message(GameLoadFailed(f"{type(exc).__name__}: {one_line(exc)}"))
-            return
-        try:
-            game.session.claim()  # one writer per save: another process playing it refuses this one
-        except UserError as exc:
-            self.post_message(GameLoadFailed(one_line(exc)))  # no autosave to offer: it is the same save
-            return
-        from storyworld.llm import on_retry
-
-        on_retry(getattr(game.session.sim.mind, "lm", None), lambda note: self.post_message(ModelRetrying(note)))
-        try:
+            try:
+                game.session.claim()  # one writer per save: another process playing it refuses this one
+            except UserError as exc:
+                self.post_message(GameLoadFailed(one_line(exc)))  # no autosave to offer: it is the same save
+                return
+            on_retry(getattr(game.session.sim.mind, "lm", None), lambda note: self.post_message(ModelRetrying(note)))
             moment = game.opening()
         except UserError as exc:
             self._load_failed(request, exc)

@@ -37,8 +37,9 @@ class Rewinding:
             self.notify("Undo or retry when the round has resolved." if self.busy else "The game is still loading.")
             return
         last = self.game.session.round - 1
-        if last < self.game.session.sim.state.start_round:
-            self.notify("Nothing to undo yet: no round has been played.")
+        if not self.game.session.can_rewind():  # a round played, and its autosave from before it kept
+            self.notify("Nothing to undo yet: no round has been played." if last < self.game.session.sim.state.start_round
+                        else f"Round {last} cannot be undone: the save from before it is not kept.")
             return
         title = f"Undo round {last}?" if what == "undo" else f"Play round {last} again?"
         note = (f"What happened in round {last} is discarded, memory included; the game goes back to how it was "
