@@ -134,3 +134,28 @@ async def test_a_save_another_process_plays_is_refused_in_one_line(runtime, tiny
     finally:
         child.kill()
         child.wait()
+
+
+async def test_a_retry_whose_replay_fails_says_the_round_was_undone(runtime, tiny_world):
+    """Retry undoes the round, then the model fails on the replay: the screen says the round is undone (it is),
+    not that the world is as it was with the discarded round still shown."""
+    from tui.screens.dialogs import Confirm
+
+    mind = FlakyMind()
+    mind.up = True
+    runtime.load_mind = lambda: mind
+    app = make_app(runtime=runtime, world=tiny_world, player="maren")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press(*keys_for(f"/say {LINE}"), "enter")
+        await settle(pilot)
+        assert screen.game.session.round == 1 and LINE in transcript_text(screen)
+        mind.up = False  # the server goes down before the replay
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert isinstance(app.screen, Confirm)
+        await pilot.press("y")
+        await settle(pilot)
+        assert screen.game.session.round == 0 and LINE not in transcript_text(screen)
+        assert "Round undone; its replay failed" in str(screen.query_one("#progress").content)

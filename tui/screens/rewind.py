@@ -75,6 +75,7 @@ class Rewinding:
             self.post_message(AgentDeciding(agent, world.agents[agent].name, index, total))
 
         started = self.runtime.timer()
+        round_before = game.session.round
         try:
             if what == "undo":
                 game.rewind()
@@ -82,16 +83,19 @@ class Rewinding:
                 self.post_message(RoundUndone(None if self._shown_before else game.now()))
                 return
             moment = game.retry(progress, self._cancel.is_set)
-        except UserError as exc:
-            self.post_message(RoundFailed(one_line(exc)))
-            return
         except Cancelled:  # undone, and the replay stopped before it resolved: the game is as it was before
             self.post_message(RoundUndone(None if self._shown_before else game.now(),
                                           note="Round undone; its replay was cancelled. Your move."))
             return
         except Exception as exc:  # noqa: BLE001 — one line on screen, traceback in the log
-            log.exception("undo failed")
-            self.post_message(RoundFailed(f"{type(exc).__name__}: {one_line(exc)}"))
+            if not isinstance(exc, UserError):
+                log.exception("undo failed")
+            said = one_line(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {one_line(exc)}"
+            if game.session.round < round_before:  # the undo happened and the replay failed: say so, show it undone
+                self.post_message(RoundUndone(None if self._shown_before else game.now(),
+                                              note=f"Round undone; its replay failed: {said}. Your move."))
+            else:
+                self.post_message(RoundFailed(said))
             return
         self.post_message(RoundUndone(moment, replayed=True, seconds=self.runtime.timer() - started))
         try:
