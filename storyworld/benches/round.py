@@ -185,11 +185,9 @@ def _load_model(args: argparse.Namespace, parallel: int | None) -> Any:
 
 def _call_log(lm: Any) -> CallLog | None:
     """The CallLog in `lm`'s wrappers, if any."""
-    for _ in range(16):
-        if lm is None or isinstance(lm, CallLog):
-            return lm
-        lm = getattr(lm, "inner", None)
-    return None
+    from storyworld.llm.wrappers import find_wrapper
+
+    return find_wrapper(lm, CallLog)
 
 
 def _tokenizers(args: argparse.Namespace, runs: list[Run]) -> list[Any]:

@@ -7,7 +7,7 @@ import math
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from storyworld.llm.base import Completion, LanguageModel, Message, Schema, TransientModelError
 
@@ -212,17 +212,25 @@ class Retrying(ModelWrapper):
         return {**self.inner.stats(), **own}
 
 
+W = TypeVar("W")
+
+
+def find_wrapper(lm: Any, kind: type[W]) -> W | None:
+    """The first `kind` among `lm` and what it wraps (a mind's `lm` is looked into), or None."""
+    model = getattr(lm, "lm", lm)
+    for _ in range(16):  # a bounded walk down the `inner` chain
+        if model is None or isinstance(model, kind):
+            return model
+        model = getattr(model, "inner", None)
+    return None
+
+
 def on_retry(lm: Any, listener: Callable[[str], None] | None) -> bool:
     """Let `listener` hear every wait of the Retrying wrapper inside `lm` (a mind's `lm` is looked into); found?"""
-    model = getattr(lm, "lm", lm)
-    for _ in range(16):
-        if isinstance(model, Retrying):
-            model.on_retry = listener
-            return True
-        model = getattr(model, "inner", None)
-        if model is None:
-            break
-    return False
+    retrying = find_wrapper(lm, Retrying)
+    if retrying is not None:
+        retrying.on_retry = listener
+    return retrying is not None
 
 
 class Profiling(ModelWrapper):
