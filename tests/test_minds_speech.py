@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import msgspec
@@ -314,7 +315,7 @@ def test_the_renderers_plain_lines_assert_nothing_a_speaker_must_hold():
     """'All is quiet, as far as I know' is grounded whatever the speaker holds: its words are words of speaking."""
     for kind, options in render.TEMPLATES["en"].items():
         for line in options:
-            assert not content.line_keys(line.format(topic="", place="")), (kind, line)
+            assert not content.line_keys(re.sub(r"\{\w+\}", "", line)), (kind, line)
 
 
 def test_an_unasked_telling_that_would_echo_what_was_just_said_here_tells_something_else(tiny):

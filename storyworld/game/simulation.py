@@ -262,7 +262,8 @@ class Simulation:
             self.world, self.store, agent, round_=self.state.round, present=perception.present, addressed=addressed,
             beat_text=intention.text if intention is not None else "",
             moment_query=f"{goal} {perception.summary(self.world)}".strip(), told=self.told_lately(agent),
-            mechanical=self.mechanical_keys(), before=self.exchange_before(agent, addressed))
+            mechanical=self.mechanical_keys(), before=self.exchange_before(agent, addressed),
+            previous=self.told_to(agent, addressed.speaker) if addressed is not None else ())
         recall_s = time.perf_counter() - started
         recalled = tuple(Recalled(record_id=k.record_id, text=k.text, tag=provenance_tag(self.world, k))
                          for k in knowledge.moment[: self.settings.recall_k])
@@ -295,6 +296,16 @@ class Simulation:
                     if best is None or (line.round, position) > best[:2]:
                         best = (line.round, position, line.text)
         return best[2] if best else ""
+
+    def told_to(self, agent: str, listener: str, rounds: int = 12) -> tuple[int, ...]:
+        """The records `agent` last told `listener` (a follow-up, "Who told you?", points back to them)."""
+        latest: tuple[int, int, tuple[int, ...]] | None = None
+        for thread in self.state.threads.values():
+            for position, line in enumerate(thread):
+                if line.speaker == agent and line.to == listener and line.tells and line.round >= self.state.round - rounds:
+                    if latest is None or (line.round, position) > latest[:2]:
+                        latest = (line.round, position, tuple(t.record for t in line.tells))
+        return latest[2] if latest else ()
 
     def told_lately(self, agent: str, rounds: int = 12) -> tuple[int, ...]:
         """Records `agent` told in the last `rounds` rounds (a story is not told twice running)."""

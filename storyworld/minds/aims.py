@@ -45,6 +45,14 @@ EXEMPLARS: dict[str, tuple[str, ...]] = {
         "Get away from here", "Escape the city", "Leave before they catch her", "Run away", "Flee the country",
     ),
 }
+# A goal is an imperative: its leading verb says whether it means to find out or to tell, whatever its object
+# (a goal to "Learn what is hidden in the store" is about hiding only in its object). Exemplar verbs, compared
+# by meaning, so that "Discover", "Uncover" or "Expose" lead as "Learn" does.
+LEADING: dict[str, tuple[str, ...]] = {
+    "learn": ("learn", "discover", "find", "uncover", "investigate", "prove", "solve", "search", "ask"),
+    "tell": ("tell", "warn", "inform", "reveal", "report", "confess", "announce"),
+}
+LEADING_NEAR = 0.6  # cosine of a goal's first word to an exemplar verb for it to lead as that kind
 NEAR = 0.3  # mean cosine a goal must reach to its kind's best exemplars to take that kind (else "other")
 MARGIN = 0.05  # how far ahead of the next kind it must be (a goal between two kinds is neither)
 
@@ -98,6 +106,24 @@ def classify(goals: list[str], encoder: Encoder) -> list[tuple[AimKind, float]]:
     return out
 
 
+_LEADING_VECTORS: dict[int, tuple[list[str], np.ndarray]] = {}
+
+
+def leading(goals: list[str], encoder: Encoder) -> list[str]:
+    """Each goal's leading kind from its first word ("learn", "tell"), or "" when it leads as neither."""
+    if not goals:
+        return []
+    found = _LEADING_VECTORS.get(id(encoder))
+    if found is None:
+        kinds = [kind for kind, verbs in LEADING.items() for _ in verbs]
+        found = (kinds, np.asarray(encoder.encode([v for verbs in LEADING.values() for v in verbs]), dtype=np.float32))
+        _LEADING_VECTORS[id(encoder)] = found
+    kinds, vectors = found
+    firsts = [(g.split() or [""])[0].strip(".,;:").lower() for g in goals]
+    sims = np.asarray(encoder.encode(firsts), dtype=np.float32) @ vectors.T
+    return [kinds[int(row.argmax())] if float(row.max()) >= LEADING_NEAR else "" for row in sims]
+
+
 def aims_of(world: World, agent: str, encoder: Encoder) -> tuple[Aim, ...]:
     """The agent's goals as aims (cached per world and encoder)."""
     key = (f"{world.digest}:{agent}", id(encoder))
@@ -105,8 +131,8 @@ def aims_of(world: World, agent: str, encoder: Encoder) -> tuple[Aim, ...]:
     if found is None:
         goals = list(world.agents[agent].goals) if agent in world.agents else []
         found = tuple(
-            Aim(goal=goal, kind=kind, score=score,
+            Aim(goal=goal, kind=lead or kind, score=score,  # type: ignore[arg-type]
                 people=tuple(a for a in render.names_in(world, goal) if a != agent))
-            for goal, (kind, score) in zip(goals, classify(goals, encoder)))
+            for goal, (kind, score), lead in zip(goals, classify(goals, encoder), leading(goals, encoder)))
         _CACHE[key] = found
     return found
