@@ -104,6 +104,8 @@ class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
     asked: questions.Asked = msgspec.field(default_factory=questions.Asked)  # the shape of the question put to it
     previous: tuple[Known, ...] = ()  # what it last told the one asking (a follow-up points back to it)
     pointed: tuple[Known, ...] = ()  # holdings a shaped question picks: what the named told it; where one was last
+    news: tuple[Known, ...] = ()  # what it was told lately (news to pass on to whoever here lacks it)
+    questions: tuple[str, ...] = ()  # its goals to find something out, as questions to put to someone
 
 
 class Speech(msgspec.Struct, frozen=True, kw_only=True):
@@ -114,6 +116,7 @@ class Speech(msgspec.Struct, frozen=True, kw_only=True):
     carries: tuple[Known, ...] = ()
     told_all: bool = False  # asked about what the asker already holds all of ("I have told you all I know")
     news: bool = False  # asked a question about nothing in particular ("What news?"): "unknown" is "no news"
+    question: str = ""  # an ask put in the asker's own words (a goal to find something out)
     focus: Literal["", "source", "when", "where"] = ""  # a follow-up's answer: where it came from, when, where one is
 
 
@@ -327,8 +330,14 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
         for hit in store.recall(agent, goal, k=RECALL_K):
             kept[hit.record.id] = max(kept.get(hit.record.id, 0.0), float(hit.score))
     secrets = keep_to_self(world, agent, held, kept)
+    news = tuple(_known(r, agent, 1.0, present, mechanical, world) for r in held
+                 if _usable(r, agent) and r.owners[agent].via == "told" and r.owners[agent].since_round >= round_ - 6
+                 and r.id not in secrets)
+    asks = tuple(q for a in (aims.aims_of(world, agent, encoder) if encoder is not None else ())
+                 if a.kind == "learn" for q in [aims.question_of(a.goal)] if q)
     return Knowledge(heard=heard, beat=beat, moment=moment, lately=lately, told=tuple(dict.fromkeys(told)),
-                     secrets=secrets, vocabulary=frozenset(vocabulary), asked=asked, previous=earlier, pointed=pointed)
+                     secrets=secrets, vocabulary=frozenset(vocabulary), asked=asked, previous=earlier, pointed=pointed,
+                     news=news, questions=asks)
 
 
 def _pointed(world: World, agent: str, asked: questions.Asked, held: list[Any], present: tuple[str, ...],
@@ -434,6 +443,12 @@ def choose(world: World, speaker: str, purpose: str, action: Any, knowledge: Kno
         return _answer(world, speaker, to, knowledge, addressed)
     if purpose == "greet":
         return Speech(act="greet", to=to)
+    if purpose == "tell":  # news it was told lately, on to someone who lacks it (not back to its teller)
+        fresh = sorted((k for k in knowledge.news if k.source != to and _tellable(k, to, knowledge)),
+                       key=lambda k: (-k.since_round, k.record_id))
+        return Speech(act="tell", to=to, carries=fresh[:1]) if fresh else None
+    if purpose == "seek":  # a goal to find something out, asked in its own words
+        return Speech(act="ask", to=to, question=knowledge.questions[0]) if knowledge.questions else None
     pool = knowledge.beat if purpose in ("beat", "act") else ()
     for known in (*pool, *knowledge.moment):
         if known.score >= TELL_MIN and _tellable(known, to, knowledge):

@@ -22,7 +22,7 @@ from storyworld.minds import content, lines, render
 from storyworld.world import World
 
 MIN_CONTENT = 2  # content words beyond names a line needs to assert anything ("I saw him there" asserts nothing)
-SAME = 0.80  # cosine at which a claim restates a record the speaker holds (and names the same people)
+SAME = 0.75  # cosine at which a claim restates a record the speaker holds (and names the same people)
 
 # Report frames a speaker puts before what it asserts: "I saw Vell knock …", "I heard that …". The verb of
 # perception keeps its deed's doer and the deed after it ("saw Vell knock" -> "Vell knocked").
@@ -144,6 +144,7 @@ def hear(world: World, store: Any, say: Say) -> Say:
         holding = record.owners.get(say.actor)
         if float(hit.score) < SAME or holding is None or holding.status not in ("believed", "doubted"):
             continue
-        if set(reading.actors) <= set(record.actors) or set(reading.actors) <= set(render.names_in(world, record.text)):
+        people = set(reading.actors) - {say.actor}  # "I passed him twice": the speaker is in what it saw
+        if people <= set(record.actors) or people <= set(render.names_in(world, record.text)):
             return msgspec.structs.replace(say, tells=(Told(record=record.id, text=record.text, kind=record.kind),))
     return msgspec.structs.replace(say, claims=(Claim(text=reading.text, actors=reading.actors),))

@@ -398,10 +398,11 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
 PROVENANCE = {
     "en": {"quote": "{source} said: \u201c{q}\u201d", "quote_own": "I said it myself: \u201c{q}\u201d",
            "quote_you": "you said it yourself: \u201c{q}\u201d", "shared": "you know it as well as I do: {c}", "told_you": "you told me yourself that {c}",
-           "told": "{source} told me that {c}", "read": "I read in {source} that {c}", "saw": "I saw it myself: {c}",
+           "told": "{source} told me that {c}", "told_unsure": "{source} told me that {c}, though I cannot vouch for it",
+           "read": "I read in {source} that {c}", "saw": "I saw it myself: {c}",
            "inferred": "I believe that {c}", "plain": "{c}"},
     "zh": {"quote": "{source}说过：“{q}”", "quote_own": "我说过：“{q}”", "quote_you": "你说过：“{q}”",
-           "shared": "你我都知道：{c}", "told_you": "你亲口告诉我：{c}", "told": "{source}告诉我：{c}",
+           "shared": "你我都知道：{c}", "told_you": "你亲口告诉我：{c}", "told": "{source}告诉我：{c}", "told_unsure": "{source}告诉我：{c}，但我不敢担保",
            "read": "我在{source}中读到：{c}", "saw": "我亲眼所见：{c}", "inferred": "我想：{c}", "plain": "{c}"},
 }
 
@@ -446,7 +447,8 @@ def say_known(world: World, speaker: str, listener: str | None, known: object, n
     elif listener is not None and listener in holders:
         form = "shared"
     elif via in ("told", "sediment") and source in world.agents and source != speaker:
-        form = "told_you" if source == listener else "told"
+        unsure = getattr(known, "confidence", 1.0) < 0.5 or getattr(known, "status", "") == "doubted"
+        form = "told_you" if source == listener else "told_unsure" if unsure else "told"
     elif via == "read" and source:
         form = "read"
     elif via == "inferred":
@@ -456,7 +458,7 @@ def say_known(world: World, speaker: str, listener: str | None, known: object, n
     else:
         form = "plain"
     name = world.name_of(source) if source else ""
-    if form == "told" and lang == "en":
+    if form in ("told", "told_unsure") and lang == "en":
         body = _pronoun_for(world, body, source)  # "Claudius told me that he asked", not "...that Claudius asked"
     said = PROVENANCE[lang][form].format(c=clause(body, world) if form != "plain" else body.rstrip("."),
                                          source=inline(name) if form == "read" else name)
@@ -492,6 +494,8 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
     if carries:
         body = say_known(world, speaker, to, carries[0], now)
         return _with_vocative(world, to, body, lang)
+    if act == "ask" and getattr(speech, "question", ""):
+        return _with_vocative(world, to, getattr(speech, "question"), lang)
     key = {"answer": "unknown", "tell": "demand", "react": "heard", "lie": "deny"}.get(act, act)
     if getattr(speech, "told_all", False):
         key = "told_all"
