@@ -458,7 +458,10 @@ def choose(world: World, speaker: str, purpose: str, action: Any, knowledge: Kno
         return Speech(act="react", to=to, carries=(fresh[-1],))
     if arrivals and to in arrivals:
         return Speech(act="greet", to=to)
-    return None if purpose == "chat" else Speech(act="ask", to=to)
+    if knowledge.questions:  # nothing to tell: ask after what its goals want to find out, in their words
+        return Speech(act="ask", to=to, question=knowledge.questions[0])
+    # a plain "what news?" says nothing: only a beat due here, with its people, calls for one
+    return None if purpose in ("chat", "tell") or not knowledge.beat else Speech(act="ask", to=to)
 
 
 BEARS = 0.5  # relevance at which a holding answers a question it shares no word of substance with (a paraphrase)
@@ -490,7 +493,9 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     kept = [k for k in relevant if k.record_id in knowledge.secrets and to not in knowledge.secrets[k.record_id]
             and to not in k.holders]
     if kept and kept[0].score >= relevant[0].score - ANSWER_MARGIN:
-        return Speech(act="lie", to=to)  # asked after what it keeps: it denies knowing (a lie, held as its word)
+        # asked after a deed it keeps, it denies knowing (a lie, held as its word); after what it means to tell
+        # someone else, it will not say
+        return Speech(act="lie" if knowledge.secrets[kept[0].record_id] == () else "refuse", to=to)
     relevant = [k for k in relevant if k not in kept]  # never answered with a kept deed, nor a neighbour of it
     told_news = bool(addressed.tells or addressed.claims)  # a remark that told it something: news to it
     if not relevant:
