@@ -162,11 +162,11 @@ def card_json(who: Persona, memories: list[Memory], *, spec: Literal["v2", "v3"]
 
 
 def card_bytes(who: Persona, memories: list[Memory], fmt: CardFormat, *, now: int = 0,
-               image: bytes | None = None) -> bytes:
+               image: bytes | None = None, image_name: str = "--image") -> bytes:
     """The card file in one of the formats: V2 or V3 JSON, a PNG with `ccv3` and `chara` chunks, or a CHARX zip."""
     if fmt in ("v2", "v3"):
         return dump_json(card_json(who, memories, spec=fmt, now=now))
-    picture = portrait(who, image)
+    picture = portrait(who, image, image_name)
     if fmt == "png":
         v3 = card_json(who, memories, spec="v3", now=now, icon_uri="ccdefault:")
         v2 = card_json(who, memories, spec="v2", now=now)
@@ -185,27 +185,29 @@ def _b64(card: dict[str, Any]) -> str:
     return base64.b64encode(json.dumps(card, ensure_ascii=False).encode("utf-8")).decode("ascii")
 
 
-def portrait(who: Persona, image: bytes | None = None) -> Any:
+def portrait(who: Persona, image: bytes | None = None, where: str = "--image") -> Any:
     """The card's picture (a Pillow image): the image given, in any format Pillow reads, else a plain portrait."""
     from PIL import Image, ImageDraw, ImageFont, UnidentifiedImageError
 
     if image is not None:
         try:
-            with Image.open(io.BytesIO(image)) as picture:
-                picture.load()
-                return picture.convert("RGBA") if picture.mode not in ("RGB", "RGBA") else picture.copy()
+            with Image.open(io.BytesIO(image)) as given:
+                given.load()
+                return given.convert("RGBA") if given.mode not in ("RGB", "RGBA") else given.copy()
         except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as exc:
-            raise UserError(f"--image: not a picture Pillow can read ({exc})") from None
+            raise UserError(f"{where}: not a picture Pillow can read ({exc})") from None
     digest = hashlib.blake2b(who.agent_id.encode("utf-8"), digest_size=3).digest()
     colour = tuple(64 + b // 2 for b in digest)  # mid tones, so white initials always read
     picture = Image.new("RGB", PORTRAIT_SIZE, colour)
-    initials = "".join(word[0] for word in who.name.split()[:2]).upper() or "?"
+    # Pillow's bundled font is Latin only: other scripts would draw as empty boxes
+    initials = "".join(word[0] for word in who.name.split()[:2] if ord(word[0]) < 0x250).upper()
     try:
         font = ImageFont.load_default(size=160)
-    except (OSError, ImportError):  # Pillow without FreeType has only its small bitmap font
-        font = ImageFont.load_default()
-    ImageDraw.Draw(picture).text((PORTRAIT_SIZE[0] // 2, PORTRAIT_SIZE[1] // 2), initials, fill="white",
-                                 font=font, anchor="mm")
+    except (OSError, ImportError):  # Pillow without FreeType has only its small bitmap font, which cannot centre
+        font = None
+    if initials and isinstance(font, ImageFont.FreeTypeFont):
+        ImageDraw.Draw(picture).text((PORTRAIT_SIZE[0] // 2, PORTRAIT_SIZE[1] // 2), initials, fill="white",
+                                     font=font, anchor="mm")
     return picture
 
 

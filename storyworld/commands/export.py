@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from storyworld.authoring import cardexport
 from storyworld.commands.ask import resolve_agent
@@ -15,6 +16,7 @@ from storyworld.errors import UserError
 
 FORMAT_HELP = ("card: v2 or v3 (JSON), png (a picture with `ccv3` and `chara` chunks, the default) or charx (a zip "
                "with card.json); lorebook: st (SillyTavern world info, the default) or v3 (lorebook_v3)")
+UNSAFE_FILE_CHARS = re.compile(r'[\\/:*?"<>|\x00-\x1f]')
 FORMAT_NAMES = {"v2": "Character Card V2 (JSON)", "v3": "Character Card V3 (JSON)",
                 "png": "character card PNG (ccv3 and chara chunks)", "charx": "Character Card V3 CHARX"}
 
@@ -56,7 +58,7 @@ def export_command(args: argparse.Namespace) -> int:
         raise UserError("--image is for --format png or charx (a JSON card has no picture)")
     world, sim = _source(args.source)
     if args.lorebook:
-        body = cardexport.dump_json(cardexport.lorebook_json(world, fmt))
+        body = cardexport.dump_json(cardexport.lorebook_json(world, cast(cardexport.LorebookFormat, fmt)))
         out = Path(args.output or f"{world.id}-lorebook.json")
         summary: dict[str, Any] = {"file": str(out), "format": fmt, "world": world.id,
                                    "entries": len(cardexport.world_lore(world))}
@@ -64,8 +66,9 @@ def export_command(args: argparse.Namespace) -> int:
         agent = resolve_agent(world, args.card)
         who, memories = _card_parts(world, sim, agent)
         image = _read_image(args.image) if args.image else None
-        body = cardexport.card_bytes(who, memories, fmt, now=int(time.time()), image=image)
-        out = Path(args.output or f"{who.name}{cardexport.SUFFIX[fmt]}")
+        body = cardexport.card_bytes(who, memories, cast(cardexport.CardFormat, fmt), now=int(time.time()),
+                                     image=image, image_name=args.image or "--image")
+        out = Path(args.output or f"{_file_name(who.name)}{cardexport.SUFFIX[fmt]}")
         summary = {"file": str(out), "format": fmt, "world": world.id, "agent": agent,
                    "round": who.round, "memories": len(memories)}
     try:
@@ -200,6 +203,11 @@ def _keys(world: Any, agent: str, ids: list[str | None], place: str | None) -> t
     if place and place in world.places:
         keys.append(world.places[place].name)
     return tuple(dict.fromkeys(k for k in keys if k))
+
+
+def _file_name(name: str) -> str:
+    """A character's name as a file name here (SillyTavern names a card's picture after its character)."""
+    return UNSAFE_FILE_CHARS.sub("_", name).strip(". ") or "character"
 
 
 def _count(n: int, one: str, many: str) -> str:
