@@ -226,9 +226,8 @@ def test_cli_names_what_it_wrote(tmp_path, capsys, monkeypatch):
     summary = json.loads(capsys.readouterr().out)
     assert summary["file"] == "Maren.json" and (tmp_path / "Maren.json").is_file()  # named as SillyTavern names it
     assert summary["memories"] == 1 and summary["round"] is None
-    with pytest.raises(SystemExit) as usage:
-        main(["export", str(TINY)])  # neither --card nor --lorebook
-    assert usage.value.code == 2
+    assert main(["export", str(TINY)]) == 1  # neither --card nor --lorebook
+    assert "--card AGENT (a character card) or --lorebook" in capsys.readouterr().err
 
 
 @pytest.mark.real_model
@@ -259,6 +258,14 @@ def test_a_save_card_holds_only_its_characters_records(tmp_path):
     assert raw["data"]["extensions"]["storyworld"] == {"world": "tiny", "agent": "maren", "round": sim.state.round}
     card = read_card(tmp_path / "out")
     assert [t for _, t in card.lore] == [e["content"] for e in entries]
+    # the world as SillyTavern world info, followed by her memories, each scoped to her by a native characterFilter
+    book = json.loads(_export(tmp_path, str(save), "--lorebook", "--card", "maren", name="wi.json").read_text())
+    world_part = [e for e in book["entries"].values() if "characterFilter" not in e]
+    hers = [e for e in book["entries"].values() if "characterFilter" in e]
+    assert len(world_part) == len(sim.world.agents) + len(sim.world.places) + len(sim.world.objects)
+    assert {e["extensions"]["storyworld"]["ref"] for e in hers} == held
+    assert all(e["characterFilter"] == {"isExclude": False, "names": ["Maren"], "tags": []} and "keys" not in e
+               for e in hers)
 
 
 def test_a_picture_that_is_not_one_is_named_in_one_line(tmp_path, capsys):

@@ -262,24 +262,40 @@ def _sentence(name: str, description: str) -> str:
     return f"{name}: {text}" if text else name
 
 
-def lorebook_json(world: World, fmt: LorebookFormat) -> dict[str, Any]:
-    """A world lorebook: SillyTavern world info (`entries` by uid, keywords in `key`) or lorebook_v3 (`keys`)."""
+def lorebook_json(world: World, fmt: LorebookFormat, memories: list[Memory] | None = None,
+                  owner: str = "") -> dict[str, Any]:
+    """A world lorebook: SillyTavern world info (`entries` by uid, keywords in `key`) or lorebook_v3 (`keys`).
+
+    With `memories`, the owner's memories follow the world's entries, each scoped by `characterFilter` to
+    the owner (the character's name, which SillyTavern matches against the card's file name).
+    """
     lore = world_lore(world)
-    name = f"{world.title} (storyworld)"
-    description = f"The people, places and objects of {world.title}, exported by storyworld."
+    memories = memories or []
+    name = f"{world.title} (storyworld)" + (f", with {owner}'s memories" if memories else "")
+    description = f"The people, places and objects of {world.title}, exported by storyworld." + (
+        f" {owner}'s own memories are scoped to {owner}." if memories else "")
     if fmt == "st":
-        entries = {}
-        for uid, item in enumerate(lore):
-            entries[str(uid)] = {"uid": uid, "key": list(item.keys), "comment": item.name, "content": item.content,
-                                 **ST_ENTRY_DEFAULTS, "order": 100 + uid, "displayIndex": uid,
-                                 "extensions": {"storyworld": {"ref": item.ref}}}
-        return {"name": name, "description": description, "entries": entries}
-    book = {
-        "name": name, "description": description, "recursive_scanning": False, "extensions": {},
-        "entries": [{"keys": list(item.keys), "content": item.content, "extensions": {"storyworld": {"ref": item.ref}},
-                     "enabled": True, "insertion_order": uid, "use_regex": False, "constant": False,
-                     "case_sensitive": False, "name": item.name, "id": uid, "comment": item.name,
-                     "selective": False, "secondary_keys": [], "position": "before_char"}
-                    for uid, item in enumerate(lore)],
-    }
+        entries = [_st_entry(item.keys, item.content, item.name, {"storyworld": {"ref": item.ref}}) for item in lore]
+        for memory in memories:
+            scoped = _book_entry(memory, 0, owner, "v3")["extensions"]
+            own = {"storyworld": scoped["storyworld"]}
+            entries.append({**_st_entry(memory.keys, memory.text, memory.provenance, own),
+                            "characterFilter": scoped["characterFilter"]})  # world info has the field itself
+        for uid, entry in enumerate(entries):
+            entry.update(uid=uid, order=100 + uid, displayIndex=uid)
+        return {"name": name, "description": description, "entries": {str(e["uid"]): e for e in entries}}
+    items = [{"keys": list(item.keys), "content": item.content, "extensions": {"storyworld": {"ref": item.ref}},
+              "enabled": True, "insertion_order": 0, "use_regex": False, "constant": False, "case_sensitive": False,
+              "name": item.name, "id": 0, "comment": item.name, "selective": False, "secondary_keys": [],
+              "position": "before_char"} for item in lore]
+    items += [_book_entry(memory, 0, owner, "v3") for memory in memories]
+    for uid, item in enumerate(items):
+        item.update(insertion_order=uid, id=uid)
+    book = {"name": name, "description": description, "recursive_scanning": False, "extensions": {}, "entries": items}
     return {"spec": "lorebook_v3", "data": book}
+
+
+def _st_entry(keys: tuple[str, ...], content: str, comment: str, extensions: dict[str, Any]) -> dict[str, Any]:
+    """A SillyTavern world-info entry with its defaults; the caller numbers it (uid, order, displayIndex)."""
+    return {"uid": 0, "key": list(keys), "comment": comment, "content": content, **ST_ENTRY_DEFAULTS,
+            "extensions": extensions}

@@ -1,4 +1,4 @@
-"""`storyworld export WORLD|SAVE --card AGENT | --lorebook`: a character as a SillyTavern card, a world as a lorebook."""
+"""`storyworld export WORLD|SAVE --card AGENT | --lorebook`: a character as a SillyTavern card, a world as lorebook."""
 
 from __future__ import annotations
 
@@ -31,13 +31,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "what it remembers — from a save, the records it holds, each with how it learned it; from a world, the "
             "canon it witnessed before the start. Every entry is scoped by `characterFilter` to the character, and "
             "no other character's records are written. --lorebook writes the world's people, places and objects "
-            "as a lorebook instead. Our own `storyworld author CARD` reads every card format back."
+            "as a lorebook instead, followed, with --card, by that character's memories scoped to it. Our own "
+            "`storyworld author CARD` reads every card format back."
         ),
     )
     parser.add_argument("source", metavar="WORLD|SAVE", help="a world file or id, or a save folder")
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--card", metavar="AGENT", help="the character to export (an id, name or alias)")
-    mode.add_argument("--lorebook", action="store_true", help="the world's people, places and objects as a lorebook")
+    parser.add_argument("--card", metavar="AGENT", help="the character to export (an id, name or alias)")
+    parser.add_argument("--lorebook", action="store_true",
+                        help="the world's people, places and objects as a lorebook; with --card, followed by that "
+                             "character's memories, each scoped to it by characterFilter")
     parser.add_argument("--format", metavar="FORMAT", help=FORMAT_HELP)
     parser.add_argument("-o", "--output", metavar="FILE",
                         help="where to write it (default: the character's name, or WORLD-lorebook.json, here)")
@@ -49,42 +51,53 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def export_command(args: argparse.Namespace) -> int:
     """Read the world or save, build the card or lorebook, write it, say what was written."""
-    formats = cardexport.CARD_FORMATS if args.card else cardexport.LOREBOOK_FORMATS
-    fmt = args.format or ("png" if args.card else "st")
+    if not args.card and not args.lorebook:
+        raise UserError("say what to export: --card AGENT (a character card) or --lorebook (the world as a lorebook)")
+    formats = cardexport.LOREBOOK_FORMATS if args.lorebook else cardexport.CARD_FORMATS
+    fmt = args.format or ("st" if args.lorebook else "png")
     if fmt not in formats:
-        what = "a card" if args.card else "a lorebook"
+        what = "a lorebook" if args.lorebook else "a card"
         raise UserError(f"--format {fmt!r}: {what} is written as one of {', '.join(formats)}")
     if args.image and fmt not in ("png", "charx"):
         raise UserError("--image is for --format png or charx (a JSON card has no picture)")
     world, sim = _source(args.source)
-    if args.lorebook:
-        body = cardexport.dump_json(cardexport.lorebook_json(world, cast(cardexport.LorebookFormat, fmt)))
-        out = Path(args.output or f"{world.id}-lorebook.json")
-        summary: dict[str, Any] = {"file": str(out), "format": fmt, "world": world.id,
-                                   "entries": len(cardexport.world_lore(world))}
-    else:
-        agent = resolve_agent(world, args.card)
-        who, memories = _card_parts(world, sim, agent)
-        image = _read_image(args.image) if args.image else None
-        body = cardexport.card_bytes(who, memories, cast(cardexport.CardFormat, fmt), now=int(time.time()),
-                                     image=image, image_name=args.image or "--image")
-        out = Path(args.output or f"{_file_name(who.name)}{cardexport.SUFFIX[fmt]}")
-        summary = {"file": str(out), "format": fmt, "world": world.id, "agent": agent,
-                   "round": who.round, "memories": len(memories)}
+    body, out, summary, said = (_lorebook if args.lorebook else _card)(args, world, sim, fmt)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(body)
     except OSError as exc:
         raise UserError(f"{out}: cannot write ({exc.strerror or exc})") from None
     summary["bytes"] = len(body)
-    if args.json:
-        print(json.dumps(summary, ensure_ascii=False))
-    elif args.lorebook:
-        print(printable(f"{out}: {world.title} as a lorebook ({fmt}), {summary['entries']} entries", newlines=False))
-    else:
-        print(printable(f"{out}: {world.name_of(summary['agent'])} as a {FORMAT_NAMES[fmt]}, "
-                        f"{_count(summary['memories'], 'memory', 'memories')} of its own", newlines=False))
+    print(json.dumps(summary, ensure_ascii=False) if args.json else printable(f"{out}: {said}", newlines=False))
     return 0
+
+
+def _card(args: argparse.Namespace, world: Any, sim: Any, fmt: str) -> tuple[bytes, Path, dict[str, Any], str]:
+    """The card file, where it goes, its figures and a line saying what it is."""
+    agent = resolve_agent(world, args.card)
+    who, memories = _card_parts(world, sim, agent)
+    image = _read_image(args.image) if args.image else None
+    body = cardexport.card_bytes(who, memories, cast(cardexport.CardFormat, fmt), now=int(time.time()),
+                                 image=image, image_name=args.image or "--image")
+    out = Path(args.output or f"{_file_name(who.name)}{cardexport.SUFFIX[fmt]}")
+    summary = {"file": str(out), "format": fmt, "world": world.id, "agent": agent, "round": who.round,
+               "memories": len(memories)}
+    held = _count(len(memories), "memory", "memories")
+    return body, out, summary, f"{who.name} as a {FORMAT_NAMES[fmt]}, {held} of its own"
+
+
+def _lorebook(args: argparse.Namespace, world: Any, sim: Any, fmt: str) -> tuple[bytes, Path, dict[str, Any], str]:
+    """The lorebook file (with --card, followed by the character's memories), where it goes, its figures, a line."""
+    agent = resolve_agent(world, args.card) if args.card else None
+    who, memories = _card_parts(world, sim, agent) if agent else (None, [])
+    owner = who.name if who else ""
+    book = cardexport.lorebook_json(world, cast(cardexport.LorebookFormat, fmt), memories, owner)
+    out = Path(args.output or f"{world.id}-lorebook.json")
+    entries = len(cardexport.world_lore(world)) + len(memories)
+    summary = {"file": str(out), "format": fmt, "world": world.id, "agent": agent, "entries": entries,
+               "memories": len(memories)}
+    mine = f", {_count(len(memories), 'memory', 'memories')} of {owner}'s scoped to {owner}" if agent else ""
+    return cardexport.dump_json(book), out, summary, f"{world.title} as a lorebook ({fmt}), {entries} entries{mine}"
 
 
 def _source(source: str) -> tuple[Any, Any]:
