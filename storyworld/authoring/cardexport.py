@@ -110,7 +110,7 @@ def _book_entry(memory: Memory, index: int, name: str, spec: str) -> dict[str, A
         "insertion_order": index,
         "case_sensitive": False,
         "name": f"{name}: {memory.ref}",
-        "priority": 10,
+        "priority": round(memory.confidence * 100),  # a token budget drops the least sure memories first
         "id": index,
         "comment": memory.provenance,
         "selective": False,
