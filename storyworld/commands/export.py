@@ -184,7 +184,7 @@ def save_memories(world: Any, sim: Any, agent: str) -> list[cardexport.Memory]:
         known = Known(record_id=record.id, text=record.text, kind=record.kind, via=holding.via,
                       source=holding.source, confidence=holding.confidence, status=holding.status,
                       round=record.round, since_round=holding.since_round, sediment=record.sediment)
-        people = [record.speaker, holding.source, *_event_people(world, events, record.event_id),
+        people = [*record.actors, record.speaker, holding.source, *_event_people(world, events, record.event_id),
                   *_named(world, record.text)]
         out.append(cardexport.Memory(
             ref=f"#{record.id}", text=record.text, keys=_keys(world, agent, people, record.place),
