@@ -232,8 +232,9 @@ def is_statement(text: str) -> bool:
 
 
 def is_private(world: World, record: Any, owner: str) -> bool:
-    """A deed of the owner's own (its typed actors) that no one else in play holds but those who did it with it."""
-    if owner not in record.actors:
+    """A deed of the owner's own (its typed actors, a deed's record) that no one else in play holds but those who
+    did it with it. A sight is not a deed: the actors of what one saw are its witnesses."""
+    if owner not in record.actors or record.kind != "event":
         return False
     partners = set(record.actors)
     return not any(o not in partners and o in world.agents and world.agents[o].status == "active"
@@ -412,8 +413,11 @@ def _ally(world: World, goal: str, agent: str) -> bool:
 
 
 def _tellable(known: Known, listener: str | None, knowledge: Knowledge, *, asked: bool = False) -> bool:
-    """A holding the listener lacks, not kept secret, not mechanical (unless asked), not told lately (unless asked)."""
+    """A holding the listener lacks, not kept secret, not mechanical (unless asked), not told lately (unless asked),
+    and never told back to whoever told it."""
     if known.record_id in knowledge.secrets and listener not in knowledge.secrets[known.record_id]:
+        return False
+    if listener is not None and known.via in ("told", "sediment") and known.source == listener:
         return False
     if not asked and (known.mechanical or known.private or known.quote or known.record_id in knowledge.told
                       or known.confidence < 0.45):
