@@ -334,8 +334,9 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
     news = tuple(_known(r, agent, 1.0, present, mechanical, world) for r in held
                  if _usable(r, agent) and r.owners[agent].via == "told" and r.owners[agent].since_round >= round_ - 6
                  and r.id not in secrets)
+    pronouns = world.agents[agent].pronouns if agent in world.agents else "they"
     asks = tuple(q for a in (aims.aims_of(world, agent, encoder) if encoder is not None else ())
-                 if a.kind == "learn" for q in [aims.question_of(a.goal)] if q)
+                 if a.kind == "learn" for q in [aims.question_of(a.goal, pronouns, bool(a.people))] if q)
     return Knowledge(heard=heard, beat=beat, moment=moment, lately=lately, told=tuple(dict.fromkeys(told)),
                      secrets=secrets, vocabulary=frozenset(vocabulary), asked=asked, previous=earlier, pointed=pointed,
                      news=news, questions=asks)

@@ -42,6 +42,11 @@ _REPORTED = re.compile(r"^(?P<who>.+?)\s+(?:told|tells|said\s+to|says\s+to|swore
                        r"(?:\s+[^,]*?)?\s+that\s+(?P<what>.+)$", re.IGNORECASE)
 
 
+# A question without its mark opens with the verb before its subject ("Did Odo swap the sacks").
+_INVERTED = re.compile(r"^(?i:do|does|did|is|are|was|were|can|could|will|would|shall|should|has|have|had|may|might)"
+                       r"\s+(?:(?i:you|he|she|they|it|we|i)|[A-Z]\w*)\b")
+
+
 class Reading(msgspec.Struct, frozen=True, kw_only=True):
     """What a line asserts: one third-person statement and who it names (agent ids, the doer first)."""
 
@@ -52,7 +57,7 @@ class Reading(msgspec.Struct, frozen=True, kw_only=True):
 def read_claim(world: World, speaker: str, to: str | None, text: str) -> Reading | None:
     """The statement a line asserts, in the third person, or None for a question, a greeting or a stock line."""
     line = " ".join(text.split()).strip()
-    if not line or content.is_question(line) or _GREETING.match(line):
+    if not line or content.is_question(line) or _GREETING.match(line) or _INVERTED.match(line):
         return None
     line = _drop_vocative(world, to, line)
     line = _FRAME.sub("", line).strip()
@@ -75,7 +80,9 @@ def _drop_vocative(world: World, to: str | None, line: str) -> str:
     """"Reeve, the tinker did it" -> "the tinker did it" (the name of whoever it is said to, as an address)."""
     if to not in world.agents:
         return line
-    for name in sorted(world.agents[to].all_names() + list(render.first_names(world)), key=len, reverse=True):
+    names = [*world.agents[to].all_names(), *(f for f, a in render.first_names(world).items() if a == to)]
+    names += [re.sub(r"^(?:the|a|an)\s+", "", n, flags=re.IGNORECASE) for n in names]  # "the reeve" -> "Reeve, …"
+    for name in sorted(set(names), key=len, reverse=True):
         if line.lower().startswith(name.lower()) and line[len(name):len(name) + 1] in (",", "!", ":"):
             return line[len(name) + 1:].strip()
     return line
