@@ -1,7 +1,8 @@
 """The agenda: what a character does next for its goals when nobody spoke to it and the canon asks nothing.
 
 Read against what it holds and who is here (DESIGN §4.2b): news it was told lately goes on to someone
-here who lacks it (never back to whoever told it); a goal to find something out is asked of someone here
+here who lacks it and cares (one with a goal to find something out first; never back to whoever told it,
+nor to the one it says did it); a goal to find something out is asked of someone here
 it has not asked yet, in the goal's own words; a goal to tell goes to whoever here lacks what bears on it;
 with nobody here to move, it seeks company in a neighbouring place. It waits only when nothing can move.
 """
@@ -25,8 +26,9 @@ def next_step(world: World, context: DecisionContext) -> Plan | None:
     present = [a for a in p.present if a != context.agent]
     news = fresh_news(knowledge, context.perception.round)
     for known in news:
-        for listener in present:
-            if listener != known.source and _tellable(known, listener, knowledge):
+        # to whoever cares: one with a goal to find something out first; never to one it accuses (its doer)
+        for listener in sorted(present, key=lambda a: a not in knowledge.seekers):
+            if listener != known.source and listener not in known.actors and _tellable(known, listener, knowledge):
                 return Plan(action=Say(actor=context.agent, text="", to=listener), purpose="tell")
     for question in knowledge.questions:
         if present and not any(question.lower().rstrip("?") in line.lower() for line in context.own_lines):

@@ -106,6 +106,7 @@ class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
     pointed: tuple[Known, ...] = ()  # holdings a shaped question picks: what the named told it; where one was last
     news: tuple[Known, ...] = ()  # what it was told lately (news to pass on to whoever here lacks it)
     questions: tuple[str, ...] = ()  # its goals to find something out, as questions to put to someone
+    seekers: tuple[str, ...] = ()  # who of those present has a goal to find something out (cares for news)
 
 
 class Speech(msgspec.Struct, frozen=True, kw_only=True):
@@ -339,7 +340,9 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
                  if a.kind == "learn" for q in [aims.question_of(a.goal, pronouns, bool(a.people))] if q)
     return Knowledge(heard=heard, beat=beat, moment=moment, lately=lately, told=tuple(dict.fromkeys(told)),
                      secrets=secrets, vocabulary=frozenset(vocabulary), asked=asked, previous=earlier, pointed=pointed,
-                     news=news, questions=asks)
+                     news=news, questions=asks,
+                     seekers=tuple(a for a in present if encoder is not None and a in world.agents
+                                   and any(x.kind == "learn" for x in aims.aims_of(world, a, encoder))))
 
 
 def _pointed(world: World, agent: str, asked: questions.Asked, held: list[Any], present: tuple[str, ...],
