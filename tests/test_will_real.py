@@ -100,3 +100,15 @@ def test_nobody_narrates_the_person_saying_what_they_did_not(played):
     assert said <= {SEEN, "Who told you that?"}
     narrated = [e.text for e in sim.state.events if e.kind == "narration"]
     assert not any(text.startswith("Bettany") for text in narrated), narrated
+
+
+def test_a_goal_to_find_out_is_pursued_in_its_own_words_and_few_wait(played):
+    world, sim, player = played
+    # the reeve's "Find out who took the tithe grain", Wat's "Find out why the sacks he carted felt light"
+    asked = [e for e in sim.state.events if e.kind == "say" and e.actor in ("reeve", "wat") and e.act == "ask"
+             and ("took the tithe grain" in (e.claim or "") or "sacks I carted" in (e.claim or ""))]
+    assert asked, [e.claim for e in sim.state.events if e.kind == "say"]
+    others = [e for e in sim.state.events if e.actor not in ("", "bettany") and e.kind in
+              ("say", "act", "move", "wait", "observe", "read")]
+    idle = [e for e in others if e.kind in ("wait", "observe")]
+    assert len(idle) <= len(others) / 2, [(e.actor, e.kind) for e in others]

@@ -447,7 +447,7 @@ class Simulation:
             self.state.fallbacks += len(fallbacks)
             outcome = resolve_round(self.world, self.state, actions, self.rng, based_on=based_on, fallbacks=fallbacks,
                                     companions=self.companions(player_action))
-            outcome, replied = self.replies(outcome, cancelled)
+            outcome, replied = self.replies(outcome, progress, cancelled, watch)
             for agent, decision in replied.items():  # one who also acted keeps its main decision's beat
                 decisions.setdefault(agent, decision)
                 actions.setdefault(agent, decision.action)
@@ -462,6 +462,8 @@ class Simulation:
                 setattr(self.state, field, getattr(restored, field))
             self.rng.setstate(rng_before)
             self._mechanical, self._mechanical_upto = set(), 0
+            if isinstance(exc, (Cancelled, RoundRefused)):
+                raise  # a cancel or the model down while the round's answers were decided: said as such
             raise RoundRefused(f"round {self.state.round} not played: {exc}", round_=self.state.round,
                                cause=exc) from exc
         self.affiliate(outcome, record_ids)
@@ -502,7 +504,8 @@ class Simulation:
             found.append(agent)
         return found[: self.settings.max_awake]
 
-    def replies(self, outcome: RoundOutcome, cancelled: Callable[[], bool] | None = None
+    def replies(self, outcome: RoundOutcome, progress: Progress | None = None,
+                cancelled: Callable[[], bool] | None = None, watch: Watch | None = None,
                 ) -> tuple[RoundOutcome, dict[str, Decision]]:
         """The round's answers: whoever was spoken to answers now, having heard the line (same round number)."""
         repliers = self.repliers(outcome)
@@ -510,7 +513,7 @@ class Simulation:
             return outcome, {}
         self.state.round = outcome.round  # the answers belong to the round whose lines they answer
         try:
-            decisions = self.decide_all(set(), None, cancelled, None, only=repliers)
+            decisions = self.decide_all(set(), progress, cancelled, watch, only=repliers)
         finally:
             self.state.round = outcome.round + 1
         answers = {a: d.action for a, d in decisions.items() if isinstance(d.action, Say)}
