@@ -6,6 +6,8 @@ import argparse
 import logging
 import statistics
 import time
+from dataclasses import dataclass, field
+from typing import Any
 
 from storyworld.benches import print_figures
 from storyworld.errors import UserError
@@ -61,6 +63,38 @@ def register(benches: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=bench_play)
 
 
+@dataclass
+class Played:
+    """A scripted run: the simulation after it, and how long and how well each round went."""
+
+    sim: Any
+    round_s: list[float] = field(default_factory=list)
+    decisions: int = 0
+    fallbacks: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def play_script(world: Any, player_id: str, script: list[str], lm: Any, *, rounds: int, seed: int, awake: str,
+                start: str | None) -> Played:
+    """Play `script` as `player_id` for `rounds` rounds, every other character minded by `lm`."""
+    from storyworld.game import session
+    from storyworld.game.script import ScriptedPlayer
+    from storyworld.kernel.state import Settings
+    from storyworld.minds import LLMMind
+
+    settings = Settings(seed=seed, awake=awake, player=player_id, model=lm.name)
+    played = Played(sim=session.new_simulation(world, start, settings, LLMMind(lm)))
+    player = ScriptedPlayer(world, player_id, script)
+    for _ in range(rounds):
+        started = time.perf_counter()
+        played.sim.step(player_action=player.next_action(played.sim.state))
+        played.round_s.append(time.perf_counter() - started)
+        played.decisions += played.sim.last_timing.decisions
+        played.fallbacks += played.sim.last_timing.fallbacks
+    played.problems = player.problems
+    return played
+
+
 def bench_play(args: argparse.Namespace) -> int:
     """Run the script, then score the event log."""
     from pathlib import Path
@@ -85,17 +119,9 @@ def bench_play(args: argparse.Namespace) -> int:
     player_id = world.resolve_player(args.player)
     script = read_script(args.script)
     lm = load_lm(args, seed=args.seed)
-    settings = Settings(seed=args.seed, awake=args.awake, player=player_id, model=lm.name)
-    sim = session.new_simulation(world, args.start, settings, LLMMind(lm))
-    player = ScriptedPlayer(world, player_id, script)
-    round_s: list[float] = []
-    decisions = fallbacks = 0
-    for _ in range(args.rounds):
-        started = time.perf_counter()
-        sim.step(player_action=player.next_action(sim.state))
-        round_s.append(time.perf_counter() - started)
-        decisions += sim.last_timing.decisions
-        fallbacks += sim.last_timing.fallbacks
+    played = play_script(world, player_id, script, lm, rounds=args.rounds, seed=args.seed, awake=args.awake,
+                         start=args.start)
+    sim, round_s, decisions, fallbacks = played.sim, played.round_s, played.decisions, played.fallbacks
     if args.save:
         session.save_simulation(sim, Path(args.save))
     events = eventlog.entries(sim.state.events)
@@ -108,7 +134,7 @@ def bench_play(args: argparse.Namespace) -> int:
     result |= truth.score(world, sim.state.events, sim.store, player=player_id, start_round=sim.state.start_round,
                           cosine=playquality.embedding_similarity(sim.store.embedder))
     result["seconds_per_round"] = round(statistics.fmean(round_s), 3)
-    result["script_problems"] = player.problems
+    result["script_problems"] = played.problems
     print_figures(result, args.json)
     return 0
 
