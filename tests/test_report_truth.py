@@ -105,3 +105,33 @@ def test_what_news_answered_with_news_is_informative_and_a_wrong_answer_is_not()
     _, _, letter = run(script_for("Where is the letter now?"))
     assert news["questions_answered"] == letter["questions_answered"] == 1
     assert news["informative_answer_rate"] == 1.0 and letter["informative_answer_rate"] == 0.0
+
+
+def test_a_template_line_is_grounded_only_by_what_it_carries_and_its_share_is_printed_beside():
+    """The floor's own words ("all is quiet, as far as I know") are not knowledge: a rendered line that carries
+    nothing held is ungrounded, and each figure says how much of it rests on rendered lines."""
+    def script(rnd, agent, ctx):
+        if rnd == 0 and agent == "tobin":
+            return Say(actor="tobin", text="Maren, all is quiet, as far as I know.", to="maren", rendered=True)
+        if rnd == 0 and agent == "silas":
+            return Say(actor="silas", text="Maren, I told Elias to leave the lamp dark for one night.", to="maren",
+                       rendered=True)
+        return Wait(actor=agent)
+
+    _, _, figures = run(script, rounds=1)
+    assert figures["lines"] == 2 and figures["template_share"] == 1.0 == figures["floor_rate"]
+    assert figures["grounded_rate"] == 0.5 and figures["grounded_template_share"] == 1.0
+    assert figures["unclean_examples"][0].startswith("r0 tobin") and "ungrounded" in figures["unclean_examples"][0]
+
+
+def test_the_scorers_import_nothing_of_what_they_score():
+    """Measured apart (DESIGN §4.2b): no module of the minds, and none of memory's lexicon, guard or frames."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import storyworld.report.truth, storyworld.report.playquality, storyworld.report.agency, "
+            "storyworld.report.interviews; "
+            "bad = [m for m in sys.modules if m.startswith(('storyworld.minds', 'memory.lexicon', 'memory.guard', "
+            "'memory.frames'))]; print(bad); sys.exit(1 if bad else 0)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -25,7 +25,8 @@ DEFINITIONS = """figures (agents only; the player's own lines and moves are not 
                           (lines of the last round, which no round follows, are not counted)
   reply_relevance         mean MiniLM cosine between such a line and its answer
   canon_progress          canon beats after the start met, over those met or left behind during the run
-truth (each agent line judged against what its speaker held when it was said):
+truth (each agent line judged against what its speaker held when it was said; words are read with the scorer's own
+tokenizer and stopwords, never the speech gate's):
   clean_rate              lines grounded, with no invented name, no parroting, no canon leaked, no repeat of the
                           speaker's own, no stock line, not degenerate and not a fallback (a rendered line counts
                           when it passes these too)
@@ -102,11 +103,7 @@ def bench_play(args: argparse.Namespace) -> int:
     from storyworld.report import eventlog, playquality, truth
 
     from storyworld.game import session
-    from storyworld.minds import LLMMind
-    from storyworld.minds.direction import canon_progress
-    from storyworld.minds.render import world_names
-    from storyworld.game.script import ScriptedPlayer, read_script
-    from storyworld.kernel.state import Settings
+    from storyworld.game.script import read_script
 
     if args.rounds < 1:
         raise UserError("--rounds must be 1 or more")
@@ -130,7 +127,7 @@ def bench_play(args: argparse.Namespace) -> int:
     result |= playquality.score(events, player=player_id, names=world_names(world), decisions=decisions,
                                 fallbacks=fallbacks, invalid=sim.state.invalid,
                                 similarity=playquality.embedding_similarity(sim.store.embedder))
-    result |= canon_progress(world, sim.state, sim.state.canon)
+    result |= canon_progress(sim.state)
     result |= truth.score(world, sim.state.events, sim.store, player=player_id, start_round=sim.state.start_round,
                           cosine=playquality.embedding_similarity(sim.store.embedder))
     result["seconds_per_round"] = round(statistics.fmean(round_s), 3)
@@ -139,13 +136,26 @@ def bench_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def world_names(world: Any) -> tuple[str, ...]:
+    """Every name in the world file: people (names and aliases), places, objects."""
+    from storyworld.report.tokens import Names
+
+    names = Names(world)
+    return (*(f for forms in names.people.values() for f in forms), *names.places.values(), *names.objects.values())
+
+
+def canon_progress(state: Any) -> dict[str, float | int]:
+    """How much of the canon due during the run was reached, read from the saved progress: met / (met + dropped)."""
+    met, dropped = len(state.canon.met), len(state.canon.dropped)
+    return {"canon_met": met, "canon_dropped": dropped,
+            "canon_progress": round(met / (met + dropped), 4) if met + dropped else 0.0}
+
+
 def _score_save(args: argparse.Namespace) -> int:
     """The figures of a saved run (no timing: it was not run here)."""
     from memory.embedder import shared_embedder
     from storyworld.report import eventlog, playquality, truth
     from storyworld.game import session
-    from storyworld.minds.direction import canon_progress
-    from storyworld.minds.render import world_names
 
     sim = session.load_simulation(existing_save(args.from_save), mind=None)
     player = sim.world.resolve_player(args.player) if args.player else sim.settings.player
@@ -155,7 +165,7 @@ def _score_save(args: argparse.Namespace) -> int:
     result |= playquality.score(eventlog.entries(sim.state.events), player=player, names=world_names(sim.world),
                                 decisions=decisions, fallbacks=sim.state.fallbacks, invalid=sim.state.invalid,
                                 similarity=playquality.embedding_similarity(shared_embedder()))
-    result |= canon_progress(sim.world, sim.state, sim.state.canon)
+    result |= canon_progress(sim.state)
     result |= truth.score(sim.world, sim.state.events, sim.store, player=player, start_round=sim.state.start_round,
                           cosine=playquality.embedding_similarity(sim.store.embedder))
     print_figures(result, args.json)

@@ -38,6 +38,7 @@ i'm i've i'll i'd you're you've you'll you'd he's she's it's we're we've they're
 what's who's don't doesn't didn't won't wouldn't can't cannot couldn't shouldn't isn't aren't wasn't weren't
 haven't hasn't hadn't
 thing things way time while sure true right let
+news tidings happen happens happened happening
 """.split())
 
 # How a reply says it does not know (the scorer's own list; a reply that says so is honest, not filler).
@@ -46,6 +47,8 @@ UNKNOWN_PHRASES = (
     "cannot say", "can't say", "could not say", "cannot tell", "can't tell", "know nothing", "knew nothing",
     "never heard", "have not heard", "haven't heard", "heard nothing", "not heard", "not sure", "no notion",
     "nothing of", "i could not tell", "no one told me", "nobody told me", "not that i know",
+    "beyond what i know", "beyond me", "no knowledge", "unknown to me", "wouldn't know", "would not know",
+    "couldn't tell", "couldn't say", "have no word", "no word of",
 )
 
 # Words that say when (the scorer's own list, for "When was that?" follow-ups).
@@ -129,8 +132,10 @@ class Names:
                                       if w not in STOPWORDS)
         self.place_words = {pid: frozenset(stem(w) for w in tokens(name) if w not in STOPWORDS)
                             for pid, name in self.places.items()}
-        self.all_words = self.person_words | {w for ws in self.place_words.values() for w in ws} | {
-            stem(w) for name in self.objects.values() for w in tokens(name) if w not in STOPWORDS}
+        # a character knows the places and things of its world by name
+        self.geography = frozenset({w for ws in self.place_words.values() for w in ws} | {
+            stem(w) for name in self.objects.values() for w in tokens(name) if w not in STOPWORDS})
+        self.all_words = self.person_words | self.geography
 
     def words_of(self, agent: str) -> frozenset[str]:
         """The stems of one person's name, aliases and their first names (titles and articles left out)."""
