@@ -220,3 +220,22 @@ def test_bench_agency_runs_the_bundled_model_and_prints_every_figure(tmp_path, c
     assert 0.0 <= result["idle_rate"] <= 1.0 and result["decisions"] > 0
     assert len(result["told_rows"][0]["answers"]) == 2
     assert main(["bench", "agency", str(TINY), "--key", str(DATA / "agency" / "harbour.toml")]) == 1
+
+
+@pytest.mark.parametrize(("text", "source"), [
+    ("Maren told me the bell cracked.", True), ("I heard it from Maren.", True), ("It was Maren.", True),
+    ("Maren.", True), ("Maren did, this morning.", True),
+    ("I told Maren the bell cracked.", False), ("I saw it myself: Maren was in the harbour.", False),
+    ("Tobin told me the bell cracked.", False), ("I greeted Maren at the harbour.", False),
+])
+def test_the_player_counts_as_source_only_when_named_as_the_teller(names, text, source):
+    assert agency.names_as_source(text, names, "maren") is source
+
+
+def test_who_held_a_fact_before_it_was_told_does_not_spread_it(names):
+    store = Store(record(1, "The harbour bell cracked.", ada=Holding(via="witnessed", since_round=-3),
+                         silas=Holding(via="told", source="ada", since_round=2)))
+    entries = [line(1, "maren", "The harbour bell cracked.", to="tobin", witnesses=("maren", "tobin")),
+               line(2, "ada", "Silas, the harbour bell cracked.", to="silas", witnesses=("ada", "silas"))]
+    out = agency.spread([BELL], entries, store, names, "maren", frozenset(names.people))
+    assert out["spread_characters"] == out["spread_lines"] == 0  # Silas heard it from Ada, who saw it herself

@@ -23,20 +23,22 @@ Interviews go through the answer path of `storyworld ask SAVE AGENT "question" [
                              log, each content word a group of its own)
   carried_rate               facts whose hearer, asked "What did NAME tell you?" or "What do you know about X?"
                              (X: a person or place of the fact), answers with words that carry the fact AND name the
-                             player
+                             player as the teller ("Wren told me…", "from Wren"; not "I told Wren…")
   carried_words_only_rate    the same without naming the player
   store_told_by_player_rate  facts whose hearer holds a record told by the player since that round whose text carries
                              the fact (store_any_...: any record told by the player since that round)
   follow_ups                 after the first answer, "Who told you that?", "When was that?", "Where is he now?" with
-                             that answer as the line before: who names someone (the player), when says a time word
-                             or a number, where names a place of the world
-  spread_characters          characters other than the hearer holding a record that carries a told fact, told by a
-                             character who is not the player (spread_lines: characters' lines carrying a told fact
-                             with a listener who is neither the speaker nor the player)
+                             that answer as the line before: who names someone (the player as the teller), when says
+                             a time word or a number, where names a place of the world
+  spread_characters          characters other than the hearer holding a record that carries a told fact, told (after
+                             the telling) by a character who is not the player and did not hold it before
+                             (spread_lines: lines after the telling carrying the fact, by a character who did not hold
+                             it before, with a listener who is neither the speaker nor the player)
   secret_kept_rate           [[secret]]s whose keeper, asked the question by the asker, answers without a word of
                              every confession group, and says no such line in the whole run
   idle_rate                  the characters' decisions that are wait or observe (look around)
-  filler_rate                the characters' lines with fewer than two content words beyond names and stopwords
+  filler_rate                the characters' lines with fewer than two content words beyond people's names and
+                             stopwords
   answered_same_round_rate   questions (lines ending "?") spoken to a character that it answered to the asker, later
                              in the same round, with a content word of the question or "I do not know"
                              (answered_next_round_rate: not the same round, the next)

@@ -64,20 +64,30 @@ def subject_of(fact: ToldFact, names: Names, player: str, hearer: str) -> str:
     return word if word[:1].isupper() else f"the {word}"
 
 
-TELLING = frozenset({"told", "tell", "tells", "telling", "asked", "ask", "warned", "to"})
+# Words around a name that make it the source of what is said: "Wren told me", "Wren did", "from Wren", "by Wren".
+TELLER_AFTER = frozenset({"told", "tells", "tell", "said", "says", "say", "did", "does", "mentioned", "warned", "swore",
+                          "claims", "claimed", "reported", "let", "spoke", "whispered", "showed", "was", "has"})
+TELLER_BEFORE = frozenset({"from", "by", "was"})
 
 
 def names_as_source(text: str, names: Names, agent: str) -> bool:
-    """Whether a line names the person as where something came from: named, and not only as the one told
-    ("I told Wren Marr that…" names Wren as the hearer, not the source)."""
-    if not names.names(text, agent):
-        return False
+    """Whether a line names the person as where something came from: "Wren told me…", "I heard it from Wren",
+    "It was Wren", or the bare name as a whole answer. Named only as the one told ("I told Wren…") or as the
+    doer of a deed ("Wren was in the big top") does not count."""
     words = tokens(text)
     own = names.words_of(agent)
-    for index, word in enumerate(words):
-        if stem(word) in own and (index == 0 or stem(words[index - 1]) not in own):
-            if index == 0 or words[index - 1] not in TELLING:
-                return True
+    spots = [i for i, w in enumerate(words) if stem(w) in own]
+    if not spots:
+        return False
+    if len(words) - len(spots) <= 1:
+        return True  # "Wren." / "Wren Marr did"
+    for index in spots:
+        after = [w for w in words[index + 1:index + 3] if stem(w) not in own]
+        before = [w for w in words[max(0, index - 2):index] if stem(w) not in own]
+        if (after and after[0] in TELLER_AFTER and (after[0] != "was" or words[index - 1:index] == ["it"])) \
+                or (before and before[-1] in TELLER_BEFORE and before[-1] != "was") \
+                or (before[-2:] == ["it", "was"]):
+            return True
     return False
 
 
@@ -173,21 +183,32 @@ def spread(facts: Sequence[ToldFact], entries: Sequence[dict[str, Any]], store: 
     lines: list[dict[str, Any]] = []
     for fact in facts:
         hearer = names.resolve(fact.to) or fact.to
-        for record in store.records():
-            if not carries(record.text, fact.words):
-                continue
+        bearing = [r for r in store.records() if carries(r.text, fact.words)]
+        # who held the fact before the player told it did not get it from the player's word
+        before = {o for r in bearing for o, h in r.owners.items() if h.since_round < fact.round}
+        for record in bearing:
             for owner, holding in record.owners.items():
-                if (owner not in (player, hearer) and holding.via == "told" and holding.source in characters
-                        and holding.source != player and holding.since_round >= fact.round):
+                if (owner not in (player, hearer, *before) and holding.via == "told" and holding.source in characters
+                        and holding.source not in (player, *before) and holding.since_round >= fact.round):
                     holders.setdefault(owner, f"{owner} from {holding.source} r{holding.since_round}")
-        for entry in agent_lines(entries, player):
+        start = _told_at(entries, fact, player, hearer)
+        for entry in agent_lines(entries[start:], player):
             listeners = {entry.get("to"), *entry["witnesses"]} - {None, entry["actor"], player}
-            if entry["round"] >= fact.round and listeners and carries(entry["speech"], fact.words):
-                if entry not in lines:
-                    lines.append(entry)
+            if entry["actor"] not in before and listeners and carries(entry["speech"], fact.words) \
+                    and entry not in lines:
+                lines.append(entry)
     return {"spread_characters": len(holders), "spread_holders": sorted(holders.values()),
             "spread_lines": len(lines), "spread_lines_template_share": template_share(lines),
             "spread_examples": [f"r{e['round']} {e['actor']} -> {e.get('to') or 'all'}: {e['speech']}" for e in lines[:4]]}
+
+
+def _told_at(entries: Sequence[dict[str, Any]], fact: ToldFact, player: str, hearer: str) -> int:
+    """The log position just after the player told the fact (its round's first line to the hearer), else after
+    the round began."""
+    first = next((i for i, e in enumerate(entries) if e["round"] >= fact.round), len(entries))
+    told = next((i for i, e in enumerate(entries) if e["round"] == fact.round and e["kind"] == "say"
+                 and e["actor"] == player and e.get("to") == hearer), None)
+    return told + 1 if told is not None else first
 
 
 # ------------------------------------------------------------------------------- secrets
@@ -220,9 +241,10 @@ def idle(actions: Sequence[tuple[str, str]], player: str | None) -> dict[str, An
 
 
 def filler(entries: Sequence[dict[str, Any]], names: Names, player: str | None) -> dict[str, Any]:
-    """Of the other characters' lines, the share with fewer than two content words beyond names and stopwords."""
+    """Of the other characters' lines, the share with fewer than two content words beyond people's names and
+    stopwords (a place or a thing named is content)."""
     lines = agent_lines(entries, player)
-    empty = [e for e in lines if len(content_words(e["speech"], names.all_words)) < 2]
+    empty = [e for e in lines if len(content_words(e["speech"], names.person_words)) < 2]
     return {"lines": len(lines), "template_share": template_share(lines),
             "filler_rate": _rate(len(empty), len(lines)), "filler_template_share": template_share(empty),
             "filler_examples": [f"r{e['round']} {e['actor']}: {e['speech']}" for e in empty[:4]]}

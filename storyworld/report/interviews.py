@@ -169,6 +169,7 @@ def score(probes: Sequence[Probe], ask: Callable[[str, str], str], *, examples: 
             row["idk"] += unknown
             tally["refused"] += refused and not unknown
             tally["with_groups"] += bool(probe.answer)
+            row["with_groups"] += bool(probe.answer)
             tally["false"] += carried
             row["false"] += carried
             tally["asserted"] += not unknown and not refused
@@ -202,7 +203,7 @@ def figures(tally: Counter, kinds: dict[str, Counter], shown: dict[str, list[str
         "asserted_on_unknowns": _rate(tally["asserted"], tally["unknowns"]),
         "by_kind": {kind: {"knowns": row["knowns"], "accuracy": _rate(row["right"], row["knowns"]),
                            "unknowns": row["unknowns"], "i_do_not_know": _rate(row["idk"], row["unknowns"]),
-                           "false_knowledge": _rate(row["false"], row["unknowns"])}
+                           "false_knowledge": _rate(row["false"], row["with_groups"])}
                     for kind, row in sorted(kinds.items())},
         "examples": {label: shown.get(label, []) for label in ("missed", "false_or_asserted")},
     }

@@ -48,7 +48,8 @@ UNKNOWN_PHRASES = (
     "never heard", "have not heard", "haven't heard", "heard nothing", "not heard", "not sure", "no notion",
     "nothing of", "i could not tell", "no one told me", "nobody told me", "not that i know",
     "beyond what i know", "beyond me", "no knowledge", "unknown to me", "wouldn't know", "would not know",
-    "couldn't tell", "couldn't say", "have no word", "no word of",
+    "couldn't tell", "couldn't say", "have no word", "no word of", "nobody has told me", "no one has told me",
+    "told me nothing", "not been told",
 )
 
 # Words that say when (the scorer's own list, for "When was that?" follow-ups).
