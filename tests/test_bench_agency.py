@@ -206,6 +206,7 @@ confession = [["dark", "darkened"], ["lamp"]]
 
 
 @pytest.mark.real_model
+@pytest.mark.real_embedder
 def test_bench_agency_runs_the_bundled_model_and_prints_every_figure(tmp_path, capsys):
     from storyworld.cli import main
 

@@ -31,6 +31,7 @@ tokenizer and stopwords, never the speech gate's):
                           speaker's own, no stock line, not degenerate and not a fallback (a rendered line counts
                           when it passes these too)
   grounded_rate           lines whose content words are at least 70% in the speaker's records or the line answered
+                          (a question asserts nothing and counts as grounded; its names and leaks are still judged)
   invented_name_rate      lines naming someone or something (a capitalised word) nowhere in the world or its knowledge
   parrot_rate             lines with half or more of their word trigrams said by someone else in the speaker's
                           hearing, this round or the last

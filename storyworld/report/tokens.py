@@ -33,7 +33,7 @@ say says said saying tell tells told telling speak speaks spoke spoken ask asks 
 knew known think thinks thought see seen saw look looks looked come comes came go goes went gone get got give gave
 make made take took want wants like
 greet greets greeted greeting welcome hello good morning day evening night friend fare farewell met meet
-thank thanks sir madam lady lord master mistress please pray
+thank thanks sir madam lady lord master mistress please pray glad pleased
 i'm i've i'll i'd you're you've you'll you'd he's she's it's we're we've they're they've that's there's
 what's who's don't doesn't didn't won't wouldn't can't cannot couldn't shouldn't isn't aren't wasn't weren't
 haven't hasn't hadn't

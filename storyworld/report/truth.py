@@ -117,7 +117,8 @@ def _judge(world: World, events: list[SimEvent], index: int, knowing: _Knowing, 
     known = knowing.words(event.actor, event.round) | content_words(answered.claim or "" if answered else "") \
         | here | names.geography
     said = content_words(text)
-    grounded = not said or len(said & known) >= GROUNDED_SHARE * len(said)
+    # a question asserts nothing: only statements are held to what the speaker knew
+    grounded = not said or is_question(text) or len(said & known) >= GROUNDED_SHARE * len(said)
     invented = [w for w in proper_words(text) if stem(fold(w)) not in names.all_words and stem(fold(w)) not in known]
     heard = [e.claim or "" for e in events[max(0, index - 400):index]
              if e.kind == "say" and e.actor != event.actor and e.round >= event.round - 1 and event.actor in e.witnesses]
