@@ -135,3 +135,24 @@ def test_the_scorers_import_nothing_of_what_they_score():
             "'memory.frames'))]; print(bad); sys.exit(1 if bad else 0)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_bench_play_scores_a_saved_run_with_a_template_share_beside_each_figure(tmp_path, monkeypatch, capsys):
+    import json
+
+    from storyworld.cli import main
+
+    def script(rnd, agent, ctx):
+        if agent == "tobin":
+            return Say(actor="tobin", text="Maren, good day to you.", to="maren", rendered=rnd == 0)
+        return Wait(actor=agent)
+
+    world, sim, _ = run(script)
+    monkeypatch.setattr("memory.embedder.shared_embedder", lambda *a, **k: HashEmbedder())
+    session.save_simulation(sim, tmp_path / "save")
+    assert main(["bench", "play", str(TINY), "--from-save", str(tmp_path / "save"), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["speeches"] == result["lines"] == 2 and result["template_share"] == 0.5
+    assert result["speeches_template_share"] == result["floor_rate"] == 0.5
+    assert result["repeat_rate"] == 0.5 and result["repeat_template_share"] == 0.0  # the second, spoken freely
+    assert result["canon_progress"] == 0.0 and "grounded_template_share" in result
