@@ -240,3 +240,30 @@ def test_who_held_a_fact_before_it_was_told_does_not_spread_it(names):
                line(2, "ada", "Silas, the harbour bell cracked.", to="silas", witnesses=("ada", "silas"))]
     out = agency.spread([BELL], entries, store, names, "maren", frozenset(names.people))
     assert out["spread_characters"] == out["spread_lines"] == 0  # Silas heard it from Ada, who saw it herself
+
+
+def test_bench_agency_refuses_bad_input_in_one_line_before_loading_a_model(tmp_path, capsys):
+    from storyworld.cli import main
+
+    key = tmp_path / "key.toml"
+    key.write_text(AGENCY_KEY.replace('keeper = "silas"', 'keeper = "nobody"'))
+    (tmp_path / "tells.txt").write_text("/wait\n")
+    assert main(["bench", "agency", str(TINY), "--key", str(key)]) == 1
+    assert "secret[0].keeper: no character 'nobody' in tiny" in capsys.readouterr().err
+    assert main(["bench", "agency", str(TINY), "--script", str(tmp_path / "tells.txt")]) == 1
+    assert "--as AGENT is needed" in capsys.readouterr().err
+    assert main(["bench", "agency", str(TINY), "--as", "maren"]) == 1
+    assert "--script FILE is needed" in capsys.readouterr().err
+    assert main(["bench", "agency", str(TINY), "--as", "maren", "--script", str(tmp_path / "none.txt")]) == 1
+    assert "no such script file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("fact", "subject"), [
+    ("Silas ordered Elias to leave the lamp dark.", "Silas"),  # a person of the fact (not the player or hearer)
+    ("The supply boat came in at the harbour.", "The harbour"),  # else a place
+    ("I found a keg with a Dutch mark in the wreck of the Osprey.", "the Osprey"),  # else a named thing
+    ("the bell cracked in the frost.", "the cracked"),  # else the longest word of its groups
+])
+def test_what_do_you_know_about_names_the_facts_subject(names, fact, subject):
+    told = ToldFact(round=0, to="tobin", fact=fact, words=[["bell"], ["cracked"]])
+    assert agency.subject_of(told, names, "maren", "tobin") == subject

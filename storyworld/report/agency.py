@@ -8,6 +8,7 @@ same code scores a real run and a hand-made one.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -60,7 +61,10 @@ def subject_of(fact: ToldFact, names: Names, player: str, hearer: str) -> str:
         words = {stem(w) for w in tokens(place)} - {"the"}
         if words and words <= said:
             return place
-    word = fact.words[0][0]
+    proper = [w for w in re.findall(r"(?<!^)(?<![.!?]\s)\b([A-Z][a-z]+)", fact.fact.strip()) if w != "I"]
+    if proper:
+        return f"the {proper[-1]}"  # a named thing: "the Curlew"
+    word = max((w for g in fact.words for w in g), key=len)
     return word if word[:1].isupper() else f"the {word}"
 
 
