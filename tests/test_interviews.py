@@ -46,6 +46,14 @@ def test_an_interview_answers_from_the_agents_own_memory_with_provenance(planted
     assert boat not in [k.record_id for k in lacking.records]  # she was never told
     follow = interview(world, sim.store, "ada", "Who told you that?", round_=2, before=told.text)
     assert [k.record_id for k in follow.records] == [boat] and follow.provenance == ("told by Silas r2",)
+    assert follow.text == "Silas told me, just now."  # the follow-up answers who, from the holding's source
+    # a conversation: the follow-up points back to what the last answer rested on, whatever its words
+    again = interview(world, sim.store, "ada", "Who told you?", round_=2, previous=told)
+    assert again.text == "Silas told me, just now." and [k.record_id for k in again.records] == [boat]
+    when = interview(world, sim.store, "ada", "When was that?", round_=4, previous=again)
+    assert when.text.startswith("That was 2 rounds ago") or when.text.startswith("It happened 2 rounds ago")
+    unknown = interview(world, sim.store, "maren", "Who told you?", round_=2)
+    assert unknown.act == "unknown"  # nothing said before: no source to name, and no guess
 
 
 def test_as_of_a_round_what_was_learned_later_is_not_held(planted):

@@ -156,7 +156,8 @@ class LLMMind:
                                                      tries=self.phrase_tries, max_tokens=self.line_tokens)
         action = plan.action
         if isinstance(action, Say):
-            tells = tuple(Told(record=k.record_id, text=k.text, kind=k.kind) for k in speech.carries)
+            # a follow-up's answer (who told it, when, where one is) tells what it says, not the record itself
+            tells = () if speech.focus else tuple(Told(record=k.record_id, text=k.text, kind=k.kind) for k in speech.carries)
             return msgspec.structs.replace(action, text=text, tells=tells, act=speech.act, rendered=rendered), rendered, \
                 why, costs
         return msgspec.structs.replace(action, text=text), rendered, why, costs

@@ -30,10 +30,6 @@ _BE = {"I": {"is": "am", "was": "was", "has": "have", "does": "do", "isn't": "am
                "hasn't": "haven't", "doesn't": "don't"},
        "they": {"is": "is", "was": "was", "has": "has", "does": "does", "isn't": "isn't", "wasn't": "wasn't",
                 "hasn't": "hasn't", "doesn't": "doesn't"}}  # a third person keeps its verb, only its tense may move
-_FEMALE = frozenset({"she", "her", "woman", "daughter", "queen", "mother", "wife", "sister", "lady", "girl",
-                     "widow", "maid", "princess", "empress", "nun", "aunt", "niece", "duchess", "bride"})
-_MALE = frozenset({"he", "his", "him", "man", "son", "king", "prince", "father", "brother", "husband", "lord",
-                   "boy", "uncle", "nephew", "emperor", "duke", "monk", "sir", "widower"})
 # The pronouns of the speaker (or listener) once they are the sentence's subject, by the persona's gender.
 _PRONOUNS = {("I", "m"): {"he": "I", "He": "I", "him": "me", "his": "my", "His": "My", "himself": "myself"},
              ("I", "f"): {"she": "I", "She": "I", "herself": "myself"},
@@ -61,7 +57,42 @@ def name_forms(world: World) -> list[tuple[str, str]]:
             bare = re.sub(r"^(the|a|an)\s+", "", name, flags=re.IGNORECASE)
             if bare != name and len(bare) > 2 and bare[0].isupper():
                 forms.setdefault(f"the {bare}", agent.id)
+    for surface, agent in first_names(world).items():
+        forms.setdefault(surface, agent)
     return sorted(forms.items(), key=lambda item: (-len(item[0]), item[0]))
+
+
+def first_names(world: World) -> dict[str, str]:
+    """A person's first name alone ("Kasimir" for "Kasimir Dole"), where it names one person only and is a
+    proper name: no other person's name starts with it, and the world's texts never write it in lower case
+    (so "King" of "King Hamlet" or "Lady" of "Lady Mi", which texts also use as words, stay out)."""
+    firsts: dict[str, list[str]] = {}
+    if world.info.name_order != "given-first":
+        return {}  # "Guan" of "Guan Yu" is his family's name, never what he is called
+    for agent in world.agents.values():
+        for name in (agent.name,):
+            parts = name.split()
+            if len(parts) >= 2 and parts[0][:1].isupper() and parts[0].isalpha():
+                firsts.setdefault(parts[0], [])
+                if agent.id not in firsts[parts[0]]:
+                    firsts[parts[0]].append(agent.id)
+    lowered = _lower_words(world)
+    return {first: who[0] for first, who in firsts.items() if len(who) == 1 and first.lower() not in lowered}
+
+
+_LOWER: dict[str, frozenset[str]] = {}
+
+
+def _lower_words(world: World) -> frozenset[str]:
+    """Every word the world's texts write in lower case (descriptions, goals, events): common words, not names."""
+    found = _LOWER.get(world.digest)
+    if found is None:
+        texts = [a.description for a in world.agents.values()] + [g for a in world.agents.values() for g in a.goals]
+        texts += [p.description for p in world.places.values()] + [e.text for e in world.events]
+        texts += [s for e in world.events for s in e.statements]
+        found = frozenset(w for t in texts for w in re.findall(r"\b[a-z][a-z']*\b", t))
+        _LOWER[world.digest] = found
+    return found
 
 
 class _Names(msgspec.Struct, frozen=True):
@@ -215,14 +246,10 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
 
 
 def gender(world: World, agent: str | None) -> str:
-    """"m", "f" or "" from the words of a persona (only to turn its "he"/"she" into "I" or "you")."""
+    """"m", "f" or "" from the world file's `pronouns` field (only to turn its "he"/"she" into "I" or "you")."""
     if agent not in world.agents:
         return ""
-    person = world.agents[agent]
-    words = re.findall(r"[a-z]+", f"{person.name} {person.description}".lower())
-    female = sum(w in _FEMALE for w in words)
-    male = sum(w in _MALE for w in words)
-    return "f" if female > male else "m" if male > female else ""
+    return {"he": "m", "she": "f"}.get(world.agents[agent].pronouns, "")
 
 
 def _in_the_past(text: str, spans: list[Span]) -> str:
@@ -345,12 +372,27 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
         "summon": ("you are wanted at {place}.", "they are asking for you at {place}.", "you must go at once."),
         "demand": ("I would have the truth from you.", "answer me plainly."),
         "lie": ("all is well; there is nothing to fear.",),
+        "deny": ("I know nothing about that, and I had no part in it.", "I cannot help you there; I know nothing of it.",
+                 "that is nothing to do with me; ask someone else.", "I have no idea what you mean by that."),
+        "heard": ("I did not know that; I will keep it in mind.", "that is news to me, and I will remember it.",
+                  "I had not heard that; thank you for telling me.", "that is new to me; I will remember it."),
+        "source_told": ("{source} told me, {when}.", "I had it from {source}, {when}."),
+        "source_you": ("you told me yourself, {when}.",),
+        "source_saw": ("I saw it with my own eyes, {when}; nobody had to tell me.",),
+        "source_read": ("I read it in {source}, {when}.",),
+        "source_inferred": ("I worked it out myself; nobody had to tell me.",),
+        "when": ("that was {when}, in {place}.", "it happened {when}, in {place}."),
+        "where": ("last I knew, {who} was in {place}.", "the last I heard, {who} was in {place}."),
     },
     "zh": {
         "unknown": ("此事我不知道。", "我未曾听说此事。"), "no_news": ("没有什么新消息。",), "told_all": ("我所知道的都已告诉你了。",), "refuse": ("此事我不便多说。", "不要问我这个。"),
         "greet": ("幸会。", "欢迎。"), "ask": ("有什么消息吗？", "你为何来此？"), "ask_about": ("你知道{topic}的事吗？",),
         "lead": ("随我去{place}。",), "summon": ("{place}有人找你。",), "demand": ("请你说实话。",),
-        "lie": ("一切安好，不必担心。",),
+        "lie": ("一切安好，不必担心。",), "deny": ("此事与我无关，我一无所知。",), "heard": ("原来如此，我记下了。",),
+        "source_told": ("是{source}告诉我的，{when}。",), "source_you": ("是你亲口告诉我的，{when}。",),
+        "source_saw": ("没人告诉我，是我亲眼所见，{when}。",), "source_read": ("我在{source}中读到的，{when}。",),
+        "source_inferred": ("没人告诉我，是我自己推想的。",), "when": ("那是{when}，在{place}。",),
+        "where": ("据我所知，{who}最后在{place}。",),
     },
 }
 PROVENANCE = {
@@ -396,7 +438,10 @@ def say_known(world: World, speaker: str, listener: str | None, known: object, n
         form = "quote_own" if by in (None, speaker) else ("quote_you" if by == listener else "quote")
         said = PROVENANCE[lang][form].format(q=text.strip(), source=world.name_of(by) if by else "")
         return said if said.endswith(("\u201d", "”")) else sentence(said)
-    if speaks_of(world, text, speaker) and lang == "en":
+    actors = getattr(known, "actors", ())
+    # a deed of the speaker's own is said plainly in the first person ("I counted the coins"); a record with no
+    # typed doer (a sight of who stood where) that names the speaker is too ("I am in the hall")
+    if lang == "en" and (speaker in actors or (not actors and speaks_of(world, text, speaker))):
         form = "plain"
     elif listener is not None and listener in holders:
         form = "shared"
@@ -441,10 +486,13 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
     to = getattr(speech, "to")
     act = getattr(speech, "act")
     carries = getattr(speech, "carries")
+    focus = getattr(speech, "focus", "")
+    if carries and focus:
+        return _with_vocative(world, to, _focused(world, speaker, to, carries[0], focus, now, lang), lang)
     if carries:
         body = say_known(world, speaker, to, carries[0], now)
         return _with_vocative(world, to, body, lang)
-    key = {"answer": "unknown", "tell": "demand", "react": "ask"}.get(act, act)
+    key = {"answer": "unknown", "tell": "demand", "react": "heard", "lie": "deny"}.get(act, act)
     if getattr(speech, "told_all", False):
         key = "told_all"
     elif act == "unknown" and getattr(speech, "news", False):
@@ -467,6 +515,42 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
     if not fresh and optional:
         return ""
     return _with_vocative(world, to, (fresh or candidates)[0], lang)
+
+
+def ago(world: World, round_: int, now: int) -> str:
+    """A round said as time past from now: "just now", "a round ago", "5 rounds ago"."""
+    if language(world) == "zh":
+        return "刚才" if now - round_ <= 0 else f"{now - round_}个回合之前"
+    gap = now - round_
+    return "just now" if gap <= 0 else "a round ago" if gap == 1 else f"{gap} rounds ago"
+
+
+def _focused(world: World, speaker: str, listener: str | None, known: object, focus: str, now: int, lang: str) -> str:
+    """A follow-up's answer about a holding, from its typed fields: who told it, when it happened, where one was."""
+    table = TEMPLATES[lang]
+    via, source = getattr(known, "via"), getattr(known, "source")
+    place = getattr(known, "place")
+    place_name = inline(world.places[place].name) if place in world.places else (place or "")
+    if focus == "source":
+        when = ago(world, getattr(known, "since_round"), now)
+        if via in ("told", "sediment") and source and source == listener:
+            line = table["source_you"][0].format(when=when)
+        elif via in ("told", "sediment") and source in world.agents and source != speaker:
+            line = table["source_told"][now % len(table["source_told"])].format(source=world.name_of(source), when=when)
+        elif via == "read" and source:
+            line = table["source_read"][0].format(source=inline(world.name_of(source)), when=when)
+        elif via == "inferred":
+            line = table["source_inferred"][0]
+        else:
+            line = table["source_saw"][0].format(when=ago(world, getattr(known, "round"), now))
+    elif focus == "when":
+        options = table["when"]
+        line = options[now % len(options)].format(when=ago(world, getattr(known, "round"), now), place=place_name)
+    else:
+        who = next((a for a in getattr(known, "actors") if a not in (speaker, listener)), None)
+        options = table["where"]
+        line = options[now % len(options)].format(who=world.name_of(who) if who else "they", place=place_name)
+    return sentence(line)
 
 
 def _with_vocative(world: World, to: str | None, body: str, lang: str) -> str:
