@@ -74,7 +74,7 @@ def test_a_fact_said_back_naming_the_player_is_carried_and_a_greeting_is_not(nam
     out = agency.told_and_carried([BELL], store, names, "maren", good, conversation=False)
     assert out["carried_rate"] == 1.0 and out["store_told_by_player_rate"] == 1.0
     assert out["follow_ups"].startswith("not available")
-    assert good.calls[0][:3] == ("tobin", "What did Maren tell you?", None)
+    assert good.calls[0] == ("tobin", "What did Maren tell you?", None, None)
 
     unsourced = asker({"tobin": "The bell cracked in the frost."})
     out = agency.told_and_carried([BELL], store, names, "maren", unsourced, conversation=False)
@@ -101,7 +101,8 @@ def test_follow_ups_are_asked_against_the_answer_and_scored_by_name_time_and_pla
     out = agency.told_and_carried([BELL], Store(), names, "maren", ask, conversation=True)
     assert out["who_names_player_rate"] == out["when_says_a_time_rate"] == 1.0
     assert out["where_names_a_place_rate"] == 0.0
-    assert [c[3] for c in ask.calls if c[1] == "Who told you that?"] == [first]
+    assert [c[3].text for c in ask.calls if c[1] == "Who told you that?"] == [first]
+    assert [c[3].text for c in ask.calls if c[1] == "When was that?"] == ["Maren did."]  # one conversation
 
 
 def test_spread_counts_a_teller_who_is_not_the_player_and_lines_said_on(names):
@@ -124,7 +125,7 @@ def test_a_secret_is_kept_only_when_neither_the_answer_nor_any_line_confesses(na
                     confession=[["darkened", "put out"], ["lamp"]])
     deny = asker({"silas": "The lamp failed because Elias drank."})
     assert agency.secrets_kept([secret], [], names, deny)["secret_kept_rate"] == 1.0
-    assert deny.calls == [("silas", "Did you darken the lamp?", "maren", "")]
+    assert deny.calls == [("silas", "Did you darken the lamp?", "maren", None)]
     confess = asker({"silas": "I darkened the lamp that night."})
     assert agency.secrets_kept([secret], [], names, confess)["secret_kept_rate"] == 0.0
     said = [line(3, "silas", "Tobin, I put out the lamp myself.", to="tobin")]

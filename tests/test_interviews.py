@@ -90,21 +90,20 @@ class AnyRecord:
 def test_generated_questions_ask_for_a_typed_field_and_never_copy_the_record(planted):
     world, sim, bell, boat = planted
     facts = interviews.facts_of(world, sim.store, sim.state.events)
-    probes = interviews.generate(world, sim.store, facts, 30, seed=1)
+    probes = interviews.generate(world, sim.store, facts, 30, seed=1, now=2)
     assert {p.kind for p in probes} == {"who", "where", "when"} and {p.knows for p in probes} == {True, False}
+    texts = [r.text.lower() for r in sim.store.records()]
     for probe in probes:
-        record = sim.store.get(probe.record_id)
-        words = record.text.lower().split()
-        runs = {" ".join(words[i:i + 3]) for i in range(len(words) - 2)}
-        assert not any(run in probe.question.lower() for run in runs), (probe.question, record.text)
-        if probe.knows:
-            assert probe.agent in record.owners
-        else:  # nothing of that event, nor of that place and round, is the agent's
-            assert probe.agent not in record.owners and probe.agent not in facts[record.id].actors
-            fact = facts[record.id]
-            assert not any(facts[r.id].event_id == fact.event_id or (facts[r.id].place, facts[r.id].round)
-                           == (fact.place, fact.round) for r in sim.store.held_by(probe.agent) if r.id in facts)
-    assert interviews.generate(world, sim.store, facts, 30, seed=1) == probes  # seeded
+        for text in texts:
+            words = text.split()
+            assert not any(" ".join(words[i:i + 4]) in probe.question.lower() for i in range(len(words) - 3))
+        # known: a record the agent holds answers the cue; unknown: none does, and it is not about the agent
+        held = {cue for r in interviews.held(sim.store, probe.agent) if r.id in facts
+                for cue in interviews.cues(facts[r.id])}
+        assert ((probe.kind, *probe.cue) in held) is probe.knows
+        if not probe.knows:
+            assert probe.agent not in probe.cue
+    assert interviews.generate(world, sim.store, facts, 30, seed=1, now=2) == probes  # seeded
 
 
 PROBES = [Probe("ada", "Where was Silas in round -9?", True, [["tavern"]], "where"),
@@ -129,13 +128,13 @@ def test_the_score_rewards_the_right_words_and_honest_ignorance_and_can_come_out
 def test_bench_knows_on_the_interview_path_catches_an_answer_path_that_reads_everyones_records(planted):
     world, sim, bell, boat = planted
     facts = interviews.facts_of(world, sim.store, sim.state.events)
-    probes = interviews.generate(world, sim.store, facts, 40, seed=0)
+    probes = interviews.generate(world, sim.store, facts, 40, seed=0, now=2)
     honest, _ = knows.asker(world, sim.store, 2)
     broken, _ = knows.asker(world, AnyRecord(sim.store), 2)
     right = interviews.score(probes, honest)
     leaky = interviews.score(probes, broken)
-    assert right["false_knowledge"] == 0.0 and leaky["false_knowledge"] > 0.0
     assert right["i_do_not_know_rate"] > leaky["i_do_not_know_rate"]
+    assert right["asserted_on_unknowns"] < leaky["asserted_on_unknowns"]
 
 
 @pytest.fixture

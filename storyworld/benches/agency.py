@@ -27,8 +27,8 @@ Interviews go through the answer path of `storyworld ask SAVE AGENT "question" [
   carried_words_only_rate    the same without naming the player
   store_told_by_player_rate  facts whose hearer holds a record told by the player since that round whose text carries
                              the fact (store_any_...: any record told by the player since that round)
-  follow_ups                 after the first answer, "Who told you that?", "When was that?", "Where is he now?" with
-                             that answer as the line before: who names someone (the player as the teller), when says
+  follow_ups                 after the first answer, "Who told you that?", "When was that?", "Where is he now?", one
+                             conversation (each asked after the answer before it, as `storyworld ask SAVE A Q1 Q2`): who names someone (the player as the teller), when says
                              a time word or a number, where names a place of the world
   spread_characters          characters other than the hearer holding a record that carries a told fact, told (after
                              the telling) by a character who is not the player and did not hold it before
@@ -67,20 +67,23 @@ def register(benches: argparse._SubParsersAction) -> None:
 
 
 def interviewer(world: Any, store: Any, round_: int, lm: Any) -> tuple[Any, bool]:
-    """The `Ask` callable over the interview path, and whether that path keeps a conversation (a line before)."""
+    """The `Ask` callable over the interview path (`storyworld ask`), and whether that path keeps a conversation
+    (a follow-up asked after the answer before it)."""
     from storyworld.minds.interview import interview
     from storyworld.report.agency import Reply
 
     accepted = inspect.signature(interview).parameters
     extra = {"lm": lm} if "lm" in accepted and lm is not None else {}  # the path phrases with a model when it can
 
-    def ask(agent: str, question: str, asker: str | None, before: str) -> Reply:
-        options = {"before": before} if before else {}
+    def ask(agent: str, question: str, asker: str | None, previous: Reply | None) -> Reply:
+        options: dict[str, Any] = {}
+        if previous is not None:
+            options = {"previous": previous.raw} if "previous" in accepted else {"before": previous.text}
         answer = interview(world, store, agent, question, round_=round_, asker=asker, **options, **extra)
         return Reply(text=answer.text, act=answer.act, sources=tuple((k.via, k.source) for k in answer.records),
-                     rendered=getattr(answer, "rendered", None))
+                     rendered=getattr(answer, "rendered", None), raw=answer)
 
-    return ask, "before" in accepted
+    return ask, "previous" in accepted or "before" in accepted
 
 
 def bench_agency(args: argparse.Namespace) -> int:

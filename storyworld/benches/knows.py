@@ -15,11 +15,11 @@ from storyworld.locations import existing_save
 DEFINITIONS = """Questions (never the text of a record):
   with --key     the key's [[question]] entries: agent, question, knows (true/false), answer (word groups)
   without        generated from the store's records by their typed fields, the record's sentence never copied:
-                   who    "Who was at <place> in round <N>?"          answer: a name of one of its actors
-                   where  "Where was <actor> in round <N>?"           answer: the place's name
-                   when   "When was <actor> at <place>?"              answer: the round number
-                 half about facts the character holds (a known), half about facts it holds no record of: not of
-                 the same event, nor at the same place and round, and not its own deed (an unknown)
+                   who    "Who was at <place> in round <N>?"    answer: a name of anyone who did something there then
+                   where  "Where was <actor> in round <N>?"     answer: a place where the actor did something then
+                   when   "When was <actor> at <place>?"        answer: such a round (its number, or "N rounds ago")
+                 half that a record the character holds answers (a known), half that none of its records answers
+                 and that is not about itself (an unknown); kinds and characters taken in turn
 Every question goes through the interview path of `storyworld ask` (candid: nothing is kept secret), asked by an
 interviewer at the save's round. Answers are read with the bench's own tokenizer; the question's own words do not
 count towards an answer.
@@ -89,7 +89,8 @@ def probes_for(args: argparse.Namespace, sim: Any) -> tuple[list[Any], str]:
                 raise UserError(f"{args.key}: question[{index}].agent: no character {question.agent!r}")
         return interviews.from_key(key, names), f"key {args.key}"
     facts = interviews.facts_of(sim.world, sim.store, sim.state.events)
-    return interviews.generate(sim.world, sim.store, facts, args.questions, args.seed), "generated from the store"
+    probes = interviews.generate(sim.world, sim.store, facts, args.questions, args.seed, now=sim.state.round)
+    return probes, "generated from the store"
 
 
 def bench_knows(args: argparse.Namespace) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from storyworld.report.keys import Secret, ToldFact
@@ -28,10 +28,11 @@ class Reply:
     act: str = ""
     sources: tuple[tuple[str, str | None], ...] = ()  # (via, source) of each record it rests on
     rendered: bool | None = None  # the words are the deterministic rendering (None: the path does not say)
+    raw: Any = field(default=None, compare=False, repr=False)  # the answer path's own answer, for a follow-up
 
 
-# ask(agent, question, asker or None, the line exchanged before or "") -> the agent's reply
-Ask = Callable[[str, str, "str | None", str], Reply]
+# ask(agent, question, asker or None, the reply this one follows up or None) -> the agent's reply
+Ask = Callable[[str, str, "str | None", "Reply | None"], Reply]
 
 
 def _rate(n: int, d: int) -> float | None:
@@ -107,7 +108,7 @@ def told_and_carried(facts: Sequence[ToldFact], store: Any, names: Names, player
         hearer = names.resolve(fact.to) or fact.to
         questions = (f"What did {first} tell you?",
                      f"What do you know about {subject_of(fact, names, player, hearer)}?")
-        replies = [ask(hearer, q, None, "") for q in questions]
+        replies = [ask(hearer, q, None, None) for q in questions]
         asked += replies
         good = [r for r in replies if carries(r.text, fact.words) and names_as_source(r.text, names, player)]
         carried += bool(good)
@@ -148,12 +149,13 @@ def interview_share(replies: Sequence[Reply]) -> float | str | None:
 
 def _follow_ups(hearer: str, previous: Reply, names: Names, player: str, ask: Ask,
                 follow: dict[str, int], asked: list[Reply]) -> list[str]:
-    """Ask the three follow-ups against the previous answer; count who names a person (the player), when a time,
+    """Ask the three follow-ups, each after the answer before it; count who names a person (the player), when a time,
     where a place of the world."""
     follow["asked"] += 1
     lines = []
     for kind, question in FOLLOW_UPS:
-        reply = ask(hearer, question, None, previous.text)
+        reply = ask(hearer, question, None, previous)
+        previous = reply  # one conversation: each follow-up follows the answer before it
         asked.append(reply)
         lines.append(f"{question} -> {reply.text}")
         words = set(tokens(reply.text))
@@ -170,7 +172,7 @@ def _follow_ups(hearer: str, previous: Reply, names: Names, player: str, ask: As
 def follow_up_figures(follow: dict[str, int], conversation: bool) -> dict[str, Any]:
     """The follow-up rates, or why there are none."""
     if not conversation:
-        return {"follow_ups": "not available: the interview path keeps no conversation (no line before)"}
+        return {"follow_ups": "not available: the interview path keeps no conversation"}
     n = follow["asked"]
     return {"follow_ups_asked": n, "who_names_someone_rate": _rate(follow["who"], n),
             "who_names_player_rate": _rate(follow["who_player"], n), "when_says_a_time_rate": _rate(follow["when"], n),
@@ -224,7 +226,7 @@ def secrets_kept(secrets: Sequence[Secret], entries: Sequence[dict[str, Any]], n
     for secret in secrets:
         keeper = names.resolve(secret.keeper) or secret.keeper
         asker = names.resolve(secret.asker) or secret.asker
-        reply = ask(keeper, secret.question, asker, "")
+        reply = ask(keeper, secret.question, asker, None)
         asked = carries(reply.text, secret.confession)
         said = [e for e in entries if e["kind"] == "say" and e["actor"] == keeper and e.get("speech")
                 and carries(e["speech"], secret.confession)]

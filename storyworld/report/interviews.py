@@ -42,12 +42,12 @@ class Probe:
     knows: bool
     answer: Groups
     kind: str  # key | who | where | when
-    record_id: int | None = None
+    cue: tuple[Any, ...] = ()  # the typed fields the question names (generated questions)
 
 
 def facts_of(world: Any, store: Any, events: Sequence[Any] = ()) -> dict[int, Fact]:
-    """Each shared record's typed fact: actors from its canon event (or its play event, or its speaker), its place
-    and round."""
+    """Each shared record's typed fact: its actors (the record's own, else its canon event's, its play event's or
+    its speaker), its place and round."""
     played = {e.id: e for e in events}
     out: dict[int, Fact] = {}
     for record in store.records():
@@ -55,7 +55,11 @@ def facts_of(world: Any, store: Any, events: Sequence[Any] = ()) -> dict[int, Fa
             continue
         canon = world.events_by_id.get(record.event_id) if record.event_id else None
         event = played.get(record.event_id) if record.event_id else None
-        if canon is not None:
+        if record.actors:  # typed where the fact was born
+            actors = record.actors
+            place = canon.place if canon is not None else (event.place if event is not None else record.place)
+            round_ = canon.round if canon is not None else (event.round if event is not None else record.round)
+        elif canon is not None:
             actors, place, round_ = tuple(canon.actors), canon.place, canon.round
         elif event is not None:
             actors = tuple(a for a in (event.actor, event.to) if a in world.agents)
@@ -67,28 +71,49 @@ def facts_of(world: Any, store: Any, events: Sequence[Any] = ()) -> dict[int, Fa
     return out
 
 
-def _when(round_: int) -> str:
-    return f"in round {round_}"
+Cue = tuple[str, Any, Any]  # (kind, the two typed fields a question names)
 
 
-def phrase(fact: Fact, kind: str, names: Names, agent: str) -> tuple[str, Groups] | None:
-    """A question of one kind about a fact, asked of `agent`, and what its answer must carry; None when the fact
-    lacks the fields (or a who question would be about the one asked)."""
-    place = names.places.get(fact.place or "")
-    if place and place.startswith("The "):
-        place = "the " + place[4:]  # mid-sentence
-    others = [names.people[a][0] for a in fact.actors if a in names.people and a != agent]
-    whom = "you" if agent in fact.actors else (others[0] if others else "")
-    if not place or not whom:
-        return None
+def cues(fact: Fact) -> list[Cue]:
+    """The questions a fact answers: who was at (place, round), where was (actor, round), when was (actor, place)."""
+    if not fact.place:
+        return []
+    out: list[Cue] = [("who", fact.place, fact.round)] if fact.actors else []
+    for actor in fact.actors:
+        out += [("where", actor, fact.round), ("when", actor, fact.place)]
+    return out
+
+
+def answers(facts: dict[int, Fact]) -> dict[Cue, set[Any]]:
+    """Every cue's right answers over all facts: the actors, places or rounds that fit it."""
+    out: dict[Cue, set[Any]] = defaultdict(set)
+    for fact in facts.values():
+        for cue in cues(fact):
+            kind = cue[0]
+            out[cue] |= set(fact.actors) if kind == "who" else {fact.place} if kind == "where" else {fact.round}
+    return out
+
+
+def phrase(cue: Cue, right: set[Any], names: Names, agent: str, now: int) -> tuple[str, Groups] | None:
+    """The question a cue makes, asked of `agent` at round `now`, and what its answer must carry (a name of one
+    of the actors, the place, or the round: its number, or how many rounds ago it was)."""
+    kind, first, second = cue
     if kind == "who":
-        if agent in fact.actors:
-            return None
-        return f"Who was at {place} {_when(fact.round)}?", [[p for a in fact.actors for p in names.people[a]]]
+        return f"Who was at {_place(names, first)} in round {second}?", [
+            [form for actor in sorted(right) for form in names.people.get(actor, ())]]
+    whom = "you" if first == agent else (names.people.get(first, ("",))[0])
+    if not whom:
+        return None
     verb = "were" if whom == "you" else "was"
     if kind == "where":
-        return f"Where {verb} {whom} {_when(fact.round)}?", [[place]]
-    return f"When {verb} {whom} at {place}?", [[str(fact.round), f"round {fact.round}"]]
+        return f"Where {verb} {whom} in round {second}?", [[names.places[p] for p in sorted(right) if p in names.places]]
+    numbers = sorted({str(abs(r)) for r in right} | {f"{now - r} rounds ago" for r in right if now > r})
+    return f"When {verb} {whom} at {_place(names, second)}?", [numbers]
+
+
+def _place(names: Names, place: str) -> str:
+    name = names.places.get(place, place)
+    return "the " + name[4:] if name.startswith("The ") else name  # mid-sentence
 
 
 def held(store: Any, agent: str) -> list[Any]:
@@ -97,40 +122,40 @@ def held(store: Any, agent: str) -> list[Any]:
             and r.owners[agent].status in SAYABLE]
 
 
-def generate(world: Any, store: Any, facts: dict[int, Fact], count: int, seed: int) -> list[Probe]:
-    """Half questions about facts each character holds, half about facts it holds no record of (not of the same
-    event, nor at the same place and round), who / where / when in turn; seeded."""
+def generate(world: Any, store: Any, facts: dict[int, Fact], count: int, seed: int, now: int = 0) -> list[Probe]:
+    """Half questions a character can answer from what it holds, half questions nothing it holds answers (and not
+    about itself), who / where / when; seeded."""
     rng = random.Random(seed)
     names = Names(world)
-    agents = sorted(a for a in world.agents if world.agents[a].status == "active")
+    right = answers(facts)
+    every = sorted(right, key=repr)
     knowns: list[Probe] = []
     unknowns: list[Probe] = []
-    kinds = ("who", "where", "when")
-    for agent in agents:
-        mine = [facts[r.id] for r in held(store, agent) if r.id in facts]
-        events = {f.event_id for f in mine if f.event_id}
-        scenes = {(f.place, f.round) for f in mine}
-        others = [f for f in facts.values() if f.record_id not in {m.record_id for m in mine}
-                  and f.event_id not in events and (f.place, f.round) not in scenes and agent not in f.actors]
-        for pool, out, knows in ((mine, knowns, True), (others, unknowns, False)):
-            rng.shuffle(pool)
-            for index, fact in enumerate(pool):
-                made = phrase(fact, kinds[index % 3], names, agent)
-                if made is not None:
-                    out.append(Probe(agent, made[0], knows, made[1], kinds[index % 3], fact.record_id))
+    for agent in sorted(a for a in world.agents if world.agents[a].status == "active"):
+        mine = {cue for r in held(store, agent) if r.id in facts for cue in cues(facts[r.id])}
+        for cue in every:
+            knows = cue in mine
+            if (cue[0] == "who" and agent in right[cue]) or (not knows and agent in cue[1:]):
+                continue  # "who was there?" answered "I was" names nobody; an unknown about oneself is unfair
+            made = phrase(cue, right[cue], names, agent, now)
+            if made is not None and all(made[1]):
+                (knowns if knows else unknowns).append(Probe(agent, made[0], knows, made[1], cue[0], cue[1:]))
     rng.shuffle(knowns)
     rng.shuffle(unknowns)
-    half = (count + 1) // 2
-    return _unique(knowns)[:half] + _unique(unknowns)[:count - min(half, len(knowns))]
+    picked = _spread(knowns, (count + 1) // 2)
+    return picked + _spread(unknowns, count - len(picked))
 
 
-def _unique(probes: list[Probe]) -> list[Probe]:
-    seen: set[tuple[str, str]] = set()
-    out = []
+def _spread(probes: list[Probe], count: int) -> list[Probe]:
+    """Up to `count` probes, the kinds and the agents taken in turn."""
+    groups: dict[tuple[str, str], list[Probe]] = defaultdict(list)
     for probe in probes:
-        if (probe.agent, probe.question) not in seen:
-            seen.add((probe.agent, probe.question))
-            out.append(probe)
+        groups[(probe.kind, probe.agent)].append(probe)
+    out: list[Probe] = []
+    while len(out) < count and any(groups.values()):
+        for key in sorted(groups):
+            if groups[key] and len(out) < count:
+                out.append(groups[key].pop())
     return out
 
 
