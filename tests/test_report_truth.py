@@ -156,3 +156,7 @@ def test_bench_play_scores_a_saved_run_with_a_template_share_beside_each_figure(
     assert result["speeches_template_share"] == result["floor_rate"] == 0.5
     assert result["repeat_rate"] == 0.5 and result["repeat_template_share"] == 0.0  # the second, spoken freely
     assert result["canon_progress"] == 0.0 and "grounded_template_share" in result
+
+
+def test_a_capitalised_stopword_is_no_name():
+    assert truth.proper_words("Li Ru, The Yellow Turbans rose, and I saw Hask.") == ["Ru", "Yellow", "Turbans", "Hask"]

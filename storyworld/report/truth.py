@@ -18,7 +18,7 @@ from typing import Any
 from storyworld.kernel import ids
 from storyworld.kernel.state import SimEvent
 from storyworld.report.playquality import degenerate, overlap
-from storyworld.report.tokens import Names, content_words, fold, is_question, says_unknown, stem, tokens
+from storyworld.report.tokens import STOPWORDS, Names, content_words, fold, is_question, says_unknown, stem, tokens
 from storyworld.world import World
 
 GROUNDED_SHARE = 0.7  # of a line's content words in the speaker's knowledge or the line it answers
@@ -81,8 +81,8 @@ _PROPER = re.compile(r"(?<![.!?:;\"]\s)(?<!^)\b([A-Z][a-z'\u2019]+)")
 
 
 def proper_words(text: str) -> list[str]:
-    """Capitalised words that do not open a sentence (nor "I")."""
-    return [w for w in _PROPER.findall(text.strip()) if w != "I"]
+    """Capitalised words that do not open a sentence, and are no stopword ("I", "The" after a comma)."""
+    return [w for w in _PROPER.findall(text.strip()) if fold(w) not in STOPWORDS]
 
 
 def _answered(events: list[SimEvent], index: int) -> SimEvent | None:
