@@ -251,6 +251,9 @@ def test_bench_agency_refuses_bad_input_in_one_line_before_loading_a_model(tmp_p
     (tmp_path / "tells.txt").write_text("/wait\n")
     assert main(["bench", "agency", str(TINY), "--key", str(key)]) == 1
     assert "secret[0].keeper: no character 'nobody' in tiny" in capsys.readouterr().err
+    key.write_text(AGENCY_KEY)
+    assert main(["bench", "agency", str(TINY), "--key", str(key), "--as", "tobin"]) == 1
+    assert "is for the player 'maren'" in capsys.readouterr().err
     assert main(["bench", "agency", str(TINY), "--script", str(tmp_path / "tells.txt")]) == 1
     assert "--as AGENT is needed" in capsys.readouterr().err
     assert main(["bench", "agency", str(TINY), "--as", "maren"]) == 1

@@ -105,6 +105,8 @@ def bench_agency(args: argparse.Namespace) -> int:
     if not wanted:
         raise UserError("--as AGENT is needed (or a key that names its player)")
     player = world.resolve_player(wanted)
+    if key is not None and key.player and world.resolve_player(key.player) != player:
+        raise UserError(f"--as {args.player}: the key {args.key} is for the player {key.player!r}")
     script_file = args.script or (script_path(args.key, key) if key else None)
     if script_file is None:
         raise UserError("--script FILE is needed (or a key that names its script)")
