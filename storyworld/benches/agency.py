@@ -19,6 +19,12 @@ DEFINITIONS = """Every figure is scored with the bench's own tokenizer and stopw
 that produced the lines; "carries" means a word (or phrase) of every word group of the key, compared by crude stems.
 Interviews go through the answer path of `storyworld ask SAVE AGENT "question" [--as ASKER]`, after the run.
 
+key file (TOML; unknown fields are errors):
+  world = "harbour"  player = "wren"  script = "wren.txt" (beside the key)  rounds = 8 (optional)
+  [[told]]     round, to, fact, words = [["keg", "brandy"], ["Dutch"]]   what the player tells whom, when
+  [[secret]]   keeper, asker, question, confession = [["took", "stole"], ["ledger"]]
+  [[question]] agent, question, knows (true/false), answer = [[...]]     (for `bench knows --key`)
+
   told_facts                 the key's [[told]] entries (without --key: the player's addressed statements in the
                              log, each content word a group of its own)
   carried_rate               facts whose hearer, asked "What did NAME tell you?" or "What do you know about X?"
@@ -55,7 +61,7 @@ def register(benches: argparse._SubParsersAction) -> None:
     parser.add_argument("world", help="world id or path")
     parser.add_argument("--as", dest="player", help="the scripted player's agent (default: the key's player)")
     parser.add_argument("--script", metavar="FILE", help="one player input per line (default: the key's script)")
-    parser.add_argument("--key", metavar="KEY.toml", help="answer key: [[told]], [[secret]] (see docs)")
+    parser.add_argument("--key", metavar="KEY.toml", help="answer key: [[told]], [[secret]] (format below)")
     parser.add_argument("--rounds", type=int, default=None, help="rounds to run (default: the key's, else 8)")
     parser.add_argument("--start", help="start point id")
     parser.add_argument("--awake", default="near", choices=["all", "near"], help="scheduling (default near)")
