@@ -103,6 +103,10 @@ def test_generated_questions_ask_for_a_typed_field_and_never_copy_the_record(pla
         assert ((probe.kind, *probe.cue) in held) is probe.knows
         if not probe.knows:
             assert probe.agent not in probe.cue
+            seen = {(a, facts[r.id].place) for r in interviews.held(sim.store, probe.agent) if r.id in facts
+                    for a in facts[r.id].actors}
+            if probe.kind == "where":  # nothing it holds puts the one asked about at an answer place
+                assert not any((probe.cue[0], p) in seen for p in interviews.answers(facts)[("where", *probe.cue)])
     assert interviews.generate(world, sim.store, facts, 30, seed=1, now=2) == probes  # seeded
 
 

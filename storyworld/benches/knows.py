@@ -18,8 +18,9 @@ DEFINITIONS = """Questions (never the text of a record):
                    who    "Who was at <place> in round <N>?"    answer: a name of anyone who did something there then
                    where  "Where was <actor> in round <N>?"     answer: a place where the actor did something then
                    when   "When was <actor> at <place>?"        answer: such a round (its number, or "N rounds ago")
-                 half that a record the character holds answers (a known), half that none of its records answers
-                 and that is not about itself (an unknown); kinds and characters taken in turn
+                 half that a record the character holds answers (a known), half where no record it holds puts an
+                 answer with what is asked about, in any round, and not about itself (an unknown); kinds and
+                 characters taken in turn
 Every question goes through the interview path of `storyworld ask` (candid: nothing is kept secret), asked by an
 interviewer at the save's round. Answers are read with the bench's own tokenizer; the question's own words do not
 count towards an answer.

@@ -123,8 +123,9 @@ def held(store: Any, agent: str) -> list[Any]:
 
 
 def generate(world: Any, store: Any, facts: dict[int, Fact], count: int, seed: int, now: int = 0) -> list[Probe]:
-    """Half questions a character can answer from what it holds, half questions nothing it holds answers (and not
-    about itself), who / where / when; seeded."""
+    """Half questions a character can answer from what it holds, half questions nothing it holds answers: no record
+    of it puts an answer with what is asked about, in any round (and it is not about itself); who / where / when,
+    seeded."""
     rng = random.Random(seed)
     names = Names(world)
     right = answers(facts)
@@ -132,11 +133,16 @@ def generate(world: Any, store: Any, facts: dict[int, Fact], count: int, seed: i
     knowns: list[Probe] = []
     unknowns: list[Probe] = []
     for agent in sorted(a for a in world.agents if world.agents[a].status == "active"):
-        mine = {cue for r in held(store, agent) if r.id in facts for cue in cues(facts[r.id])}
+        mine_facts = [facts[r.id] for r in held(store, agent) if r.id in facts]
+        mine = {cue for fact in mine_facts for cue in cues(fact)}
+        # who it knows was where, in any round: a fair unknown leaves it nothing to link the cue to its answer
+        seen = {(actor, fact.place) for fact in mine_facts for actor in fact.actors}
         for cue in every:
             knows = cue in mine
             if (cue[0] == "who" and agent in right[cue]) or (not knows and agent in cue[1:]):
                 continue  # "who was there?" answered "I was" names nobody; an unknown about oneself is unfair
+            if not knows and not _fair(cue, right[cue], seen):
+                continue
             made = phrase(cue, right[cue], names, agent, now)
             if made is not None and all(made[1]):
                 (knowns if knows else unknowns).append(Probe(agent, made[0], knows, made[1], cue[0], cue[1:]))
@@ -144,6 +150,16 @@ def generate(world: Any, store: Any, facts: dict[int, Fact], count: int, seed: i
     rng.shuffle(unknowns)
     picked = _spread(knowns, (count + 1) // 2)
     return picked + _spread(unknowns, count - len(picked))
+
+
+def _fair(cue: Cue, right: set[Any], seen: set[tuple[str, Any]]) -> bool:
+    """An unknown is fair when nothing held puts one of its answers with what it asks about, in any round."""
+    kind, first, second = cue
+    if kind == "who":
+        return not any((actor, first) in seen for actor in right)
+    if kind == "where":
+        return not any((first, place) in seen for place in right)
+    return (first, second) not in seen
 
 
 def _spread(probes: list[Probe], count: int) -> list[Probe]:
