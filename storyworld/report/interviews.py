@@ -31,6 +31,7 @@ class Fact:
     place: str | None
     round: int
     event_id: str | None
+    from_place: str | None = None  # a move's other end: its actors were there too
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,8 @@ def facts_of(world: Any, store: Any, events: Sequence[Any] = ()) -> dict[int, Fa
         else:
             actors = (record.speaker,) if record.speaker in world.agents else ()
             place, round_ = record.place, record.round
-        out[record.id] = Fact(record.id, tuple(dict.fromkeys(actors)), place, round_, record.event_id)
+        out[record.id] = Fact(record.id, tuple(dict.fromkeys(actors)), place, round_, record.event_id,
+                              getattr(event, "from_place", None))
     return out
 
 
@@ -136,7 +138,7 @@ def generate(world: Any, store: Any, facts: dict[int, Fact], count: int, seed: i
         mine_facts = [facts[r.id] for r in held(store, agent) if r.id in facts]
         mine = {cue for fact in mine_facts for cue in cues(fact)}
         # who it knows was where, in any round: a fair unknown leaves it nothing to link the cue to its answer
-        seen = {(actor, fact.place) for fact in mine_facts for actor in fact.actors}
+        seen = {(actor, where) for fact in mine_facts for actor in fact.actors for where in (fact.place, fact.from_place)}
         for cue in every:
             knows = cue in mine
             if (cue[0] == "who" and agent in right[cue]) or (not knows and agent in cue[1:]):
