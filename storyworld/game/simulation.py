@@ -19,7 +19,7 @@ from storyworld.llm.concurrency import lanes, parallelism, run_ordered
 from storyworld.kernel.resolve import Narration, RoundOutcome, narrate, resolve_replies, resolve_round
 from storyworld.kernel import ids
 from storyworld.minds import Decision, DecisionContext, Mind, Recalled, content, provenance_tag
-from storyworld.minds import direction, listening
+from storyworld.minds import direction, listening, render
 from storyworld.minds.status import update_status
 from storyworld.kernel.perception import perceive, present_at
 from storyworld.kernel.shortterm import new_shortterm, remember_result
@@ -297,6 +297,19 @@ class Simulation:
                         best = (line.round, position, line.text)
         return best[2] if best else ""
 
+    def focus_of(self, agent: str) -> frozenset[str]:
+        """The ids an agent is after now: the people, places and things its top goal names, and its beat's place
+        and people (what short-term memory keeps when it must forget)."""
+        stm = self.state.shortterm[agent]
+        goal = stm.goals[-1] if stm.goals else ""
+        found = set(render.names_in(self.world, goal))
+        found |= {p.id for p in self.world.places.values() if p.name and p.name in goal}
+        found |= {o.id for o in self.world.objects.values() if o.name and o.name in goal}
+        intention = direction.intention_for(self.world, self.state, self.state.canon, agent)
+        if intention is not None:
+            found |= {intention.place, *intention.meet}
+        return frozenset(found - {agent})
+
     def told_to(self, agent: str, listener: str, rounds: int = 12) -> tuple[int, ...]:
         """The records `agent` last told `listener` (a follow-up, "Who told you?", points back to them)."""
         latest: tuple[int, int, tuple[int, ...]] | None = None
@@ -461,6 +474,7 @@ class Simulation:
                     CacheEntry(round=outcome.round, action=describe(actions[agent]), result=result, done=actions[agent]),
                     policy=self.settings.cache_policy,
                     size=self.settings.cache_size,
+                    focus=self.focus_of(agent) if self.settings.cache_policy != "fifo" else frozenset(),
                 )
         update_status(self.world, self.state, outcome, self.settings.player)
         self.store.decay(self.state.round)

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from typing import Literal, Protocol
 
+import re
+
 import msgspec
 import numpy as np
 
-from storyworld.minds import render
+from storyworld.minds import lines, render
 from storyworld.world import World
 
 AimKind = Literal["learn", "tell", "keep", "guard", "leave", "other"]
@@ -136,3 +138,30 @@ def aims_of(world: World, agent: str, encoder: Encoder) -> tuple[Aim, ...]:
             for goal, (kind, score), lead in zip(goals, classify(goals, encoder), leading(goals, encoder)))
         _CACHE[key] = found
     return found
+
+
+# Where a goal to find out opens its question: "Find out who took the ledger" -> "who took the ledger".
+_OPENING = re.compile(r"\b(?:who|whom|whose|what|where|when|why|how|which|whether|if)\b.*", re.IGNORECASE)
+
+
+_OWN = {"he": "I", "she": "I", "him": "me", "his": "my", "himself": "myself", "herself": "myself"}
+
+
+def question_of(goal: str, pronouns: str = "they", others_named: bool = False) -> str:
+    """A goal to find something out put as a question to someone: "Find out who took the ledger" -> "Do you know
+    who took the ledger?"; "" when the goal names nothing to ask ("Learn the truth"). A goal says its owner in
+    the third person ("why the sacks he carted felt light"): asked aloud, that is "I" — unless the goal names
+    someone else, whom its "he" may mean."""
+    opening = _OPENING.search(goal)
+    if opening is None:
+        return ""
+    body = opening.group(0).strip().rstrip(".")
+    if not others_named:
+        own = {w: v for w, v in _OWN.items() if pronouns == "they" or (w in ("he", "him", "his", "himself")) == (
+            pronouns == "he")}
+        if pronouns in ("she", "they"):
+            own["her"] = "my"
+        body = re.sub(r"\b(" + "|".join(own) + r")\b", lambda m: own[m.group(1)], body) if own else body
+    if len(lines.words(body)) < 3:
+        return ""
+    return f"Do you know {body}?"

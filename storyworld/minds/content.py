@@ -104,6 +104,8 @@ class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
     asked: questions.Asked = msgspec.field(default_factory=questions.Asked)  # the shape of the question put to it
     previous: tuple[Known, ...] = ()  # what it last told the one asking (a follow-up points back to it)
     pointed: tuple[Known, ...] = ()  # holdings a shaped question picks: what the named told it; where one was last
+    news: tuple[Known, ...] = ()  # what it was told lately (news to pass on to whoever here lacks it)
+    questions: tuple[str, ...] = ()  # its goals to find something out, as questions to put to someone
 
 
 class Speech(msgspec.Struct, frozen=True, kw_only=True):
@@ -114,6 +116,7 @@ class Speech(msgspec.Struct, frozen=True, kw_only=True):
     carries: tuple[Known, ...] = ()
     told_all: bool = False  # asked about what the asker already holds all of ("I have told you all I know")
     news: bool = False  # asked a question about nothing in particular ("What news?"): "unknown" is "no news"
+    question: str = ""  # an ask put in the asker's own words (a goal to find something out)
     focus: Literal["", "source", "when", "where"] = ""  # a follow-up's answer: where it came from, when, where one is
 
 
@@ -229,8 +232,9 @@ def is_statement(text: str) -> bool:
 
 
 def is_private(world: World, record: Any, owner: str) -> bool:
-    """A deed of the owner's own (its typed actors) that no one else in play holds but those who did it with it."""
-    if owner not in record.actors:
+    """A deed of the owner's own (its typed actors, a deed's record) that no one else in play holds but those who
+    did it with it. A sight is not a deed: the actors of what one saw are its witnesses."""
+    if owner not in record.actors or record.kind != "event":
         return False
     partners = set(record.actors)
     return not any(o not in partners and o in world.agents and world.agents[o].status == "active"
@@ -327,8 +331,15 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
         for hit in store.recall(agent, goal, k=RECALL_K):
             kept[hit.record.id] = max(kept.get(hit.record.id, 0.0), float(hit.score))
     secrets = keep_to_self(world, agent, held, kept)
+    news = tuple(_known(r, agent, 1.0, present, mechanical, world) for r in held
+                 if _usable(r, agent) and r.owners[agent].via == "told" and r.owners[agent].since_round >= round_ - 6
+                 and r.id not in secrets)
+    pronouns = world.agents[agent].pronouns if agent in world.agents else "they"
+    asks = tuple(q for a in (aims.aims_of(world, agent, encoder) if encoder is not None else ())
+                 if a.kind == "learn" for q in [aims.question_of(a.goal, pronouns, bool(a.people))] if q)
     return Knowledge(heard=heard, beat=beat, moment=moment, lately=lately, told=tuple(dict.fromkeys(told)),
-                     secrets=secrets, vocabulary=frozenset(vocabulary), asked=asked, previous=earlier, pointed=pointed)
+                     secrets=secrets, vocabulary=frozenset(vocabulary), asked=asked, previous=earlier, pointed=pointed,
+                     news=news, questions=asks)
 
 
 def _pointed(world: World, agent: str, asked: questions.Asked, held: list[Any], present: tuple[str, ...],
@@ -403,8 +414,11 @@ def _ally(world: World, goal: str, agent: str) -> bool:
 
 
 def _tellable(known: Known, listener: str | None, knowledge: Knowledge, *, asked: bool = False) -> bool:
-    """A holding the listener lacks, not kept secret, not mechanical (unless asked), not told lately (unless asked)."""
+    """A holding the listener lacks, not kept secret, not mechanical (unless asked), not told lately (unless asked),
+    and never told back to whoever told it."""
     if known.record_id in knowledge.secrets and listener not in knowledge.secrets[known.record_id]:
+        return False
+    if listener is not None and known.via in ("told", "sediment") and known.source == listener:
         return False
     if not asked and (known.mechanical or known.private or known.quote or known.record_id in knowledge.told
                       or known.confidence < 0.45):
@@ -434,6 +448,12 @@ def choose(world: World, speaker: str, purpose: str, action: Any, knowledge: Kno
         return _answer(world, speaker, to, knowledge, addressed)
     if purpose == "greet":
         return Speech(act="greet", to=to)
+    if purpose == "tell":  # news it was told lately, on to someone who lacks it (not back to its teller)
+        fresh = sorted((k for k in knowledge.news if k.source != to and _tellable(k, to, knowledge)),
+                       key=lambda k: (-k.since_round, k.record_id))
+        return Speech(act="tell", to=to, carries=fresh[:1]) if fresh else None
+    if purpose == "seek":  # a goal to find something out, asked in its own words
+        return Speech(act="ask", to=to, question=knowledge.questions[0]) if knowledge.questions else None
     pool = knowledge.beat if purpose in ("beat", "act") else ()
     for known in (*pool, *knowledge.moment):
         if known.score >= TELL_MIN and _tellable(known, to, knowledge):
@@ -443,7 +463,10 @@ def choose(world: World, speaker: str, purpose: str, action: Any, knowledge: Kno
         return Speech(act="react", to=to, carries=(fresh[-1],))
     if arrivals and to in arrivals:
         return Speech(act="greet", to=to)
-    return None if purpose == "chat" else Speech(act="ask", to=to)
+    if knowledge.questions:  # nothing to tell: ask after what its goals want to find out, in their words
+        return Speech(act="ask", to=to, question=knowledge.questions[0])
+    # a plain "what news?" says nothing: only a beat due here, with its people, calls for one
+    return None if purpose in ("chat", "tell") or not knowledge.beat else Speech(act="ask", to=to)
 
 
 BEARS = 0.5  # relevance at which a holding answers a question it shares no word of substance with (a paraphrase)
@@ -475,7 +498,9 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     kept = [k for k in relevant if k.record_id in knowledge.secrets and to not in knowledge.secrets[k.record_id]
             and to not in k.holders]
     if kept and kept[0].score >= relevant[0].score - ANSWER_MARGIN:
-        return Speech(act="lie", to=to)  # asked after what it keeps: it denies knowing (a lie, held as its word)
+        # asked after a deed it keeps, it denies knowing (a lie, held as its word); after what it means to tell
+        # someone else, it will not say
+        return Speech(act="lie" if knowledge.secrets[kept[0].record_id] == () else "refuse", to=to)
     relevant = [k for k in relevant if k not in kept]  # never answered with a kept deed, nor a neighbour of it
     told_news = bool(addressed.tells or addressed.claims)  # a remark that told it something: news to it
     if not relevant:

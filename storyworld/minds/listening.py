@@ -22,7 +22,7 @@ from storyworld.minds import content, lines, render
 from storyworld.world import World
 
 MIN_CONTENT = 2  # content words beyond names a line needs to assert anything ("I saw him there" asserts nothing)
-SAME = 0.80  # cosine at which a claim restates a record the speaker holds (and names the same people)
+SAME = 0.75  # cosine at which a claim restates a record the speaker holds (and names the same people)
 
 # Report frames a speaker puts before what it asserts: "I saw Vell knock …", "I heard that …". The verb of
 # perception keeps its deed's doer and the deed after it ("saw Vell knock" -> "Vell knocked").
@@ -42,6 +42,11 @@ _REPORTED = re.compile(r"^(?P<who>.+?)\s+(?:told|tells|said\s+to|says\s+to|swore
                        r"(?:\s+[^,]*?)?\s+that\s+(?P<what>.+)$", re.IGNORECASE)
 
 
+# A question without its mark opens with the verb before its subject ("Did Odo swap the sacks").
+_INVERTED = re.compile(r"^(?i:do|does|did|is|are|was|were|can|could|will|would|shall|should|has|have|had|may|might)"
+                       r"\s+(?:(?i:you|he|she|they|it|we|i)|[A-Z]\w*)\b")
+
+
 class Reading(msgspec.Struct, frozen=True, kw_only=True):
     """What a line asserts: one third-person statement and who it names (agent ids, the doer first)."""
 
@@ -52,7 +57,7 @@ class Reading(msgspec.Struct, frozen=True, kw_only=True):
 def read_claim(world: World, speaker: str, to: str | None, text: str) -> Reading | None:
     """The statement a line asserts, in the third person, or None for a question, a greeting or a stock line."""
     line = " ".join(text.split()).strip()
-    if not line or content.is_question(line) or _GREETING.match(line):
+    if not line or content.is_question(line) or _GREETING.match(line) or _INVERTED.match(line):
         return None
     line = _drop_vocative(world, to, line)
     line = _FRAME.sub("", line).strip()
@@ -75,7 +80,9 @@ def _drop_vocative(world: World, to: str | None, line: str) -> str:
     """"Reeve, the tinker did it" -> "the tinker did it" (the name of whoever it is said to, as an address)."""
     if to not in world.agents:
         return line
-    for name in sorted(world.agents[to].all_names() + list(render.first_names(world)), key=len, reverse=True):
+    names = [*world.agents[to].all_names(), *(f for f, a in render.first_names(world).items() if a == to)]
+    names += [re.sub(r"^(?:the|a|an)\s+", "", n, flags=re.IGNORECASE) for n in names]  # "the reeve" -> "Reeve, …"
+    for name in sorted(set(names), key=len, reverse=True):
         if line.lower().startswith(name.lower()) and line[len(name):len(name) + 1] in (",", "!", ":"):
             return line[len(name) + 1:].strip()
     return line
@@ -144,6 +151,7 @@ def hear(world: World, store: Any, say: Say) -> Say:
         holding = record.owners.get(say.actor)
         if float(hit.score) < SAME or holding is None or holding.status not in ("believed", "doubted"):
             continue
-        if set(reading.actors) <= set(record.actors) or set(reading.actors) <= set(render.names_in(world, record.text)):
+        people = set(reading.actors) - {say.actor}  # "I passed him twice": the speaker is in what it saw
+        if people <= set(record.actors) or people <= set(render.names_in(world, record.text)):
             return msgspec.structs.replace(say, tells=(Told(record=record.id, text=record.text, kind=record.kind),))
     return msgspec.structs.replace(say, claims=(Claim(text=reading.text, actors=reading.actors),))

@@ -315,14 +315,27 @@ def clause(text: str, world: World | None = None) -> str:
     """A statement fit to follow "that" or a colon: no closing stop, its first word lower-cased unless a name."""
     text = " ".join(text.split()).strip()
     text = text.rstrip(".")
-    opens_with_name = world is not None and any(span.start == 0 for span in find_names(world, text))  # "He Jin"
-    if text[:2] != "I " and text[:1].isupper() and len(text) > 1 and not opens_with_name:
-        first = text.split()[0]
-        # keep proper names ("Barnardo", "Denmark"); lower the article or the pronoun ("The figure" -> "the figure")
-        if first.lower() in {"the", "a", "an", "it", "there", "this", "that", "his", "her", "their", "my", "your",
-                             "you", "he", "she", "they", "we", "all", "some", "no", "every", "one", "two"}:
-            text = first.lower() + text[len(first):]
-    return text
+    if not text or text[:2] == "I " or not text[:1].isupper() or len(text) < 2:
+        return text
+    first = text.split()[0]
+    if world is None:
+        # without the world's names, only the words that are never names lose their capital
+        keep = first.lower() not in {"the", "a", "an", "it", "there", "this", "that", "his", "her", "their", "my",
+                                     "your", "you", "he", "she", "they", "we", "all", "some", "no", "every", "one",
+                                     "two", "on", "in", "at", "when", "after", "before", "last", "yesterday"}
+    else:
+        # a name keeps its capital ("He Jin", "Barnardo", "Denmark"); any other word opening it goes lower
+        keep = any(span.start == 0 for span in find_names(world, text)) or _names_a_thing(world, text)
+    return text if keep else first.lower() + text[len(first):]
+
+
+def _names_a_thing(world: World, text: str) -> bool:
+    """Whether the text opens with the name of a place or an object of the world (not "The" of "The hall")."""
+    for name in (*(p.name for p in world.places.values()), *(o.name for o in world.objects.values())):
+        first = name.split()[0] if name.split() else ""
+        if text.startswith(name) and first.lower() not in ("the", "a", "an"):
+            return True
+    return False
 
 
 def sentence(text: str) -> str:
@@ -398,10 +411,11 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
 PROVENANCE = {
     "en": {"quote": "{source} said: \u201c{q}\u201d", "quote_own": "I said it myself: \u201c{q}\u201d",
            "quote_you": "you said it yourself: \u201c{q}\u201d", "shared": "you know it as well as I do: {c}", "told_you": "you told me yourself that {c}",
-           "told": "{source} told me that {c}", "read": "I read in {source} that {c}", "saw": "I saw it myself: {c}",
+           "told": "{source} told me that {c}", "told_unsure": "{source} told me that {c}, though I cannot vouch for it",
+           "read": "I read in {source} that {c}", "saw": "I saw it myself: {c}",
            "inferred": "I believe that {c}", "plain": "{c}"},
     "zh": {"quote": "{source}说过：“{q}”", "quote_own": "我说过：“{q}”", "quote_you": "你说过：“{q}”",
-           "shared": "你我都知道：{c}", "told_you": "你亲口告诉我：{c}", "told": "{source}告诉我：{c}",
+           "shared": "你我都知道：{c}", "told_you": "你亲口告诉我：{c}", "told": "{source}告诉我：{c}", "told_unsure": "{source}告诉我：{c}，但我不敢担保",
            "read": "我在{source}中读到：{c}", "saw": "我亲眼所见：{c}", "inferred": "我想：{c}", "plain": "{c}"},
 }
 
@@ -445,8 +459,12 @@ def say_known(world: World, speaker: str, listener: str | None, known: object, n
         form = "plain"
     elif listener is not None and listener in holders:
         form = "shared"
+    elif via in ("told", "sediment") and source in world.agents and source != speaker and source in actors \
+            and getattr(known, "kind") == "utterance":
+        form = "plain"  # the teller's own words, which already say who told it ("Agathe told me she gave …")
     elif via in ("told", "sediment") and source in world.agents and source != speaker:
-        form = "told_you" if source == listener else "told"
+        unsure = getattr(known, "confidence", 1.0) < 0.5 or getattr(known, "status", "") == "doubted"
+        form = "told_you" if source == listener else "told_unsure" if unsure else "told"
     elif via == "read" and source:
         form = "read"
     elif via == "inferred":
@@ -456,7 +474,7 @@ def say_known(world: World, speaker: str, listener: str | None, known: object, n
     else:
         form = "plain"
     name = world.name_of(source) if source else ""
-    if form == "told" and lang == "en":
+    if form in ("told", "told_unsure") and lang == "en":
         body = _pronoun_for(world, body, source)  # "Claudius told me that he asked", not "...that Claudius asked"
     said = PROVENANCE[lang][form].format(c=clause(body, world) if form != "plain" else body.rstrip("."),
                                          source=inline(name) if form == "read" else name)
@@ -492,6 +510,8 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
     if carries:
         body = say_known(world, speaker, to, carries[0], now)
         return _with_vocative(world, to, body, lang)
+    if act == "ask" and getattr(speech, "question", ""):
+        return _with_vocative(world, to, getattr(speech, "question"), lang)
     key = {"answer": "unknown", "tell": "demand", "react": "heard", "lie": "deny"}.get(act, act)
     if getattr(speech, "told_all", False):
         key = "told_all"
@@ -506,6 +526,8 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
     candidates: list[str] = []
     if key == "ask":  # a question about someone the asker knows of comes before a plain "what news?"
         about = TEMPLATES[lang]["ask_about"]
+        # one asked after already is not asked after again, in other words (that loop is filler)
+        topics = [t for t in topics if not any(t in old and old.rstrip().endswith(("?", "？")) for old in avoid)]
         candidates += [about[(turn + i) % len(about)].format(topic=topic) for topic in topics for i in range(len(about))]
     candidates += [options[(turn + i) % len(options)].format(place=place_name) for i in range(len(options))]
     overheard = [o for o in overheard if o]
