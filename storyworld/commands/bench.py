@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from types import ModuleType
 
+import storyworld.benches.agency
 import storyworld.benches.backends
 import storyworld.benches.editions
 import storyworld.benches.judge
@@ -22,6 +23,7 @@ BENCH_MODULES: tuple[ModuleType, ...] = (
     storyworld.benches.round,
     storyworld.benches.play,
     storyworld.benches.knows,
+    storyworld.benches.agency,
     storyworld.benches.backends,
     storyworld.benches.judge,
 )
