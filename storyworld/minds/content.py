@@ -472,6 +472,7 @@ def choose(world: World, speaker: str, purpose: str, action: Any, knowledge: Kno
     return None if purpose in ("chat", "tell") or not knowledge.beat else Speech(act="ask", to=to)
 
 
+SAID_MAX = 3  # holdings one answer to "What did X tell you?" says at most
 BEARS = 0.5  # relevance at which a holding answers a question it shares no word of substance with (a paraphrase)
 
 
@@ -506,6 +507,12 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         return Speech(act="lie" if knowledge.secrets[kept[0].record_id] == () else "refuse", to=to)
     relevant = [k for k in relevant if k not in kept]  # never answered with a kept deed, nor a neighbour of it
     told_news = bool(addressed.tells or addressed.claims)  # a remark that told it something: news to it
+    if not relevant and not question:
+        # a remark with nothing held bearing on it: news of its own the listener lacks, else word that it is news
+        fresh = sorted((k for k in knowledge.news if _tellable(k, to, knowledge) and to not in k.actors),
+                       key=lambda k: (-k.since_round, k.record_id))
+        if fresh:
+            return Speech(act="tell", to=to, carries=fresh[:1])
     if not relevant:
         return Speech(act="unknown" if question else "react" if told_news else "ask", to=to)
     best = relevant[0]
@@ -554,6 +561,9 @@ def _follow_up(to: str | None, knowledge: Knowledge) -> Speech:
     found = [k for k in knowledge.pointed if k.record_id not in knowledge.secrets or to in knowledge.secrets[k.record_id]]
     if not found:
         return Speech(act="unknown", to=to)
+    if asked.kind == "said_by":  # everything the one named told, in the order it was told (up to three)
+        told = sorted(found[:SAID_MAX], key=lambda k: (k.since_round, k.record_id))
+        return Speech(act="answer", to=to, carries=tuple(told))
     return Speech(act="answer", to=to, carries=found[:1], focus="where" if asked.kind == "where_now" else "")
 
 

@@ -482,12 +482,20 @@ def say_known(world: World, speaker: str, listener: str | None, known: object, n
 
 
 def _pronoun_for(world: World, body: str, agent: str | None) -> str:
-    """The body with its opening name replaced by "he" or "she" when that name is `agent` (the one who told it)."""
-    spans = find_names(world, body)
-    if not spans or spans[0].start != 0 or spans[0].agent != agent:
+    """The body with the one who told it (named just before, in "X told me that") said by pronoun: "he" where
+    the name opens it, "him" or "her" where it is named later ("…that Ilario told her he might leave")."""
+    sex = gender(world, agent)
+    if not sex:
         return body
-    pronoun = {"m": "he", "f": "she"}.get(gender(world, agent))
-    return f"{pronoun}{body[spans[0].end:]}" if pronoun else body
+    out, cursor = [], 0
+    for span in find_names(world, body):
+        if span.agent != agent or re.match(r"^['\u2019]s\b", body[span.end:]):
+            continue
+        out.append(body[cursor:span.start])
+        out.append(("he" if sex == "m" else "she") if span.start == 0 else ("him" if sex == "m" else "her"))
+        cursor = span.end
+    out.append(body[cursor:])
+    return "".join(out)
 
 
 def floor(world: World, speech: object, speaker: str, *, now: int, place: str | None = None,
@@ -507,6 +515,14 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
     focus = getattr(speech, "focus", "")
     if carries and focus:
         return _with_vocative(world, to, _focused(world, speaker, to, carries[0], focus, now, lang), lang)
+    if len(carries) > 1 and lang == "en":
+        first = say_known(world, speaker, to, carries[0], now).rstrip(".")
+        more = [clause(point_of_view(world, lines.first_sentences(getattr(k, "text"), 170) or getattr(k, "text"),
+                                     speaker, to, past=getattr(k, "round") < now), world) for k in carries[1:]]
+        source = getattr(carries[0], "source")
+        if source in world.agents:
+            more = [_pronoun_for(world, m, source) for m in more]
+        return _with_vocative(world, to, sentence("; and that ".join([first, *more])), lang)
     if carries:
         body = say_known(world, speaker, to, carries[0], now)
         return _with_vocative(world, to, body, lang)
