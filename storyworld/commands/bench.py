@@ -7,6 +7,7 @@ from types import ModuleType
 
 import storyworld.benches.backends
 import storyworld.benches.editions
+import storyworld.benches.host
 import storyworld.benches.judge
 import storyworld.benches.knows
 import storyworld.benches.memory
@@ -24,6 +25,7 @@ BENCH_MODULES: tuple[ModuleType, ...] = (
     storyworld.benches.knows,
     storyworld.benches.backends,
     storyworld.benches.judge,
+    storyworld.benches.host,
 )
 
 

@@ -251,16 +251,11 @@ class WorldServer:
         parsed = await asyncio.to_thread(self._parse, agent, text)
         match parsed:
             case Play(action=action):
-                if agent in self.pending:
+                if not self.submit(agent, action):
                     await self._send(ws, Error(message=f"you have acted in round {self.session.round} already"))
                     return
-                self.pending[agent] = action
-                if self.first_line_at is None:
-                    self.first_line_at = self.clock()
                 await self._send(ws, Accepted(round=self.session.round, action=describe(action)))
                 await self._broadcast(self._progress())
-                assert self._wake is not None
-                self._wake.set()
             case Recall(query=query):
                 found = await asyncio.to_thread(self._recall, agent, query)
                 await self._send(ws, Recalled(query=query, holdings=found))
@@ -269,6 +264,17 @@ class WorldServer:
                                                                "(your code takes it back)"))
             case Problem(message=problem):
                 await self._send(ws, Error(message=problem))
+
+    def submit(self, agent: str, action: Action) -> bool:
+        """Take a seat's action for the round (on the server's loop); False when it has acted already."""
+        if agent in self.pending:
+            return False
+        self.pending[agent] = action
+        if self.first_line_at is None:
+            self.first_line_at = self.clock()
+        assert self._wake is not None
+        self._wake.set()
+        return True
 
     def _parse(self, agent: str, text: str) -> Any:
         with self.session.reading() as sim:
@@ -357,6 +363,11 @@ class Hosting:
         except OSError as exc:
             self._failure = exc
             self._ready.set()
+
+    def call(self, function: Callable[..., Any], *args: Any) -> None:
+        """Run `function(*args)` on the server's loop (the server's state belongs to that thread)."""
+        assert self._loop is not None
+        self._loop.call_soon_threadsafe(function, *args)
 
     def stop(self, timeout: float = 30.0) -> None:
         """Say goodbye to every client and stop (a round in play is finished and saved first)."""

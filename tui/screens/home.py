@@ -31,6 +31,8 @@ class HomeScreen(Screen):
         Binding("c", "continue_game", "Continue", tooltip="Play on from the highlighted (or newest) save"),
         Binding("a", "author", "Author", tooltip="Turn a play or a chronicle into a world"),
         Binding("i", "inspect", "Inspect", tooltip="Open the memory inspector on the highlighted save"),
+        Binding("j", "join_game", "Join a game", tooltip="Play a seat of a game someone hosts (address and code)"),
+        Binding("h", "host_world", "Host this world", tooltip="How to host the highlighted world for several people"),
         Binding("q", "app.quit", "Quit", tooltip="Leave storyworld", show=False),  # Ctrl+Q shows in the footer
     ]
 
@@ -54,6 +56,8 @@ class HomeScreen(Screen):
             yield Button("Continue", id="continue")
             yield Button("Author", id="author")
             yield Button("Inspect", id="inspect")
+            yield Button("Join a game", id="join")
+            yield Button("Host this world", id="host")
             yield Button("Quit", id="quit", variant="error")
         yield Footer()
 
@@ -205,6 +209,25 @@ class HomeScreen(Screen):
     @on(GameLoadFailed)
     def _not_inspectable(self, message: GameLoadFailed) -> None:
         self.notify(message.reason, severity="error", timeout=8, markup=False)
+
+    @on(Button.Pressed, "#join")
+    def action_join_game(self) -> None:
+        """The join form: the host's address and a seat's code."""
+        from tui.screens.join import JoinForm
+
+        self.app.push_screen(JoinForm())
+
+    @on(Button.Pressed, "#host")
+    def action_host_world(self) -> None:
+        """The command that hosts the highlighted world (a host is a long-lived server: it runs in its own terminal)."""
+        chosen = self._highlighted_world()
+        if chosen is None or chosen.world is None:
+            self.notify("Highlight a world to host.")
+            return
+        cast = [a.id for a in chosen.world.playable_agents()][:2]
+        seats = " ".join(f"--seat {agent}" for agent in cast)
+        self.notify(f"In another terminal: storyworld host {chosen.id} {seats} --bind 0.0.0.0 — it prints a join "
+                    "code per seat; then press j here to join.", timeout=20, markup=False)
 
     @on(Button.Pressed, "#quit")
     def _quit(self) -> None:
