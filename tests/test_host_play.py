@@ -15,7 +15,7 @@ import pytest
 
 from doubles import HashEmbedder, ScriptedMind
 from storyworld.host.client import Player
-from storyworld.host.protocol import Accepted, Error, Notice, Progress, Recalled, Resolved
+from storyworld.host.protocol import Accepted, Error, Notice, Progress, Recalled, Resolved, Rewound
 from storyworld.host.seats import HostedSession, new_seats, seats_of_save
 from storyworld.host.server import Hosting, WorldServer
 from storyworld.kernel.state import Settings
@@ -32,7 +32,7 @@ def hosted(tmp_path: Path, seats: tuple[str, ...], *, timeout: float = 30.0, min
         mind = ScriptedMind()  # the characters nobody sits in look around
     session = HostedSession.new(world, None, Settings(seed=3), mind, embedder=HashEmbedder(), slot=tmp_path / "game")
     session.seats = new_seats(list(seats))
-    session.save()
+    session.autosave()  # the start, and the autosave an undo of round one goes back to
     return Hosting(WorldServer(session, turn_timeout=timeout))
 
 
@@ -226,6 +226,31 @@ def test_a_seat_left_to_an_agent_is_played_by_the_mind_and_taken_back(tmp_path):
             await a.send_line("Welcome back.")
             with pytest.raises(TimeoutError):
                 await until(a, Resolved, timeout=0.5)
+            await close_all()
+
+        asyncio.run(scene())
+
+
+def test_undo_and_retry_are_the_hosts_and_every_seat_is_told(tmp_path):
+    hosting = hosted(tmp_path, ("ansel", "bea"))
+    server = hosting.server
+    with hosting:
+        async def scene() -> None:
+            a, b = (seat(hosting.url, s.code) for s in server.session.seats)
+            await a.join()
+            await b.join()
+            await play({"ansel": a, "bea": b}, {"ansel": "A toast!", "bea": "To the house."})
+            await a.send_line("/undo")
+            assert "host's alone" in (await until(a, Notice)).text and server.session.round == 1
+            told = await asyncio.to_thread(hosting.wait_for, server.undo(), 30)
+            assert told == "round 0 undone" and server.session.round == 0
+            assert [(await until(p, Rewound)).round for p in (a, b)] == [0, 0]
+            assert not any("A toast!" in r.text for r in server.session.store.records())  # memory went back too
+            await play({"ansel": a, "bea": b}, {"ansel": "A second toast!", "bea": "Hear, hear."})
+            await asyncio.to_thread(hosting.wait_for, server.undo(retry=True), 30)
+            again = await until(b, Resolved)
+            assert sorted(e.text for e in again.entries if e.kind == "line") == ["A second toast!", "Hear, hear."]
+            assert server.session.round == 1
             await close_all()
 
         asyncio.run(scene())

@@ -7,6 +7,7 @@ import asyncio
 import signal
 import socket
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +98,7 @@ def _start(args: argparse.Namespace, mind: Any, lm: Any) -> Any:
     session.seats = new_seats(agents)
     session.claim()
     try:
-        session.save()
+        session.autosave()  # the start itself, and the autosave an undo of the first round goes back to
     except SaveError as exc:
         session.close()
         raise UserError(f"{exc}; nothing was hosted") from None
@@ -125,11 +126,28 @@ async def _serve(server: Any, args: argparse.Namespace) -> None:
 
     def ready(port: int) -> None:
         _announce(server, args.bind, port)
+        if sys.stdin is not None and sys.stdin.isatty():
+            threading.Thread(target=_console, args=(server, loop), name="host console", daemon=True).start()
 
     try:
         await server.serve(args.bind, args.port, stop, ready=ready)
     except OSError as exc:
         raise UserError(f"cannot listen on {args.bind}:{args.port} ({exc.strerror or exc})") from None
+
+
+def _console(server: Any, loop: asyncio.AbstractEventLoop) -> None:
+    """The host's own commands, typed where it runs: /undo and /retry (the host's alone), /codes."""
+    for typed in sys.stdin:
+        command = typed.strip().lower()
+        if command in ("/undo", "/retry"):
+            done = asyncio.run_coroutine_threadsafe(server.undo(retry=command == "/retry"), loop)
+            _say(done.result())
+        elif command == "/codes":
+            for seat in server.seats.values():
+                _say(f"  {server.session.world.name_of(seat.agent)}: {seat.code}" + (" (an agent's now)"
+                                                                                    if seat.left else ""))
+        elif command:
+            _say("host commands: /undo (the last round), /retry (the last round again), /codes")
 
 
 def _announce(server: Any, bind: str, port: int) -> None:
@@ -145,6 +163,8 @@ def _announce(server: Any, bind: str, port: int) -> None:
          f"saved in {session.slot}")
     for seat in server.seats.values():
         _say(f"  {session.world.name_of(seat.agent)}: storyworld join {url} {seat.code}")
+    _say("Type /undo or /retry here to undo the last round or play it again (the host's alone); /codes lists "
+         "the seats")
     _say("Ctrl+C stops the host (the game is saved every round; resume with "
          f"`storyworld host {session.slot}`)")
 

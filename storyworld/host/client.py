@@ -10,7 +10,7 @@ from websockets.exceptions import ConnectionClosed, InvalidURI
 
 from storyworld.errors import UserError
 from storyworld.host.protocol import (
-    PROTOCOL, Error, HostMessage, Join, Leave, Line, Resolved, Welcome, encode, host_decoder,
+    PROTOCOL, Error, HostMessage, Join, Leave, Line, Resolved, Rewound, Welcome, encode, host_decoder,
 )
 
 
@@ -86,6 +86,8 @@ class Player:
             return Error(message=f"the host sent a message this client cannot read: {exc}")
         if isinstance(message, Resolved):
             self.seen = message.round
+        elif isinstance(message, Rewound):
+            self.seen = message.round - 1
         return message
 
     async def messages(self) -> AsyncIterator[HostMessage]:

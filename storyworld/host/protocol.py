@@ -2,7 +2,7 @@
 
 A client sends `Join` first (its seat's code), then `Line`s (a line of the action bar) and maybe
 `Leave` (hand the seat to an agent until the code is used again). The host answers with `Welcome`,
-then `Accepted`, `Progress`, `Resolved`, `Notice`, `Error` and finally `Bye`. Everything the host sends
+then `Accepted`, `Progress`, `Resolved`, `Rewound`, `Notice`, `Error` and finally `Bye`. Everything the host sends
 a seat is cut to what that seat's character perceived and holds (storyworld.host.views).
 """
 
@@ -121,6 +121,14 @@ class Resolved(_Message, tag="resolved"):
     waited: bool = False  # the turn timed out before this seat acted: the character waited
 
 
+class Rewound(_Message, tag="rewound"):
+    """The host undid the last round (/undo and /retry are the host's alone): the game is at `round` again."""
+
+    round: int
+    view: View
+    retried: bool = False  # played again at once, the same lines under another seed: a Resolved follows
+
+
 class Recalled(_Message, tag="recalled"):
     """The character's own recall for a query (no round passes)."""
 
@@ -147,7 +155,7 @@ class Bye(_Message, tag="bye"):
     reason: str
 
 
-HostMessage = Welcome | Accepted | Progress | Resolved | Recalled | Notice | Error | Bye
+HostMessage = Welcome | Accepted | Progress | Resolved | Rewound | Recalled | Notice | Error | Bye
 
 encoder = msgspec.json.Encoder()
 client_decoder = msgspec.json.Decoder(ClientMessage)

@@ -27,7 +27,7 @@ from storyworld.game.simulation import RoundRefused
 from storyworld.host import views
 from storyworld.host.protocol import (
     MAX_MESSAGE_BYTES, PROTOCOL, Accepted, Bye, Error, Join, Leave, Line, Notice, Progress, Recalled, Resolved,
-    Welcome, client_decoder, encode,
+    Rewound, Welcome, client_decoder, encode,
 )
 from storyworld.host.seats import HostedSession, Seat
 from storyworld.kernel.actions import Action, Wait, describe
@@ -75,6 +75,7 @@ class WorldServer:
         self.resolving = False
         self.rounds_played = 0
         self.round_seconds: list[float] = []  # last line in to last seat's Resolved sent, per round
+        self.last_seated: dict[str, Action] = {}  # the seats' actions in the last round played (what /retry replays)
         self._wake: asyncio.Event | None = None
         self._round_task: asyncio.Task | None = None
 
@@ -124,11 +125,13 @@ class WorldServer:
             return True
         return self._seconds_left() == 0.0
 
-    async def _play(self) -> None:
+    async def _play(self, seated: dict[str, Action] | None = None) -> None:
         """Play the round with the seats' lines (a seat that did not act waits), save it, and tell each seat."""
-        seated: dict[str, Action] = {a: self.pending.get(a) or Wait(actor=a) for a in self._active()}
-        waited = {a for a in seated if a not in self.pending}
+        if seated is None:
+            seated = {a: self.pending.get(a) or Wait(actor=a) for a in self._active()}
+        waited = {a for a in seated if a not in self.pending} if self.pending else set()
         self.pending, self.first_line_at, self.resolving = {}, None, True
+        self.last_seated = dict(seated)
         started = self.clock()
         round_ = self.session.round
         try:
@@ -163,6 +166,46 @@ class WorldServer:
             return {agent: Resolved(round=outcome.round, waited=agent in waited, view=views.view(sim, agent),
                                     entries=views.entries(sim.world, outcome.events, agent, outcome.results))
                     for agent in list(self.connections)}
+
+    # --- the host's own commands -------------------------------------------------------------------
+    async def undo(self, *, retry: bool = False) -> str:
+        """Undo the last round (memory included), or with `retry` play it again with the same lines under
+        another seed; every seat is told. The host's alone: one player's undo would undo everyone's round."""
+        if self.resolving:
+            return "a round is being played; undo it once it has resolved"
+        seated = dict(self.last_seated)
+        self.resolving = True
+        try:
+            round_ = await asyncio.to_thread(self.session.rewind)
+        except UserError as exc:
+            return str(exc)
+        finally:
+            self.resolving = False
+        self.pending, self.first_line_at = {}, None
+        if retry:
+            await asyncio.to_thread(self._reseed)
+        shown = await asyncio.to_thread(self._views)
+        await asyncio.gather(*(self._send_to(a, Rewound(round=round_, view=v, retried=retry)) for a, v in shown.items()))
+        self.say(f"round {round_} undone" + ("; playing it again" if retry else ""))
+        if retry:
+            await self._play({a: act for a, act in seated.items() if a in self._active()})
+        return f"round {round_} undone" + (" and played again" if retry else "")
+
+    def _reseed(self) -> None:
+        """Another seed for the round about to be played again (as Session.retry does for one player)."""
+        import random
+
+        from storyworld.game.simulation import derive_seed
+
+        with self.session.lock:
+            sim = self.session.sim
+            seed = derive_seed(sim.settings.seed, "retry", sim.state.round)
+            sim.settings = msgspec.structs.replace(sim.settings, seed=seed)
+            sim.rng = random.Random(derive_seed(seed, sim.state.round))
+
+    def _views(self) -> dict[str, Any]:
+        with self.session.reading() as sim:
+            return {agent: views.view(sim, agent) for agent in list(self.connections)}
 
     # --- one connection ------------------------------------------------------------------------------
     async def _connection(self, ws: ServerConnection) -> None:
@@ -368,6 +411,11 @@ class Hosting:
         """Run `function(*args)` on the server's loop (the server's state belongs to that thread)."""
         assert self._loop is not None
         self._loop.call_soon_threadsafe(function, *args)
+
+    def wait_for(self, coroutine: Any, timeout: float | None = None) -> Any:
+        """Run a coroutine on the server's loop (WorldServer.undo) and wait for its result."""
+        assert self._loop is not None
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(timeout)
 
     def stop(self, timeout: float = 30.0) -> None:
         """Say goodbye to every client and stop (a round in play is finished and saved first)."""

@@ -18,7 +18,7 @@ from textual.widgets import Button, Footer, Input, Label, RichLog, Static
 
 from storyworld.errors import UserError
 from storyworld.host.protocol import (
-    Accepted, Bye, Entry, Error, Notice, Progress, Recalled, Resolved, View, Welcome,
+    Accepted, Bye, Entry, Error, Notice, Progress, Recalled, Resolved, Rewound, View, Welcome,
 )
 
 
@@ -157,6 +157,12 @@ class JoinScreen(Screen):
                 self._entries(resolved.entries)
                 self._side(resolved.view)
                 status.update(f"{self.name_of_character} — round {resolved.view.round}: your move")
+            case Rewound() as rewound:
+                again = "; it is played again with the same lines" if rewound.retried else ""
+                log.write(Text(f"The host undid round {rewound.round}: what happened in it did not happen{again}.",
+                               style="bold yellow"))
+                self._side(rewound.view)
+                status.update(f"{self.name_of_character} — round {rewound.round}")
             case Recalled() as recalled:
                 log.write(Text(f"You recall ({recalled.query}):", style="bold"))
                 for holding in recalled.holdings or ():
