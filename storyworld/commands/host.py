@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
-import socket
 import sys
 import threading
 from pathlib import Path
@@ -152,8 +151,10 @@ def _console(server: Any, loop: asyncio.AbstractEventLoop) -> None:
 
 def _announce(server: Any, bind: str, port: int) -> None:
     """Where people join, one line per seat, and who can reach it."""
+    from storyworld.host.server import reachable_address
+
     session = server.session
-    address = _reachable_address(bind)
+    address = reachable_address(bind)
     url = f"ws://{address}:{port}"
     if bind in (LOOPBACK, "localhost", "::1"):
         reach = "this computer only; --bind 0.0.0.0 opens it to your network"
@@ -167,20 +168,6 @@ def _announce(server: Any, bind: str, port: int) -> None:
          "the seats")
     _say("Ctrl+C stops the host (the game is saved every round; resume with "
          f"`storyworld host {session.slot}`)")
-
-
-def _reachable_address(bind: str) -> str:
-    """The address others type: the bound one, or this machine's LAN address when bound to all."""
-    if bind not in ("0.0.0.0", "::", ""):
-        return bind
-    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    try:
-        probe.connect(("192.0.2.1", 9))  # no packet is sent: this only asks which interface would be used
-        return probe.getsockname()[0]
-    except OSError:
-        return socket.gethostname()
-    finally:
-        probe.close()
 
 
 def _say(line: str) -> None:

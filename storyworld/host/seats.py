@@ -61,5 +61,7 @@ class HostedSession(Session):
         """The session's save files, with the seats in the manifest's metadata."""
         files, meta = super().files()
         meta["seats"] = msgspec.to_builtins(list(getattr(self, "seats", [])))
-        meta["character"] = ",".join(seat.agent for seat in getattr(self, "seats", []))
+        seats = getattr(self, "seats", [])
+        meta["character"] = ",".join(seat.agent for seat in seats)
+        meta["character_name"] = ", ".join(self.world.name_of(seat.agent) for seat in seats) + " (hosted)"
         return files, meta

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -429,3 +430,17 @@ class Hosting:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def reachable_address(bind: str) -> str:
+    """The address others type: the bound one, or this machine's LAN address when bound to all."""
+    if bind not in ("0.0.0.0", "::", ""):
+        return bind
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("192.0.2.1", 9))  # no packet is sent: this only asks which interface would be used
+        return probe.getsockname()[0]
+    except OSError:
+        return socket.gethostname()
+    finally:
+        probe.close()

@@ -32,7 +32,7 @@ class HomeScreen(Screen):
         Binding("a", "author", "Author", tooltip="Turn a play or a chronicle into a world"),
         Binding("i", "inspect", "Inspect", tooltip="Open the memory inspector on the highlighted save"),
         Binding("j", "join_game", "Join a game", tooltip="Play a seat of a game someone hosts (address and code)"),
-        Binding("h", "host_world", "Host this world", tooltip="How to host the highlighted world for several people"),
+        Binding("h", "host_world", "Host this world", tooltip="Serve the highlighted world to several people"),
         Binding("q", "app.quit", "Quit", tooltip="Leave storyworld", show=False),  # Ctrl+Q shows in the footer
     ]
 
@@ -146,6 +146,11 @@ class HomeScreen(Screen):
         if row.problem:
             self._damaged(row)
             return
+        if row.hosted:  # several people's game: it goes on as a host, with its seats and codes
+            from tui.screens.host import HostScreen
+
+            self.app.push_screen(HostScreen(self.runtime, save=row.folder))
+            return
         self.start(LoadGame(row.folder))
 
     def _damaged(self, row: SaveRow) -> None:
@@ -219,15 +224,18 @@ class HomeScreen(Screen):
 
     @on(Button.Pressed, "#host")
     def action_host_world(self) -> None:
-        """The command that hosts the highlighted world (a host is a long-lived server: it runs in its own terminal)."""
+        """Host the highlighted world for several people (or a highlighted hosted save, with its seats)."""
+        from tui.screens.host import HostScreen
+
+        row = self._highlighted_save() if self.query_one("#saves", DataTable).has_focus else None
+        if row is not None and row.hosted and not row.problem:
+            self.app.push_screen(HostScreen(self.runtime, save=row.folder))
+            return
         chosen = self._highlighted_world()
         if chosen is None or chosen.world is None:
             self.notify("Highlight a world to host.")
             return
-        cast = [a.id for a in chosen.world.playable_agents()][:2]
-        seats = " ".join(f"--seat {agent}" for agent in cast)
-        self.notify(f"In another terminal: storyworld host {chosen.id} {seats} --bind 0.0.0.0 — it prints a join "
-                    "code per seat; then press j here to join.", timeout=20, markup=False)
+        self.app.push_screen(HostScreen(self.runtime, world=chosen.world))
 
     @on(Button.Pressed, "#quit")
     def _quit(self) -> None:

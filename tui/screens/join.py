@@ -71,7 +71,11 @@ class JoinForm(Screen):
 class JoinScreen(Screen):
     """One character's view of a hosted game: its transcript, its place and holdings, and the action bar."""
 
-    BINDINGS = [Binding("ctrl+l", "leave_seat", "Leave seat", tooltip="Hand your character to an agent")]
+    BINDINGS = [
+        Binding("escape", "back", "Back", tooltip="Close the connection (the seat stays yours: rejoin with the code)"),
+        Binding("f5", "rejoin", "Rejoin", tooltip="Connect again and catch up on what you missed"),
+        Binding("ctrl+l", "leave_seat", "Leave seat", tooltip="Hand your character to an agent (the code takes it back)"),
+    ]
 
     def __init__(self, url: str, code: str) -> None:
         super().__init__()
@@ -94,10 +98,13 @@ class JoinScreen(Screen):
 
     @work(exclusive=True, group="host", exit_on_error=False)
     async def connect(self) -> None:
-        """Join, then pass every host message to the screen until the host goes."""
+        """Join (again: asking for what came after the last round shown), then pass every host message on."""
         from storyworld.host.client import HostGone, Player
 
-        self.player = Player(self.url, self.code)
+        if self.player is None:
+            self.player = Player(self.url, self.code)
+        else:
+            await self.player.close()
         try:
             self.post_message(HostSpoke(await self.player.join()))
             while True:
@@ -125,6 +132,18 @@ class JoinScreen(Screen):
         except HostGone as exc:
             self.post_message(HostSpoke(gone=str(exc)))
 
+    def action_rejoin(self) -> None:
+        """Connect again with the same code; the host sends what this screen missed."""
+        self.query_one("#join-line", Input).disabled = False
+        self.query_one("#join-status", Static).update(f"Rejoining {self.url}…")
+        self.connect()
+
+    async def action_back(self) -> None:
+        """Close the connection and go back (the seat waits for its code)."""
+        if self.player is not None:
+            await self.player.close()
+        self.dismiss()
+
     def action_leave_seat(self) -> None:
         """Hand the character to an agent (the code takes it back)."""
         self.send("/leave")
@@ -132,6 +151,8 @@ class JoinScreen(Screen):
     # --- what the host said -----------------------------------------------------------------------
     @on(HostSpoke)
     def _spoke(self, event: HostSpoke) -> None:
+        if not self.is_attached:
+            return
         status = self.query_one("#join-status", Static)
         log = self.query_one("#join-transcript", RichLog)
         if event.gone:
@@ -217,8 +238,9 @@ class JoinApp(App[int]):
         self.url = url
         self.code = code
 
+    def get_default_screen(self) -> Screen:
+        return JoinForm(self.url, self.code)
+
     def on_mount(self) -> None:
         if self.url and self.code:
             self.push_screen(JoinScreen(self.url, self.code))
-        else:
-            self.push_screen(JoinForm(self.url, self.code))
