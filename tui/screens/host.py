@@ -134,6 +134,7 @@ class HostScreen(Screen):
             self.query_one("#host-setup").display = False
             for button in ("#host-play", "#host-undo", "#host-retry"):
                 self.query_one(button, Button).disabled = False
+            self.query_one("#host-play", Button).focus()
             self._show_codes()
             return
         log.write(message.line)

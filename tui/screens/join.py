@@ -168,6 +168,7 @@ class JoinScreen(Screen):
                 self._side(welcome.view)
             case Accepted() as accepted:
                 status.update(f"Round {accepted.round}: you will {accepted.action}. Waiting for the others…")
+                log.write(Text(f"(round {accepted.round}: you will {accepted.action})", style="dim"))
             case Progress() as progress:
                 left = f"; it resolves in {progress.seconds_left:.0f}s" if progress.seconds_left is not None else ""
                 status.update(f"Round {progress.round}: {progress.acted} of {progress.seated} have acted{left}")
