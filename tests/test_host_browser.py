@@ -68,6 +68,13 @@ def test_a_round_played_in_the_browser(tmp_path):
                 async with async_playwright() as pw:
                     browser = await pw.chromium.launch(executable_path=executable, headless=True)
                     page = await browser.new_page()
+                    shown = bytearray()  # what the page's terminal was sent to draw (textual-serve's frames)
+
+                    def on_socket(socket) -> None:
+                        socket.on("framereceived", lambda data: shown.extend(
+                            data if isinstance(data, bytes) else data.encode("utf-8")))
+
+                    page.on("websocket", on_socket)
                     deadline = time.monotonic() + 20
                     while True:  # the web server starts in its own process
                         try:
@@ -88,6 +95,8 @@ def test_a_round_played_in_the_browser(tmp_path):
                     await wait_for(lambda: "ansel" in server.pending, 20, "the browser's line")
                     await bea.send_line("Welcome, Ansel.")
                     resolved = await until(bea, Resolved, timeout=20)
+                    await wait_for(lambda: b"Welcome, Ansel." in shown, 20, "the round drawn in the page")
+                    assert b"SECRET-ansel-" in shown and b"SECRET-bea-" not in shown  # Ansel's knowledge only
                     await browser.close()
                 await bea.close()
                 return resolved
