@@ -62,9 +62,14 @@ def host(args: argparse.Namespace) -> int:
         raise UserError(f"{args.target}: a hosted save keeps its seats, start and folder; drop --seat/--start/--save")
     if not resume and not args.seat:
         raise UserError("give at least one --seat ID: which characters will people play?")
+    seats = None
+    if resume:
+        from storyworld.host.seats import seats_of_save
+
+        seats = seats_of_save(Path(args.target))  # a save that was not hosted is refused before anything loads
     lm = load_lm(args, seed=args.seed)
     try:
-        session = _resume(Path(args.target), LLMMind(lm)) if resume else _start(args, LLMMind(lm), lm)
+        session = _resume(Path(args.target), LLMMind(lm), seats) if resume else _start(args, LLMMind(lm), lm)
         try:
             server = WorldServer(session, turn_timeout=args.turn_timeout, say=_say)
             asyncio.run(_serve(server, args))
@@ -104,12 +109,11 @@ def _start(args: argparse.Namespace, mind: Any, lm: Any) -> Any:
     return session
 
 
-def _resume(folder: Path, mind: Any) -> Any:
+def _resume(folder: Path, mind: Any, seats: list[Any]) -> Any:
     """A hosted save with its seats and codes, played on in its own save."""
     from storyworld.game.session import world_of_save
-    from storyworld.host.seats import HostedSession, seats_of_save
+    from storyworld.host.seats import HostedSession
 
-    seats = seats_of_save(folder)
     session = HostedSession.load(folder, mind, world=world_of_save(folder))
     session.seats = seats
     session.claim()
