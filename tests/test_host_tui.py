@@ -66,4 +66,4 @@ async def test_host_a_world_from_the_tui_and_play_a_seat_in_it(tmp_path):
         await settle(pilot, lambda: app.screen is screen and "ansel" not in server.connections, "the seat let go")
         await pilot.click("#host-stop")
         await settle(pilot, lambda: screen.hosting is None, "the host to stop")
-    assert (tmp_path / "saves").is_dir() and any(p.name.startswith("coterie-hosted") for p in (tmp_path / "saves").iterdir())
+    assert any(p.name.startswith("coterie-hosted") for p in (tmp_path / "saves").iterdir())  # it was saved

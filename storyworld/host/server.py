@@ -186,7 +186,8 @@ class WorldServer:
         if retry:
             await asyncio.to_thread(self._reseed)
         shown = await asyncio.to_thread(self._views)
-        await asyncio.gather(*(self._send_to(a, Rewound(round=round_, view=v, retried=retry)) for a, v in shown.items()))
+        await asyncio.gather(*(self._send_to(agent, Rewound(round=round_, view=view, retried=retry))
+                               for agent, view in shown.items()))
         self.say(f"round {round_} undone" + ("; playing it again" if retry else ""))
         if retry:
             await self._play({a: act for a, act in seated.items() if a in self._active()})

@@ -74,7 +74,8 @@ class JoinScreen(Screen):
     BINDINGS = [
         Binding("escape", "back", "Back", tooltip="Close the connection (the seat stays yours: rejoin with the code)"),
         Binding("f5", "rejoin", "Rejoin", tooltip="Connect again and catch up on what you missed"),
-        Binding("ctrl+l", "leave_seat", "Leave seat", tooltip="Hand your character to an agent (the code takes it back)"),
+        Binding("ctrl+l", "leave_seat", "Leave seat",
+                tooltip="Hand your character to an agent (the code takes it back)"),
     ]
 
     def __init__(self, url: str, code: str) -> None:
@@ -162,7 +163,8 @@ class JoinScreen(Screen):
         match event.message:
             case Welcome() as welcome:
                 self.name_of_character = welcome.character_name
-                status.update(f"{welcome.world_title} — you are {welcome.character_name} — round {welcome.view.round}")
+                status.update(f"{welcome.world_title} — you are {welcome.character_name} — "
+                              f"round {welcome.view.round}")
                 log.write(Text(f"You play {welcome.character_name}. {welcome.view.place_description}", style="italic"))
                 self._entries(welcome.entries)
                 self._side(welcome.view)
