@@ -254,3 +254,22 @@ def test_undo_and_retry_are_the_hosts_and_every_seat_is_told(tmp_path):
             await close_all()
 
         asyncio.run(scene())
+
+
+def test_a_stopping_host_says_goodbye_and_the_client_knows_it_is_gone(tmp_path):
+    from storyworld.host.client import HostGone
+    from storyworld.host.protocol import Bye
+
+    hosting = hosted(tmp_path, ("ansel", "bea"))
+    with hosting:
+        async def scene() -> None:
+            a = seat(hosting.url, hosting.server.session.seats[0].code)
+            await a.join()
+            stopping = asyncio.create_task(asyncio.to_thread(hosting.stop))
+            assert "saved" in (await until(a, Bye)).reason
+            with pytest.raises(HostGone):
+                await a.receive(10)
+            await stopping
+            await close_all()
+
+        asyncio.run(scene())

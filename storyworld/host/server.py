@@ -420,7 +420,9 @@ class Hosting:
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(timeout)
 
     def stop(self, timeout: float = 30.0) -> None:
-        """Say goodbye to every client and stop (a round in play is finished and saved first)."""
+        """Say goodbye to every client and stop (a round in play is finished and saved first); again: nothing."""
+        if self._thread is None or not self._thread.is_alive():
+            return
         if self._loop is not None and self._stop is not None:
             self._loop.call_soon_threadsafe(self._stop.set)
         if self._thread is not None:
