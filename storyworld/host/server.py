@@ -38,6 +38,7 @@ log = logging.getLogger("storyworld.host.server")
 HOST_ONLY = ("/retry", "/undo", "/rewind")
 FLOOD_RATE = 20.0  # messages a second a connection may send, on average
 FLOOD_BURST = 40.0
+OUTBOX_LIMIT = 256  # messages waiting on a client that does not read; past it the host lets that client go
 
 
 class _Bucket:
@@ -60,6 +61,43 @@ class _Bucket:
         return True
 
 
+class _Outbox:
+    """One connection's messages, in order, sent by their own task: a client that stops reading stalls no one."""
+
+    def __init__(self, ws: ServerConnection) -> None:
+        self.ws = ws
+        self.queue: asyncio.Queue[str] = asyncio.Queue(OUTBOX_LIMIT)
+        self.task = asyncio.create_task(self._run())
+
+    async def _run(self) -> None:
+        while True:
+            data = await self.queue.get()
+            try:
+                await self.ws.send(data)
+            except ConnectionClosed:
+                return
+            finally:
+                self.queue.task_done()
+
+    def put(self, data: str) -> bool:
+        """Queue a message; False when the client has let too many pile up."""
+        try:
+            self.queue.put_nowait(data)
+        except asyncio.QueueFull:
+            return False
+        return True
+
+    async def flush(self, timeout: float) -> None:
+        """Wait (a while at most) until what is queued has gone out."""
+        try:
+            await asyncio.wait_for(self.queue.join(), timeout)
+        except TimeoutError:
+            pass
+
+    def close(self) -> None:
+        self.task.cancel()
+
+
 class WorldServer:
     """Seats, pending lines and the round loop of one hosted game."""
 
@@ -71,6 +109,8 @@ class WorldServer:
         self.say = say or (lambda line: log.info("%s", line))
         self.seats: dict[str, Seat] = {seat.agent: seat for seat in session.seats}
         self.connections: dict[str, ServerConnection] = {}
+        self._outboxes: dict[ServerConnection, _Outbox] = {}
+        self._closing: set[asyncio.Task] = set()  # closes of clients let go, kept until done
         self.pending: dict[str, Action] = {}
         self.first_line_at: float | None = None
         self.resolving = False
@@ -214,6 +254,7 @@ class WorldServer:
         """Read one client's messages until it goes; a bad message gets an Error and the connection lives."""
         agent: str | None = None
         bucket = _Bucket(self.clock)
+        outbox = self._outboxes[ws] = _Outbox(ws)
         try:
             async for raw in ws:
                 if not bucket.take():
@@ -232,7 +273,8 @@ class WorldServer:
                             await self._send(ws, Error(message="this connection already holds a seat"))
                             continue
                         agent = await self._join(ws, message)
-                        if agent is None:
+                        if agent is None:  # refused: the reason goes out, then the connection closes
+                            await outbox.flush(5)
                             await ws.close()
                             return
                     case _ if agent is None:
@@ -244,6 +286,8 @@ class WorldServer:
         except ConnectionClosed:
             pass
         finally:
+            outbox.close()
+            self._outboxes.pop(ws, None)
             if agent is not None and self.connections.get(agent) is ws:
                 del self.connections[agent]
                 self.say(f"{self.session.world.name_of(agent)}'s player left")
@@ -348,10 +392,17 @@ class WorldServer:
 
     # --- sending -----------------------------------------------------------------------------------
     async def _send(self, ws: ServerConnection, message: Any) -> None:
-        try:
-            await ws.send(encode(message).decode("utf-8"))
-        except ConnectionClosed:
-            pass
+        """Queue a message for a connection (never waits on the client); one that stops reading is let go."""
+        outbox = self._outboxes.get(ws)
+        if outbox is None or outbox.put(encode(message).decode("utf-8")):
+            return
+        for agent, held in list(self.connections.items()):
+            if held is ws:
+                del self.connections[agent]
+                self.say(f"{self.session.world.name_of(agent)}'s player stopped reading; let go (the code rejoins)")
+        closing = asyncio.create_task(ws.close())
+        self._closing.add(closing)
+        closing.add_done_callback(self._closing.discard)
 
     async def _send_to(self, agent: str, message: Any) -> None:
         ws = self.connections.get(agent)
@@ -363,6 +414,7 @@ class WorldServer:
 
     async def _broadcast_bye(self, reason: str) -> None:
         await self._broadcast(Bye(reason=reason))
+        await asyncio.gather(*(outbox.flush(2) for outbox in list(self._outboxes.values())))
         await asyncio.gather(*(ws.close() for ws in list(self.connections.values())), return_exceptions=True)
 
 
