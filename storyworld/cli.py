@@ -14,6 +14,7 @@ import storyworld.commands.author
 import storyworld.commands.bench
 import storyworld.commands.check
 import storyworld.commands.export
+import storyworld.commands.host
 import storyworld.commands.inspect
 import storyworld.commands.log
 import storyworld.commands.run
@@ -49,6 +50,7 @@ COMMAND_MODULES: tuple[ModuleType, ...] = (
     storyworld.commands.screenplay,
     storyworld.commands.log,
     storyworld.commands.export,
+    storyworld.commands.host,
 )
 
 

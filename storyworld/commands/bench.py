@@ -8,6 +8,7 @@ from types import ModuleType
 import storyworld.benches.agency
 import storyworld.benches.backends
 import storyworld.benches.editions
+import storyworld.benches.host
 import storyworld.benches.judge
 import storyworld.benches.knows
 import storyworld.benches.memory
@@ -26,6 +27,7 @@ BENCH_MODULES: tuple[ModuleType, ...] = (
     storyworld.benches.agency,
     storyworld.benches.backends,
     storyworld.benches.judge,
+    storyworld.benches.host,
 )
 
 

@@ -420,8 +420,11 @@ class Simulation:
         progress: Progress | None = None,
         cancelled: Callable[[], bool] | None = None,
         watch: Watch | None = None,
+        seated: dict[str, Action] | None = None,
     ) -> RoundOutcome:
         """Run one round: decide, resolve at the barrier, deposit, update short-term memory.
+
+        `seated`: the actions of other people playing (a hosted game's seats); their characters do not decide.
 
         All or nothing: until the memory store has taken the round's deposits, a failure (a cancel,
         the model down, a deposit the store refuses) leaves the world state, the seeded RNG and the
@@ -429,6 +432,10 @@ class Simulation:
         writes any of it.
         """
         exclude = {player_action.actor} if player_action is not None else set()
+        # each seated person's line is read into what it asserts, as the one player's is below
+        seated = {a: listening.hear(self.world, self.store, act) if isinstance(act, Say) else act
+                  for a, act in (seated or {}).items()}
+        exclude.update(seated)
         if self.settings.player is not None:
             exclude.add(self.settings.player)
         if isinstance(player_action, Say):
@@ -438,6 +445,7 @@ class Simulation:
                 exclude.add(player_action.to)  # it hears the person first, and answers within this round
         decisions = self.decide_all(exclude, progress, cancelled, watch)
         actions: dict[str, Action] = {a: d.action for a, d in decisions.items()}
+        actions.update(seated)
         if player_action is not None:
             actions[player_action.actor] = player_action
         based_on = {a: d.based_on for a, d in decisions.items()}
