@@ -118,6 +118,7 @@ class Speech(msgspec.Struct, frozen=True, kw_only=True):
     told_all: bool = False  # asked about what the asker already holds all of ("I have told you all I know")
     news: bool = False  # asked a question about nothing in particular ("What news?"): "unknown" is "no news"
     question: str = ""  # an ask put in the asker's own words (a goal to find something out)
+    heard: bool = False  # what it carries answers news it was just told ("That is news to me; and …")
     focus: Literal["", "source", "when", "where"] = ""  # a follow-up's answer: where it came from, when, where one is
 
 
@@ -506,13 +507,14 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         # someone else, it will not say
         return Speech(act="lie" if knowledge.secrets[kept[0].record_id] == () else "refuse", to=to)
     relevant = [k for k in relevant if k not in kept]  # never answered with a kept deed, nor a neighbour of it
-    told_news = bool(addressed.tells or addressed.claims)  # a remark that told it something: news to it
-    if not relevant and not question:
-        # a remark with nothing held bearing on it: news of its own the listener lacks, else word that it is news
-        fresh = sorted((k for k in knowledge.news if _tellable(k, to, knowledge) and to not in k.actors),
-                       key=lambda k: (-k.since_round, k.record_id))
-        if fresh:
-            return Speech(act="tell", to=to, carries=fresh[:1])
+    # a remark that told it something it did not hold (what it holds of the line is in `heard`): news to it
+    held = {k.record_id for k in knowledge.heard}
+    told_news = bool(addressed.claims) or any(t.record not in held for t in addressed.tells)
+    fresh = sorted((k for k in knowledge.news if _tellable(k, to, knowledge) and to not in k.actors),
+                   key=lambda k: (-k.since_round, k.record_id))
+    if not question and fresh and (told_news or not relevant):
+        # a remark: news of its own the listener lacks in return ("That is news to me; and Pia told me that …")
+        return Speech(act="tell", to=to, carries=fresh[:1], heard=told_news)
     if not relevant:
         return Speech(act="unknown" if question else "react" if told_news else "ask", to=to)
     best = relevant[0]
