@@ -533,6 +533,7 @@ class Simulation:
                 decisions = self.decide_all(set(), progress, cancelled, watch, only=repliers)
             finally:
                 self.state.round = outcome.round + 1
+            self.state.fallbacks += sum(1 for d in decisions.values() if d.fallback)
             answers = {a: d.action for a, d in decisions.items() if isinstance(d.action, Say)}
             outcome = resolve_replies(self.world, self.state, outcome, answers)
             for agent in answers:

@@ -474,12 +474,11 @@ def choose(world: World, speaker: str, purpose: str, action: Any, knowledge: Kno
     fresh = [k for k in knowledge.lately if _tellable(k, to, knowledge)]
     if fresh:
         return Speech(act="react", to=to, carries=(fresh[-1],))
-    if arrivals and to in arrivals:
-        return Speech(act="greet", to=to)
     if knowledge.questions:  # nothing to tell: ask after what its goals want to find out, in their words
         return Speech(act="ask", to=to, question=knowledge.questions[0])
-    # a plain "what news?" says nothing: only a beat due here, with its people, calls for one
-    return None if purpose in ("chat", "tell") or not knowledge.beat else Speech(act="ask", to=to)
+    # nothing to tell and nothing to ask: a plain "what news?" or "well met" says nothing — better unsaid (a
+    # greeting on arrival is a deed the menu offers, not a line)
+    return None
 
 
 SAID_MAX = 3  # holdings one answer to "What did X tell you?" says at most
