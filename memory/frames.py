@@ -21,6 +21,7 @@ from memory import lexicon
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'\u2019\-]*|\d+(?:[.,:]\d+)*|[,;:.!?]")
 _PUNCT = frozenset(",;:.!?")
+PUNCT = _PUNCT
 NEGATIONS = frozenset("not never no nobody nothing none neither nor nowhere cannot without unable fail".split())
 _DETERMINERS = frozenset("the a an his her its their our my your this that these those some any every each".split())
 _PRONOUNS = frozenset("he she it they we i you him them us me himself herself itself themselves someone somebody something anyone anybody one".split())
@@ -105,6 +106,38 @@ def volition(toks: list[str]) -> list[str]:
         out += ["refused", "to"]
         i += width
     return out
+
+
+_KEEP = frozenset("kept keep keeps keeping".split())
+_PERSON_OBJECTS = frozenset("him her them me us".split())
+
+
+def kept_from(toks: list[str]) -> list[str]:
+    """Tokens with "X kept Y from Z" (Z a person) rewritten as "X did not tell Z about Y": one concealment, two wordings."""
+    lows = [t.lower() for t in toks]
+    for i, low in enumerate(lows):
+        if low not in _KEEP:
+            continue
+        j = i + 1
+        while j < len(lows) and j - i <= 6 and lows[j] != "from" and toks[j] not in _PUNCT:
+            j += 1
+        if j >= len(lows) or lows[j] != "from" or j == i + 1:
+            continue
+        k = j + 1
+        if k < len(lows) and lows[k] in _DETERMINERS:
+            k += 1
+        if k >= len(lows) or not (toks[k][0].isupper() or lows[k] in _PERSON_OBJECTS or lows[j + 1] in _DETERMINERS):
+            continue
+        end = k + 1
+        while end < len(toks) and toks[end] not in _PUNCT and toks[end][0].isupper():
+            end += 1  # "Theo Lang"
+        return toks[:i] + ["did", "not", "tell"] + toks[j + 1 : end] + ["about"] + toks[i + 1 : j] + toks[end:]
+    return toks
+
+
+def canonical_tokens(text: str) -> list[str]:
+    """Tokens with negated volition read as "refused to" and "kept Y from Z" as "did not tell Z about Y"."""
+    return kept_from(volition(tokens(text)))
 
 
 def _modal(low: str, k: str, nxt: str | None) -> str | None:
@@ -369,7 +402,7 @@ def _un_prefixed(low: str) -> str | None:
 @lru_cache(maxsize=65536)
 def frame(text: str) -> Frame:
     """The frame of one statement (cached by text)."""
-    toks = volition(tokens(text))
+    toks = canonical_tokens(text)
     reading = _Reading()
     i = 0
     while i < len(toks):

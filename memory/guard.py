@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memory import frames, lexicon
+from memory import frames, lexicon, verbs
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'\u2019\-]*|\d+(?:[.,:]\d+)*")
 
@@ -327,6 +327,8 @@ def check(text_a: str, text_b: str, place_a: str | None = None, place_b: str | N
         return Verdict(False, "role")
     if _swapped_participant(fa, fb):
         return Verdict(False, "participant")
+    if verbs.conflict(text_a, text_b):
+        return Verdict(False, "verb")
     return Verdict(True)
 
 
