@@ -39,7 +39,7 @@ class DevSetError(ValueError):
     """The dev set file is missing or malformed (the message names file and line)."""
 
 
-_LABELS = {"1": True, "true": True, "same": True, "yes": True, "0": False, "false": False, "different": False, "no": False}
+_LABELS = {"1": True, "true": True, "same": True, "yes": True, "0": False, "false": False, "different": False, "diff": False, "no": False}
 
 
 def load_pairs(path: str | Path | None = None) -> list[DevPair]:
@@ -76,7 +76,7 @@ def _tsv_pairs(path: Path, lines: list[str]) -> list[DevPair]:
         if label not in _LABELS:
             if number == 1 or (not pairs and label == "label"):  # a header row
                 continue
-            raise DevSetError(f"{path}: line {number}: field label: {cells[0]!r} is not 1/0, true/false or same/different")
+            raise DevSetError(f"{path}: line {number}: field label: {cells[0]!r} is not 1/0, true/false, same/diff(erent)")
         a, b = cells[1].strip(), cells[2].strip()
         if not a or not b:
             raise DevSetError(f"{path}: line {number}: field {'a' if not a else 'b'}: empty statement")

@@ -175,6 +175,32 @@ end finish stop cease halt
 force pry prise prize jimmy
 sweep
 ring toll chime sound
+hire employ engage take_on recruit
+dismiss fire sack discharge let_go
+admit concede confess acknowledge grant
+insist swear maintain assert
+complain protest grumble object
+print publish issue run
+copy duplicate transcribe reproduce
+escort accompany lead conduct take
+confine restrict lock_up shut_in
+reduce cut dock trim lower
+pay settle repay
+give pay
+put slip plant tuck stick
+send mail post forward
+leak disclose divulge betray
+spread circulate
+collect gather pick_up
+ship transport
+lend advance
+owe
+visit see
+meet see
+watch guard
+suspect doubt distrust mistrust
+discover detect
+notice see spot
 """
 
 # Phrasal verbs (verb key, particle) read as one verb above.
@@ -273,13 +299,21 @@ def _verb_like(word: str, k: str) -> bool:
     return k in GROUPS and not word.endswith("ing")
 
 
-@lru_cache(maxsize=65536)
-def main_verb(text: str) -> str | None:
-    """The key of the first verb of the main clause (auxiliaries, negation and "refused to" read through), else None."""
-    from memory import frames
+_BE = frozenset("was were is are am be been being".split())
+_SAY = frozenset(lexicon.key(w) for w in "say tell state declare claim report".split())
 
-    toks = [t for t in frames.canonical_tokens(frames.core(text)) if t not in frames.PUNCT]
+
+@lru_cache(maxsize=65536)
+def _deeds(text: str) -> tuple[tuple[str, bool], ...]:
+    """(verb key, passive without a "by" agent) of each verb of a statement in order, the main verb first.
+
+    Auxiliaries, negation and "refused to" are read through; a participle after a determiner is an adjective.
+    """
+    from memory import canonical, frames
+
+    toks = [t for t in frames.canonical_tokens(canonical.canonical(text)) if t not in frames.PUNCT]
     words = [t.lower() for t in toks]
+    found: list[tuple[str, bool]] = []
     for i in range(1, len(words)):
         word = words[i]
         if word in _AUX or word.endswith("n't") or word in _DETERMINERS or toks[i][0].isupper():
@@ -287,21 +321,56 @@ def main_verb(text: str) -> str | None:
         prev = words[i - 1]
         if prev in _DETERMINERS or prev.endswith("'s"):
             continue  # "the broken wheel", "the farmer's stolen cow": an adjective
-        k, _ = key(words, i)
         if not _verb_like(word, lexicon.key(word)):
             continue
         if lexicon.key(word) in _CONTROL and i + 1 < len(words) and words[i + 1] == "to":
             continue
-        return k
-    return None
+        before = [w for w in words[max(0, i - 3) : i] if w not in ("not", "never") and not w.endswith("ly")]
+        passive = bool(before) and before[-1] in _BE and "by" not in words[i + 1 : i + 9]
+        found.append((key(words, i)[0], passive))
+    return tuple(found)
+
+
+def main_verb(text: str) -> str | None:
+    """The key of the first verb of the main clause, else None."""
+    deeds = _deeds(text)
+    return deeds[0][0] if deeds else None
+
+
+def voice_flip(text_a: str, text_b: str) -> bool:
+    """One statement active with an object, the other an agentless passive of the same deed ("Saltash paid nine
+    hundred pounds" / "Saltash was paid nine hundred pounds"): their subjects play opposite roles."""
+    deeds_a, deeds_b = _deeds(text_a), _deeds(text_b)
+    if not deeds_a or not deeds_b or deeds_a[0][1] == deeds_b[0][1] or not same_deed(deeds_a[0][0], deeds_b[0][0]):
+        return False
+    active = text_a if deeds_b[0][1] else text_b
+    return _has_object(active)
+
+
+_PREPOSITIONS = frozenset(
+    "in at on into onto upon of to from by with for about inside outside near beside under behind across through over".split()
+)
+
+
+def _has_object(text: str) -> bool:
+    """Whether the main verb is followed by an object rather than a preposition or the end ("paid the fee", not "drowned in")."""
+    from memory import canonical, frames
+
+    words = [t.lower() for t in frames.canonical_tokens(canonical.canonical(text))]
+    verb = main_verb(text)
+    for i, word in enumerate(words[1:], 1):
+        if key(words, i)[0] == verb and _verb_like(word, lexicon.key(word)):
+            nxt = words[i + 1] if i + 1 < len(words) else "."
+            return nxt not in frames.PUNCT and nxt not in _PREPOSITIONS and nxt not in _PARTICLES
+    return False
 
 
 @lru_cache(maxsize=65536)
 def verb_keys(text: str) -> frozenset[str]:
     """Every word key of a statement, phrasal verbs joined as well (what the other side's verb may be found in)."""
-    from memory import frames
+    from memory import canonical, frames
 
-    words = [t.lower() for t in frames.canonical_tokens(frames.core(text)) if t not in frames.PUNCT]
+    words = [t.lower() for t in frames.canonical_tokens(canonical.canonical(text)) if t not in frames.PUNCT]
     keys = {lexicon.key(w) for w in words}
     for i in range(len(words)):
         keys.add(key(words, i)[0])
@@ -309,9 +378,34 @@ def verb_keys(text: str) -> frozenset[str]:
 
 
 def conflict(text_a: str, text_b: str) -> bool:
-    """True when both statements have a main verb, the two cannot name one deed, and either is absent from the other."""
+    """True when the main verbs cannot name one deed, or each side has a further verb the other lacks.
+
+    A report ("Tobiah said he was at the river") is not the fact it reports when the reporter is not
+    read through (frames.report_core keeps frames with a pronoun that may be the reporter).
+    """
     verb_a, verb_b = main_verb(text_a), main_verb(text_b)
-    if verb_a is None or verb_b is None or same_deed(verb_a, verb_b):
+    if (verb_a is None) != (verb_b is None):
+        return (verb_a or verb_b) in _SAY
+    if verb_a is None or verb_b is None:
+        return False
+    if not _deed_conflict(verb_a, text_a, verb_b, text_b):
+        return _further_conflict(text_a, text_b)
+    return True
+
+
+def _further_conflict(text_a: str, text_b: str) -> bool:
+    """Each side has a verb after the main one that names no deed of the other ("saw Osric leave" / "saw Osric enter")."""
+    keys_a, keys_b = verb_keys(text_a), verb_keys(text_b)
+    rest_a = [v for v, _ in _deeds(text_a)[1:]]
+    rest_b = [v for v, _ in _deeds(text_b)[1:]]
+    only_a = [v for v in rest_a if not any(same_deed(v, k) for k in keys_b)]
+    only_b = [v for v in rest_b if not any(same_deed(v, k) for k in keys_a)]
+    return bool(only_a) and bool(only_b)
+
+
+def _deed_conflict(verb_a: str, text_a: str, verb_b: str, text_b: str) -> bool:
+    """Whether two main verbs name different deeds (not one group, not one polar side, not each found in the other)."""
+    if same_deed(verb_a, verb_b):
         return False
     if _polar_agree(verb_a, text_a, verb_b, text_b):
         return False
