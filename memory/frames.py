@@ -160,7 +160,7 @@ def tokens(text: str) -> list[str]:
 # Only frames that pass the statement on unchanged are read through: "denied that", "doubted
 # that", "thought that" change or hedge it, and "X told Y that" between others is an event of
 # its own; those are compared whole.
-_REPORT_SAY = frozenset(lexicon.concept(w) for w in ("say", "write", "show", "record", "note", "confirm", "explain", "insist", "swear", "admit"))  # say, state, report...
+_REPORT_SAY = frozenset(lexicon.concept(w) for w in ("say", "write", "show", "record", "confirm", "explain", "insist", "swear", "admit"))  # say, state, report...
 _REPORT_TELL = frozenset(lexicon.concept(w) for w in ("tell",))  # tell, inform: only to me / us
 _REPORT_LEARN = frozenset(lexicon.key(w) for w in ("hear", "read", "learn", "learnt"))  # only I / we
 _FIRST_PERSON = frozenset("i we".split())

@@ -325,10 +325,24 @@ def _deeds(text: str) -> tuple[tuple[str, bool], ...]:
             continue
         if lexicon.key(word) in _CONTROL and i + 1 < len(words) and words[i + 1] == "to":
             continue
+        if _light(words, i):
+            continue  # "stay lit", "went out": the state word after it says what happened
         before = [w for w in words[max(0, i - 3) : i] if w not in ("not", "never") and not w.endswith("ly")]
         passive = bool(before) and before[-1] in _BE and "by" not in words[i + 1 : i + 9]
         found.append((key(words, i)[0], passive))
     return tuple(found)
+
+
+_LIGHT = frozenset(lexicon.key(w) for w in "stay remain keep become seem go come get turn grow".split())
+_STATE_PARTICLES = frozenset("out off on up down".split())
+
+
+def _light(words: list[str], i: int) -> bool:
+    """A light verb before a state word ("stayed lit", "went out", "remained locked") that is not a listed phrasal verb."""
+    if lexicon.key(words[i]) not in _LIGHT or i + 1 >= len(words) or "_" in key(words, i)[0]:
+        return False
+    nxt = words[i + 1]
+    return nxt in _STATE_PARTICLES or (nxt not in _DETERMINERS and _verb_like(nxt, lexicon.key(nxt)))
 
 
 def main_verb(text: str) -> str | None:

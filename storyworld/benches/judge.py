@@ -152,7 +152,7 @@ def evaluate(pairs: list[Pair], embedder: Any, judge: CountingJudge, settings: A
     pair); otherwise from replaying the store's rule (guard, then cosine against the thresholds).
     The store asks judge(new statement, held record), i.e. judge(b, a); so does the replay.
     """
-    from memory import guard
+    from memory import equivalence, guard
 
     texts = sorted({p.a for p in pairs} | {p.b for p in pairs})
     vectors = dict(zip(texts, embedder.encode(texts)))
@@ -164,8 +164,9 @@ def evaluate(pairs: list[Pair], embedder: Any, judge: CountingJudge, settings: A
     for pair in pairs:
         sim = float(vectors[pair.a] @ vectors[pair.b])
         allowed = guard.check(pair.b, pair.a).ok
-        merged = allowed and sim >= settings.merge_high
-        in_band = allowed and settings.merge_low <= sim < settings.merge_high
+        merged = allowed and (sim >= settings.merge_high
+                              or equivalence.structural_rule(pair.b, pair.a, sim, settings) is not None)
+        in_band = allowed and not merged and settings.merge_low <= sim < settings.merge_high
         verdict = judge(pair.b, pair.a) if in_band or all_pairs else None
         if in_band:
             band_verdicts.append((verdict, pair.same))
