@@ -270,7 +270,20 @@ def key(words: list[str], i: int) -> tuple[str, int]:
             if joined in _PHRASAL:
                 return joined, 1
             break
+        if words[j] in _PREPOSITIONS:
+            break  # "take Tobiah to Ebersau on Monday": the object ended before "on"
+    if head in _LIGHT_NOUN_VERBS:
+        for j in range(i + 1, min(len(words), i + 4)):
+            if words[j] in _PREPOSITIONS or words[j] in frozenset(",;:.!?"):
+                break
+            noun = lexicon.key(words[j])
+            if words[j] not in _DETERMINERS and noun in GROUPS and noun not in _LIGHT_NOUN_VERBS and not words[j].endswith("ed"):
+                return noun, 1  # "made a copy": copied; "gave a warning": warned
     return head, 1
+
+
+# Light verbs whose object noun names the deed ("made a copy", "gave a warning", "took a walk").
+_LIGHT_NOUN_VERBS = frozenset(lexicon.key(w) for w in "make give take have do".split())
 
 
 def known(verb: str) -> bool:
