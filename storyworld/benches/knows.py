@@ -90,7 +90,6 @@ class Facts:
         self.merge_high = getattr(settings, "merge_high", defaults.merge_high)
         self.frame_cosine_min = getattr(settings, "frame_cosine_min", defaults.frame_cosine_min)
         self.frame_min = getattr(settings, "frame_min", defaults.frame_min)
-        self.settings = settings if isinstance(settings, MemorySettings) else defaults
 
     def cosine(self, a: int, b: int) -> float:
         """Cosine between two records' texts."""
@@ -98,7 +97,7 @@ class Facts:
 
     def same(self, a: int, b: int) -> bool:
         """Whether records a and b state one fact (mirrors ConsensusStore._cosine_match, record against record)."""
-        from memory import equivalence, guard
+        from memory import frames, guard
         from memory.equivalence import SPOKEN, record_speaker
         from memory.records import normalise_text
 
@@ -110,9 +109,9 @@ class Facts:
         if normalise_text(ra.text) == normalise_text(rb.text):
             return True
         sim = self.cosine(a, b)
-        if sim < min(self.frame_cosine_min, self.settings.deed_cosine_min) or not guard.check(ra.text, rb.text, ra.place, rb.place).ok:
+        if sim < self.frame_cosine_min or not guard.check(ra.text, rb.text, ra.place, rb.place).ok:
             return False
-        return sim >= self.merge_high or equivalence.structural_rule(ra.text, rb.text, sim, self.settings) is not None
+        return sim >= self.merge_high or frames.similarity(ra.text, rb.text) >= self.frame_min
 
 
 # ------------------------------------------------------------------------------- questions
