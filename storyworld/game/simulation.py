@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from storyworld.kernel.actions import Action, Move, Say
+from storyworld.kernel.actions import ActOn, Action, Move, Say
 from storyworld.kernel.actions import describe
 from storyworld.errors import Cancelled, UserError
 from storyworld.llm.base import ModelError
@@ -534,7 +534,8 @@ class Simulation:
             finally:
                 self.state.round = outcome.round + 1
             self.state.fallbacks += sum(1 for d in decisions.values() if d.fallback)
-            answers = {a: d.action for a, d in decisions.items() if isinstance(d.action, Say)}
+            # an answer is a line, or a deed done with words to the one who spoke (leading them somewhere)
+            answers = {a: d.action for a, d in decisions.items() if isinstance(d.action, (Say, ActOn))}
             outcome = resolve_replies(self.world, self.state, outcome, answers)
             for agent in answers:
                 replied.setdefault(agent, decisions[agent])
