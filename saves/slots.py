@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import msgspec
 
 from saves.errors import SaveError
 from saves.folder import (
+    _fsync_dir,
     _looks_like_save,
     clean_stale,
     old_path,
@@ -267,3 +269,69 @@ def explain_refusal(folder: str | os.PathLike[str], error: SaveError) -> str:
     if fallback is None:
         return f"{error}; no good autosave found"
     return f"{error}; newest good autosave: {fallback}"
+
+
+class Aside:
+    """A save and its autosaves moved to hidden names while a new game takes the name: dropped or put back."""
+
+    def __init__(self, save: Path, moved: list[tuple[Path, Path]]) -> None:
+        self.save = save
+        self._moved = moved  # (original, hidden) pairs
+
+    def drop(self) -> None:
+        """The new game is saved: the old one goes for good."""
+        for _, hidden in self._moved:
+            shutil.rmtree(hidden, ignore_errors=True)
+        self._moved = []
+
+    def put_back(self) -> None:
+        """The new game never saved a round: remove what it wrote and put the old save back as it was."""
+        for original, hidden in self._moved:
+            if os.path.lexists(original):
+                shutil.rmtree(original, ignore_errors=True)
+            os.rename(hidden, original)
+        self._moved = []
+
+
+def _aside_name(path: Path) -> Path:
+    return path.parent / f".{path.name}{ASIDE_SUFFIX}"
+
+
+ASIDE_SUFFIX = ".replaced"
+
+
+def set_aside(save: str | os.PathLike[str]) -> Aside:
+    """Move the save `save` and its autosaves to hidden names (a new game is about to be saved there).
+
+    Kept until Aside.drop (the new game's first round is saved) or put back by Aside.put_back; a crash
+    between leaves them hidden, and restore_set_aside puts them back while `save` has no save of its own.
+    """
+    target = Path(save)
+    restore_set_aside(target)
+    moved: list[tuple[Path, Path]] = []
+    try:
+        for original in (autosave_folder(target), target):
+            hidden = _aside_name(original)
+            if os.path.lexists(hidden):
+                shutil.rmtree(hidden)  # the leftover of an earlier replacement whose new game was saved
+            if os.path.lexists(original):
+                os.rename(original, hidden)
+                moved.append((original, hidden))
+        _fsync_dir(target.parent)
+    except OSError as exc:
+        Aside(target, moved).put_back()
+        raise SaveError(target, f"cannot move the old save aside ({exc.strerror or exc})") from exc
+    return Aside(target, moved)
+
+
+def restore_set_aside(save: str | os.PathLike[str]) -> bool:
+    """Put back a save left set aside by a crash, when no save has taken its name since; whether one was."""
+    target = Path(save)
+    hidden = _aside_name(target)
+    if not hidden.is_dir() or os.path.lexists(target) or old_path(target).is_dir():
+        return False
+    os.rename(hidden, target)
+    companion, companion_hidden = autosave_folder(target), _aside_name(autosave_folder(target))
+    if companion_hidden.is_dir() and not os.path.lexists(companion):
+        os.rename(companion_hidden, companion)
+    return True

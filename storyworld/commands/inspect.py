@@ -105,6 +105,18 @@ def unmerge_command(args: argparse.Namespace) -> int:
     from storyworld.game import session
 
     folder = existing_save(args.save)
+    # one writer per save: a game playing into it (or another unmerge) holds the lock, and this waits for nobody
+    claim = session.claim_slot(session.slot_of(folder))
+    try:
+        return _unmerge(args, folder)
+    finally:
+        claim.release()
+
+
+def _unmerge(args: argparse.Namespace, folder: Any) -> int:
+    """The unmerge itself, under the save's lock: read, split, write back atomically (the manifest's meta kept)."""
+    from storyworld.game import session
+
     sim = _load(args.save)
     try:
         before = sim.store.get(args.record_id)
@@ -114,7 +126,7 @@ def unmerge_command(args: argparse.Namespace) -> int:
         new_id = sim.store.unmerge(args.record_id, args.owner)
     except ValueError as exc:
         raise UserError(f"{folder}: {exc}") from None
-    session.save_simulation(sim, folder)
+    session.save_simulation(sim, folder, keep_meta=True)
     split = sim.store.get(new_id) if new_id is not None else None
     result = {
         "record": before.id,

@@ -142,7 +142,20 @@ class HomeScreen(Screen):
         if row.problem:
             self._damaged(row)
             return
-        self.start(LoadGame(row.folder))
+        from storyworld.game.session import world_change
+
+        change = world_change(row.folder)
+        if change is None:
+            self.start(LoadGame(row.folder))
+            return
+        from tui.screens.dialogs import Confirm
+
+        def chosen(keep: bool | None) -> None:
+            if keep:
+                self.start(LoadGame(row.folder))
+
+        self.app.push_screen(Confirm("The world has changed", f"{change}. Keep playing the saved world?",
+                                     yes="Keep playing"), chosen)
 
     def _damaged(self, row: SaveRow) -> None:
         from saves import latest_good_autosave
