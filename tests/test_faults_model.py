@@ -18,7 +18,7 @@ from storyworld.cli import main
 from storyworld.game import session
 from storyworld.game.simulation import ModelFailed
 from storyworld.kernel.state import Settings
-from storyworld.llm import Accounting, LanguageModel, ModelError, Retrying, TransientModelError
+from storyworld.llm import Accounting, Completion, LanguageModel, ModelError, Retrying, TransientModelError
 from storyworld.minds import LLMMind
 from storyworld.world import load_world
 
@@ -108,7 +108,7 @@ class Garbage(LanguageModel):
     name = "garbage"
 
     def complete(self, messages, schema=None, max_tokens=128, temperature=0.7, seed=0):
-        raise RuntimeError("a reply this decision cannot use")
+        return Completion(text="a reply this decision cannot use")
 
 
 def tiny_sim(mind):
