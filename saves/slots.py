@@ -11,9 +11,10 @@ from typing import Any
 
 import msgspec
 
-from saves.errors import SaveError
+from saves.errors import AutosaveError, SaveError
 from saves.folder import (
     _fsync_dir,
+    _step,
     _looks_like_save,
     clean_stale,
     old_path,
@@ -178,11 +179,13 @@ def autosave(
     *,
     round: int | None = None,
     keep: int = AUTOSAVE_KEEP,
+    exclusive: bool = False,
 ) -> Path:
     """Write `slot/autosave-NNNNNN` (N = `round`, else meta["round"], else the next number).
 
     Keeps the `keep` newest autosaves in `slot` (by creation time; the one just written always
-    stays) and deletes the rest. Returns the folder written. Raises SaveError.
+    stays) and deletes the rest. Returns the folder written. Raises AutosaveError (a SaveError naming the
+    autosave). `exclusive`: the caller holds the save's lock, so every dead writer's temp folder here goes now.
     """
     if keep < 1:
         raise ValueError(f"keep must be at least 1, got {keep}")
@@ -194,16 +197,22 @@ def autosave(
     if not isinstance(number, int) or isinstance(number, bool) or number < 0:
         raise SaveError(slot_path, f"autosave round must be a non-negative integer, got {number!r}")
     target = slot_path / f"{AUTOSAVE_PREFIX}{number:06d}"
-    # Autosave folders are ours by name, so a damaged one (no manifest) is replaced, not refused.
-    write_save(target, files, meta, force=True)
-    clean_stale(slot_path)  # temp folders of autosaves a killed writer never finished (other rounds' names)
+    try:
+        # Autosave folders are ours by name, so a damaged one (no manifest) is replaced, not refused.
+        write_save(target, files, meta, force=True)
+    except AutosaveError:
+        raise
+    except SaveError as exc:
+        raise AutosaveError(exc.path, exc.reason) from exc
+    # temp folders of autosaves a killed writer never finished (other rounds' names)
+    clean_stale(slot_path, **({"min_age": 0.0} if exclusive else {}))
     others = [_info(d, checksums=False) for d in _autosave_dirs(slot_path) if d != target]
     others.sort(key=_age_key, reverse=True)
     for stale in others[keep - 1 :]:
         try:
             remove_folder(stale.folder)
         except OSError as exc:
-            raise SaveError(stale.folder, f"cannot delete an old autosave ({exc.strerror or exc})") from exc
+            raise AutosaveError(stale.folder, f"cannot delete an old autosave ({exc.strerror or exc})") from exc
     return target
 
 
@@ -282,6 +291,7 @@ class Aside:
         """The new game is saved: the old one goes for good."""
         for _, hidden in self._moved:
             shutil.rmtree(hidden, ignore_errors=True)
+            _step("rmtree", hidden)
         self._moved = []
 
     def put_back(self) -> None:
@@ -317,6 +327,7 @@ def set_aside(save: str | os.PathLike[str]) -> Aside:
             if os.path.lexists(original):
                 os.rename(original, hidden)
                 moved.append((original, hidden))
+                _step("rename", hidden)
         _fsync_dir(target.parent)
     except OSError as exc:
         Aside(target, moved).put_back()

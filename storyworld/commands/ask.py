@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from storyworld.commands.terminal import checked_count, checked_text
 from storyworld.errors import UserError
 from storyworld.locations import existing_save
 
@@ -71,8 +72,7 @@ def ask_command(args: argparse.Namespace) -> int:
     from storyworld.game import session
     from storyworld.minds.interview import AsOf, interview
 
-    if not args.question.strip():
-        raise UserError("the question is empty")
+    question = checked_text(args.question, "the question")
     folder = existing_save(args.save)
     sim = session.load_simulation(folder, mind=None)
     world = sim.world
@@ -84,8 +84,9 @@ def ask_command(args: argparse.Namespace) -> int:
     round_ = now if args.round_ is None else args.round_
     if round_ > now:
         raise UserError(f"--round {round_}: {folder} is at round {now}")
+    checked_count(round_, "--round", -1_000_000, now)
     store = sim.store if round_ == now else AsOf(sim.store, round_)
-    answer = interview(world, store, agent, args.question, round_=round_, asker=asker, candid=args.candid)
+    answer = interview(world, store, agent, question, round_=round_, asker=asker, candid=args.candid)
     if args.json:
         print(json.dumps(answer_json(world, answer, asker=asker, round_=round_), ensure_ascii=False))
     else:

@@ -6,10 +6,13 @@ import argparse
 import json
 from typing import Any
 
-from storyworld.commands.terminal import printable
+from storyworld.commands.terminal import checked_count, checked_text, printable
 from storyworld.errors import UserError
 from storyworld.locations import existing_save
 from storyworld.report.queries import who_knows
+
+
+MAX_K = 1000  # records a who-knows lists at most
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -55,8 +58,10 @@ def stats_command(args: argparse.Namespace) -> int:
 
 def who_knows_command(args: argparse.Namespace) -> int:
     """Print matching records with owners and provenance."""
+    query = checked_text(args.query, "the query")
+    k = checked_count(args.k, "-k", 1, MAX_K)
     sim = _load(args.save)
-    rows = who_knows(sim, args.query, args.k)
+    rows = who_knows(sim, query, k)
     add_disputes(sim, rows)
     if args.json:
         print(json.dumps(rows))

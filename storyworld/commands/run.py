@@ -120,14 +120,11 @@ def _world(args: argparse.Namespace) -> Any:
 
 def _claim(target: Path, args: argparse.Namespace) -> Any:
     """Lock `target` for this run; a new run onto an existing save needs --overwrite. Nothing is deleted here."""
-    from saves import SaveError, autosave_folder, lock_save, recover
+    from saves import autosave_folder, recover
     from saves.folder import old_path
+    from storyworld.game.session import claim_slot, slot_of
 
-    try:
-        claim = lock_save(target)
-    except SaveError as exc:
-        raise UserError(str(exc)) from None
-    from storyworld.game.session import slot_of
+    claim = claim_slot(target)  # the one writer's lock, as every command that writes a save takes it
 
     if args.resume and target == slot_of(Path(args.resume)):
         return claim  # playing on in its own save
@@ -252,8 +249,11 @@ def _rounds(args: argparse.Namespace, lm: Any, game: Any, done: int, target: Pat
     from storyworld.game.signals import Stopped
     from storyworld.game.simulation import RoundRefused
 
+    from storyworld.llm import on_retry
+
     sim = game.sim
     task = bar.add_task("rounds", total=max(args.rounds, done), completed=done, detail="")
+    on_retry(lm, lambda note: bar.update(task, detail=note))  # a slow or failing model is said on the bar
     if done >= args.rounds and replacing is not None:
         _save_round(args, game, target, replacing)  # --rounds 0 over an old save: the new start is the save
     while done < args.rounds:
@@ -280,7 +280,7 @@ def _rounds(args: argparse.Namespace, lm: Any, game: Any, done: int, target: Pat
 
 def _save_round(args: argparse.Namespace, game: Any, target: Path | None, replacing: _Replacing | None) -> None:
     """The round just resolved, saved (a stop meanwhile waits for it); the old game replaced goes once it is."""
-    from saves import SaveError
+    from saves import AutosaveError, SaveError
     from storyworld.game.signals import Stopped, saving
 
     if target is None:
@@ -293,6 +293,12 @@ def _save_round(args: argparse.Namespace, game: Any, target: Path | None, replac
             game.autosave()
             if replacing is not None:
                 replacing.saved()
+    except AutosaveError as exc:
+        if replacing is None:  # the save itself took the round: only the rotating copy beside it failed
+            raise UserError(f"round {resolved - 1} was saved but its autosave could not be written ({exc}); "
+                            f"{_holds(target, resolved)}; {_resume_hint(args, target)}") from None
+        raise UserError(f"round {resolved - 1} was played but not saved ({exc}); the old save is kept; "
+                        f"{_resume_hint(args, target)}") from None
     except SaveError as exc:
         raise UserError(f"round {resolved - 1} was played but not saved ({exc}); "
                         f"{_holds(target, resolved - 1) if replacing is None else 'the old save is kept'}; "

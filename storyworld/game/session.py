@@ -266,13 +266,23 @@ def slot_of(folder: Path) -> Path:
 
 
 def claim_slot(folder: Path) -> Any:
-    """saves.lock_save on `folder`, its refusal as one UserError line."""
-    from saves import SaveError, lock_save
+    """saves.lock_save on `folder`, its refusal as one UserError line; then the writer sweeps beside it.
+
+    Holding the lock, nobody else writes there: every temp folder a killed writer left (a half-written
+    autosave of a round that will never be written again, however young) goes now, and a half swap is finished.
+    """
+    from saves import SaveError, autosave_folder, clean_stale, lock_save, recover
 
     try:
-        return lock_save(folder)
+        claim = lock_save(folder)
     except SaveError as exc:
         raise UserError(str(exc)) from None
+    try:
+        recover(folder)
+        clean_stale(autosave_folder(folder), min_age=0.0)
+    except OSError as exc:  # a read-only medium: nothing to sweep that matters before the first write says so
+        log.info("cannot sweep beside %s (%s)", folder, exc.strerror or exc)
+    return claim
 
 
 # --------------------------------------------------------------------------- the session
@@ -503,11 +513,14 @@ class Session:
 
     def autosave(self) -> Path:
         """The per-round save: the slot itself plus a rotating autosave beside it; the autosave's folder."""
-        from saves import autosave, autosave_folder, write_save
+        from saves import autosave, autosave_folder, holds, write_save
 
         files, meta = self.files()
-        write_save(self._require_slot(), files, meta)
-        return autosave(autosave_folder(self._require_slot()), files, meta, round=meta["round"], keep=AUTOSAVE_KEEP)
+        slot = self._require_slot()
+        write_save(slot, files, meta)
+        # the writer holding the save's lock sweeps every dead writer's temp folder beside it, however young
+        return autosave(autosave_folder(slot), files, meta, round=meta["round"], keep=AUTOSAVE_KEEP,
+                        exclusive=holds(slot))
 
     def _new_slot(self, name: str) -> Path:
         if self.saves_root is None:
