@@ -257,3 +257,14 @@ def test_sigterm_and_sighup_stop_a_run_saying_the_last_resolved_round_is_saved(t
     # and it plays on from there
     code, err = cli(capsys, *play(server, save, held + 1, "--resume", save))
     assert code == 0, err
+
+
+def test_an_overwrite_killed_before_the_new_games_first_save_leaves_the_old_game_to_the_next_claim(played):
+    from saves.slots import set_aside
+
+    kept = sorted(info.round for info in autosaves(played))
+    set_aside(played)  # and the process dies here, before the new game wrote anything
+    assert not played.exists()
+    claim = session.claim_slot(played)
+    claim.release()
+    assert read_manifest(played).meta["round"] == 3 and sorted(i.round for i in autosaves(played)) == kept

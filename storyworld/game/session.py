@@ -269,9 +269,11 @@ def claim_slot(folder: Path) -> Any:
     """saves.lock_save on `folder`, its refusal as one UserError line; then the writer sweeps beside it.
 
     Holding the lock, nobody else writes there: every temp folder a killed writer left (a half-written
-    autosave of a round that will never be written again, however young) goes now, and a half swap is finished.
+    autosave of a round that will never be written again, however young) goes now, a half swap is finished,
+    and a save a killed --overwrite had set aside is put back.
     """
     from saves import SaveError, autosave_folder, clean_stale, lock_save, recover
+    from saves.slots import restore_set_aside
 
     try:
         claim = lock_save(folder)
@@ -279,6 +281,7 @@ def claim_slot(folder: Path) -> Any:
         raise UserError(str(exc)) from None
     try:
         recover(folder)
+        restore_set_aside(folder)  # an --overwrite killed before the new game's first save: the old game is back
         clean_stale(autosave_folder(folder), min_age=0.0)
     except OSError as exc:  # a read-only medium: nothing to sweep that matters before the first write says so
         log.info("cannot sweep beside %s (%s)", folder, exc.strerror or exc)
