@@ -168,7 +168,7 @@ def test_when_only_the_autosave_cannot_be_written_the_message_names_it_and_the_r
 @pytest.mark.parametrize("argv, says", [
     (["who-knows", "{save}", ""], "the query is empty"),
     (["who-knows", "{save}", "lamp", "-k", "-5"], "-k must be between 1"),
-    (["ask", "{save}", "maren", "x" * 100_000], "the question is 100,000 characters long"),
+    (["ask", "{save}", "maren", "x" * 100_000], "a question is 100,000 characters long"),
     (["ask", "{save}", "maren", "what?", "--round", "-99999999"], "--round must be between"),
     (["run", TINY, "--rounds", "10000000000"], "--rounds must be between"),
     (["run", TINY, "--rounds", "1", "--seed", str(2**70)], "--seed must fit"),
