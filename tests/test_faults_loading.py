@@ -119,3 +119,25 @@ def test_continue_and_resume_use_the_world_embedded_in_the_save_and_say_when_the
     assert change is not None and str(source) in change and "has changed since this save" in change
     resumed = session.load_simulation(tmp_path / "save", None, embedder=HashEmbedder())
     assert "tobin" in resumed.world.agents and "tobin" not in load_world(source).agents
+
+
+def test_a_refused_load_is_one_typed_error_with_its_reason_and_the_newest_good_autosave(tmp_path):
+    import pytest
+
+    from saves import autosave_folder
+    from storyworld.errors import SaveRefused
+    from storyworld.game.session import STATE_FILE
+
+    world = load_world(TINY)
+    game = session.Session.new(world, "arrival", Settings(seed=2), None, slot=tmp_path / "save",
+                               embedder=HashEmbedder())
+    game.save()
+    game.autosave()
+    (tmp_path / "save" / STATE_FILE).write_bytes(b"damaged")
+    with pytest.raises(SaveRefused) as caught:
+        session.load_simulation(tmp_path / "save", None, embedder=HashEmbedder())
+    refusal = caught.value
+    assert refusal.reason.startswith(f"{tmp_path / 'save' / STATE_FILE}: truncated: 7 of ")
+    assert "autosave" not in refusal.reason  # the reason alone; the fallback is its own field
+    assert refusal.fallback == autosave_folder(tmp_path / "save") / "autosave-000000"
+    assert str(refusal) == f"{refusal.reason}; newest good autosave: {refusal.fallback}"
