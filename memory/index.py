@@ -60,16 +60,16 @@ def searched_in_child(index_data: bytes, vectors: np.ndarray, *, timeout: float 
         rows = rows[np.linspace(0, len(rows) - 1, CHECK_SAMPLE).astype(np.int64)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(_PACKAGE_ROOT),
                                                                    os.environ.get("PYTHONPATH", "")) if p)}
-    with tempfile.TemporaryDirectory(prefix="storyworld-index-") as folder:
-        (Path(folder) / "graph.usearch").write_bytes(index_data)
-        np.save(Path(folder) / "rows.npy", rows, allow_pickle=False)
-        try:
+    try:
+        with tempfile.TemporaryDirectory(prefix="storyworld-index-") as folder:
+            (Path(folder) / "graph.usearch").write_bytes(index_data)
+            np.save(Path(folder) / "rows.npy", rows, allow_pickle=False)
             child = subprocess.run([sys.executable, "-m", "memory.index", folder], capture_output=True, text=True,
                                    timeout=timeout, env=env, stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            return f"a search of the graph did not finish within {timeout:g} s (in a separate process)"
-        except OSError as exc:
-            return f"the graph could not be checked in a separate process ({exc.strerror or exc})"
+    except subprocess.TimeoutExpired:
+        return f"a search of the graph did not finish within {timeout:g} s (in a separate process)"
+    except OSError as exc:  # no temp folder or no process to spare: doubt, so the rows rebuild it
+        return f"the graph could not be checked in a separate process ({exc.strerror or exc})"
     if child.returncode == 0:
         return None
     if child.returncode < 0:
