@@ -125,7 +125,6 @@ def _claim(target: Path, args: argparse.Namespace) -> Any:
     from storyworld.game.session import claim_slot, slot_of
 
     claim = claim_slot(target)  # the one writer's lock, as every command that writes a save takes it
-
     if args.resume and target == slot_of(Path(args.resume)):
         return claim  # playing on in its own save
     try:
