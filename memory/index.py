@@ -10,11 +10,87 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from collections import OrderedDict
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 ROW_DTYPE = np.float16
+CHECK_TIMEOUT_S = 120.0  # a search of a few thousand rows takes well under a second; a hang is a bad graph too
+CHECK_SAMPLE = 4096  # rows searched for in the child: every row of most saves
+_PACKAGE_ROOT = Path(__file__).resolve().parents[1]
+_known_graphs: OrderedDict[str, None] = OrderedDict()  # digests of graphs this process wrote or saw searched safely
+_known_lock = threading.Lock()
+
+
+def _graph_digest(data: bytes | bytearray) -> str:
+    return hashlib.blake2b(data, digest_size=20).hexdigest()
+
+
+def _know(digest: str) -> None:
+    with _known_lock:
+        _known_graphs[digest] = None
+        _known_graphs.move_to_end(digest)
+        while len(_known_graphs) > 256:
+            _known_graphs.popitem(last=False)
+
+
+def _known(digest: str) -> bool:
+    with _known_lock:
+        return digest in _known_graphs
+
+
+def searched_in_child(index_data: bytes, vectors: np.ndarray, *, timeout: float = CHECK_TIMEOUT_S) -> str | None:
+    """Why a usearch graph is not to be trusted in this process, or None when a child searched it safely.
+
+    usearch trusts its file: a graph whose neighbour lists point past its nodes (a crafted file with its
+    checksums redone passes every check on bytes) reads out of bounds on search and kills the process
+    (SIGSEGV). A child restores it and searches for every saved row (a sample of CHECK_SAMPLE for big
+    stores); if the child dies, so be it: the graph is rebuilt from the rows, which are the truth.
+    """
+    rows = np.asarray(vectors, dtype=np.float32)
+    if len(rows) > CHECK_SAMPLE:
+        rows = rows[np.linspace(0, len(rows) - 1, CHECK_SAMPLE).astype(np.int64)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(_PACKAGE_ROOT),
+                                                                   os.environ.get("PYTHONPATH", "")) if p)}
+    try:
+        with tempfile.TemporaryDirectory(prefix="storyworld-index-") as folder:
+            (Path(folder) / "graph.usearch").write_bytes(index_data)
+            np.save(Path(folder) / "rows.npy", rows, allow_pickle=False)
+            child = subprocess.run([sys.executable, "-m", "memory.index", folder], capture_output=True, text=True,
+                                   timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return f"a search of the graph did not finish within {timeout:g} s (in a separate process)"
+    except OSError as exc:  # no temp folder or no process to spare: doubt, so the rows rebuild it
+        return f"the graph could not be checked in a separate process ({exc.strerror or exc})"
+    if child.returncode == 0:
+        return None
+    if child.returncode < 0:
+        import signal
+
+        return f"a search of the graph crashed a separate process (signal {signal.Signals(-child.returncode).name})"
+    said = [line.strip() for line in child.stderr.splitlines() if line.strip()]
+    return f"a search of the graph failed in a separate process ({said[-1] if said else child.returncode})"
+
+
+def _child_search(folder: str) -> int:
+    """Child side: restore the graph and search for every row given; 0 when it survives."""
+    rows = np.load(Path(folder) / "rows.npy", allow_pickle=False)
+    Index = usearch_index_class()
+    index = Index.restore(bytearray((Path(folder) / "graph.usearch").read_bytes()))
+    if index is None:
+        print("unreadable graph", file=sys.stderr)
+        return 3
+    if len(index) and len(rows):
+        index.search(rows, min(10, len(index)), threads=1)
+    return 0
 
 
 @functools.cache
@@ -141,7 +217,9 @@ class VectorIndex:
         else:
             block = self._matrix[[self._row_of[k] for k in keys]]
         raw = block.astype(ROW_DTYPE).tobytes() if len(keys) else b""
-        return bytes(self._index.save()), raw
+        graph = bytes(self._index.save())
+        _know(_graph_digest(graph))  # written by this process: reading it back needs no check in a child
+        return graph, raw
 
     @classmethod
     def from_files(cls, index_data: bytes | None, raw: bytes | None, dim: int, keys: list[int]) -> tuple["VectorIndex", str | None]:
@@ -162,22 +240,13 @@ class VectorIndex:
         if index_data is None:
             notice = "usearch graph missing"
         else:
-            Index = usearch_index_class()
-
-            try:
-                restored = Index.restore(bytearray(index_data))
-            except (RuntimeError, ValueError, TypeError) as exc:
-                notice = f"unreadable usearch graph ({exc})"
+            digest = _graph_digest(index_data)
+            if keys and not _known(digest):
+                notice = searched_in_child(index_data, vectors)  # before usearch reads it in this process
+            if notice is None:
+                restored, notice = cls._restored(index_data, dim, keys)
             if restored is not None:
-                key_array = np.asarray(keys, dtype=np.uint64)
-                if restored.ndim != dim:
-                    notice, restored = f"usearch graph is {restored.ndim} wide, expected {dim}", None
-                elif len(restored) != len(keys):
-                    notice, restored = f"usearch graph holds {len(restored)} keys, records need {len(keys)}", None
-                elif len(keys) and not np.asarray(restored.contains(key_array), dtype=bool).all():
-                    notice, restored = "usearch graph keys do not match the records", None
-            elif notice is None:
-                notice = "unreadable usearch graph"
+                _know(digest)
         made._grow(len(keys))
         made._matrix[: len(keys)] = vectors
         made._rows = len(keys)
@@ -189,9 +258,31 @@ class VectorIndex:
             made._index.add(np.asarray(keys, dtype=np.uint64), vectors, threads=0)
         return made, notice
 
+    @staticmethod
+    def _restored(index_data: bytes, dim: int, keys: list[int]) -> tuple[Any, str | None]:
+        """The usearch graph read from its bytes when it matches the records (width, count, keys); else why not."""
+        Index = usearch_index_class()
+        try:
+            restored = Index.restore(bytearray(index_data))
+        except (RuntimeError, ValueError, TypeError) as exc:
+            return None, f"unreadable usearch graph ({exc})"
+        if restored is None:
+            return None, "unreadable usearch graph"
+        if restored.ndim != dim:
+            return None, f"usearch graph is {restored.ndim} wide, expected {dim}"
+        if len(restored) != len(keys):
+            return None, f"usearch graph holds {len(restored)} keys, records need {len(keys)}"
+        if len(keys) and not np.asarray(restored.contains(np.asarray(keys, dtype=np.uint64)), dtype=bool).all():
+            return None, "usearch graph keys do not match the records"
+        return restored, None
+
     @classmethod
     def build(cls, dim: int, keys: list[int], vectors: np.ndarray) -> "VectorIndex":
         """A new index holding these keys and vectors."""
         made = cls(dim)
         made.add(list(keys), vectors)
         return made
+
+
+if __name__ == "__main__":
+    sys.exit(_child_search(sys.argv[1]))

@@ -11,3 +11,7 @@ class SaveError(ValueError):
         # One line always: callers print this as-is and decoder messages may carry newlines.
         self.reason = " ".join(str(reason).split())
         super().__init__(f"{self.path}: {self.reason}")
+
+
+class AutosaveError(SaveError):
+    """The rotating autosave beside a save could not be written (the save itself may well have been)."""

@@ -17,7 +17,7 @@ import shutil
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import msgspec
 
@@ -46,6 +46,16 @@ _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 
 # Indirection so the crash tests can interrupt the swap between its steps.
 _rename = os.rename
+
+# Called after every step that changes the disk (as SQLite's crash tests inject a fault at each write):
+# tests set it to raise or to end the process there; None in the game.
+step_hook: Callable[[str, Path], None] | None = None
+
+
+def _step(name: str, path: Path) -> None:
+    """One write step done: the fault-injection tests may stop the process here."""
+    if step_hook is not None:
+        step_hook(name, path)
 
 
 def old_path(folder: Path) -> Path:
@@ -160,11 +170,13 @@ _STALE_TRASH = re.compile(r"\..+\.trash-[0-9a-f]+")
 STALE_AFTER_S = 60.0  # a temp folder unlocked and this old has no writer (a writer locks it right after mkdir)
 
 
-def clean_stale(directory: str | os.PathLike[str], *, now: float | None = None) -> list[str]:
+def clean_stale(directory: str | os.PathLike[str], *, now: float | None = None,
+                min_age: float = STALE_AFTER_S) -> list[str]:
     """Remove the temp folders of dead writers and half-deleted trash of any save in `directory`; their names.
 
-    A temp folder goes only when nobody holds its lock and it is older than STALE_AFTER_S; trash
-    always goes. (write_save cleans its own target's leftovers; this cleans those of targets that
+    A temp folder goes only when nobody holds its lock and it is older than `min_age` (a writer that
+    holds the save's own lock passes 0: nobody else can be between mkdir and locking a temp folder there);
+    trash always goes. (write_save cleans its own target's leftovers; this cleans those of targets that
     are never written again, like the autosaves of past rounds.)
     """
     removed: list[str] = []
@@ -181,7 +193,7 @@ def clean_stale(directory: str | os.PathLike[str], *, now: float | None = None) 
             removed.append(entry.name)
         elif _STALE_TMP.fullmatch(entry.name):
             try:
-                if clock - entry.stat(follow_symlinks=False).st_mtime < STALE_AFTER_S:
+                if clock - entry.stat(follow_symlinks=False).st_mtime < min_age:
                     continue
                 fd = _try_lock_exclusive(Path(entry.path))
             except OSError:
@@ -247,18 +259,22 @@ def _swap_into_place(tmp: Path, target: Path) -> Path | None:
     if not os.path.lexists(target):
         _rename(tmp, target)
         _fsync_dir(parent)
+        _step("rename", target)
         return None
     old = old_path(target)
     _rename(target, old)
     _fsync_dir(parent)
+    _step("rename", old)
     try:
         _rename(tmp, target)
     except OSError:
         _rename(old, target)  # put the previous save back before reporting
         raise
     _fsync_dir(parent)
+    _step("rename", target)
     trash = parent / f"{_trash_prefix(target)}{secrets.token_hex(4)}"
     _rename(old, trash)
+    _step("rename", trash)
     return trash
 
 
@@ -316,10 +332,13 @@ def write_save(
     try:
         os.mkdir(tmp)
         tmp_lock = _try_lock_exclusive(tmp)  # marks the temp folder as alive for cleaners
+        _step("mkdir", tmp)
         for name in manifest.files:
             _write_file(tmp / name, payload[name])
+            _step("write", tmp / name)
         _write_file(tmp / MANIFEST_NAME, manifest_bytes)
         _fsync_dir(tmp)
+        _step("write", tmp / MANIFEST_NAME)
         with _dir_lock(parent, exclusive=True):
             _recover(target)  # a crashed concurrent writer may have left a half swap
             _check_replaceable(target, force)
@@ -335,6 +354,7 @@ def write_save(
             os.close(tmp_lock)
     if trash is not None:
         shutil.rmtree(trash, ignore_errors=True)
+        _step("rmtree", trash)
     return manifest
 
 
@@ -459,7 +479,9 @@ def remove_folder(folder: Path) -> None:
             return
         _rename(folder, trash)
         _fsync_dir(parent)
+        _step("rename", trash)
     shutil.rmtree(trash, ignore_errors=True)
+    _step("rmtree", trash)
 
 
 def delete_save(folder: str | os.PathLike[str]) -> None:

@@ -79,6 +79,17 @@ class SaveLock:
         self.release()
 
 
+def holds(folder: str | os.PathLike[str]) -> bool:
+    """Whether this process holds the lock of the save folder `folder` (then nobody else writes beside it)."""
+    target = Path(folder)
+    try:
+        key = _key(target)
+    except OSError:
+        return False
+    with _held_lock:
+        return key in _held
+
+
 def lock_save(folder: str | os.PathLike[str]) -> SaveLock:
     """Claim `folder` for writing, creating its parent if needed; SaveError (one line) when another process has it.
 

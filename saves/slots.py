@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from saves.errors import SaveError
+from saves.errors import AutosaveError, SaveError
 from saves.folder import (
+    _fsync_dir,
+    _step,
     _looks_like_save,
     clean_stale,
     old_path,
@@ -176,11 +179,13 @@ def autosave(
     *,
     round: int | None = None,
     keep: int = AUTOSAVE_KEEP,
+    exclusive: bool = False,
 ) -> Path:
     """Write `slot/autosave-NNNNNN` (N = `round`, else meta["round"], else the next number).
 
     Keeps the `keep` newest autosaves in `slot` (by creation time; the one just written always
-    stays) and deletes the rest. Returns the folder written. Raises SaveError.
+    stays) and deletes the rest. Returns the folder written. Raises AutosaveError (a SaveError naming the
+    autosave). `exclusive`: the caller holds the save's lock, so every dead writer's temp folder here goes now.
     """
     if keep < 1:
         raise ValueError(f"keep must be at least 1, got {keep}")
@@ -192,16 +197,22 @@ def autosave(
     if not isinstance(number, int) or isinstance(number, bool) or number < 0:
         raise SaveError(slot_path, f"autosave round must be a non-negative integer, got {number!r}")
     target = slot_path / f"{AUTOSAVE_PREFIX}{number:06d}"
-    # Autosave folders are ours by name, so a damaged one (no manifest) is replaced, not refused.
-    write_save(target, files, meta, force=True)
-    clean_stale(slot_path)  # temp folders of autosaves a killed writer never finished (other rounds' names)
+    try:
+        # Autosave folders are ours by name, so a damaged one (no manifest) is replaced, not refused.
+        write_save(target, files, meta, force=True)
+    except AutosaveError:
+        raise
+    except SaveError as exc:
+        raise AutosaveError(exc.path, exc.reason) from exc
+    # temp folders of autosaves a killed writer never finished (other rounds' names)
+    clean_stale(slot_path, **({"min_age": 0.0} if exclusive else {}))
     others = [_info(d, checksums=False) for d in _autosave_dirs(slot_path) if d != target]
     others.sort(key=_age_key, reverse=True)
     for stale in others[keep - 1 :]:
         try:
             remove_folder(stale.folder)
         except OSError as exc:
-            raise SaveError(stale.folder, f"cannot delete an old autosave ({exc.strerror or exc})") from exc
+            raise AutosaveError(stale.folder, f"cannot delete an old autosave ({exc.strerror or exc})") from exc
     return target
 
 
@@ -267,3 +278,71 @@ def explain_refusal(folder: str | os.PathLike[str], error: SaveError) -> str:
     if fallback is None:
         return f"{error}; no good autosave found"
     return f"{error}; newest good autosave: {fallback}"
+
+
+class Aside:
+    """A save and its autosaves moved to hidden names while a new game takes the name: dropped or put back."""
+
+    def __init__(self, save: Path, moved: list[tuple[Path, Path]]) -> None:
+        self.save = save
+        self._moved = moved  # (original, hidden) pairs
+
+    def drop(self) -> None:
+        """The new game is saved: the old one goes for good."""
+        for _, hidden in self._moved:
+            shutil.rmtree(hidden, ignore_errors=True)
+            _step("rmtree", hidden)
+        self._moved = []
+
+    def put_back(self) -> None:
+        """The new game never saved a round: remove what it wrote and put the old save back as it was."""
+        for original, hidden in self._moved:
+            if os.path.lexists(original):
+                shutil.rmtree(original, ignore_errors=True)
+            os.rename(hidden, original)
+        self._moved = []
+
+
+def _aside_name(path: Path) -> Path:
+    return path.parent / f".{path.name}{ASIDE_SUFFIX}"
+
+
+ASIDE_SUFFIX = ".replaced"
+
+
+def set_aside(save: str | os.PathLike[str]) -> Aside:
+    """Move the save `save` and its autosaves to hidden names (a new game is about to be saved there).
+
+    Kept until Aside.drop (the new game's first round is saved) or put back by Aside.put_back; a crash
+    between leaves them hidden, and restore_set_aside puts them back while `save` has no save of its own.
+    """
+    target = Path(save)
+    restore_set_aside(target)
+    moved: list[tuple[Path, Path]] = []
+    try:
+        for original in (autosave_folder(target), target):
+            hidden = _aside_name(original)
+            if os.path.lexists(hidden):
+                shutil.rmtree(hidden)  # the leftover of an earlier replacement whose new game was saved
+            if os.path.lexists(original):
+                os.rename(original, hidden)
+                moved.append((original, hidden))
+                _step("rename", hidden)
+        _fsync_dir(target.parent)
+    except OSError as exc:
+        Aside(target, moved).put_back()
+        raise SaveError(target, f"cannot move the old save aside ({exc.strerror or exc})") from exc
+    return Aside(target, moved)
+
+
+def restore_set_aside(save: str | os.PathLike[str]) -> bool:
+    """Put back a save left set aside by a crash, when no save has taken its name since; whether one was."""
+    target = Path(save)
+    hidden = _aside_name(target)
+    if not hidden.is_dir() or os.path.lexists(target) or old_path(target).is_dir():
+        return False
+    os.rename(hidden, target)
+    companion, companion_hidden = autosave_folder(target), _aside_name(autosave_folder(target))
+    if companion_hidden.is_dir() and not os.path.lexists(companion):
+        os.rename(companion_hidden, companion)
+    return True

@@ -22,6 +22,7 @@ import storyworld.commands.screenplay
 from saves import SaveError
 from storyworld.commands.terminal import printable
 from storyworld.errors import UserError
+from storyworld.game.signals import Stopped
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,9 @@ def main(argv: list[str] | None = None, frontend: Frontend = HEADLESS) -> int:
             result = frontend.home(args)
         else:
             result = args.func(args)
+    except Stopped as exc:  # SIGTERM or SIGHUP: the run said where its save stands
+        _say(str(exc))
+        return exc.exit_code
     except UserError as exc:
         return _say(str(exc))
     except SaveError as exc:  # "PATH: reason", one line already

@@ -101,16 +101,42 @@ def make_app(
     return StoryworldApp(runtime, first)
 
 
+def run_app(app: App) -> int:
+    """Run `app` until it exits; SIGTERM or SIGHUP close it with a word (every round is autosaved as it resolves)."""
+    import signal
+
+    from storyworld.game.signals import STOPPING
+
+    def stop(signum: int, frame: Any) -> None:
+        def leave() -> None:
+            app.exit(return_code=128 + signum,
+                     message=f"storyworld: stopped by {signal.Signals(signum).name}; the game is saved at its last "
+                             "resolved round (a round still being played is not); Continue plays on from there")
+
+        loop = getattr(app, "_loop", None)
+        if loop is None or loop.is_closed():
+            raise SystemExit(128 + signum)
+        loop.call_soon_threadsafe(leave)  # wakes the idle event loop, where the app exits as from its own key
+
+    before = {sig: signal.signal(sig, stop) for sig in STOPPING}
+    try:
+        result = app.run()
+    finally:
+        for sig, old in before.items():
+            signal.signal(sig, old)
+    return app.return_code or result or 0
+
+
 def run_home(runtime: Runtime | None = None) -> int:
     """Run the app on the home screen; returns the exit code."""
-    return make_app(runtime=runtime).run() or 0
+    return run_app(make_app(runtime=runtime))
 
 
 def run_play(world: Any, player: str | None, start: str | None = None, runtime: Runtime | None = None) -> int:
     """Run the app on a new game (or on the new-game dialog when no player is given)."""
-    return make_app(runtime=runtime, world=world, player=player, start=start).run() or 0
+    return run_app(make_app(runtime=runtime, world=world, player=player, start=start))
 
 
 def run_author(source: Path, kind: str, runtime: Runtime | None = None) -> int:
     """Run the authoring pipeline on a source text in the app, then its review screen."""
-    return make_app(runtime=runtime, author=(Path(source), kind)).run() or 0
+    return run_app(make_app(runtime=runtime, author=(Path(source), kind)))

@@ -122,8 +122,8 @@ class Game:
             report("loading the model", 1, 3)
             mind = runtime.mind()
         report("reading the save", 2, 3)
-        session = _session.Session.load(Path(folder), mind, embedder=embedder,
-                                        world=_session.world_of_save(Path(folder)), saves_root=runtime.saves(),
+        # the world embedded in the save, as it was played: an edited world file never breaks a save
+        session = _session.Session.load(Path(folder), mind, embedder=embedder, saves_root=runtime.saves(),
                                         clock=runtime.clock)
         return cls(session, runtime=runtime)
 

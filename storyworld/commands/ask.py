@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from storyworld.commands.terminal import checked_count, checked_text
 from storyworld.errors import UserError
 from storyworld.locations import existing_save
 
@@ -76,10 +77,7 @@ def ask_command(args: argparse.Namespace) -> int:
     from storyworld.game import session
     from storyworld.minds.interview import AsOf, interview
 
-    if any(not q.strip() for q in args.question):
-        raise UserError("a question is empty")
-    if any(len(q) > MAX_QUESTION for q in args.question):
-        raise UserError(f"a question is longer than {MAX_QUESTION} characters")
+    questions = [checked_text(q, "a question", MAX_QUESTION) for q in args.question]
     folder = existing_save(args.save)
     sim = session.load_simulation(folder, mind=None)
     world = sim.world
@@ -91,15 +89,16 @@ def ask_command(args: argparse.Namespace) -> int:
     round_ = now if args.round_ is None else args.round_
     if round_ > now:
         raise UserError(f"--round {round_}: {folder} is at round {now}")
+    checked_count(round_, "--round", -1_000_000, now)
     store = sim.store if round_ == now else AsOf(sim.store, round_)
     answer = None
-    for question in args.question:  # one conversation: each question is asked after the answer before it
+    for question in questions:  # one conversation: each question is asked after the answer before it
         answer = interview(world, store, agent, question, round_=round_, asker=asker, candid=args.candid,
                            previous=answer)
         if args.json:
             print(json.dumps(answer_json(world, answer, asker=asker, round_=round_), ensure_ascii=False))
         else:
-            if len(args.question) > 1:
+            if len(questions) > 1:
                 print(f"> {question}")
             print("\n".join(answer_lines(world, answer)))
     return 0

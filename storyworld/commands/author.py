@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 from pathlib import Path
+from typing import Any
 
 from storyworld.errors import UserError
 from storyworld.llm.options import add_model_options
@@ -67,12 +68,8 @@ def _detected_kind(source: Path) -> str:
 
 
 def _run_headless(source: Path, args: argparse.Namespace) -> int:
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from storyworld.authoring.pipeline import author_source, world_id_for
+    from storyworld.authoring.pipeline import world_id_for
     from storyworld.locations import user_worlds_dir
-    from storyworld.world import write_world
 
     logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
     world_id = args.world_id or world_id_for(source)
@@ -91,6 +88,41 @@ def _run_headless(source: Path, args: argparse.Namespace) -> int:
         if into_path.resolve().is_relative_to(BUNDLED_WORLDS.resolve()):
             into_path = user_worlds_dir() / f"{world_id}.toml"  # bundled worlds are never written over
     out = Path(args.out) if args.out else into_path or user_worlds_dir() / f"{world_id}.toml"
+    # one writer rule: --into reads a world and writes it back; two at once would lose one's character
+    claim = _claim(out) if into is not None else None
+    try:
+        if into is not None and into_path is not None and into_path.is_file() and into_path.resolve() == out.resolve():
+            into = _reload(into_path)  # read again under the lock: another writer may have just added to it
+        return _draft_and_write(source, args, world_id, into, out)
+    finally:
+        if claim is not None:
+            claim.release()
+
+
+def _reload(path: Path) -> Any:
+    from storyworld.world import load_world
+
+    return load_world(path).file
+
+
+def _claim(out: Path) -> Any:
+    """The same lock a save's writer takes, on the world file written back; one line naming its holder."""
+    from saves import SaveError, lock_save
+
+    try:
+        return lock_save(out)
+    except SaveError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _draft_and_write(source: Path, args: argparse.Namespace, world_id: str, into: Any, out: Path) -> int:
+    """Draft the world with a progress bar, then write it atomically to `out`."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from storyworld.authoring.pipeline import author_source
+    from storyworld.world import write_world
+
     console = Console(stderr=True)
     with Progress(
         TextColumn("[bold]authoring"), BarColumn(), TextColumn("{task.completed}/{task.total}"),

@@ -111,10 +111,9 @@ def _start(args: argparse.Namespace, mind: Any, lm: Any) -> Any:
 
 def _resume(folder: Path, mind: Any, seats: list[Any]) -> Any:
     """A hosted save with its seats and codes, played on in its own save."""
-    from storyworld.game.session import world_of_save
     from storyworld.host.seats import HostedSession
 
-    session = HostedSession.load(folder, mind, world=world_of_save(folder))
+    session = HostedSession.load(folder, mind)  # the world embedded in the save, as it was played
     session.seats = seats
     session.claim()
     return session

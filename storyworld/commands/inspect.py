@@ -6,10 +6,13 @@ import argparse
 import json
 from typing import Any
 
-from storyworld.commands.terminal import printable
+from storyworld.commands.terminal import checked_count, checked_text, printable
 from storyworld.errors import UserError
 from storyworld.locations import existing_save
 from storyworld.report.queries import who_knows
+
+
+MAX_K = 1000  # records a who-knows lists at most
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -55,8 +58,10 @@ def stats_command(args: argparse.Namespace) -> int:
 
 def who_knows_command(args: argparse.Namespace) -> int:
     """Print matching records with owners and provenance."""
+    query = checked_text(args.query, "the query")
+    k = checked_count(args.k, "-k", 1, MAX_K)
     sim = _load(args.save)
-    rows = who_knows(sim, args.query, args.k)
+    rows = who_knows(sim, query, k)
     add_disputes(sim, rows)
     if args.json:
         print(json.dumps(rows))
@@ -105,6 +110,18 @@ def unmerge_command(args: argparse.Namespace) -> int:
     from storyworld.game import session
 
     folder = existing_save(args.save)
+    # one writer per save: a game playing into it (or another unmerge) holds the lock, and this waits for nobody
+    claim = session.claim_slot(session.slot_of(folder))
+    try:
+        return _unmerge(args, folder)
+    finally:
+        claim.release()
+
+
+def _unmerge(args: argparse.Namespace, folder: Any) -> int:
+    """The unmerge itself, under the save's lock: read, split, write back atomically (the manifest's meta kept)."""
+    from storyworld.game import session
+
     sim = _load(args.save)
     try:
         before = sim.store.get(args.record_id)
@@ -114,7 +131,7 @@ def unmerge_command(args: argparse.Namespace) -> int:
         new_id = sim.store.unmerge(args.record_id, args.owner)
     except ValueError as exc:
         raise UserError(f"{folder}: {exc}") from None
-    session.save_simulation(sim, folder)
+    session.save_simulation(sim, folder, keep_meta=True)
     split = sim.store.get(new_id) if new_id is not None else None
     result = {
         "record": before.id,

@@ -21,7 +21,7 @@ import msgspec
 
 from memory import BACKENDS
 from saves.slots import AUTOSAVE_KEEP, AUTOSAVES_SUFFIX
-from storyworld.errors import UserError
+from storyworld.errors import SaveRefused, UserError
 from storyworld.game.simulation import Simulation, Watch, initial_state
 from storyworld.kernel.state import Settings, WorldState
 from storyworld.world import World, check_bytes, load_world, world_to_toml
@@ -115,30 +115,35 @@ def simulation_files(sim: Simulation) -> tuple[dict[str, bytes], dict[str, Any]]
     return files, meta
 
 
-def save_simulation(sim: Simulation, folder: Path) -> None:
-    """Atomically write the simulation into a save folder."""
-    from saves import write_save
+def save_simulation(sim: Simulation, folder: Path, *, keep_meta: bool = False) -> None:
+    """Atomically write the simulation into a save folder (`keep_meta`: over the save there, keeping its labels)."""
+    from saves import SaveError, read_manifest, write_save
 
     files, meta = simulation_files(sim)
+    if keep_meta:
+        try:
+            meta = {**read_manifest(Path(folder)).meta, **meta}
+        except SaveError:
+            pass  # nothing readable to keep: the new meta stands alone
     write_save(Path(folder), files, meta)
 
 
 def read_game(folder: Path) -> tuple[GameState, dict[str, bytes]]:
-    """Read and verify a save; SaveError and decode problems become one-line UserErrors."""
+    """Read and verify a save; SaveRefused (one line, with the newest good autosave) when it will not load."""
     from saves import SaveError, read_save
 
     try:
         _, files = read_save(Path(folder))
     except SaveError as exc:
-        raise UserError(_with_autosave_hint(folder, str(exc))) from None
+        raise refused(folder, str(exc)) from None
     if STATE_FILE not in files:
-        raise UserError(_with_autosave_hint(folder, f"{folder}/{STATE_FILE}: missing from the save"))
+        raise refused(folder, f"{folder}/{STATE_FILE}: missing from the save")
     try:
         game = _decoder.decode(files[STATE_FILE])
     except msgspec.DecodeError as exc:
-        raise UserError(_with_autosave_hint(folder, f"{folder}/{STATE_FILE}: cannot be read ({exc})")) from None
+        raise refused(folder, f"{folder}/{STATE_FILE}: cannot be read ({exc})") from None
     if game.format > GAME_FORMAT:
-        raise UserError(f"{folder}/{STATE_FILE}: written by a newer storyworld (game format {game.format})")
+        raise SaveRefused(f"{folder}/{STATE_FILE}: written by a newer storyworld (game format {game.format})")
     if game.format < 2:
         _witnessed_apart(game.state.canon)
     return game, files
@@ -153,15 +158,15 @@ def _witnessed_apart(progress: Any) -> None:
         progress.witnessed.setdefault(beat, []).append(witness)
 
 
-def _with_autosave_hint(folder: Path, message: str) -> str:
-    """Append the newest good autosave to an error, when there is one."""
+def refused(folder: Path, reason: str) -> SaveRefused:
+    """The typed refusal of a save that will not load, with its newest good autosave when there is one."""
     from saves import latest_good_autosave
 
     try:
         good = latest_good_autosave(Path(folder))
     except (OSError, ValueError):
         good = None
-    return f"{message}; newest good autosave: {good}" if good else message
+    return SaveRefused(reason, good)
 
 
 def load_simulation(folder: Path, mind: Any, *, embedder: Any = None, world: World | None = None) -> Simulation:
@@ -172,23 +177,65 @@ def load_simulation(folder: Path, mind: Any, *, embedder: Any = None, world: Wor
     try:
         store = store_from_files(game.settings.backend, files, embedder=embedder)
     except ValueError as exc:
-        raise UserError(_with_autosave_hint(folder, str(exc))) from None
+        raise refused(folder, str(exc)) from None
     return Simulation(world, game.state, store, game.settings, mind)
 
 
 def saved_world(folder: Path, files: dict[str, bytes], world_id: str) -> World:
-    """The world embedded in a save, else the installed world with the save's id."""
+    """The world embedded in a save (as it was played); a save from before worlds were embedded: the installed one."""
     from storyworld.locations import WorldNotFound, find_world
 
     if WORLD_FILE in files:
         report = check_bytes(files[WORLD_FILE], name=f"{folder}/{WORLD_FILE}")
         if report.world is None:
-            raise UserError(report.errors[0] if report.errors else f"{folder}/{WORLD_FILE}: unreadable")
+            raise SaveRefused(report.errors[0] if report.errors else f"{folder}/{WORLD_FILE}: unreadable")
         return report.world
     try:
         return load_world(find_world(world_id))
     except WorldNotFound as exc:
-        raise UserError(f"{folder}: its world {world_id!r} is not installed ({exc})") from None
+        path = _world_path(folder)
+        if path is not None:
+            return load_world(path)
+        raise SaveRefused(f"{folder}: its world {world_id!r} is not installed ({exc})") from None
+
+
+def _world_path(folder: Path) -> Path | None:
+    """The world file a save was started from, when its manifest says and the file is there."""
+    from saves import SaveError, read_manifest
+
+    try:
+        path = read_manifest(folder).meta.get("world_path")
+    except SaveError:
+        return None
+    return Path(path) if isinstance(path, str) and Path(path).is_file() else None
+
+
+def world_change(folder: Path) -> str | None:
+    """One line when the world file a save was played in has changed (or gone bad) since; else None.
+
+    The save always resumes in the world embedded in it; this only says that the file differs.
+    """
+    from saves import SaveError, read_manifest
+    from storyworld.locations import WorldNotFound, find_world
+    from storyworld.world import WorldError
+
+    try:
+        meta = read_manifest(folder).meta
+    except SaveError:
+        return None  # the load reports the damage in its own words
+    path = _world_path(folder)
+    if path is None:
+        try:
+            path = find_world(str(meta.get("world", "")))
+        except WorldNotFound:
+            return None
+    try:
+        digest = load_world(path).digest
+    except (WorldError, UserError, OSError):
+        return f"{path} no longer loads; the game goes on in the world as it was saved"
+    if digest == meta.get("world_digest"):
+        return None
+    return f"{path} has changed since this save; the game goes on in the world as it was saved"
 
 
 # --------------------------------------------------------------------------- slots
@@ -218,33 +265,27 @@ def slot_of(folder: Path) -> Path:
     return folder
 
 
-def world_of_save(folder: Path) -> World | None:
-    """The world a save was played in when it is not installed by id (a world opened from a path), else None."""
-    from saves import SaveError, read_manifest
-    from storyworld.locations import WorldNotFound, find_world
+def claim_slot(folder: Path) -> Any:
+    """saves.lock_save on `folder`, its refusal as one UserError line; then the writer sweeps beside it.
+
+    Holding the lock, nobody else writes there: every temp folder a killed writer left (a half-written
+    autosave of a round that will never be written again, however young) goes now, a half swap is finished,
+    and a save a killed --overwrite had set aside is put back.
+    """
+    from saves import SaveError, autosave_folder, clean_stale, lock_save, recover
+    from saves.slots import restore_set_aside
 
     try:
-        meta = read_manifest(folder).meta
-    except SaveError:
-        return None  # load_simulation reports the damage in its own words
-    try:
-        find_world(str(meta.get("world", "")))
-        return None
-    except WorldNotFound:
-        path = meta.get("world_path")
-        if isinstance(path, str) and Path(path).is_file():
-            return load_world(Path(path))
-    return None
-
-
-def _claim_slot(folder: Path) -> Any:
-    """saves.lock_save on `folder`, its refusal as one UserError line."""
-    from saves import SaveError, lock_save
-
-    try:
-        return lock_save(folder)
+        claim = lock_save(folder)
     except SaveError as exc:
         raise UserError(str(exc)) from None
+    try:
+        recover(folder)
+        restore_set_aside(folder)  # an --overwrite killed before the new game's first save: the old game is back
+        clean_stale(autosave_folder(folder), min_age=0.0)
+    except OSError as exc:  # a read-only medium: nothing to sweep that matters before the first write says so
+        log.info("cannot sweep beside %s (%s)", folder, exc.strerror or exc)
+    return claim
 
 
 # --------------------------------------------------------------------------- the session
@@ -278,7 +319,7 @@ class Session:
         if new == self._slot:
             return
         if self._claim is not None:  # the writer's claim follows the game into its new save
-            claim = _claim_slot(new) if new is not None else None
+            claim = claim_slot(new) if new is not None else None
             self._claim.release()
             self._claim = claim
         self._slot = new
@@ -286,7 +327,7 @@ class Session:
     def claim(self) -> None:
         """Become the one writer of the slot (held until close()); UserError when another process plays it."""
         if self._claim is None and self._slot is not None:
-            self._claim = _claim_slot(self._slot)
+            self._claim = claim_slot(self._slot)
 
     def close(self) -> None:
         """Let the slot go (another process may then play it)."""
@@ -477,11 +518,14 @@ class Session:
 
     def autosave(self) -> Path:
         """The per-round save: the slot itself plus a rotating autosave beside it; the autosave's folder."""
-        from saves import autosave, autosave_folder, write_save
+        from saves import autosave, autosave_folder, holds, write_save
 
         files, meta = self.files()
-        write_save(self._require_slot(), files, meta)
-        return autosave(autosave_folder(self._require_slot()), files, meta, round=meta["round"], keep=AUTOSAVE_KEEP)
+        slot = self._require_slot()
+        write_save(slot, files, meta)
+        # the writer holding the save's lock sweeps every dead writer's temp folder beside it, however young
+        return autosave(autosave_folder(slot), files, meta, round=meta["round"], keep=AUTOSAVE_KEEP,
+                        exclusive=holds(slot))
 
     def _new_slot(self, name: str) -> Path:
         if self.saves_root is None:

@@ -45,6 +45,7 @@ def open_backend(
     seed: int = 0,
     threads: int | None = None,
     parallel: int | None = None,
+    timeout: float | None = None,
 ) -> LanguageModel:
     """The bare backend: a server client, a local GGUF, or the bundled GGUF when both are None.
 
@@ -55,13 +56,18 @@ def open_backend(
     if model_path is not None and server_url is not None:
         raise ModelError("give either a model file or a server URL, not both")
     if server_url is not None:
+        if timeout is not None:
+            return ServerModel(server_url, n_ctx=n_ctx, parallel=parallel, timeout=timeout)
         return ServerModel(server_url, n_ctx=n_ctx, parallel=parallel)
     model_path = gguf_path(model_path)
     if parallel is not None and parallel > 1:
         from storyworld.llm.llama_server import ServerPool, ensure_llama_server
 
         ensure_llama_server()  # built the first time --parallel asks for it (make play never waits for it)
-        return ServerPool(model_path, lanes=parallel, n_ctx=n_ctx, threads=threads)
+        pool = ServerPool(model_path, lanes=parallel, n_ctx=n_ctx, threads=threads)
+        for lane in pool.members if timeout is not None else ():
+            lane.timeout = timeout
+        return pool
     return LlamaModel(Path(model_path), n_ctx=n_ctx, seed=seed, threads=threads)
 
 
@@ -102,7 +108,12 @@ def load_model(
     threads: int | None = None,
     parallel: int | None = None,
     patience_s: float = PATIENCE_S,
+    timeout: float | None = None,
 ) -> LanguageModel:
-    """A ready model with retry, accounting and profiling; ModelError (one line) if unusable."""
-    return wrap(open_backend(model_path, server_url, n_ctx=n_ctx, seed=seed, threads=threads, parallel=parallel),
-                patience_s=patience_s)
+    """A ready model with retry, accounting and profiling; ModelError (one line) if unusable.
+
+    `timeout`: seconds one request to a server may take (--server, --parallel lanes); an in-process model
+    cannot be interrupted mid-decode, so it has none.
+    """
+    return wrap(open_backend(model_path, server_url, n_ctx=n_ctx, seed=seed, threads=threads, parallel=parallel,
+                             timeout=timeout), patience_s=patience_s)

@@ -118,7 +118,12 @@ class LanguageModel:
 
 
 def parse_json_reply(completion: Completion, schema: Schema, model_name: str) -> Any | None:
-    """The JSON object in a reply if it parses and fits `schema`, else None (and a log line)."""
+    """The JSON object in a reply if it parses and fits `schema`, else None (and a log line).
+
+    A reply whose text is not text at all is no reply: ModelError (the backend is broken, not the decision).
+    """
+    if not isinstance(completion.text, str):
+        raise ModelError(f"{model_name}: the reply's text is {type(completion.text).__name__}, not text")
     obj = _loads_lenient(completion.text)
     if obj is _UNPARSED:
         # a reply cut at the token limit is routine for a small model and callers may salvage it

@@ -1,8 +1,10 @@
 """Loading a GGUF in a child process first: a file that makes llama.cpp abort is refused in one line.
 
-llama.cpp aborts the whole process (SIGABRT, a backtrace on the terminal) on some damaged files, a
-flipped block count for one, where Python cannot catch it. `probe(path)` loads the file and decodes
-one token in a child; only a file that survives that is loaded in process. A file that passed is
+llama.cpp aborts the whole process (SIGABRT, a backtrace on the terminal) on some damaged files, where
+Python cannot catch it: a flipped block count aborts the load; weights damaged behind a sound header load,
+give NaN logits, and abort the first grammar-constrained decision ("Unexpected empty grammar stack").
+`probe(path)` loads the file in a child and decodes a few tokens under a JSON schema, as a decision
+does; only a file that survives that is loaded in process. A file that passed is
 remembered by path, size and modification time (in the user data folder), so it is probed once.
 """
 
@@ -23,9 +25,12 @@ PROBE_TIMEOUT_S = 600.0  # a big model from a slow disk; the probe then mostly w
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
 
+PROBE_VERSION = 2  # 2: decodes under a schema (1 decoded one free token, which damaged weights survive)
+
+
 def _stamp(path: Path) -> str:
     info = path.stat()
-    return f"{path.resolve()}\t{info.st_size}\t{info.st_mtime_ns}"
+    return f"v{PROBE_VERSION}\t{path.resolve()}\t{info.st_size}\t{info.st_mtime_ns}"
 
 
 def _verified_file() -> Path:
@@ -75,13 +80,19 @@ def probe(path: Path, *, timeout: float = PROBE_TIMEOUT_S) -> None:
                      "download it again or choose another --model")
 
 
+# A decision's shape: the child decodes under it, where NaN logits from damaged weights abort llama.cpp.
+PROBE_SCHEMA = {"type": "object", "properties": {"pick": {"type": "integer", "enum": [1, 2, 3]}},
+                "required": ["pick"]}
+
+
 def main(argv: list[str]) -> int:
     """Child side: load the GGUF and decode one token; 0 when it works, 2 with one line for a ModelError."""
     from storyworld.llm.local import LlamaModel
 
     try:
         model = LlamaModel(argv[0], n_ctx=256, probe=False)
-        model.complete([{"role": "user", "content": "Hello."}], max_tokens=1, temperature=0.0)
+        model.complete([{"role": "user", "content": "Pick 1, 2 or 3."}], PROBE_SCHEMA, max_tokens=8,
+                       temperature=0.7)
         model.close()
     except ModelError as exc:
         print(" ".join(str(exc).split()), file=sys.stderr)

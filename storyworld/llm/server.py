@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import http.client
 import json
+import logging
+import math
 import socket
 import threading
 import time
@@ -20,6 +22,8 @@ from storyworld.llm.base import (
     Schema,
     TransientModelError,
 )
+
+log = logging.getLogger("storyworld.llm")
 
 # How a schema goes into `response_format`. OpenAI and vLLM take "json_schema"; llama.cpp's
 # server takes both; llama-cpp-python's server only takes "json_object" with a "schema" key
@@ -179,20 +183,8 @@ class ServerModel(LanguageModel):
             break
         assert result is not None
         seconds = time.perf_counter() - started
-        try:
-            choice = result["choices"][0]
-            text = choice["message"].get("content") or ""
-        except (KeyError, IndexError, TypeError, AttributeError) as exc:
-            raise TransientModelError(f"{self.url}: malformed completion (no choices): {str(result)[:160]}") from exc
         self._add_timings(result.get("timings"))
-        usage = result.get("usage") or {}
-        return Completion(
-            text=text,
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
-            seconds=seconds,
-            finish_reason=choice.get("finish_reason") or "",
-        )
+        return completion_from(result, self.url, seconds)
 
     def _add_timings(self, timings: Any) -> None:
         """Add llama.cpp's per-request `timings` (prompt and generation ms, cached tokens) if present."""
@@ -200,11 +192,11 @@ class ServerModel(LanguageModel):
             return
         with self._timings_lock:
             counts = self._timings
-            counts["prompt_s"] += float(timings.get("prompt_ms") or 0) / 1000
-            counts["generation_s"] += float(timings.get("predicted_ms") or 0) / 1000
-            counts["prompt_tokens_evaluated"] += int(timings.get("prompt_n") or 0)
-            counts["tokens_generated"] += int(timings.get("predicted_n") or 0)
-            counts["prompt_tokens_cached"] += int(timings.get("cache_n") or 0)
+            counts["prompt_s"] += count(timings.get("prompt_ms"), float) / 1000
+            counts["generation_s"] += count(timings.get("predicted_ms"), float) / 1000
+            counts["prompt_tokens_evaluated"] += count(timings.get("prompt_n"))
+            counts["tokens_generated"] += count(timings.get("predicted_n"))
+            counts["prompt_tokens_cached"] += count(timings.get("cache_n"))
 
     def stats(self) -> dict[str, Any]:
         """The server's own timers summed over requests (llama.cpp reports them; others: zeros).
@@ -216,6 +208,51 @@ class ServerModel(LanguageModel):
         out["prompt_s"] = round(out["prompt_s"], 3)
         out["generation_s"] = round(out["generation_s"], 3)
         return {**out, "parallel": self.parallel, "server_slots": self.slots}
+
+
+def count(value: Any, kind: type = int) -> Any:
+    """A bookkeeping figure from a server, read leniently: a number that is not finite, negative or not a number is 0.
+
+    Token counts and timings only measure; a server that garbles them still answered, and the reply's text
+    is what the game uses.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if value is not None:
+            log.info("a server's bookkeeping field is not a number: %r", str(value)[:40])
+        return kind(0)
+    if not math.isfinite(value) or value < 0:
+        return kind(0)
+    return kind(value)
+
+
+def completion_from(result: dict[str, Any], url: str, seconds: float) -> Completion:
+    """A chat completion's reply read from its JSON: the text must be there (else a model fault); the rest leniently.
+
+    No choices or a message that is not an object is TransientModelError (a reply cut short: retried for
+    the patience); content that is not text (an integer, a list) is a broken server: ModelError, the round
+    is refused at once. Neither is ever a decision quietly made without the model.
+    """
+    choices = result.get("choices")
+    choice = choices[0] if isinstance(choices, list) and choices else None
+    message = choice.get("message") if isinstance(choice, dict) else None
+    if not isinstance(message, dict):
+        raise TransientModelError(f"{url}: malformed completion (no choices): {str(result)[:160]}")
+    text = message.get("content")
+    if text is None:
+        text = ""  # a reply with nothing in it: the decision's own fallback, as for any empty reply
+    if not isinstance(text, str):
+        raise ModelError(f"{url}: malformed completion (content is {type(text).__name__}, not text): "
+                                  f"{str(text)[:80]}")
+    usage = result.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    finish = choice.get("finish_reason") if isinstance(choice, dict) else ""
+    return Completion(
+        text=text,
+        prompt_tokens=count(usage.get("prompt_tokens")),
+        completion_tokens=count(usage.get("completion_tokens")),
+        seconds=seconds,
+        finish_reason=finish if isinstance(finish, str) else "",
+    )
 
 
 class _HTTPStatusError(Exception):

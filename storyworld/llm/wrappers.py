@@ -13,6 +13,8 @@ from storyworld.llm.base import Completion, LanguageModel, Message, Schema, Tran
 
 log = logging.getLogger("storyworld.llm")
 
+NOTICE_S = 5.0  # a reply slower than this gets a line on screen (and another every NOTICE_S) while it is awaited
+
 
 class ModelWrapper(LanguageModel):
     """Forwards everything to `inner`; subclasses add behaviour around the calls."""
@@ -130,7 +132,7 @@ class Retrying(ModelWrapper):
     def __init__(self, inner: LanguageModel, attempts: int = 2, backoff_s: float = 0.5,
                  sleep: Callable[[float], None] = time.sleep, retry_truncated: bool = False,
                  patience_s: float = 30.0, max_backoff_s: float = 5.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, notice_s: float = NOTICE_S) -> None:
         """Wrap `inner`; `attempts` counts the first try of a garbage reply, `patience_s` bounds transient retries."""
         super().__init__(inner)
         self.retry_truncated = retry_truncated
@@ -143,6 +145,7 @@ class Retrying(ModelWrapper):
         self.max_backoff_s = max_backoff_s
         self.patience_s = patience_s
         self.on_retry: Callable[[str], None] | None = None
+        self.notice_s = notice_s  # a call slower than this is told to on_retry, and again every notice_s
         self._sleep = sleep
         self._clock = clock
         self._lock = threading.Lock()
@@ -155,6 +158,27 @@ class Retrying(ModelWrapper):
             self._retries += retries
             self._gave_up += gave_up
 
+    def _watched(self, call: Callable[[], Any]) -> Any:
+        """`call()`, telling on_retry while it runs past notice_s (a slow server is not a silent screen)."""
+        listener = self.on_retry
+        if listener is None or self.notice_s <= 0:
+            return call()
+        started = time.monotonic()
+        done = threading.Event()
+
+        def watch() -> None:
+            while not done.wait(self.notice_s):
+                limit = getattr(self.unwrap(), "timeout", None)
+                listener(f"{self.name}: waiting for the model's reply, {time.monotonic() - started:.0f} s so far"
+                         + (f" (a request gives up after {limit:g} s)" if isinstance(limit, (int, float)) else ""))
+
+        watcher = threading.Thread(target=watch, name="model-wait-notice", daemon=True)
+        watcher.start()
+        try:
+            return call()
+        finally:
+            done.set()
+
     def _transient(self, call: Callable[[int], Any], seed: int) -> Any:
         """`call(seed)`, retrying TransientModelError with backoff while the patience lasts."""
         started = self._clock()
@@ -163,7 +187,7 @@ class Retrying(ModelWrapper):
         while True:
             tries += 1
             try:
-                return call(seed)
+                return self._watched(lambda: call(seed))
             except TransientModelError as exc:
                 spent = max(self._clock() - started, slept)
                 delay = min(self.max_backoff_s, self.backoff_s * 2 ** (tries - 1))

@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-from storyworld.kernel.actions import ActOn, Action, Observe, Say, Told, Wait
+from storyworld.kernel.actions import ActOn, Action, Say, Told, Wait
 from storyworld.llm.base import ModelError, tagged
 from storyworld.minds import agenda, choice, content, lines, render, words
 from storyworld.minds.choice import Plan
@@ -114,12 +114,9 @@ class LLMMind:
                     steps.append("words:rendered" if rendered else "words:model")
         except ModelError:
             # the model or its server failed (after the backend's retries): a fault of the round, which
-            # the simulation refuses to play; never a character's choice to look around
+            # the simulation refuses to play; never a character's choice to look around. A garbage reply
+            # is the plan's own fallback (complete_json gives None); any other exception is our bug: it surfaces
             raise
-        except Exception as exc:  # noqa: BLE001 — a reply that is garbage for this one decision; logged here
-            log.warning("model reply unusable for %s: %s", context.agent, exc)
-            return Decision(action=Observe(actor=context.agent), fallback=True, reason=f"model error: {exc}",
-                            purpose="fallback", **costs)
         intention = context.intention
         for_beat = intention is not None and intention.place == context.perception.place and (
             plan.purpose in ("beat", "act") or (plan.purpose == "answer" and intention.role == "actor"))

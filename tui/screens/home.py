@@ -42,6 +42,7 @@ class HomeScreen(Screen):
         self.new_game_world = new_game_world
         """A world to open the new-game dialog on at once (`storyworld play WORLD` without --as)."""
         self.worlds: list[WorldEntry] = []
+        self._inspecting: tuple[Any, bool, str] | None = None  # (game, claimed, memory digest) while inspected
         self.saves: list[SaveRow] = []
 
     def compose(self) -> ComposeResult:
@@ -82,6 +83,9 @@ class HomeScreen(Screen):
 
     def on_screen_resume(self) -> None:
         # coming back from a game: its saves changed
+        inspected, self._inspecting = self._inspecting, None
+        if inspected is not None:
+            self.close_inspection(*inspected)
         if self.worlds:
             self.refresh_catalog()
 
@@ -151,7 +155,20 @@ class HomeScreen(Screen):
 
             self.app.push_screen(HostScreen(self.runtime, save=row.folder))
             return
-        self.start(LoadGame(row.folder))
+        from storyworld.game.session import world_change
+
+        change = world_change(row.folder)
+        if change is None:
+            self.start(LoadGame(row.folder))
+            return
+        from tui.screens.dialogs import Confirm
+
+        def chosen(keep: bool | None) -> None:
+            if keep:
+                self.start(LoadGame(row.folder))
+
+        self.app.push_screen(Confirm("The world has changed", f"{change}. Keep playing the saved world?",
+                                     yes="Keep playing"), chosen)
 
     def _damaged(self, row: SaveRow) -> None:
         from saves import latest_good_autosave
@@ -202,7 +219,39 @@ class HomeScreen(Screen):
         except (UserError, ValueError, OSError) as exc:
             self.post_message(GameLoadFailed(str(exc).splitlines()[0]))
             return
+        # one writer per save: the inspector's unmerges are saved only while no game plays into it
+        try:
+            game.session.claim()
+            claimed = True
+        except UserError as exc:
+            claimed = False
+            self.app.call_from_thread(self.notify, f"{exc}: opened read-only; an unmerge here is not saved",
+                                      severity="warning", timeout=8, markup=False)
+        self._inspecting = (game, claimed, _memory_digest(game.session))
         self.post_message(GameLoaded(game, None))  # type: ignore[arg-type]
+
+    @work(thread=True, exclusive=True, group="inspect", exit_on_error=False)
+    def close_inspection(self, game: Any, claimed: bool, before: str) -> None:
+        """Back from the inspector: an unmerge made there is saved (atomically, under the save's lock)."""
+        from saves import SaveError
+        from storyworld.game.session import save_simulation
+
+        session = game.session
+        try:
+            if _memory_digest(session) == before:
+                return
+            if not claimed:
+                self.app.call_from_thread(self.notify, f"{game.slot.name}: in use by another storyworld; "
+                                          "the unmerge was not saved", severity="warning", markup=False)
+                return
+            with session.reading() as sim:
+                save_simulation(sim, game.slot, keep_meta=True)
+            self.app.call_from_thread(self.notify, f"Saved the unmerge into {game.slot.name}.", markup=False)
+        except (SaveError, OSError) as exc:
+            self.app.call_from_thread(self.notify, f"the unmerge was not saved: {exc}", severity="error",
+                                      markup=False)
+        finally:
+            session.close()
 
     @on(GameLoaded)
     def _inspectable(self, message: GameLoaded) -> None:
@@ -240,3 +289,15 @@ class HomeScreen(Screen):
     @on(Button.Pressed, "#quit")
     def _quit(self) -> None:
         self.app.exit(0)
+
+
+def _memory_digest(session: Any) -> str:
+    """A digest of a game's memory as it would be saved (an unmerge changes it)."""
+    import hashlib
+
+    digest = hashlib.blake2b(digest_size=16)
+    with session.reading() as sim:
+        for name, data in sorted(sim.store.dump().items()):
+            digest.update(name.encode())
+            digest.update(data)
+    return digest.hexdigest()

@@ -109,10 +109,8 @@ class HostScreen(Screen):
                 session.claim()
                 session.autosave()
             else:
-                from storyworld.game.session import world_of_save
-
-                session = HostedSession.load(self.save, mind, embedder=embedder, world=world_of_save(self.save),
-                                             saves_root=self.runtime.saves())
+                # the world embedded in the save, as it was played (an edited world file never breaks it)
+                session = HostedSession.load(self.save, mind, embedder=embedder, saves_root=self.runtime.saves())
                 session.seats = seats_of_save(self.save)
                 session.claim()
             server = WorldServer(session, say=lambda line: self.post_message(HostLogged(line)))

@@ -2,8 +2,22 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
+from textual import events
 from textual.binding import Binding
 from textual.widgets import Input
+
+# Terminal escape sequences a paste may carry (CSI like ESC[D, OSC like ESC]0;title BEL, two-byte ESC x):
+# inserted as they are, they move the cursor when the line is drawn and the words seem to change places.
+_ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[PX^_][^\x1b]*(?:\x1b\\)?|[ -~])?")
+
+
+def pasted_line(text: str) -> str:
+    """The first line of a paste with its escape sequences and other control characters taken out."""
+    line = _ESCAPE.sub("", text).replace("\r\n", "\n").replace("\r", "\n").split("\n", 1)[0]
+    return "".join(ch if ch == "\t" or unicodedata.category(ch) != "Cc" else "" for ch in line)
 
 
 class ActionBar(Input):
@@ -21,6 +35,19 @@ class ActionBar(Input):
         """Lines played, oldest first."""
         self._history_at = 0
         self._cycle: tuple[str, ...] = ()  # the lines Tab steps through for the word being completed
+
+    def _on_paste(self, event: events.Paste) -> None:
+        """A paste is text: its first line, with no escape sequence or control character in it."""
+        event.stop()
+        event.prevent_default()
+        line = pasted_line(event.text)
+        if not line:
+            return
+        selection = self.selection
+        if selection.is_empty:
+            self.insert_text_at_cursor(line)
+        else:
+            self.replace(line, *selection)
 
     def remember(self, line: str) -> None:
         """Add a played line to the history."""
