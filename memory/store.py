@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -114,10 +113,11 @@ class MemoryStore(Protocol):
         """Undo the owner's latest merge into a record."""
 
 
-class StoreShell(RecordTable):
+class StoreShell:
     """The shell every store shares: validation, open/save, timed remember/recall, common metrics.
 
-    Subclasses give `_load(files, names)`, `dump()`, `_write(deposits, atoms)`,
+    The rows live in `self.table` (memory/table.py), which the store lends to the parts that work
+    on them. Subclasses give `_new_table()` when they keep more than records and holdings, and `_load(files, names)`, `dump()`, `_write(deposits, atoms)`,
     `_recall(owner, vector, k, when, include_archived, expand, force)` and `_store_stats()`.
     """
 
@@ -132,11 +132,8 @@ class StoreShell(RecordTable):
         self.embedder = embedder
         self.settings = settings if settings is not None else self._default_settings()
         self.folder = folder
-        self._lock = threading.RLock()
+        self.table = self._new_table()
         self._dim: int | None = None
-        self._records: dict[int, Record] = {}
-        self._held: dict[str, dict[int, None]] = {}
-        self._next_id = 1
         self._next_deposit = 1
         self._generation = 0
         self.current_round = 0
@@ -151,6 +148,51 @@ class StoreShell(RecordTable):
     @classmethod
     def _default_settings(cls) -> Any:
         raise NotImplementedError
+
+    def _new_table(self) -> RecordTable:
+        """The table this kind of store keeps its rows in."""
+        return RecordTable()
+
+    # ------------------------------------------------------------------ reading the table
+
+    @property
+    def dim(self) -> int:
+        """Embedding width."""
+        if self._dim is None:
+            self._dim = int(self.embedder.dim)
+        return self._dim
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        vectors = np.asarray(self.embedder.encode(list(texts)), dtype=np.float32)
+        if vectors.shape != (len(texts), self.dim):
+            raise ValueError(f"embedder returned shape {vectors.shape}, expected ({len(texts)}, {self.dim})")
+        return vectors
+
+    def get(self, record_id: int) -> Record:
+        """The record with this id (KeyError when unknown)."""
+        return self.table.get(record_id)
+
+    def records(self) -> list[Record]:
+        """Every record, by id."""
+        return self.table.all()
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def __iter__(self) -> Iterator[Record]:
+        return iter(self.table)
+
+    def held_by(self, owner: str) -> list[Record]:
+        """Records an owner holds (archived included), by id."""
+        return self.table.held_by(owner)
+
+    def holding(self, record_id: int, owner: str) -> Holding | None:
+        """How an owner holds a record, or None."""
+        return self.table.holding(record_id, owner)
+
+    def owners(self) -> list[str]:
+        """Every agent holding at least one record."""
+        return self.table.owners()
 
     # ------------------------------------------------------------------ opening and saving
 
@@ -197,11 +239,11 @@ class StoreShell(RecordTable):
         raise NotImplementedError
 
     def _manifest_extra(self) -> dict[str, Any]:
-        return {"records": len(self._records)}
+        return {"records": len(self.table.records)}
 
     def save(self, folder: str | Path | None = None) -> int:
         """Write the store to its folder crash-safely (manifest commit); returns bytes on disk."""
-        with self._lock:
+        with self.table.lock:
             if folder is not None:
                 self.folder = Path(folder)
             if self.folder is None:
@@ -264,7 +306,7 @@ class StoreShell(RecordTable):
                 if len(value) > MAX_KEY_CHARS:
                     raise ValueError(f"{where}.{name}: longer than {MAX_KEY_CHARS} characters")
         for rid in deposit.based_on:
-            if isinstance(rid, bool) or not isinstance(rid, int) or rid not in self._records:
+            if isinstance(rid, bool) or not isinstance(rid, int) or rid not in self.table.records:
                 raise ValueError(f"{where}.based_on: {rid!r} is not a record id")
         if deposit.record is not None and (isinstance(deposit.record, bool) or not isinstance(deposit.record, int)):
             raise ValueError(f"{where}.record: must be a record id, got {deposit.record!r}")
@@ -324,7 +366,7 @@ class StoreShell(RecordTable):
     def remember_many(self, deposits: list[Deposit]) -> list[list[int]]:
         """Deposit a batch (one round's writes) with one embedding call for all new atoms."""
         started = time.perf_counter()
-        with self._lock:
+        with self.table.lock:
             if isinstance(deposits, Deposit):
                 raise ValueError("remember_many: expected a list of Deposit")
             deposits = list(deposits)
@@ -340,14 +382,13 @@ class StoreShell(RecordTable):
     def _new_record(self, d: Deposit, deposit_id: str | None, index: int, text: str, holding: Holding,
                     **extra: Any) -> Record:
         """A new record of one statement of a deposit, held by its owner, stored under the next id."""
-        rid = self._next_id
-        self._next_id += 1
+        rid = self.table.new_id()
         record = Record(
             id=rid, text=text, kind=d.kind, round=d.round, place=d.place, event_id=d.event_id, event_atom=index,
             deposit_id=deposit_id, namespace=d.namespace, owners={d.owner: holding}, based_on=sorted(set(d.based_on)),
             sediment=extra.pop("sediment", d.via == "sediment"), **extra,
         )
-        self._records[rid] = record
+        self.table.records[rid] = record
         self.current_round = max(self.current_round, d.round)
         return record
 
@@ -375,11 +416,11 @@ class StoreShell(RecordTable):
         if isinstance(k, bool) or not isinstance(k, int) or k < 0:
             raise ValueError(f"k: must be a non-negative integer, got {k!r}")
         vector = self._encode([query])[0]
-        with self._lock:
+        with self.table.lock:
             when = self.current_round if round is None else round
             hits = self._recall(owner, vector, k, when, include_archived, expand, _force)
             for hit in hits:
-                record = self._records[hit.record.id]
+                record = self.table.records[hit.record.id]
                 record.access_count += 1
                 record.last_access_round = max(record.last_access_round, when)
                 if not self.can_read(record.id, owner):
@@ -399,7 +440,7 @@ class StoreShell(RecordTable):
 
     def can_read(self, record_id: int, owner: str) -> bool:
         """True when recall may show this record to this owner (it holds it, in a namespace it may read)."""
-        record = self._records.get(record_id)
+        record = self.table.records.get(record_id)
         if record is None or owner not in record.owners:
             return False
         return record.namespace == "shared" or record.namespace == f"private:{owner}"
@@ -408,7 +449,7 @@ class StoreShell(RecordTable):
 
     def neighbours(self, record_id: int) -> list[int]:
         """Records affiliated with this one; a store that never links rows has none."""
-        if record_id not in self._records:
+        if record_id not in self.table.records:
             raise KeyError(record_id)
         return []
 
@@ -421,7 +462,7 @@ class StoreShell(RecordTable):
 
     def decay(self, round: int) -> int:
         """Advance the store's clock (recency reads it); a store without decay archives nothing."""
-        with self._lock:
+        with self.table.lock:
             self.current_round = max(self.current_round, int(round))
         return 0
 
@@ -454,8 +495,8 @@ class StoreShell(RecordTable):
 
     def stats(self) -> dict:
         """Metrics with the same keys for every store (DESIGN §3.6): sizes, sharing, linking, trust, latency."""
-        with self._lock:
-            records = list(self._records.values())
+        with self.table.lock:
+            records = list(self.table.records.values())
             total = len(records)
             owner_counts = [len(r.owners) for r in records]
             sediment = sum(1 for r in records if r.sediment)
