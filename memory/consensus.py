@@ -27,7 +27,7 @@ from memory.persist import (
 )
 from memory.records import Deposit, Holding, MergeLogEntry, RecallHit, Record, normalise_text
 from memory.settings import MemorySettings
-from memory.store import StoreShell
+from memory.store import SameFact, StoreShell
 from memory import trust
 from memory.trust import FIRST_HAND, NEVER
 from memory.table import LinkedTable, texts_of
@@ -63,6 +63,7 @@ class ConsensusStore(StoreShell):
     """
 
     backend = "consensus"
+    merges = True
     RULES = RULES
     table: LinkedTable
 
@@ -75,7 +76,7 @@ class ConsensusStore(StoreShell):
     ):
         super().__init__(embedder=embedder, settings=settings, folder=folder)
         self.judge = judge
-        self._unmerge = Unmerge(self.table, self.settings, self._encode)
+        self._unmerge = Unmerge(self.table, self.settings, self.embed)
         self._last_decay_round = NEVER
         self._reliability: dict[str, dict[str, float]] = {}
         self._cross: dict[int, set[int]] = {}  # records of different owners that contradict each other
@@ -91,6 +92,11 @@ class ConsensusStore(StoreShell):
 
     def _new_table(self) -> LinkedTable:
         return LinkedTable()
+
+    def same_fact(self) -> SameFact:
+        """When two statements are one fact by this store's settings (the guarded cosine and frame rules)."""
+        s = self.settings
+        return SameFact(merge_high=s.merge_high, frame_cosine_min=s.frame_cosine_min, frame_min=s.frame_min)
 
     # ------------------------------------------------------------------ opening and saving
 
@@ -146,7 +152,7 @@ class ConsensusStore(StoreShell):
         index = VectorIndex(self.dim)
         if keys:
             texts = [self.table.records[k].origin_text or self.table.records[k].text for k in keys]
-            index.add(keys, self._encode(texts))
+            index.add(keys, self.embed(texts))
         self.table.index = index
 
     def _reindex_maps(self, keys_saved: bool = False) -> None:
@@ -273,7 +279,7 @@ class ConsensusStore(StoreShell):
             seen_texts.add(skey)
             need.append(atom)
         if need:
-            vectors = self._encode([a.text for a in need])
+            vectors = self.embed([a.text for a in need])
             for atom, vector in zip(need, vectors):
                 atom.vector = vector
 
@@ -344,7 +350,7 @@ class ConsensusStore(StoreShell):
                 self._merge(rid, atom, "text", None)
                 return rid
             if atom.vector is None:  # placed by a rule during embedding's dry run, but not now
-                atom.vector = self._encode([atom.text])[0]
+                atom.vector = self.embed([atom.text])[0]
             found = self._cosine_match(atom)
             if found is not None:
                 rid, rule, score = found
@@ -353,7 +359,7 @@ class ConsensusStore(StoreShell):
                 self._check_disputes(atom)
                 return rid
         if atom.vector is None:
-            atom.vector = self._encode([atom.text])[0]
+            atom.vector = self.embed([atom.text])[0]
         rid = self._insert(atom)
         atom.record_id = rid
         self._check_disputes(atom)

@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from memory.records import Base
+from memory.records import Frozen
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 DEFAULT_PATH = DATA / "merge_pairs.jsonl"
@@ -26,7 +26,7 @@ SPLITS = {
 }
 
 
-class DevPair(Base, frozen=True):
+class DevPair(Frozen):
     """Two statements and whether they describe the same event."""
 
     a: str

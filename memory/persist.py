@@ -19,7 +19,7 @@ from pathlib import Path
 
 import msgspec
 
-from memory.records import Base, Record
+from memory.records import Base, Frozen, Record
 
 FORMAT_VERSION = 1
 STATE_FILE = "memory.msgpack"
@@ -33,7 +33,7 @@ class StoreFileError(ValueError):
     """A store file is missing, damaged or of an unknown format; the message names it."""
 
 
-class Retraction(Base, frozen=True):
+class Retraction(Frozen):
     """One exposed record: who exposed it, when, and what it contaminated."""
 
     record_id: int

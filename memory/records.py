@@ -23,7 +23,11 @@ class Base(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """Policy every persisted struct shares: strict decode, keyword construction."""
 
 
-class Deposit(Base, frozen=True):
+class Frozen(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
+    """The same policy for immutable structs (a root of its own: type checkers refuse a frozen child of a mutable base)."""
+
+
+class Deposit(Frozen):
     """One remember request: an owner's text (atomized) or ready statements, with provenance."""
 
     owner: str
@@ -45,7 +49,7 @@ class Deposit(Base, frozen=True):
     record: int | None = None
 
 
-class Holding(Base, frozen=True):
+class Holding(Frozen):
     """How and from whom one owner holds a record."""
 
     via: Via
@@ -58,7 +62,7 @@ class Holding(Base, frozen=True):
     place: str | None = None  # where this owner learned it, when not the record's place (a move's two ends)
 
 
-class MergeLogEntry(Base, frozen=True):
+class MergeLogEntry(Frozen):
     """One merge into a record: who joined, what text was discarded and why; enough to undo it."""
 
     owner: str
@@ -80,7 +84,7 @@ class MergeLogEntry(Base, frozen=True):
     event_atom: int = 0  # the merged statement's position in its event (its event-id key)
 
 
-class Validation(Base, frozen=True):
+class Validation(Frozen):
     """One check of a record against the world: who checked, what they found, on what evidence, when."""
 
     validator: str

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import msgspec
 
-from memory.records import Base
+from memory.records import Frozen
 
 
-class MemorySettings(Base, frozen=True):
+class MemorySettings(Frozen):
     """Every tunable of the consensus store (thresholds chosen on tests/data/merge_pairs.jsonl)."""
 
     merge: bool = True  # False: every atom becomes its own record (the no-merge ablation)

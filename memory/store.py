@@ -24,6 +24,7 @@ from memory.atomize import atomize
 from memory.embedder import Embedder
 from memory.persist import StoreFileError, folder_bytes, gc_paused, read_generation, read_manifest, write_generation
 from memory.records import KINDS, VIAS, Deposit, Holding, Kind, RecallHit, Record, Via
+from memory.settings import MemorySettings
 from memory.table import RecordTable
 
 OWNER_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}$")
@@ -42,15 +43,58 @@ def percentile(values: Iterable[float], q: float) -> float:
     return data[lo] + (data[hi] - data[lo]) * (pos - lo)
 
 
+class StoreSettings(Protocol):
+    """What every store's settings say (each kind of store adds its own)."""
+
+    @property
+    def k(self) -> int:
+        """Default recall size."""
+
+    @property
+    def max_text_chars(self) -> int:
+        """Longest text a deposit or query may have."""
+
+    @property
+    def max_atoms(self) -> int:
+        """Most statements one deposit may split into."""
+
+
+class SameFact(msgspec.Struct, frozen=True, kw_only=True):
+    """A store's rule for when two statements are one fact: a guarded neighbour at `merge_high` cosine,
+    or at `frame_cosine_min` with normalised frames overlapping by `frame_min` (memory/consensus.py)."""
+
+    merge_high: float
+    frame_cosine_min: float
+    frame_min: float
+
+
 @runtime_checkable
 class MemoryStore(Protocol):
     """What the simulation, the benches and the UI may ask of any memory store."""
 
     backend: str
+    merges: bool  # whether equivalent statements become one record (only then is there a merge to undo)
     current_round: int
     notices: list[str]
 
-    def remember(self, owner: str, text: str | list[str] | tuple[str, ...], round: int = 0, **provenance: Any) -> list[int]:
+    @property
+    def settings(self) -> StoreSettings:
+        """The store's tunables."""
+
+    @property
+    def embedder(self) -> Embedder:
+        """The sentence embedder the store's vectors come from."""
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Vectors of texts as the store makes them (unit rows, the store's width)."""
+
+    def same_fact(self) -> SameFact:
+        """When two statements are one fact by this store's rule (the consensus store's defaults for one that never merges)."""
+
+    def remember(self, owner: str, text: str | list[str] | tuple[str, ...], round: int = 0, event_id: str | None = None,
+                 source: str | None = None, via: Via = "witnessed", place: str | None = None, kind: Kind = "event",
+                 namespace: str = "shared", based_on: Iterable[int] = (), confidence: float | None = None,
+                 expires_at: int | None = None) -> list[int]:
         """Deposit what `owner` learned; one record id per statement."""
 
     def remember_many(self, deposits: list[Deposit]) -> list[list[int]]:
@@ -122,6 +166,7 @@ class StoreShell:
     """
 
     backend: ClassVar[str] = "store"
+    merges: ClassVar[bool] = False
     RULES: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, embedder: Embedder | None = None, settings: Any = None, folder: Path | None = None):
@@ -162,11 +207,18 @@ class StoreShell:
             self._dim = int(self.embedder.dim)
         return self._dim
 
-    def _encode(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Vectors of texts as the store makes them (unit rows, the store's width); ValueError on a bad embedder."""
         vectors = np.asarray(self.embedder.encode(list(texts)), dtype=np.float32)
         if vectors.shape != (len(texts), self.dim):
             raise ValueError(f"embedder returned shape {vectors.shape}, expected ({len(texts)}, {self.dim})")
         return vectors
+
+    def same_fact(self) -> SameFact:
+        """When two statements are one fact; a store that never merges answers with the consensus store's defaults."""
+        defaults = MemorySettings()
+        return SameFact(merge_high=defaults.merge_high, frame_cosine_min=defaults.frame_cosine_min,
+                        frame_min=defaults.frame_min)
 
     def get(self, record_id: int) -> Record:
         """The record with this id (KeyError when unknown)."""
@@ -415,7 +467,7 @@ class StoreShell:
         k = self.settings.k if k is None else k
         if isinstance(k, bool) or not isinstance(k, int) or k < 0:
             raise ValueError(f"k: must be a non-negative integer, got {k!r}")
-        vector = self._encode([query])[0]
+        vector = self.embed([query])[0]
         with self.table.lock:
             when = self.current_round if round is None else round
             hits = self._recall(owner, vector, k, when, include_archived, expand, _force)

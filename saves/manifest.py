@@ -17,14 +17,14 @@ class Base(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True
     """Policy for every persisted struct here: strict keys, immutable (kw_only is per class in msgspec)."""
 
 
-class FileEntry(Base, kw_only=True):
+class FileEntry(Base, frozen=True, kw_only=True):
     """One file of a save: its size in bytes and blake2b (64-byte digest) hex checksum."""
 
     size: int
     blake2b: str
 
 
-class Manifest(Base, kw_only=True):
+class Manifest(Base, frozen=True, kw_only=True):
     """Contents of manifest.json; `meta` is the caller's (world id, world digest, round, label...)."""
 
     format: str = FORMAT_NAME

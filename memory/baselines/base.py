@@ -15,7 +15,7 @@ import numpy as np
 
 from memory.embedder import Embedder
 from memory.persist import StoreFileError
-from memory.records import Base, Deposit, Holding, Kind, RecallHit, Record, normalise_text
+from memory.records import Base, Frozen, Deposit, Holding, Kind, RecallHit, Record, normalise_text
 from memory.store import StoreShell
 from memory.trust import BASE_CONFIDENCE
 
@@ -27,7 +27,7 @@ VECTORS_FILE = "memory.npy"
 RULES = ("event_id", "text", "cosine", "judge")
 
 
-class BaselineSettings(Base, frozen=True):
+class BaselineSettings(Frozen):
     """Tunables of the baseline stores (each backend reads the ones it uses)."""
 
     k: int = 5  # default recall size
@@ -142,7 +142,7 @@ class RowStore(StoreShell):
         if matrix is None:
             log.warning(notice)
             self.notices.append(notice)
-            matrix = self._encode([self.table.records[k].text for k in keys]) if keys else np.zeros((0, self.dim), np.float32)
+            matrix = self.embed([self.table.records[k].text for k in keys]) if keys else np.zeros((0, self.dim), np.float32)
         self._matrix = np.zeros((max(1024, len(keys)), self.dim), dtype=np.float32)
         self._matrix[: len(keys)] = matrix
         self._rows = len(keys)
@@ -195,7 +195,7 @@ class RowStore(StoreShell):
     def _write(self, deposits: list[Deposit], checked: list[list[str]]) -> list[list[int]]:
         """One new row per atom per witness, one embedding call for the batch."""
         unique = list(dict.fromkeys(t for atoms in checked for t in atoms))
-        vectors = self._encode(unique) if unique else np.zeros((0, self.dim), np.float32)
+        vectors = self.embed(unique) if unique else np.zeros((0, self.dim), np.float32)
         vector_of = {t: vectors[i] for i, t in enumerate(unique)}
         results: list[list[int]] = []
         for offset, (deposit, atoms) in enumerate(zip(deposits, checked)):
@@ -220,7 +220,7 @@ class RowStore(StoreShell):
         """A by-product row (reflection, insight) held by `owner`, inferred from its evidence rows."""
         d = Deposit(owner=owner, statements=(text,), round=round, via="inferred", kind=kind, based_on=tuple(based_on))
         if vector is None:
-            vector = self._encode([text])[0]
+            vector = self.embed([text])[0]
         return self._insert_row(d, None, 0, text, vector, sediment=sediment)
 
     def _add_vector(self, rid: int, vector: np.ndarray) -> None:

@@ -58,7 +58,7 @@ class GMemoryStore(RowStore):
             latest = self.table.records[evidence[-1]]
             name = display_name(entity)
             texts.append(f"{name} figures in {len(rows)} of my recent interactions; the latest: {latest.text}")
-        vectors = self._encode(texts)
+        vectors = self.embed(texts)
         for (owner, entity, rows, sediment), text, vector in zip(due, texts, vectors):
             when = max(self.table.records[r].round for r in rows)
             self._insert_derived(owner, text, "insight", when, sorted(rows[-s.insight_evidence:]),

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from memory.store import MemoryStore
 from storyworld.errors import UserError
 from storyworld.locations import existing_save
 
@@ -76,20 +77,17 @@ def register(benches: argparse._SubParsersAction) -> None:
 class Facts:
     """Every record's vector, and the store's rule for when two records state the same fact."""
 
-    def __init__(self, store: Any) -> None:
-        from memory.settings import MemorySettings
-
+    def __init__(self, store: MemoryStore) -> None:
         self.records = {r.id: r for r in store.records()}
         self.ids = sorted(self.records)
         self.row = {rid: i for i, rid in enumerate(self.ids)}
         texts = [self.records[rid].text for rid in self.ids]
-        vectors = [store.embedder.encode(texts[i:i + 256]) for i in range(0, len(texts), 256)]
+        vectors = [store.embed(texts[i:i + 256]) for i in range(0, len(texts), 256)]
         self.vectors = np.vstack(vectors).astype(np.float32) if vectors else np.zeros((0, 1), np.float32)
-        settings = getattr(store, "settings", None)
-        defaults = MemorySettings()
-        self.merge_high = getattr(settings, "merge_high", defaults.merge_high)
-        self.frame_cosine_min = getattr(settings, "frame_cosine_min", defaults.frame_cosine_min)
-        self.frame_min = getattr(settings, "frame_min", defaults.frame_min)
+        rule = store.same_fact()
+        self.merge_high = rule.merge_high
+        self.frame_cosine_min = rule.frame_cosine_min
+        self.frame_min = rule.frame_min
 
     def cosine(self, a: int, b: int) -> float:
         """Cosine between two records' texts."""

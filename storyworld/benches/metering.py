@@ -32,8 +32,19 @@ class Metered:
 
     # The rest of MemoryStore, unmetered.
     backend = property(lambda self: self.store.backend)
+    merges = property(lambda self: self.store.merges)
     current_round = property(lambda self: self.store.current_round)
     notices = property(lambda self: self.store.notices)
+    settings = property(lambda self: self.store.settings)
+    embedder = property(lambda self: self.store.embedder)
+
+    def embed(self, texts: list[str]) -> Any:
+        """The store's vectors of texts."""
+        return self.store.embed(texts)
+
+    def same_fact(self) -> Any:
+        """The store's rule for one fact."""
+        return self.store.same_fact()
 
     def remember(self, owner: str, text: Any, round: int = 0, **provenance: Any) -> list[int]:
         """Unmetered remember (the kernel writes in batches)."""
@@ -134,7 +145,7 @@ class Metered:
         self.recall_calls.append((self.round, ms, len(hits), sum(1 for h in hits if h.via == "affiliated")))
         from storyworld.benches.table4 import sample
 
-        asked = k if k is not None else getattr(getattr(self.store, "settings", None), "k", 0)
+        asked = k if k is not None else self.store.settings.k
         self.samples.append(sample(query, asked, hits))
         return hits
 

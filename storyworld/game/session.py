@@ -413,7 +413,7 @@ class Session:
                 raise UserError(f"round {self.round - 1} cannot be undone: its autosave is gone "
                                 f"(the last {AUTOSAVE_KEEP} rounds are kept)")
             old = self.sim
-            sim = load_simulation(folder, old.mind, embedder=getattr(old.store, "embedder", None), world=old.world)
+            sim = load_simulation(folder, old.mind, embedder=old.store.embedder, world=old.world)
             sim.parallel = old.parallel
             self.sim = sim
             self.save()

@@ -28,7 +28,7 @@ class Told(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     kind: str = "event"  # the record's memory kind
 
 
-class Say(_Action, tag="say"):
+class Say(_Action, tag="say", frozen=True):
     """Speak aloud; everyone present hears, `to` is the addressee (optional)."""
 
     text: str
@@ -38,21 +38,21 @@ class Say(_Action, tag="say"):
     rendered: bool = False  # the words are the deterministic rendering (the model's phrasing failed its check)
 
 
-class ReadThread(_Action, tag="read_thread"):
+class ReadThread(_Action, tag="read_thread", frozen=True):
     """Catch up on what was said here before the reader arrived."""
 
 
-class Observe(_Action, tag="observe"):
+class Observe(_Action, tag="observe", frozen=True):
     """Look around: who is here, what lies about."""
 
 
-class Move(_Action, tag="move"):
+class Move(_Action, tag="move", frozen=True):
     """Walk to a neighbouring place."""
 
     to: str
 
 
-class ActOn(_Action, tag="act_on"):
+class ActOn(_Action, tag="act_on", frozen=True):
     """Do something to an object or agent: give, take, read, lie, or any narrative verb."""
 
     target: str
@@ -62,7 +62,7 @@ class ActOn(_Action, tag="act_on"):
     place: str | None = None  # where `lead` takes the actor and the one led
 
 
-class Wait(_Action, tag="wait"):
+class Wait(_Action, tag="wait", frozen=True):
     """Do nothing this round."""
 
 

@@ -21,6 +21,7 @@ from storyworld.llm.base import (
     PromptTooLongError,
     Schema,
 )
+from storyworld.llm.probe import probe as probe_in_child
 
 GGUF_MAGIC = b"GGUF"
 # llama-cpp-python's sampling defaults, passed explicitly because the grammar shortlist relies on them.
@@ -317,8 +318,6 @@ class LlamaModel(LanguageModel):
         path = Path(model_path).expanduser()
         check_gguf(path)
         if probe:
-            from storyworld.llm.probe import probe as probe_in_child
-
             probe_in_child(path)
         # libgomp reads this once, when llama.cpp's CPU backend loads. Its default spin-waiting
         # makes 2 decoding threads ten times slower as soon as anything else wants the cores
