@@ -470,6 +470,8 @@ class ConsensusStore(StoreShell):
         if added_based_on:
             record.based_on = sorted(set(record.based_on) | set(added_based_on))
         record.owners[owner] = holding
+        if not record.actors and d.actors:
+            record.actors = tuple(d.actors)  # a record born without typed actors takes the first that names them
         entry = MergeLogEntry(
             owner=owner,
             round=d.round,

@@ -91,6 +91,7 @@ class Unmerge:
             owners={entry.owner: holding},
             based_on=sorted(entry.added_based_on),
             speaker=record.speaker,
+            actors=record.actors,
         )
         table.records[rid] = piece
         if piece.event_id is not None:

@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from storyworld.kernel.actions import Action, Move
+from storyworld.kernel.actions import Action, Move, Say
 from storyworld.kernel.actions import describe
 from storyworld.errors import Cancelled, UserError
 from storyworld.llm.base import ModelError
 from storyworld.llm.concurrency import lanes, parallelism, run_ordered
-from storyworld.kernel.resolve import Narration, RoundOutcome, narrate, resolve_round
+from storyworld.kernel.resolve import Narration, RoundOutcome, narrate, resolve_replies, resolve_round
 from storyworld.kernel import ids
 from storyworld.minds import Decision, DecisionContext, Mind, Recalled, content, provenance_tag
-from storyworld.minds import direction
+from storyworld.minds import direction, listening
 from storyworld.minds.status import update_status
 from storyworld.kernel.perception import perceive, present_at
 from storyworld.kernel.shortterm import new_shortterm, remember_result
@@ -98,6 +98,12 @@ class RoundTiming(msgspec.Struct, kw_only=True):
     fallbacks: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+
+
+def _answered(thread: list[Any], position: int) -> bool:
+    """Whether the one a line was spoken to has answered its speaker since (in the same round or after)."""
+    line = thread[position]
+    return any(later.speaker == line.to and later.to == line.speaker for later in thread[position + 1:])
 
 
 def derive_seed(*parts: object) -> int:
@@ -194,10 +200,11 @@ class Simulation:
         last = self.state.round - 1
         found: list[str] = []
         for thread in self.state.threads.values():
-            for line in thread:
+            for position, line in enumerate(thread):
                 # wherever it was said: they may have walked on together since
                 if line.round == last and line.to and line.to not in found \
-                        and self.state.positions.get(line.to) == self.state.positions.get(line.speaker):
+                        and self.state.positions.get(line.to) == self.state.positions.get(line.speaker) \
+                        and not _answered(thread, position):
                     found.append(line.to)
         return found
 
@@ -206,10 +213,11 @@ class Simulation:
         place = self.state.positions[agent]
         found = []
         for thread in self.state.threads.values():  # said here, or where the two stood before walking on together
-            for line in reversed(thread):
+            for position in range(len(thread) - 1, -1, -1):
+                line = thread[position]
                 if line.round < self.state.round - 1:
                     break
-                if line.to == agent and self.state.positions.get(line.speaker) == place:
+                if line.to == agent and self.state.positions.get(line.speaker) == place and not _answered(thread, position):
                     found.append(line)
         found.sort(key=lambda line: (line.round, line.event_id), reverse=True)
         # the person playing is answered first: they are the one waiting for it
@@ -242,7 +250,7 @@ class Simulation:
                      if self.state.arrived.get(a) == self.state.round - 1)
 
     # --- one round ---------------------------------------------------------------------------
-    def context_for(self, agent: str) -> tuple[DecisionContext, float]:
+    def context_for(self, agent: str, *, replying: bool = False) -> tuple[DecisionContext, float]:
         """Perception, short-term memory and what it holds that bears on the round; the context and recall seconds."""
         perception = perceive(self.world, self.state, agent)
         stm = self.state.shortterm[agent]
@@ -269,7 +277,7 @@ class Simulation:
             missed_lines=missed, player=self.settings.player, player_call=self.player_call(agent),
             read_already=tuple(sorted({e.target for e in self.state.events
                                        if e.actor == agent and e.kind == "act" and e.verb == "read" and e.target})),
-            knowledge=knowledge,
+            knowledge=knowledge, replying=replying,
         )
         return context, recall_s
 
@@ -305,22 +313,25 @@ class Simulation:
 
     def decide_all(
         self, exclude: set[str], progress: Progress | None = None, cancelled: Callable[[], bool] | None = None,
-        watch: Watch | None = None,
+        watch: Watch | None = None, *, only: list[str] | None = None,
     ) -> dict[str, Decision]:
         """Every awake non-player agent decides against the same start-of-round state (the barrier).
 
         `progress(agent, index, total)` as each decision starts; `watch(RoundProgress)` once before
         any starts and again as each starts and as each lands (all on this thread).
         """
-        deciders = [a for a in self.awake_agents() if a not in exclude]
+        replying = only is not None  # the round's answers, decided once its lines are heard
+        deciders = list(only) if only is not None else [a for a in self.awake_agents() if a not in exclude]
         if deciders and self.mind is None:
             raise RuntimeError("no mind configured for agents")
-        timing = self.last_timing = RoundTiming()
+        if not replying:
+            self.last_timing = RoundTiming()
+        timing = self.last_timing
         # Contexts first, in order (recall reads the store; it stays on this thread), then the
         # decisions, up to `parallel` at once: each is a function of its own context and seed.
         contexts: list[DecisionContext] = []
         for agent in deciders:
-            context, recall_s = self.context_for(agent)
+            context, recall_s = self.context_for(agent, replying=replying)
             timing.recall_s += recall_s
             contexts.append(context)
         parallel = self.parallel if self.parallel is not None else parallelism(self.mind)
@@ -369,7 +380,7 @@ class Simulation:
             )
         except Cancelled as exc:  # the round is cancelled before it resolves: the state is unchanged
             raise Cancelled(f"round {self.state.round} cancelled while {deciders[exc.next_index]} was deciding") from None
-        timing.decide_s = time.perf_counter() - started
+        timing.decide_s += time.perf_counter() - started
         decisions: dict[str, Decision] = {}
         for agent, decision in zip(deciders, results):
             timing.decisions += 1
@@ -396,6 +407,11 @@ class Simulation:
         exclude = {player_action.actor} if player_action is not None else set()
         if self.settings.player is not None:
             exclude.add(self.settings.player)
+        if isinstance(player_action, Say):
+            # the person's line is read into what it asserts (the listeners come to hold it, told by them)
+            player_action = listening.hear(self.world, self.store, player_action)
+            if player_action.to is not None and player_action.to in self.active_agents():
+                exclude.add(player_action.to)  # it hears the person first, and answers within this round
         decisions = self.decide_all(exclude, progress, cancelled, watch)
         actions: dict[str, Action] = {a: d.action for a, d in decisions.items()}
         if player_action is not None:
@@ -407,6 +423,10 @@ class Simulation:
             self.state.fallbacks += len(fallbacks)
             outcome = resolve_round(self.world, self.state, actions, self.rng, based_on=based_on, fallbacks=fallbacks,
                                     companions=self.companions(player_action))
+            outcome, replied = self.replies(outcome, cancelled)
+            for agent, decision in replied.items():  # one who also acted keeps its main decision's beat
+                decisions.setdefault(agent, decision)
+                actions.setdefault(agent, decision.action)
             self.state.canon.summoned.extend(d.beat for d in decisions.values() if d.purpose == "summon" and d.beat)
             outcome = self.settle_canon(outcome, {a: d.beat for a, d in decisions.items()
                                                   if d.beat and d.purpose != "summon"})
@@ -437,6 +457,40 @@ class Simulation:
         self.state.rng_state = [version, *internal]
         return outcome
 
+    def repliers(self, outcome: RoundOutcome) -> list[str]:
+        """Who answers within the round: spoken to by the person playing, or asked a question by another, and
+        still with them; not the person, not one whose own line this round already went to the speaker."""
+        said = [e for e in outcome.events if e.kind == "say" and e.to and e.to != e.actor]
+        said.sort(key=lambda e: e.actor != self.settings.player)  # the person playing is answered first
+        found: list[str] = []
+        for event in said:
+            agent = event.to
+            if agent is None or agent == self.settings.player or agent in found or agent not in self.active_agents():
+                continue
+            if self.state.positions.get(agent) != self.state.positions.get(event.actor):
+                continue
+            if event.actor != self.settings.player and not (event.act == "ask" or content.is_question(event.claim or "")):
+                continue  # between characters, a question asks for an answer now; a remark waits its turn
+            own = next((e for e in outcome.events if e.kind == "say" and e.actor == agent), None)
+            if own is not None and own.to == event.actor and event.actor != self.settings.player:
+                continue  # their lines crossed: each has spoken to the other
+            found.append(agent)
+        return found[: self.settings.max_awake]
+
+    def replies(self, outcome: RoundOutcome, cancelled: Callable[[], bool] | None = None
+                ) -> tuple[RoundOutcome, dict[str, Decision]]:
+        """The round's answers: whoever was spoken to answers now, having heard the line (same round number)."""
+        repliers = self.repliers(outcome)
+        if not repliers:
+            return outcome, {}
+        self.state.round = outcome.round  # the answers belong to the round whose lines they answer
+        try:
+            decisions = self.decide_all(set(), None, cancelled, None, only=repliers)
+        finally:
+            self.state.round = outcome.round + 1
+        answers = {a: d.action for a, d in decisions.items() if isinstance(d.action, Say)}
+        return resolve_replies(self.world, self.state, outcome, answers), {a: decisions[a] for a in answers}
+
     def companions(self, player_action: Action | None) -> dict[str, tuple[str, ...]]:
         """Who goes along when the player walks toward their beat (the beat's people with them, not busy)."""
         player = self.settings.player
@@ -463,7 +517,7 @@ class Simulation:
                                       self.settings.player, own, performed)
         narrations = [Narration(text=t.beat.text, place=t.beat.place, statements=tuple(t.beat.statements),
                                 key=ids.canon(t.beat.id).text, kind=MEMORY_KIND[t.beat.kind], beat=t.beat.id,
-                                hearers=t.hearers if t.mode == "word" else None)
+                                hearers=t.hearers if t.mode == "word" else None, actors=tuple(t.beat.actors))
                       for t in tellings]
         return narrate(self.world, self.state, outcome, narrations)
 

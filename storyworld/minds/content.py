@@ -18,7 +18,7 @@ import msgspec
 from memory import lexicon
 from storyworld.kernel.actions import ActOn, SpeechAct, Say
 from storyworld.kernel.state import ThreadLine
-from storyworld.minds import lines, render
+from storyworld.minds import aims, lines, render
 from storyworld.world import World
 
 ANSWER_MIN = 0.30  # relevance at which a holding answers a question (below it: "I do not know")
@@ -57,16 +57,10 @@ SECRET_CUES = re.compile(r"\b(?:keep\w*\b.*\bsecret|secret\w*\s+(?:kept|safe)|hi
                          r"never learn|nobody know|no one know|cover\w* up|keep\w* it from|found out|"
                          r"find\w* out about)\b", re.IGNORECASE)
 SPOKEN_KINDS = frozenset({"event", "observation", "claim", "utterance", "inference", "reflection", "insight"})
-# Deeds a character with a secret keeps to itself when it did them (its goals say to hide something).
-GUILTY = frozenset(lexicon.key(w) for w in (
-    "murder", "murdered", "kill", "killed", "poison", "poisoned", "steal", "stole", "stolen", "theft", "forge",
-    "forged", "lie", "lied", "bribe", "bribed", "betray", "betrayed", "drug", "drugged", "smuggle", "smuggled",
-    "cheat", "cheated", "plot", "plotted", "hid", "hidden", "rob", "robbed", "wreck", "lure", "lured", "threaten",
-    "threatened", "blackmail", "blackmailed", "extort", "extorted", "ambush", "ambushed", "swindle", "swindled"))
-
-
 class Memory(Protocol):
     """What gathering reads of a store (any MemoryStore)."""
+
+    embedder: Any  # what reads goals for what they mean (minds.aims)
 
     def recall(self, owner: str, query: str, k: int | None = None, **options: Any) -> list[Any]: ...
 
@@ -92,6 +86,7 @@ class Known(msgspec.Struct, frozen=True, kw_only=True):
     private: bool = False  # a doing of the speaker's own that nobody else in play holds: answered, never volunteered
     quote: bool = False  # a line of the canon's dialogue: an answer as what its speaker said, in their words
     said_by: str | None = None  # who said it (a line of dialogue)
+    actors: tuple[str, ...] = ()  # who did what it says (the record's typed actors)
 
 
 class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
@@ -191,18 +186,19 @@ def as_asked(world: World, question: str, asker: str, answerer: str) -> str:
     return re.sub(r"\b(I|me)\b", asker_name, text)
 
 
-def secret_goals(world: World, agent: str) -> list[str]:
-    """The agent's goals that say to keep something hidden ("Keep the murder of his brother secret")."""
+def secret_goals(world: World, agent: str, encoder: Any = None) -> list[str]:
+    """The agent's goals that say to keep something hidden ("Keep the murder of his brother secret"), by their
+    plain cue or, with an encoder, by meaning ("Make sure nobody learns that she swapped the samples")."""
     goals = world.agents[agent].goals if agent in world.agents else []
-    return [g for g in goals if SECRET_CUES.search(g)]
+    kept = {a.goal for a in aims.aims_of(world, agent, encoder) if a.kind == "keep"} if encoder is not None else set()
+    return [g for g in goals if SECRET_CUES.search(g) or g in kept]
 
 
 def _known(record: Any, owner: str, score: float, present: Iterable[str], mechanical: frozenset[str],
            world: World | None = None) -> Known:
     holding = record.owners[owner]
-    private = world is not None and render.speaks_of(world, record.text, owner) and not any(
-        o != owner and o in world.agents and world.agents[o].status == "active" for o in record.owners)
-    return Known(private=private, quote=not is_statement(record.text), said_by=record.speaker, 
+    private = world is not None and is_private(world, record, owner)
+    return Known(private=private, quote=not is_statement(record.text), said_by=record.speaker, actors=record.actors,
         record_id=record.id, text=record.text, kind=record.kind, via=holding.via, source=holding.source,
         confidence=holding.confidence, status=holding.status, round=record.round, since_round=holding.since_round, sediment=record.sediment,
         score=round(float(score), 4), holders=tuple(a for a in present if a in record.owners),
@@ -224,6 +220,15 @@ def is_statement(text: str) -> bool:
     if len(tokens) < 4 or tokens[0] in STAGE_WORDS:
         return False
     return not (PERSON_WORDS & set(tokens)) and "?" not in text and "!" not in text
+
+
+def is_private(world: World, record: Any, owner: str) -> bool:
+    """A deed of the owner's own (its typed actors) that no one else in play holds but those who did it with it."""
+    if owner not in record.actors:
+        return False
+    partners = set(record.actors)
+    return not any(o not in partners and o in world.agents and world.agents[o].status == "active"
+                   for o in record.owners)
 
 
 def _usable(record: Any, owner: str) -> bool:
@@ -264,7 +269,7 @@ def _scored(world: World, store: Memory, owner: str, query: str, present: tuple[
         score = float(hit.score)
         if wanted:
             score += 0.25 * len(wanted & keys(record.text)) / len(wanted)
-        if about_self and render.speaks_of(world, record.text, subject):
+        if about_self and subject in record.actors:
             score += 0.08
         found.append(_known(record, owner, score, present, mechanical, world))
     found.sort(key=lambda k: (-k.score, k.record_id))
@@ -302,38 +307,41 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
     vocabulary: set[str] = set()
     for record in held:
         vocabulary |= keys(record.text)
-    secrets = keep_to_self(world, agent, held)
+    encoder = store.embedder
+    kept: dict[int, float] = {}
+    for goal in secret_goals(world, agent, encoder):
+        for hit in store.recall(agent, goal, k=RECALL_K):
+            kept[hit.record.id] = max(kept.get(hit.record.id, 0.0), float(hit.score))
+    secrets = keep_to_self(world, agent, held, kept)
     return Knowledge(heard=heard, beat=beat, moment=moment, lately=lately, told=tuple(dict.fromkeys(told)),
                      secrets=secrets, vocabulary=frozenset(vocabulary))
 
 
 # A goal that means to share a matter with someone names them after one of these ("Get Horatio to see it").
 ALLY_VERBS = ("get", "tell", "warn", "show", "convince", "help", "bring", "inform", "teach", "persuade", "make")
-# Taking what is someone else's: "took Clara's manuscript", "took the key from your sewing bag".
-TAKING = re.compile(r"\b(?:took|takes|taken|take|taking)\b(?:\s+\w+){0,4}?\s+(?:from\s+)?"
-                    r"(?:(?:[A-Z]\w*\s+)*[A-Z]\w*['\u2019]s|your)\b")
 # Words of a goal that say nothing of its matter ("Get Horatio to see…", "Tell Hamlet the truth about…").
 GENERIC_GOAL_WORDS = frozenset(lexicon.key(w) for w in (
     "get", "make", "see", "find", "learn", "keep", "help", "truth", "own", "eyes", "sure", "tell", "show", "warn",
     "convince", "bring", "persuade", "inform", "teach", "everything", "all", "whole", "real", "really"))
-KEEP_CUES = ("out of anyone", "out of everyone", "hide", "away from", "conceal", "secret", "nobody", "no one")
 
 
-def keep_to_self(world: World, agent: str, held: list[Any]) -> dict[int, tuple[str, ...]]:
-    """The records about its own doings a character keeps to itself, each with whom it would tell anyway.
+KEEP_MATCH = 0.2  # relevance of a deed to a goal that says to keep something hidden at which the deed is kept
 
-    A deed of its own is kept when it is a guilty one ("Claudius murdered his brother"); when a goal says to
-    keep that matter secret ("Keep his brandy trade secret"); or when nobody else in play holds it and a goal
-    says to keep that matter close ("Keep the harbour ledger out of anyone's hands"). A guilty deed is told to
-    nobody; another is told to those its goals name for that matter ("Get Horatio to see the apparition").
-    And what a goal means to tell someone is kept for them ("Tell Hamlet the truth about his murder": the
-    Ghost tells the murder to Hamlet, not to the watch).
+
+def keep_to_self(world: World, agent: str, held: list[Any], kept: dict[int, float] | None = None
+                 ) -> dict[int, tuple[str, ...]]:
+    """The records a character keeps to itself, each with whom it would tell anyway.
+
+    Decided from typed fields, never from the words of a record: a deed of its own (it is among the record's
+    actors) is kept when the world file lists its event among the character's `secrets`, or when nobody else
+    in play holds it (besides those who did it with it) and it is what a goal that says to keep something
+    hidden is about (`kept`: record id -> relevance of the deed to such a goal, from the store's recall). A
+    kept deed is told to nobody. And what a goal means to tell someone is for them ("Tell Hamlet the truth
+    about his murder": the Ghost tells the murder to Hamlet, not to the watch).
     """
     goals = world.agents[agent].goals if agent in world.agents else []
-    secret = [keys(g) for g in secret_goals(world, agent)]
-    keeping = [keys(g) for g in goals if any(c in g.lower() for c in KEEP_CUES)]
-    own = keys(world.agents[agent].name) if agent in world.agents else set()
-    active = {a.id for a in world.agents.values() if a.status == "active"}
+    declared = set(world.agents[agent].secrets) if agent in world.agents else set()
+    kept = kept or {}
     out: dict[int, tuple[str, ...]] = {}
     # what a goal means to tell someone is for them ("Tell Hamlet the truth about his murder")
     meant = [(a, keys(g) - keys(world.agents[a].name) - GENERIC_GOAL_WORDS) for g in goals for a in world.agents
@@ -344,16 +352,10 @@ def keep_to_self(world: World, agent: str, held: list[Any]) -> dict[int, tuple[s
         for listener, matter in meant:
             if matter & keys(record.text):
                 out[record.id] = (*out.get(record.id, ()), listener)
-        # a doing of its own: it is the subject of a clause of the record
-        if not render.is_subject_in(world, record.text, agent):
-            continue
-        words = keys(record.text) - own
-        private = not any(o in active for o in record.owners if o != agent)
-        if words & GUILTY or TAKING.search(record.text):
+        if agent not in record.actors:
+            continue  # not a deed of its own
+        if record.event_id in declared or (is_private(world, record, agent) and kept.get(record.id, 0.0) >= KEEP_MATCH):
             out[record.id] = ()
-        elif any(words & g for g in secret) or (private and any(words & g for g in keeping)):
-            out[record.id] = tuple(dict.fromkeys((*out.get(record.id, ()), *(a for a in world.agents if a != agent and any(
-                _ally(world, g, a) and words & keys(g) for g in goals)))))
     return out
 
 
@@ -394,7 +396,7 @@ def choose(world: World, speaker: str, purpose: str, action: Any, knowledge: Kno
         return Speech(act="lie" if action.verb == "lie" else "tell", to=to)
     if isinstance(action, ActOn) and action.verb in ("confront", "accuse"):
         # a deed of theirs the speaker holds, said to their face; else a demand for the truth
-        about = [k for k in (*knowledge.beat, *knowledge.moment) if render.speaks_of(world, k.text, to or "")
+        about = [k for k in (*knowledge.beat, *knowledge.moment) if (to or "") in k.actors
                  and _tellable(k, to, knowledge)]
         return Speech(act="tell" if about else "ask", to=to, carries=tuple(about[:1]))
     if purpose == "answer" and addressed is not None:

@@ -46,6 +46,7 @@ class DecisionContext(msgspec.Struct, frozen=True, kw_only=True):
     read_already: tuple[str, ...] = ()  # carriers this agent has read (what they say is known)
     player_call: Intention | None = None  # a beat the player is wanted at elsewhere, not yet sent word of
     knowledge: Knowledge = msgspec.field(default_factory=Knowledge)  # what it holds that this round's line may carry
+    replying: bool = False  # spoken to this round: it answers the line now, in the same round
 
 
 class Decision(msgspec.Struct, frozen=True, kw_only=True):

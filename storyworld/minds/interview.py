@@ -57,6 +57,7 @@ class AsOf:
     def __init__(self, store: content.Memory, round_: int) -> None:
         self.store = store
         self.round = round_
+        self.embedder = store.embedder
 
     def _held(self, record: Any, owner: str) -> bool:
         holding = record.owners.get(owner)

@@ -30,10 +30,6 @@ _BE = {"I": {"is": "am", "was": "was", "has": "have", "does": "do", "isn't": "am
                "hasn't": "haven't", "doesn't": "don't"},
        "they": {"is": "is", "was": "was", "has": "has", "does": "does", "isn't": "isn't", "wasn't": "wasn't",
                 "hasn't": "hasn't", "doesn't": "doesn't"}}  # a third person keeps its verb, only its tense may move
-_FEMALE = frozenset({"she", "her", "woman", "daughter", "queen", "mother", "wife", "sister", "lady", "girl",
-                     "widow", "maid", "princess", "empress", "nun", "aunt", "niece", "duchess", "bride"})
-_MALE = frozenset({"he", "his", "him", "man", "son", "king", "prince", "father", "brother", "husband", "lord",
-                   "boy", "uncle", "nephew", "emperor", "duke", "monk", "sir", "widower"})
 # The pronouns of the speaker (or listener) once they are the sentence's subject, by the persona's gender.
 _PRONOUNS = {("I", "m"): {"he": "I", "He": "I", "him": "me", "his": "my", "His": "My", "himself": "myself"},
              ("I", "f"): {"she": "I", "She": "I", "herself": "myself"},
@@ -61,7 +57,42 @@ def name_forms(world: World) -> list[tuple[str, str]]:
             bare = re.sub(r"^(the|a|an)\s+", "", name, flags=re.IGNORECASE)
             if bare != name and len(bare) > 2 and bare[0].isupper():
                 forms.setdefault(f"the {bare}", agent.id)
+    for surface, agent in first_names(world).items():
+        forms.setdefault(surface, agent)
     return sorted(forms.items(), key=lambda item: (-len(item[0]), item[0]))
+
+
+def first_names(world: World) -> dict[str, str]:
+    """A person's first name alone ("Kasimir" for "Kasimir Dole"), where it names one person only and is a
+    proper name: no other person's name starts with it, and the world's texts never write it in lower case
+    (so "King" of "King Hamlet" or "Lady" of "Lady Mi", which texts also use as words, stay out)."""
+    firsts: dict[str, list[str]] = {}
+    if world.info.name_order != "given-first":
+        return {}  # "Guan" of "Guan Yu" is his family's name, never what he is called
+    for agent in world.agents.values():
+        for name in (agent.name,):
+            parts = name.split()
+            if len(parts) >= 2 and parts[0][:1].isupper() and parts[0].isalpha():
+                firsts.setdefault(parts[0], [])
+                if agent.id not in firsts[parts[0]]:
+                    firsts[parts[0]].append(agent.id)
+    lowered = _lower_words(world)
+    return {first: who[0] for first, who in firsts.items() if len(who) == 1 and first.lower() not in lowered}
+
+
+_LOWER: dict[str, frozenset[str]] = {}
+
+
+def _lower_words(world: World) -> frozenset[str]:
+    """Every word the world's texts write in lower case (descriptions, goals, events): common words, not names."""
+    found = _LOWER.get(world.digest)
+    if found is None:
+        texts = [a.description for a in world.agents.values()] + [g for a in world.agents.values() for g in a.goals]
+        texts += [p.description for p in world.places.values()] + [e.text for e in world.events]
+        texts += [s for e in world.events for s in e.statements]
+        found = frozenset(w for t in texts for w in re.findall(r"\b[a-z][a-z']*\b", t))
+        _LOWER[world.digest] = found
+    return found
 
 
 class _Names(msgspec.Struct, frozen=True):
@@ -215,14 +246,10 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
 
 
 def gender(world: World, agent: str | None) -> str:
-    """"m", "f" or "" from the words of a persona (only to turn its "he"/"she" into "I" or "you")."""
+    """"m", "f" or "" from the world file's `pronouns` field (only to turn its "he"/"she" into "I" or "you")."""
     if agent not in world.agents:
         return ""
-    person = world.agents[agent]
-    words = re.findall(r"[a-z]+", f"{person.name} {person.description}".lower())
-    female = sum(w in _FEMALE for w in words)
-    male = sum(w in _MALE for w in words)
-    return "f" if female > male else "m" if male > female else ""
+    return {"he": "m", "she": "f"}.get(world.agents[agent].pronouns, "")
 
 
 def _in_the_past(text: str, spans: list[Span]) -> str:
@@ -396,7 +423,10 @@ def say_known(world: World, speaker: str, listener: str | None, known: object, n
         form = "quote_own" if by in (None, speaker) else ("quote_you" if by == listener else "quote")
         said = PROVENANCE[lang][form].format(q=text.strip(), source=world.name_of(by) if by else "")
         return said if said.endswith(("\u201d", "”")) else sentence(said)
-    if speaks_of(world, text, speaker) and lang == "en":
+    actors = getattr(known, "actors", ())
+    # a deed of the speaker's own is said plainly in the first person ("I counted the coins"); a record with no
+    # typed doer (a sight of who stood where) that names the speaker is too ("I am in the hall")
+    if lang == "en" and (speaker in actors or (not actors and speaks_of(world, text, speaker))):
         form = "plain"
     elif listener is not None and listener in holders:
         form = "shared"
