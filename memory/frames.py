@@ -196,7 +196,7 @@ def _is_clause(toks: list[str], introduced: bool = False) -> bool:
             return True
         if lows[i - 1] in _DETERMINERS:
             continue
-        if (len(low) > 3 and low.endswith("ed")) or (low in lexicon.IRREGULAR and lexicon.IRREGULAR[low] != low):
+        if (len(low) > 3 and low.endswith("ed")) or (lexicon.irregular_past(low) and lexicon.key(low) != low):
             return True
     return False
 
@@ -361,7 +361,7 @@ def _un_prefixed(low: str) -> str | None:
     if not low.startswith("un") or len(low) < 6:
         return None
     rest = low[2:]
-    if rest in lexicon.IRREGULAR or rest.endswith(("ed", "en", "wn", "able", "ible", "ful", "ing", "lit", "armed", "known", "seen")):
+    if lexicon.irregular_past(rest) or rest.endswith(("ed", "en", "wn", "able", "ible", "ful", "ing", "lit", "armed", "known", "seen")):
         return rest
     return None
 

@@ -222,7 +222,7 @@ def _phrase(lower: list[str], start: int, entities: set[str]) -> tuple[list[str]
 
 def _looks_like_verb(word: str) -> bool:
     """Past tenses and common verbs (the narration is mostly past tense)."""
-    return (len(word) > 3 and word.endswith("ed")) or word in _COMMON_VERBS or word in _IRREGULAR_VERB_FORMS
+    return (len(word) > 3 and word.endswith("ed")) or word in _COMMON_VERBS or lexicon.irregular_past(word)
 
 
 _AUXILIARIES = frozenset("had has have was were is are be been did does do will would shall should could might must may can".split())
@@ -234,8 +234,6 @@ def deeds(text: str) -> frozenset[str]:
     return frozenset(lexicon.concept(w) for w in words if w not in _AUXILIARIES and _looks_like_verb(w))
 
 
-# Irregular past forms from the lexicon ("blew", "rose", "slew"), less the plural nouns it also folds.
-_IRREGULAR_VERB_FORMS = frozenset(w for w, base in lexicon.IRREGULAR.items() if base not in ("child", "man", "woman", "foot", "tooth", "mouse", "goose", "dead", "death", "better", "worse"))
 
 
 def _roles(lower: list[str], participants: list[tuple[int, str]], entities: set[str]) -> tuple[frozenset[str], str | None]:
