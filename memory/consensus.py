@@ -27,7 +27,7 @@ from memory.persist import (
 )
 from memory.records import Deposit, Holding, MergeLogEntry, RecallHit, Record, normalise_text
 from memory.settings import MemorySettings
-from memory.store import SameFact, StoreShell
+from memory.store import Judge, SameFact, StoreShell, StoreStats
 from memory import trust
 from memory.trust import FIRST_HAND, NEVER
 from memory.table import LinkedTable, texts_of
@@ -35,7 +35,6 @@ from memory.unmerge import Unmerge
 
 log = logging.getLogger(__name__)
 
-Judge = Callable[[str, str], "bool | None"]
 
 RULES = ("told", "event_id", "text", "cosine", "frame", "judge")
 
@@ -54,7 +53,7 @@ class _Atom:
     log_position: int | None = None  # index of this atom's merge-log entry in its record
 
 
-class ConsensusStore(StoreShell):
+class ConsensusStore(StoreShell[MemorySettings]):
     """Shared long-term memory: equivalent statements merge into one record owned by all holders.
 
     Write path: atomize, then same event id, same normalised text, guarded usearch neighbours,
@@ -73,9 +72,8 @@ class ConsensusStore(StoreShell):
         settings: MemorySettings | None = None,
         judge: Judge | None = None,
         folder: Path | None = None,
-    ):
-        super().__init__(embedder=embedder, settings=settings, folder=folder)
-        self.judge = judge
+    ) -> None:
+        super().__init__(embedder=embedder, settings=settings, folder=folder, judge=judge)
         self._unmerge = Unmerge(self.table, self.settings, self.embed)
         self._last_decay_round = NEVER
         self._reliability: dict[str, dict[str, float]] = {}
@@ -254,8 +252,8 @@ class ConsensusStore(StoreShell):
 
     def _embed_needed(self, atoms: list[_Atom]) -> None:
         """Embed, in one call, every atom the event-id and text rules cannot place."""
-        seen_events: set[tuple] = set()
-        seen_texts: set[tuple] = set()
+        seen_events: set[tuple[str, str, str, int]] = set()
+        seen_texts: set[tuple[str, str, str, str, str | None]] = set()
         need: list[_Atom] = []
         for atom in atoms:
             d = atom.deposit
@@ -372,11 +370,13 @@ class ConsensusStore(StoreShell):
         d = atom.deposit
         s = self.settings
         index = self._ensure_index()
+        vector = atom.vector
+        assert vector is not None  # _place embeds every atom before it looks for neighbours
         if d.namespace == "shared":
-            keys, sims = index.search(atom.vector, s.write_neighbours)
+            keys, sims = index.search(vector, s.write_neighbours)
             pairs = [(int(k), float(c)) for k, c in zip(keys, sims)]
         else:  # a private namespace only ever holds its owner's records
-            pairs = self._owner_scan(d.owner, atom.vector, s.write_neighbours, include_archived=True)
+            pairs = self._owner_scan(d.owner, vector, s.write_neighbours, include_archived=True)
         band: list[tuple[int, float]] = []
         floor = min(s.merge_low, s.frame_cosine_min)
         framed: tuple[int, str, float] | None = None
@@ -426,6 +426,7 @@ class ConsensusStore(StoreShell):
             d, atom.deposit_id, atom.index, atom.text, self._fresh_holding(d), expires_at=d.expires_at,
             speaker=equivalence.deposit_speaker(d) if d.kind in equivalence.SPOKEN else None,
         ).id
+        assert atom.vector is not None  # _place embeds every atom it inserts
         self._ensure_index().add([rid], atom.vector.reshape(1, -1))
         if d.event_id is not None and self.settings.merge:
             self.table.by_event.setdefault((d.namespace, d.event_id, d.kind, atom.index), rid)
@@ -645,7 +646,7 @@ class ConsensusStore(StoreShell):
 
     # ------------------------------------------------------------------ stats
 
-    def _store_stats(self) -> dict:
+    def _store_stats(self) -> StoreStats:
         """Linking, expansion and cross-owner dispute figures (the shell counts the rest)."""
         linked = sum(1 for rid in self.table.records if self.table.edges.get(rid))
         total = len(self.table.records)

@@ -440,8 +440,10 @@ def _read_token(toks: list[str], i: int, r: _Reading) -> int:
 
 def _read_phrase(toks: list[str], i: int, k: str, nxt: str | None, r: _Reading) -> int:
     """A two-word phrase or "set fire to" at `i`: the tokens it took, else 0."""
-    pair = (k, lexicon.key(nxt)) if nxt else None
-    if pair in _PHRASES or (nxt and (k, nxt) in _PHRASES):
+    if not nxt:
+        return 0
+    pair = (k, lexicon.key(nxt))
+    if pair in _PHRASES or (k, nxt) in _PHRASES:
         word = _PHRASES.get(pair) or _PHRASES[(k, nxt)]
         if word == "nobody":
             r.negations += 1

@@ -81,7 +81,6 @@ _GROUP_JOINERS = {"and", "&", "of"}
 # Role analysis reads the main clause only: "told Hamlet that he was murdered by Claudius"
 # must not make Claudius the teller.
 _SUBORDINATORS = set("that because who whom which while when after before although though if since until whereas".split())
-_AUXILIARIES = set("was were is are been being be got gets get".split())
 CONTRADICTIONS = frozenset({"negation", "opposite", "order", "number", "time", "place", "entity", "role"})
 # The reasons that mean one statement asserts the opposite of the other (not just another occasion).
 POLAR_CONTRADICTIONS = frozenset({"negation", "opposite", "order"})

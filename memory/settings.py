@@ -7,7 +7,7 @@ import msgspec
 from memory.records import Frozen
 
 
-class MemorySettings(Frozen):
+class MemorySettings(Frozen, frozen=True):
     """Every tunable of the consensus store (thresholds chosen on tests/data/merge_pairs.jsonl)."""
 
     merge: bool = True  # False: every atom becomes its own record (the no-merge ablation)

@@ -13,9 +13,9 @@ import math
 import re
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import ClassVar, Generic, Protocol, Self, TypedDict, TypeVar, runtime_checkable
 
 import msgspec
 import numpy as np
@@ -59,6 +59,59 @@ class StoreSettings(Protocol):
         """Most statements one deposit may split into."""
 
 
+class StoreStats(TypedDict, total=False):
+    """Metrics with the same keys for every store (DESIGN §3.6); the last group only some stores have."""
+
+    backend: str
+    records: int
+    sediment: int
+    sim: int
+    holdings: int
+    owners: int
+    shared: int
+    shared_fraction: float
+    three_plus: int
+    max_owners: int
+    linked: int
+    linked_fraction: float
+    edges: int
+    recall_calls: int
+    expansion_rate: float
+    linked_per_expanding_call: float
+    leaks: int
+    merges_by_rule: dict[str, int]
+    judge_calls: int
+    judge_errors: int
+    unmerges: int
+    deposits: int
+    index_rebuilds: int
+    disputed: int
+    cross_owner_disputes: int
+    doubted: int
+    retracted: int
+    contaminated: int
+    archived: int
+    mean_confidence: float
+    remember_calls: int
+    remember_mean_ms: float
+    remember_p50_ms: float
+    remember_p95_ms: float
+    recall_mean_ms: float
+    recall_p50_ms: float
+    recall_p95_ms: float
+    latency_bins: dict[str, dict[str, float]]
+    bytes: int
+    generation: int
+    settings: dict[str, object]
+    # only some stores
+    reflections: int
+    reflection_passes: int
+    mean_importance: float
+    insights: int
+    grants: int
+    granted_rows: int
+
+
 class SameFact(msgspec.Struct, frozen=True, kw_only=True):
     """A store's rule for when two statements are one fact: a guarded neighbour at `merge_high` cosine,
     or at `frame_cosine_min` with normalised frames overlapping by `frame_min` (memory/consensus.py)."""
@@ -72,10 +125,16 @@ class SameFact(msgspec.Struct, frozen=True, kw_only=True):
 class MemoryStore(Protocol):
     """What the simulation, the benches and the UI may ask of any memory store."""
 
-    backend: str
-    merges: bool  # whether equivalent statements become one record (only then is there a merge to undo)
     current_round: int
     notices: list[str]
+
+    @property
+    def backend(self) -> str:
+        """Which kind of store: consensus, generative, gmemory, collaborative."""
+
+    @property
+    def merges(self) -> bool:
+        """Whether equivalent statements become one record (only then is there a merge to undo)."""
 
     @property
     def settings(self) -> StoreSettings:
@@ -119,7 +178,7 @@ class MemoryStore(Protocol):
     def can_read(self, record_id: int, owner: str) -> bool:
         """Whether recall may show this record to this owner."""
 
-    def stats(self) -> dict:
+    def stats(self) -> StoreStats:
         """Metrics with the same keys for every store (DESIGN §3.6)."""
 
     def dump(self) -> dict[str, bytes]:
@@ -157,7 +216,11 @@ class MemoryStore(Protocol):
         """Undo the owner's latest merge into a record."""
 
 
-class StoreShell:
+Settings = TypeVar("Settings", bound=StoreSettings)
+Judge = Callable[[str, str], "bool | None"]  # the equivalence judge: are these two statements one fact? (None: cannot say)
+
+
+class StoreShell(Generic[Settings]):
     """The shell every store shares: validation, open/save, timed remember/recall, common metrics.
 
     The rows live in `self.table` (memory/table.py), which the store lends to the parts that work
@@ -169,7 +232,8 @@ class StoreShell:
     merges: ClassVar[bool] = False
     RULES: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(self, embedder: Embedder | None = None, settings: Any = None, folder: Path | None = None):
+    def __init__(self, embedder: Embedder | None = None, settings: Settings | None = None, folder: Path | None = None,
+                 judge: Judge | None = None) -> None:
         if embedder is None:
             from memory.embedder import shared_embedder
 
@@ -177,6 +241,7 @@ class StoreShell:
         self.embedder = embedder
         self.settings = settings if settings is not None else self._default_settings()
         self.folder = folder
+        self.judge = judge  # asked only by stores whose rules include the judge's (the consensus store)
         self.table = self._new_table()
         self._dim: int | None = None
         self._next_deposit = 1
@@ -191,7 +256,7 @@ class StoreShell:
         self.notices: list[str] = []
 
     @classmethod
-    def _default_settings(cls) -> Any:
+    def _default_settings(cls) -> Settings:
         raise NotImplementedError
 
     def _new_table(self) -> RecordTable:
@@ -249,9 +314,10 @@ class StoreShell:
     # ------------------------------------------------------------------ opening and saving
 
     @classmethod
-    def open(cls, folder: str | Path | None, embedder: Embedder | None = None, settings: Any = None, **options: Any):
+    def open(cls, folder: str | Path | None, embedder: Embedder | None = None, settings: Settings | None = None,
+             judge: Judge | None = None) -> Self:
         """Open the store saved in `folder` (created when missing); None keeps it in memory only."""
-        store = cls(embedder=embedder, settings=settings, folder=Path(folder) if folder else None, **options)
+        store = cls(embedder=embedder, settings=settings, folder=Path(folder) if folder else None, judge=judge)
         if store.folder is None:
             return store
         if store.folder.exists() and not store.folder.is_dir():
@@ -267,12 +333,13 @@ class StoreShell:
         return store
 
     @classmethod
-    def from_files(cls, files: dict[str, bytes], embedder: Embedder | None = None, settings: Any = None, **options: Any):
+    def from_files(cls, files: dict[str, bytes], embedder: Embedder | None = None, settings: Settings | None = None,
+                   judge: Judge | None = None) -> Self:
         """Rebuild an in-memory store from `dump()` output (e.g. the files of a game save)."""
         state_file = cls._state_file()
         if state_file not in files:
             raise StoreFileError(f"{state_file}: missing from the store files")
-        store = cls(embedder=embedder, settings=settings, **options)
+        store = cls(embedder=embedder, settings=settings, judge=judge)
         with gc_paused():
             store._load(dict(files), names={k: k for k in files})
         return store
@@ -290,7 +357,7 @@ class StoreShell:
         """The store as files for embedding in a game save."""
         raise NotImplementedError
 
-    def _manifest_extra(self) -> dict[str, Any]:
+    def _manifest_extra(self) -> dict[str, int | str]:
         return {"records": len(self.table.records)}
 
     def save(self, folder: str | Path | None = None) -> int:
@@ -408,13 +475,11 @@ class StoreShell:
         `text` is atomized by the rule-based splitter; a list is taken as ready statements.
         Raises ValueError (store unchanged) on bad input.
         """
-        common = dict(owner=owner, round=round, event_id=event_id, source=source, via=via, place=place, kind=kind,
-                      namespace=namespace, based_on=tuple(based_on), confidence=confidence, expires_at=expires_at,
-                      actors=tuple(actors))
-        if isinstance(text, (list, tuple)):
-            deposit = Deposit(statements=tuple(text), **common)
-        else:
-            deposit = Deposit(text=text, **common)
+        statements = tuple(text) if isinstance(text, (list, tuple)) else None
+        single = text if not isinstance(text, (list, tuple)) else None  # not a str when a caller passes junk: checked below
+        deposit = Deposit(owner=owner, text=single, statements=statements, round=round,
+                          event_id=event_id, source=source, via=via, place=place, kind=kind, namespace=namespace,
+                          based_on=tuple(based_on), confidence=confidence, expires_at=expires_at, actors=tuple(actors))
         return self.remember_many([deposit])[0]
 
     def remember_many(self, deposits: list[Deposit]) -> list[list[int]]:
@@ -433,14 +498,15 @@ class StoreShell:
                 self._remember_ms.append((deposit.round, per))
             return results
 
-    def _new_record(self, d: Deposit, deposit_id: str | None, index: int, text: str, holding: Holding,
-                    **extra: Any) -> Record:
+    def _new_record(self, d: Deposit, deposit_id: str | None, index: int, text: str, holding: Holding, *,
+                    expires_at: int | None = None, speaker: str | None = None, sediment: bool | None = None) -> Record:
         """A new record of one statement of a deposit, held by its owner, stored under the next id."""
         rid = self.table.new_id()
         record = Record(
             id=rid, text=text, kind=d.kind, round=d.round, place=d.place, event_id=d.event_id, event_atom=index,
             deposit_id=deposit_id, namespace=d.namespace, owners={d.owner: holding}, based_on=sorted(set(d.based_on)),
-            actors=tuple(d.actors), sediment=extra.pop("sediment", d.via == "sediment"), **extra,
+            actors=tuple(d.actors), sediment=d.via == "sediment" if sediment is None else sediment,
+            expires_at=expires_at, speaker=speaker,
         )
         self.table.records[rid] = record
         self.current_round = max(self.current_round, d.round)
@@ -543,11 +609,11 @@ class StoreShell:
 
     # ------------------------------------------------------------------ stats
 
-    def _store_stats(self) -> dict:
+    def _store_stats(self) -> StoreStats:
         """Figures only this kind of store knows (links, merges, trust); overrides the zero defaults."""
         return {}
 
-    def stats(self) -> dict:
+    def stats(self) -> StoreStats:
         """Metrics with the same keys for every store (DESIGN §3.6): sizes, sharing, linking, trust, latency."""
         with self.table.lock:
             records = list(self.table.records.values())
@@ -556,7 +622,7 @@ class StoreShell:
             sediment = sum(1 for r in records if r.sediment)
             holdings: list[Holding] = [h for r in records for h in r.owners.values()]
             shared = sum(1 for c in owner_counts if c >= 2)
-            out = {
+            out: StoreStats = {
                 "records": total,
                 "sediment": sediment,
                 "sim": total - sediment,
@@ -594,7 +660,7 @@ class StoreShell:
             out.update(self._store_stats())
             return out
 
-    def _latency_stats(self) -> dict:
+    def _latency_stats(self) -> StoreStats:
         """Remember and recall latency overall and per bin of rounds."""
         remember = [ms for _, ms in self._remember_ms]
         recall = [ms for _, ms in self._recall_ms]

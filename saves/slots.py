@@ -187,7 +187,7 @@ def autosave(
     slot_path = Path(slot)
     number = round if round is not None else meta.get("round")
     if number is None:
-        existing = [int(_AUTOSAVE_NAME.fullmatch(d.name).group(1)) for d in _autosave_dirs(slot_path)]
+        existing = [int(m.group(1)) for d in _autosave_dirs(slot_path) if (m := _AUTOSAVE_NAME.fullmatch(d.name))]
         number = max(existing, default=0) + 1
     if not isinstance(number, int) or isinstance(number, bool) or number < 0:
         raise SaveError(slot_path, f"autosave round must be a non-negative integer, got {number!r}")

@@ -16,7 +16,7 @@ import numpy as np
 from memory.embedder import Embedder
 from memory.persist import StoreFileError
 from memory.records import Base, Frozen, Deposit, Holding, Kind, RecallHit, Record, normalise_text
-from memory.store import StoreShell
+from memory.store import Judge, StoreShell, StoreStats
 from memory.trust import BASE_CONFIDENCE
 
 log = logging.getLogger(__name__)
@@ -27,7 +27,7 @@ VECTORS_FILE = "memory.npy"
 RULES = ("event_id", "text", "cosine", "judge")
 
 
-class BaselineSettings(Frozen):
+class BaselineSettings(Frozen, frozen=True):
     """Tunables of the baseline stores (each backend reads the ones it uses)."""
 
     k: int = 5  # default recall size
@@ -85,15 +85,15 @@ def vectors_from_bytes(data: bytes, name: str) -> np.ndarray:
     return np.frombuffer(data[8:], dtype="<f4").reshape(rows, dim).astype(np.float32)
 
 
-class RowStore(StoreShell):
+class RowStore(StoreShell[BaselineSettings]):
     """A store of single-owner rows with owner-scoped cosine recall; subclasses add their structure."""
 
     backend = "rows"
     RULES = RULES
 
     def __init__(self, embedder: Embedder | None = None, settings: BaselineSettings | None = None,
-                 folder: Path | None = None):
-        super().__init__(embedder=embedder, settings=settings, folder=folder)
+                 folder: Path | None = None, judge: Judge | None = None) -> None:
+        super().__init__(embedder=embedder, settings=settings, folder=folder, judge=judge)
         self._row: dict[int, int] = {}  # record id -> matrix row
         self._matrix = np.zeros((0, 0), dtype=np.float32)
         self._rows = 0
@@ -176,7 +176,7 @@ class RowStore(StoreShell):
             matrix = self._matrix[[self._row[k] for k in keys]] if keys else np.zeros((0, self.dim), np.float32)
             return {STATE_FILE: _encoder.encode(self._state()), VECTORS_FILE: vectors_to_bytes(matrix)}
 
-    def _manifest_extra(self) -> dict:
+    def _manifest_extra(self) -> dict[str, int | str]:
         return {"records": len(self.table.records), "backend": self.backend}
 
     # ------------------------------------------------------------------ basics
@@ -273,11 +273,11 @@ class RowStore(StoreShell):
 
     # ------------------------------------------------------------------ stats
 
-    def _extra_stats(self) -> dict:
+    def _extra_stats(self) -> StoreStats:
         """Backend-specific figures (subclasses)."""
         return {}
 
-    def stats(self) -> dict:
+    def stats(self) -> StoreStats:
         """Metrics with the consensus store's keys (DESIGN §3.6); shared and linked are 0 by construction."""
         with self.table.lock:
             return {"backend": self.backend, **super().stats(), **self._extra_stats()}

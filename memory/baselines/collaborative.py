@@ -5,9 +5,13 @@ from __future__ import annotations
 import msgspec
 import numpy as np
 
-from memory.baselines.base import RowState, RowStore
+from pathlib import Path
+
+from memory.baselines.base import BaselineSettings, RowState, RowStore
 from memory.baselines.base import text_key
+from memory.embedder import Embedder
 from memory.records import Deposit
+from memory.store import Judge, StoreStats
 from memory.records import Holding, Record
 
 
@@ -18,8 +22,9 @@ class CollaborativeStore(RowStore):
 
     backend = "collaborative"
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(self, embedder: Embedder | None = None, settings: BaselineSettings | None = None,
+                 folder: Path | None = None, judge: Judge | None = None) -> None:
+        super().__init__(embedder=embedder, settings=settings, folder=folder, judge=judge)
         self._readers: dict[int, dict[str, None]] = {}
         self._granted: dict[str, dict[int, None]] = {}
         self._by_owner_event: dict[tuple[str, str], list[int]] = {}
@@ -100,7 +105,7 @@ class CollaborativeStore(RowStore):
         holding = Holding(via="told", source=writer, since_round=record.round, confidence=0.7)
         return msgspec.structs.replace(record, owners={**record.owners, owner: holding})
 
-    def _extra_stats(self) -> dict:
+    def _extra_stats(self) -> StoreStats:
         return {
             "grants": sum(len(r) for r in self._readers.values()),
             "granted_rows": sum(1 for r in self._readers.values() if r),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -11,6 +12,7 @@ from memory import guard
 from memory.baselines.base import BaselineSettings, RowState, RowStore
 from memory.records import Deposit
 from memory.embedder import Embedder
+from memory.store import Judge, StoreStats
 
 Rater = Callable[[str], "int | None"]  # text -> importance 1..10, None when it could not say
 Reflector = Callable[[list[str]], "str | None"]  # evidence texts -> one reflection, None to use the rule
@@ -50,9 +52,10 @@ class GenerativeStore(RowStore):
 
     backend = "generative"
 
-    def __init__(self, embedder: Embedder | None = None, settings: BaselineSettings | None = None, folder=None,
-                 rate: Rater | None = None, reflect: Reflector | None = None):
-        super().__init__(embedder=embedder, settings=settings, folder=folder)
+    def __init__(self, embedder: Embedder | None = None, settings: BaselineSettings | None = None,
+                 folder: Path | None = None, judge: Judge | None = None, rate: Rater | None = None,
+                 reflect: Reflector | None = None) -> None:
+        super().__init__(embedder=embedder, settings=settings, folder=folder, judge=judge)
         self.rate = rate
         self.reflect = reflect
         self._importance: dict[int, float] = {}
@@ -136,7 +139,7 @@ class GenerativeStore(RowStore):
         importance = np.fromiter((self._importance.get(int(r), 3.0) / 10.0 for r in ids), dtype=np.float64, count=len(ids))
         return recency + importance + sims.astype(np.float64)
 
-    def _extra_stats(self) -> dict:
+    def _extra_stats(self) -> StoreStats:
         return {
             "reflections": sum(1 for r in self.table.records.values() if r.kind == "reflection"),
             "reflection_passes": self._counters.get("reflection_passes", 0),

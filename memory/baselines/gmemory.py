@@ -5,9 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from memory import guard
-from memory.baselines.base import RowState, RowStore
+from pathlib import Path
+
+from memory.baselines.base import BaselineSettings, RowState, RowStore
 from memory.baselines.generative import display_name
+from memory.embedder import Embedder
 from memory.records import Deposit
+from memory.store import Judge, StoreStats
 
 
 class GMemoryStore(RowStore):
@@ -20,8 +24,9 @@ class GMemoryStore(RowStore):
 
     backend = "gmemory"
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(self, embedder: Embedder | None = None, settings: BaselineSettings | None = None,
+                 folder: Path | None = None, judge: Judge | None = None) -> None:
+        super().__init__(embedder=embedder, settings=settings, folder=folder, judge=judge)
         self._entity_rows: dict[str, dict[str, list[int]]] = {}
 
     def _load_extra(self, state: RowState) -> None:
@@ -77,5 +82,5 @@ class GMemoryStore(RowStore):
         chosen.sort(key=lambda i: (-float(scores[i]), int(ids[i])))
         return [(int(ids[i]), float(scores[i])) for i in chosen]
 
-    def _extra_stats(self) -> dict:
+    def _extra_stats(self) -> StoreStats:
         return {"insights": sum(1 for r in self.table.records.values() if r.kind == "insight")}
