@@ -22,13 +22,14 @@ from storyworld.benches.backends_tables import render_markdown
 from storyworld.benches.embedders import fresh_embedder
 from storyworld.benches.metering import Metered, action_counts, latency, ownership_matrix, structure
 from storyworld.errors import UserError
+from storyworld.kernel.state import AwakePolicy, CachePolicy
 from storyworld.llm.options import add_model_options, load_lm
 from storyworld.locations import find_world
 from storyworld.world import load_world
 
 REPLAY_STRUCTURE = ("sediment", "sim", "total", "shared", "linked")
 ABLATIONS = ("fifo", "relevance", "hybrid", "no-merge")  # Table 3 cells: (merge, cache) one factor at a time
-ABLATION_CELLS = {"fifo": (True, "fifo"), "relevance": (True, "relevance"), "hybrid": (True, "hybrid"),
+ABLATION_CELLS: dict[str, tuple[bool, CachePolicy]] = {"fifo": (True, "fifo"), "relevance": (True, "relevance"), "hybrid": (True, "hybrid"),
                   "no-merge": (False, "fifo")}
 
 
@@ -47,7 +48,7 @@ def run_one(
     mind: Any,
     embedder: Any,
     merge: bool = True,
-    cache: str = "fifo",
+    cache: CachePolicy = "fifo",
     judge: Any = None,
     horizons: tuple[int, ...] = (),
     model_name: str = "",
@@ -57,7 +58,7 @@ def run_one(
     later: list | None = None,
     store_options: dict[str, Any] | None = None,
     ops: list | None = None,
-    awake: str = "all",
+    awake: AwakePolicy = "all",
     player: str | None = None,
     max_awake: int = 4,
 ) -> dict[str, Any]:

@@ -175,7 +175,7 @@ def _fill(store: Any, records: int, make: StatementMaker, rng: random.Random) ->
             if rng.random() < 0.33:
                 witnesses.append("hamlet")
             for owner in witnesses:
-                batch.append(Deposit(owner=owner, statements=statements, round=event // 200, event_id=f"e{event}"))
+                batch.append(Deposit(owner=owner, statements=tuple(statements), round=event // 200, event_id=f"e{event}"))
         store.remember_many(batch)
     return event, time.perf_counter() - fill_started, time.process_time() - fill_cpu_started
 

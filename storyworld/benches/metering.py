@@ -206,11 +206,11 @@ def latency(meter: Metered) -> dict[str, Any]:
     for rnd, ms, _, _ in meter.recall_calls:
         bins.setdefault(rnd // BIN, {"remember_ms": [], "deposits": [], "recall_ms": []})["recall_ms"].append(ms)
     rows = []
-    for b in sorted(bins):
-        v = bins[b]
+    for number in sorted(bins):
+        v = bins[number]
         deposits = sum(v["deposits"])
         rows.append({
-            "rounds": f"{b * BIN + 1}-{b * BIN + BIN}",
+            "rounds": f"{number * BIN + 1}-{number * BIN + BIN}",
             "remember_ms_per_deposit": sum(v["remember_ms"]) / deposits if deposits else 0.0,
             "remember_ms_per_round": _mean(v["remember_ms"]),
             "recall_ms_mean": _mean(v["recall_ms"]),

@@ -124,7 +124,7 @@ def _score_save(args: argparse.Namespace) -> int:
     sim = session.load_simulation(existing_save(args.from_save), mind=None)
     player = sim.world.resolve_player(args.player) if args.player else sim.settings.player
     decisions = sum(1 for a in sim.state.actions if a.actor != player)
-    result = {"world": sim.world.id, "player": player, "save": str(args.from_save),
+    result: dict[str, object] = {"world": sim.world.id, "player": player, "save": str(args.from_save),
               "rounds": sim.state.round - sim.state.start_round}
     result |= playquality.score(eventlog.entries(sim.state.events), player=player, names=world_names(sim.world),
                                 decisions=decisions, fallbacks=sim.state.fallbacks, invalid=sim.state.invalid,

@@ -37,6 +37,7 @@ import json
 import os
 import statistics
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -141,10 +142,10 @@ class Run:
         }
         breakdown["python_s"] = round(total_round / rounds - breakdown["decide_wall_s"], 3)
         if "calls_s" in self.model_spent:
-            calls = spent("calls_s")
+            calls_s = spent("calls_s")
             breakdown["sampling_other_s"] = round(
-                calls - breakdown["prompt_s"] - breakdown["generation_s"] - breakdown["grammar_s"], 3)
-            breakdown["mind_python_s"] = round(breakdown["decide_wall_s"] - calls, 3)
+                calls_s - breakdown["prompt_s"] - breakdown["generation_s"] - breakdown["grammar_s"], 3)
+            breakdown["mind_python_s"] = round(breakdown["decide_wall_s"] - calls_s, 3)
         calls = [c for c in self.log.calls if c.run == self.name] if self.log is not None else []
         floor = floor_figures(calls, self.tokenize, len(self.round_s), self.model_spent, total_round / rounds,
                               total_decisions, lanes_at_once=self.parallel > 1)
@@ -170,7 +171,7 @@ class Run:
         }
 
 
-def _mean(values: list[float]) -> float:
+def _mean(values: Sequence[float]) -> float:
     """The mean rounded to 4 places (0.0 when empty)."""
     return round(statistics.fmean(values), 4) if values else 0.0
 

@@ -21,7 +21,7 @@ from typing import Any
 import msgspec
 
 from memory import guard
-from memory.consensus import normalise_text
+from memory.records import RecallHit, normalise_text
 from storyworld.kernel import ids
 
 
@@ -34,9 +34,10 @@ class RecallSample(msgspec.Struct, frozen=True, kw_only=True):
     affiliated: tuple[str, ...] = ()
 
 
-def sample(query: str, k: int, hits: Iterable[Any]) -> RecallSample:
+def sample(query: str, k: int, hits: Iterable[RecallHit]) -> RecallSample:
     """A RecallSample from a store's RecallHit list."""
-    semantic, affiliated = [], []
+    semantic: list[str] = []
+    affiliated: list[str] = []
     for hit in hits:
         (affiliated if hit.via == "affiliated" else semantic).append(hit.record.text)
     return RecallSample(query=query, k=k, semantic=tuple(semantic), affiliated=tuple(affiliated))

@@ -84,8 +84,10 @@ def ask_command(args: argparse.Namespace) -> int:
     round_ = now if args.round_ is None else args.round_
     if round_ > now:
         raise UserError(f"--round {round_}: {folder} is at round {now}")
-    store = sim.store if round_ == now else AsOf(sim.store, round_)
-    answer = interview(world, store, agent, args.question, round_=round_, asker=asker, candid=args.candid)
+    # minds' Memory protocol (under rewrite) asks recall(**options); the store's keywords are explicit
+    store = sim.store if round_ == now else AsOf(sim.store, round_)  # type: ignore[arg-type]
+    answer = interview(world, store, agent, args.question, round_=round_, asker=asker,  # type: ignore[arg-type]
+                       candid=args.candid)
     if args.json:
         print(json.dumps(answer_json(world, answer, asker=asker, round_=round_), ensure_ascii=False))
     else:

@@ -6,6 +6,8 @@ from typing import Literal
 
 import msgspec
 
+from memory.records import Kind
+
 
 class _Action(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, tag_field="action"):
     """Common fields: who acts."""
@@ -25,7 +27,7 @@ class Told(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
 
     record: int
     text: str  # the record's statement (a store without shared records keeps it as a row of its own)
-    kind: str = "event"  # the record's memory kind
+    kind: Kind = "event"  # the record's memory kind
 
 
 class Claim(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

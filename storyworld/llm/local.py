@@ -371,7 +371,7 @@ class LlamaModel(LanguageModel):
             try:
                 # the grammar fixes properties in the schema's order (free text last, so a reply cut
                 # at the token limit has made its choices); the sorted key would reorder them
-                grammar = self._llama_cpp.LlamaGrammar.from_json_schema(key, verbose=False)
+                grammar = self._llama_cpp.llama_grammar.LlamaGrammar.from_json_schema(key, verbose=False)
             except (ValueError, RuntimeError, KeyError, NotImplementedError) as exc:
                 # A schema the converter cannot express is a programming error: say so loudly
                 # rather than fall back to unconstrained JSON as llama-cpp-python would.
@@ -401,7 +401,7 @@ class LlamaModel(LanguageModel):
             if grammar is not None:
                 from storyworld.llm.shortlist import ShortlistGrammar, chain_with_shortlist, forced_prefix
 
-                prefill = forced_prefix(schema) if self.prefill else ""
+                prefill = forced_prefix(schema) if self.prefill and schema is not None else ""
                 forced = self._llama.tokenize(prefill.encode("utf-8"), add_bos=False, special=False) if prefill else []
                 shortlist = ShortlistGrammar(
                     self._llama, grammar, TOP_K, MIN_P, temperature <= 0, self.shortlist, forced=len(forced)

@@ -164,7 +164,7 @@ class ServerModel(LanguageModel):
         forms = [self._schema_form] if self._schema_form else list(SCHEMA_FORMS)
         result: dict[str, Any] | None = None
         for index, form in enumerate(forms if schema is not None else [None]):
-            if form is not None:
+            if form is not None and schema is not None:
                 body["response_format"] = _response_format(form, schema)
             try:
                 result = self._request("POST", "/v1/chat/completions", body, self.timeout)

@@ -34,7 +34,7 @@ def schema_problems(value: Any, schema: dict[str, Any], path: str = "$") -> list
         # Refuse rather than silently accept: a keyword we do not check would pass bad output.
         raise ValueError(f"{path}: unsupported JSON-schema keyword(s): {', '.join(sorted(unknown))}")
     if "anyOf" in schema or "oneOf" in schema:
-        options = schema.get("anyOf") or schema.get("oneOf")
+        options = schema.get("anyOf") or schema.get("oneOf") or []
         matches = [option for option in options if not schema_problems(value, option, path)]
         if not matches:
             problems.append(f"{path}: matches none of the {len(options)} allowed forms")

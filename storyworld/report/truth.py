@@ -75,8 +75,8 @@ def score(world: World, events: list[SimEvent], store: Any, *, player: str | Non
     knowing = _Knowing(store, world)
     people = render.person_names(world)
     world_words = {w.lower() for n in people for w in re.findall(r"[\w']+", n)}
-    world_words |= {w.lower() for x in (*world.places.values(), *world.objects.values())
-                    for w in re.findall(r"[\w']+", x.name)}
+    thing_names = [p.name for p in world.places.values()] + [o.name for o in world.objects.values()]
+    world_words |= {w.lower() for name in thing_names for w in re.findall(r"[\w']+", name)}
     future = [e for e in world.events if e.round >= start_round]
     # a character knows the places and things of its world by name
     geography = content.keys(" ".join([*(p.name for p in world.places.values()), *(o.name for o in world.objects.values())]))
