@@ -17,7 +17,7 @@ import shutil
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 import msgspec
 
@@ -265,7 +265,7 @@ def _swap_into_place(tmp: Path, target: Path) -> Path | None:
 def write_save(
     folder: str | os.PathLike[str],
     files: dict[str, bytes],
-    meta: dict[str, Any],
+    meta: dict[str, object],
     *,
     force: bool = False,
 ) -> Manifest:

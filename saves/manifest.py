@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime, timezone
-from typing import Any
 
 import msgspec
 
@@ -30,7 +29,7 @@ class Manifest(Base, frozen=True, kw_only=True):
     format: str = FORMAT_NAME
     version: int = FORMAT_VERSION
     created: datetime
-    meta: dict[str, Any] = {}
+    meta: dict[str, object] = {}
     files: dict[str, FileEntry] = {}
 
     @property
@@ -58,7 +57,7 @@ def checksum(data: bytes) -> str:
     return hashlib.blake2b(data).hexdigest()
 
 
-def build_manifest(files: dict[str, bytes], meta: dict[str, Any], created: datetime | None = None) -> Manifest:
+def build_manifest(files: dict[str, bytes], meta: dict[str, object], created: datetime | None = None) -> Manifest:
     """A manifest listing `files` with sizes and checksums, created now (UTC) unless given."""
     entries = {name: FileEntry(size=len(data), blake2b=checksum(data)) for name, data in sorted(files.items())}
     return Manifest(

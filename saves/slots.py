@@ -6,7 +6,6 @@ import os
 import re
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
@@ -42,7 +41,7 @@ class SaveInfo(msgspec.Struct, frozen=True, kw_only=True):
         return self.problem is None
 
     @property
-    def meta(self) -> dict[str, Any]:
+    def meta(self) -> dict[str, object]:
         """The caller's metadata, empty when the manifest could not be read."""
         return dict(self.manifest.meta) if self.manifest else {}
 
@@ -172,7 +171,7 @@ def _autosave_dirs(slot: Path) -> list[Path]:
 def autosave(
     slot: str | os.PathLike[str],
     files: dict[str, bytes],
-    meta: dict[str, Any],
+    meta: dict[str, object],
     *,
     round: int | None = None,
     keep: int = AUTOSAVE_KEEP,
@@ -239,7 +238,7 @@ def branch_save(
     dest: str | os.PathLike[str],
     *,
     overwrite: bool = False,
-    meta: dict[str, Any] | None = None,
+    meta: dict[str, object] | None = None,
 ) -> Manifest:
     """Copy the save `src` into the new save folder `dest`, verified on both ends, atomically.
 
