@@ -1,7 +1,10 @@
-"""Count the lines of the core (memory, storyworld, saves) that use `typing.Any`; each must say why in a comment.
+"""Count the lines of the core (memory, storyworld, saves) that use `typing.Any`.
 
-Prints the count, every line, and exits 1 when the count is over the limit or a line has no comment.
-Usage: python scripts/count_any.py [--limit N] [--quiet]
+The goal (issue 34) is at most GOAL lines, each saying in a comment why no type fits. Until the
+core gets there the count is a ratchet: it fails (exit 1) when it rises above CEILING, the count
+when CEILING was last lowered; lower CEILING whenever a change removes some. At or under GOAL,
+every line must carry a comment. Prints the count, and every line unless --quiet.
+Usage: python scripts/count_any.py [--quiet]
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ("memory", "storyworld", "saves")
-LIMIT = 20
+GOAL = 20
+CEILING = 290  # the count on the house branch; lower it as Any goes, never raise it
 
 
 def any_lines(path: Path) -> list[int]:
@@ -28,8 +32,6 @@ def any_lines(path: Path) -> list[int]:
         elif isinstance(node, ast.Attribute) and node.attr == "Any" and isinstance(node.value, ast.Name) \
                 and node.value.id in ("typing", "t"):
             lines.add(node.lineno)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.lineno != getattr(node, "end_lineno", node.lineno):
-            continue
     return sorted(lines)
 
 
@@ -46,7 +48,6 @@ def commented(path: Path) -> set[int]:
 def main(argv: list[str]) -> int:
     """Print the count and the lines; 0 when within the limit and every line is commented."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--limit", type=int, default=LIMIT)
     parser.add_argument("--quiet", action="store_true", help="only the count")
     args = parser.parse_args(argv)
     found: list[tuple[str, int, bool, str]] = []
@@ -63,9 +64,16 @@ def main(argv: list[str]) -> int:
     if not args.quiet:
         for name, line, has_comment, source in found:
             print(f"{name}:{line}: {'' if has_comment else '[no comment] '}{source}")
-    print(f"Any in the core (memory, storyworld, saves): {len(found)} lines (limit {args.limit}), "
-          f"{len(bare)} without a comment")
-    return 0 if len(found) <= args.limit and not bare else 1
+    count = len(found)
+    print(f"Any in the core (memory, storyworld, saves): {count} lines, {len(bare)} without a comment "
+          f"(goal: at most {GOAL}, each commented; ceiling now {CEILING})")
+    if count > CEILING:
+        print(f"count_any: {count} lines use Any, more than the ceiling of {CEILING}: type what was added", file=sys.stderr)
+        return 1
+    if count <= GOAL and bare:
+        print(f"count_any: {len(bare)} lines use Any without a comment saying why", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
