@@ -18,6 +18,7 @@ from typing import Any
 import msgspec
 
 from memory import BACKENDS
+from memory.store import StoreStats
 from storyworld.benches.backends_tables import render_markdown
 from storyworld.benches.embedders import fresh_embedder
 from storyworld.benches.metering import Metered, action_counts, latency, ownership_matrix, structure
@@ -165,7 +166,7 @@ class _MeteredRun:
         return shape
 
 
-def _store_figures(sim: Any, meter: Metered, store_stats: dict[str, Any]) -> dict[str, Any]:
+def _store_figures(sim: Any, meter: Metered, store_stats: StoreStats) -> dict[str, Any]:
     """Structure, latency, leaks and actions of a finished run."""
     figures = {**structure(meter.store), **latency(meter)}
     figures["leaks"] = max(int(store_stats.get("leaks", 0)), meter.leaks)
@@ -175,7 +176,7 @@ def _store_figures(sim: Any, meter: Metered, store_stats: dict[str, Any]) -> dic
     return figures
 
 
-def _cast_figures(world: Any, backend: str, sim: Any, meter: Metered, store_stats: dict[str, Any]) -> dict[str, Any]:
+def _cast_figures(world: Any, backend: str, sim: Any, meter: Metered, store_stats: StoreStats) -> dict[str, Any]:
     """Who owns what, the pictures of the run, the store's own figures, and (consensus) Table 4."""
     from storyworld.report.relations import relations_summary
 
@@ -187,7 +188,7 @@ def _cast_figures(world: Any, backend: str, sim: Any, meter: Metered, store_stat
         # the pictures of a run (interaction graph, affiliation clusters, pairwise relations)
         "relations": relations_summary(agents, sim.state.events, meter.store, affiliation=backend == "consensus"),
     }
-    figures["store_stats"] = {k: store_stats[k] for k in STORE_STATS_KEPT if k in store_stats}
+    figures["store_stats"] = {k: v for k, v in store_stats.items() if k in STORE_STATS_KEPT}
     if backend == "consensus":
         from storyworld.benches import table4
 

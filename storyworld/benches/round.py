@@ -44,6 +44,7 @@ import msgspec
 
 from storyworld.benches import print_figures
 from storyworld.benches.floor import CallLog, Tokenize, floor_figures
+from storyworld.llm.base import LanguageModel
 from storyworld.llm.options import add_model_options
 from storyworld.locations import find_world
 from storyworld.world import load_world
@@ -184,7 +185,7 @@ def _load_model(args: argparse.Namespace, parallel: int | None) -> Any:
                                      parallel=parallel)))
 
 
-def _call_log(lm: Any) -> CallLog | None:
+def _call_log(lm: LanguageModel) -> CallLog | None:
     """The CallLog in `lm`'s wrappers, if any."""
     from storyworld.llm.wrappers import find_wrapper
 

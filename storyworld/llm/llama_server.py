@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from storyworld.llm.concurrency import LANE
-from storyworld.llm.base import Completion, LanguageModel, Message, ModelError, Schema
+from storyworld.llm.base import Completion, LanguageModel, Message, ModelError, Schema, ModelStats
 from storyworld.llm.local import default_threads
 from storyworld.llm.server import ServerModel
 
@@ -238,13 +238,13 @@ class ServerPool(LanguageModel):
         """The lane's server's reply."""
         return self.member().complete(messages, schema, max_tokens, temperature, seed)
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> ModelStats:
         """The servers' own timers, summed over the lanes."""
-        out: dict[str, Any] = {}
+        out: ModelStats = {}
         for member in self.members:
             for key, value in member.stats().items():
                 if key not in {"parallel", "server_slots"} and isinstance(value, (int, float)):
-                    out[key] = round(out.get(key, 0) + value, 3)
+                    out[key] = round((out.get(key) or 0) + value, 3)
         return {**out, "parallel": self.parallel, "server_slots": self.slots, "lanes": self.lanes}
 
     def close(self) -> None:

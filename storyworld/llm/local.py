@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from storyworld.llm.base import (
+    ModelStats,
     Completion,
     LanguageModel,
     Message,
@@ -465,14 +466,14 @@ class LlamaModel(LanguageModel):
         self.grammar_full_checks += shortlist.full_checks
         self.grammar_s += shortlist.seconds
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> ModelStats:
         """Grammar shortlist counters, and where the time of the calls went (cumulative seconds).
 
         prompt_s and generation_s are llama.cpp's own timers (evaluating prompt tokens, evaluating
         generated tokens); grammar_s is the grammar stage of sampling; the rest of calls_s is the
         other samplers, detokenising, the chat template and Python around them.
         """
-        out: dict[str, Any] = {"grammar_steps": self.grammar_steps, "grammar_full_checks": self.grammar_full_checks,
+        out: ModelStats = {"grammar_steps": self.grammar_steps, "grammar_full_checks": self.grammar_full_checks,
                                "grammar_s": round(self.grammar_s, 3), "calls_s": round(self.calls_s, 3)}
         llama = getattr(self, "_llama", None)
         if llama is not None:

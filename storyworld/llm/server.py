@@ -13,6 +13,7 @@ import urllib.request
 from typing import Any
 
 from storyworld.llm.base import (
+    ModelStats,
     Completion,
     LanguageModel,
     Message,
@@ -206,7 +207,7 @@ class ServerModel(LanguageModel):
             counts["tokens_generated"] += int(timings.get("predicted_n") or 0)
             counts["prompt_tokens_cached"] += int(timings.get("cache_n") or 0)
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> ModelStats:
         """The server's own timers summed over requests (llama.cpp reports them; others: zeros).
 
         With requests in flight together these add up to more than the wall time they took.

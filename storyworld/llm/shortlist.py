@@ -22,6 +22,7 @@ import math
 import os
 import re
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -150,7 +151,7 @@ def chain_with_shortlist(llama: Any, shortlist: ShortlistGrammar, kwargs: dict[s
     return chain
 
 
-def forced_prefix(schema: dict[str, Any]) -> str:
+def forced_prefix(schema: Mapping[str, Any]) -> str:  # a JSON schema: its values are checked as read
     """The beginning every reply to `schema` may share, as llama-cpp-python's grammar writes JSON.
 
     An object's first required property opens the reply: `{"line": "`, and for a string the literal

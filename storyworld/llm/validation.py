@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 # JSON-schema type names -> Python checks; bool is excluded from the numeric types on purpose
@@ -26,7 +27,7 @@ SUPPORTED_KEYWORDS = frozenset(
 )
 
 
-def schema_problems(value: Any, schema: dict[str, Any], path: str = "$") -> list[str]:
+def schema_problems(value: Any, schema: Mapping[str, Any], path: str = "$") -> list[str]:  # JSON of any shape, checked as read
     """Every way `value` breaks `schema`, each "path: message"; empty when it conforms."""
     problems: list[str] = []
     unknown = set(schema) - SUPPORTED_KEYWORDS
