@@ -44,7 +44,7 @@ def resolve_agent(world: Any, wanted: str, what: str = "character") -> str:
     raise UserError(f"no {what} {wanted!r} in {world.id}; characters: {cast}")
 
 
-def answer_json(world: Any, answer: Any, *, asker: str | None, round_: int) -> dict[str, Any]:
+def answer_json(world: Any, answer: Any, *, asker: str | None, round_: int) -> dict[str, object]:
     """The answer as one JSON-able object: the act, its words, and each record it rests on with its provenance."""
     return {
         "agent": answer.agent, "name": world.name_of(answer.agent), "asker": asker, "round": round_,

@@ -135,7 +135,7 @@ def _goal(lm: Any, world: World, events: list[SimEvent], rng: random.Random, see
 
 
 def score(world: World, events: list[SimEvent], start_id: str, screenplay_markdown: str, screenplay_lines: list[str],
-          lm: Any, *, scorings: int = 3, seed: int = 0) -> dict[str, Any]:
+          lm: Any, *, scorings: int = 3, seed: int = 0) -> dict[str, object]:
     """Score a run `scorings` times; per metric the scores, their mean and std (missing answers skipped)."""
     samples: dict[str, list[float]] = {m: [] for m in METRICS}
     for n in range(scorings):
@@ -150,7 +150,7 @@ def score(world: World, events: list[SimEvent], start_id: str, screenplay_markdo
         for metric, value in got.items():
             if value is not None:
                 samples[metric].append(value)
-    out: dict[str, Any] = {"label": "model-judged", "judged_by": getattr(lm, "name", "model"), "scorings": scorings}
+    out: dict[str, object] = {"label": "model-judged", "judged_by": getattr(lm, "name", "model"), "scorings": scorings}
     for metric, values in samples.items():
         out[metric] = {
             "mean": statistics.fmean(values) if values else float("nan"),
@@ -160,7 +160,7 @@ def score(world: World, events: list[SimEvent], start_id: str, screenplay_markdo
     return out
 
 
-def score_run(sim: Any, lm: Any, *, scorings: int = 3, seed: int = 0) -> dict[str, Any]:
+def score_run(sim: Any, lm: Any, *, scorings: int = 3, seed: int = 0) -> dict[str, object]:
     """Quality of a simulation's run so far: the first three from its screenplay, goal from its event log."""
     from storyworld.report.screenplay import render_simulation
 

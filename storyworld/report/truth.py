@@ -70,7 +70,7 @@ def _answered(events: list[SimEvent], index: int) -> SimEvent | None:
 
 
 def score(world: World, events: list[SimEvent], store: Any, *, player: str | None, start_round: int,
-          cosine: Cosine | None = None) -> dict[str, Any]:
+          cosine: Cosine | None = None) -> dict[str, object]:
     """The truth figures of one run (see `storyworld bench play --help`)."""
     knowing = _Knowing(store, world)
     people = render.person_names(world)
@@ -131,7 +131,7 @@ def score(world: World, events: list[SimEvent], store: Any, *, player: str | Non
     n = counts["lines"]
     rate = lambda k, d=n: round(k / d, 4) if d else 0.0  # noqa: E731
     informative, questions = _informative(world, events, knowing, cosine)
-    out: dict[str, Any] = {
+    out: dict[str, object] = {
         "lines": n,
         "clean_rate": rate(counts["clean"]),
         "grounded_rate": rate(counts["grounded"]),
