@@ -184,7 +184,7 @@ def event_actors(world: Any, sim_events: Iterable[Any]) -> dict[str, tuple[str, 
     """Store event id -> actor display names, for the canon's events and every key the run's events deposited under."""
     display = {a.id: a.name for a in world.file.agent}
     out: dict[str, tuple[str, ...]] = {}
-    for event in getattr(world.file, "event", []) or []:
+    for event in world.file.event:
         out[event.id] = tuple(display.get(a, a) for a in event.actors)
     for event in sim_events:
         for key in ids.keys_of(event):  # the event's own records, its claim, the carrier it read, the scene
