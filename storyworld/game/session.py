@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 import msgspec
 
@@ -298,7 +298,7 @@ class Session:
     def new(cls, world: World, start_id: str | None, settings: Settings, mind: Any, *, slot: Path | None = None,
             saves_root: Path | None = None, embedder: Any = None, judge: Any = None,
             progress: Callable[[int, int], None] | None = None,
-            clock: Callable[[], datetime] | None = None) -> Session:
+            clock: Callable[[], datetime] | None = None) -> Self:
         """A new game at a start point (canon sedimented); `slot` None with a `saves_root`: a fresh slot there."""
         sim = new_simulation(world, start_id, settings, mind, embedder=embedder, judge=judge, progress=progress)
         if slot is None and saves_root is not None:
@@ -307,7 +307,7 @@ class Session:
 
     @classmethod
     def load(cls, folder: Path, mind: Any, *, embedder: Any = None, world: World | None = None,
-             saves_root: Path | None = None, clock: Callable[[], datetime] | None = None) -> Session:
+             saves_root: Path | None = None, clock: Callable[[], datetime] | None = None) -> Self:
         """Resume the save in `folder` (an autosave plays on into its own save); UserError when damaged."""
         sim = load_simulation(Path(folder), mind, embedder=embedder, world=world)
         return cls(sim, slot_of(Path(folder)), saves_root=saves_root, clock=clock)
@@ -375,13 +375,15 @@ class Session:
 
     # --- playing -------------------------------------------------------------------------------
     def play_round(self, action: Action | None = None, progress: Callable[[str, int, int], None] | None = None,
-                   cancelled: Callable[[], bool] | None = None, watch: Watch | None = None) -> RoundOutcome:
+                   cancelled: Callable[[], bool] | None = None, watch: Watch | None = None,
+                   seated: dict[str, Action] | None = None) -> RoundOutcome:
         """One round with the player's action (None: the player waits, or there is none), under the lock.
 
-        `watch` is given the round's RoundProgress as decisions start and land (Simulation.decide_all).
+        `watch` is given the round's RoundProgress as decisions start and land (Simulation.decide_all);
+        `seated` the actions of a hosted game's people, by character (their characters do not decide).
         """
         with self.lock:
-            return self.sim.step(action, progress=progress, cancelled=cancelled, watch=watch)
+            return self.sim.step(action, progress=progress, cancelled=cancelled, watch=watch, seated=seated)
 
     # --- undoing -----------------------------------------------------------------------------
     def can_rewind(self) -> bool:

@@ -19,7 +19,7 @@ from storyworld.llm.concurrency import lanes, parallelism, run_ordered
 from storyworld.kernel.resolve import Narration, RoundOutcome, narrate, resolve_replies, resolve_round
 from storyworld.kernel import ids
 from storyworld.minds import Decision, DecisionContext, Mind, Recalled, content, provenance_tag
-from storyworld.minds import direction, listening
+from storyworld.minds import direction, listening, render
 from storyworld.minds.status import update_status
 from storyworld.kernel.perception import perceive, present_at
 from storyworld.kernel.shortterm import new_shortterm, remember_result
@@ -263,7 +263,8 @@ class Simulation:
             present=perception.present, addressed=addressed,
             beat_text=intention.text if intention is not None else "",
             moment_query=f"{goal} {perception.summary(self.world)}".strip(), told=self.told_lately(agent),
-            mechanical=self.mechanical_keys(), before=self.exchange_before(agent, addressed))
+            mechanical=self.mechanical_keys(), before=self.exchange_before(agent, addressed),
+            previous=self.told_to(agent, addressed.speaker) if addressed is not None else ())
         recall_s = time.perf_counter() - started
         recalled = tuple(Recalled(record_id=k.record_id, text=k.text, tag=provenance_tag(self.world, k))
                          for k in knowledge.moment[: self.settings.recall_k])
@@ -296,6 +297,29 @@ class Simulation:
                     if best is None or (line.round, position) > best[:2]:
                         best = (line.round, position, line.text)
         return best[2] if best else ""
+
+    def focus_of(self, agent: str) -> frozenset[str]:
+        """The ids an agent is after now: the people, places and things its top goal names, and its beat's place
+        and people (what short-term memory keeps when it must forget)."""
+        stm = self.state.shortterm[agent]
+        goal = stm.goals[-1] if stm.goals else ""
+        found = set(render.names_in(self.world, goal))
+        found |= {p.id for p in self.world.places.values() if p.name and p.name in goal}
+        found |= {o.id for o in self.world.objects.values() if o.name and o.name in goal}
+        intention = direction.intention_for(self.world, self.state, self.state.canon, agent)
+        if intention is not None:
+            found |= {intention.place, *intention.meet}
+        return frozenset(found - {agent})
+
+    def told_to(self, agent: str, listener: str, rounds: int = 12) -> tuple[int, ...]:
+        """The records `agent` last told `listener` (a follow-up, "Who told you?", points back to them)."""
+        latest: tuple[int, int, tuple[int, ...]] | None = None
+        for thread in self.state.threads.values():
+            for position, line in enumerate(thread):
+                if line.speaker == agent and line.to == listener and line.tells and line.round >= self.state.round - rounds:
+                    if latest is None or (line.round, position) > latest[:2]:
+                        latest = (line.round, position, tuple(t.record for t in line.tells))
+        return latest[2] if latest else ()
 
     def told_lately(self, agent: str, rounds: int = 12) -> tuple[int, ...]:
         """Records `agent` told in the last `rounds` rounds (a story is not told twice running)."""
@@ -398,8 +422,11 @@ class Simulation:
         progress: Progress | None = None,
         cancelled: Callable[[], bool] | None = None,
         watch: Watch | None = None,
+        seated: dict[str, Action] | None = None,
     ) -> RoundOutcome:
         """Run one round: decide, resolve at the barrier, deposit, update short-term memory.
+
+        `seated`: the actions of other people playing (a hosted game's seats); their characters do not decide.
 
         All or nothing: until the memory store has taken the round's deposits, a failure (a cancel,
         the model down, a deposit the store refuses) leaves the world state, the seeded RNG and the
@@ -407,6 +434,10 @@ class Simulation:
         writes any of it.
         """
         exclude = {player_action.actor} if player_action is not None else set()
+        # each seated person's line is read into what it asserts, as the one player's is below
+        seated = {a: listening.hear(self.world, self.store, act) if isinstance(act, Say) else act
+                  for a, act in (seated or {}).items()}
+        exclude.update(seated)
         if self.settings.player is not None:
             exclude.add(self.settings.player)
         if isinstance(player_action, Say):
@@ -416,6 +447,7 @@ class Simulation:
                 exclude.add(player_action.to)  # it hears the person first, and answers within this round
         decisions = self.decide_all(exclude, progress, cancelled, watch)
         actions: dict[str, Action] = {a: d.action for a, d in decisions.items()}
+        actions.update(seated)
         if player_action is not None:
             actions[player_action.actor] = player_action
         based_on = {a: d.based_on for a, d in decisions.items()}
@@ -425,7 +457,7 @@ class Simulation:
             self.state.fallbacks += len(fallbacks)
             outcome = resolve_round(self.world, self.state, actions, self.rng, based_on=based_on, fallbacks=fallbacks,
                                     companions=self.companions(player_action))
-            outcome, replied = self.replies(outcome, cancelled)
+            outcome, replied = self.replies(outcome, progress, cancelled, watch)
             for agent, decision in replied.items():  # one who also acted keeps its main decision's beat
                 decisions.setdefault(agent, decision)
                 actions.setdefault(agent, decision.action)
@@ -440,6 +472,8 @@ class Simulation:
                 setattr(self.state, field, getattr(restored, field))
             self.rng.setstate(rng_before)
             self._mechanical, self._mechanical_upto = set(), 0
+            if isinstance(exc, (Cancelled, RoundRefused)):
+                raise  # a cancel or the model down while the round's answers were decided: said as such
             raise RoundRefused(f"round {self.state.round} not played: {exc}", round_=self.state.round,
                                cause=exc) from exc
         self.affiliate(outcome, record_ids)
@@ -452,6 +486,7 @@ class Simulation:
                     CacheEntry(round=outcome.round, action=describe(actions[agent]), result=result, done=actions[agent]),
                     policy=self.settings.cache_policy,
                     size=self.settings.cache_size,
+                    focus=self.focus_of(agent) if self.settings.cache_policy != "fifo" else frozenset(),
                 )
         update_status(self.world, self.state, outcome, self.settings.player)
         self.store.decay(self.state.round)
@@ -479,7 +514,8 @@ class Simulation:
             found.append(agent)
         return found[: self.settings.max_awake]
 
-    def replies(self, outcome: RoundOutcome, cancelled: Callable[[], bool] | None = None
+    def replies(self, outcome: RoundOutcome, progress: Progress | None = None,
+                cancelled: Callable[[], bool] | None = None, watch: Watch | None = None,
                 ) -> tuple[RoundOutcome, dict[str, Decision]]:
         """The round's answers: whoever was spoken to answers now, having heard the line (same round number)."""
         repliers = self.repliers(outcome)
@@ -487,7 +523,7 @@ class Simulation:
             return outcome, {}
         self.state.round = outcome.round  # the answers belong to the round whose lines they answer
         try:
-            decisions = self.decide_all(set(), None, cancelled, None, only=repliers)
+            decisions = self.decide_all(set(), progress, cancelled, watch, only=repliers)
         finally:
             self.state.round = outcome.round + 1
         answers = {a: d.action for a, d in decisions.items() if isinstance(d.action, Say)}

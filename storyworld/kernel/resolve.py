@@ -108,7 +108,8 @@ class _Resolver:
                            rendered=action.rendered)
         self.state.threads.setdefault(place, []).append(
             ThreadLine(round=event.round, speaker=action.actor, text=action.text, event_id=event.id,
-                       heard_by=witnesses, to=action.to, narration=text, tells=action.tells, act=act)
+                       heard_by=witnesses, to=action.to, narration=text, tells=action.tells, act=act,
+                       claims=action.claims)
         )
         self.state.threads[place] = self.state.threads[place][-40:]
         # Everyone here heard it said (one utterance record); what it tells lands on the records it tells.

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from typing import Literal, Protocol
 
+import re
+
 import msgspec
 import numpy as np
 
-from storyworld.minds import render
+from storyworld.minds import lines, render
 from storyworld.world import World
 
 AimKind = Literal["learn", "tell", "keep", "guard", "leave", "other"]
@@ -45,6 +47,14 @@ EXEMPLARS: dict[str, tuple[str, ...]] = {
         "Get away from here", "Escape the city", "Leave before they catch her", "Run away", "Flee the country",
     ),
 }
+# A goal is an imperative: its leading verb says whether it means to find out or to tell, whatever its object
+# (a goal to "Learn what is hidden in the store" is about hiding only in its object). Exemplar verbs, compared
+# by meaning, so that "Discover", "Uncover" or "Expose" lead as "Learn" does.
+LEADING: dict[str, tuple[str, ...]] = {
+    "learn": ("learn", "discover", "find", "uncover", "investigate", "prove", "solve", "search", "ask"),
+    "tell": ("tell", "warn", "inform", "reveal", "report", "confess", "announce"),
+}
+LEADING_NEAR = 0.6  # cosine of a goal's first word to an exemplar verb for it to lead as that kind
 NEAR = 0.3  # mean cosine a goal must reach to its kind's best exemplars to take that kind (else "other")
 MARGIN = 0.05  # how far ahead of the next kind it must be (a goal between two kinds is neither)
 
@@ -98,6 +108,24 @@ def classify(goals: list[str], encoder: Encoder) -> list[tuple[AimKind, float]]:
     return out
 
 
+_LEADING_VECTORS: dict[int, tuple[list[str], np.ndarray]] = {}
+
+
+def leading(goals: list[str], encoder: Encoder) -> list[str]:
+    """Each goal's leading kind from its first word ("learn", "tell"), or "" when it leads as neither."""
+    if not goals:
+        return []
+    found = _LEADING_VECTORS.get(id(encoder))
+    if found is None:
+        kinds = [kind for kind, verbs in LEADING.items() for _ in verbs]
+        found = (kinds, np.asarray(encoder.encode([v for verbs in LEADING.values() for v in verbs]), dtype=np.float32))
+        _LEADING_VECTORS[id(encoder)] = found
+    kinds, vectors = found
+    firsts = [(g.split() or [""])[0].strip(".,;:").lower() for g in goals]
+    sims = np.asarray(encoder.encode(firsts), dtype=np.float32) @ vectors.T
+    return [kinds[int(row.argmax())] if float(row.max()) >= LEADING_NEAR else "" for row in sims]
+
+
 def aims_of(world: World, agent: str, encoder: Encoder) -> tuple[Aim, ...]:
     """The agent's goals as aims (cached per world and encoder)."""
     key = (f"{world.digest}:{agent}", id(encoder))
@@ -105,8 +133,35 @@ def aims_of(world: World, agent: str, encoder: Encoder) -> tuple[Aim, ...]:
     if found is None:
         goals = list(world.agents[agent].goals) if agent in world.agents else []
         found = tuple(
-            Aim(goal=goal, kind=kind, score=score,
+            Aim(goal=goal, kind=lead or kind, score=score,  # type: ignore[arg-type]
                 people=tuple(a for a in render.names_in(world, goal) if a != agent))
-            for goal, (kind, score) in zip(goals, classify(goals, encoder)))
+            for goal, (kind, score), lead in zip(goals, classify(goals, encoder), leading(goals, encoder)))
         _CACHE[key] = found
     return found
+
+
+# Where a goal to find out opens its question: "Find out who took the ledger" -> "who took the ledger".
+_OPENING = re.compile(r"\b(?:who|whom|whose|what|where|when|why|how|which|whether|if)\b.*", re.IGNORECASE)
+
+
+_OWN = {"he": "I", "she": "I", "him": "me", "his": "my", "himself": "myself", "herself": "myself"}
+
+
+def question_of(goal: str, pronouns: str = "they", others_named: bool = False) -> str:
+    """A goal to find something out put as a question to someone: "Find out who took the ledger" -> "Do you know
+    who took the ledger?"; "" when the goal names nothing to ask ("Learn the truth"). A goal says its owner in
+    the third person ("why the sacks he carted felt light"): asked aloud, that is "I" — unless the goal names
+    someone else, whom its "he" may mean."""
+    opening = _OPENING.search(goal)
+    if opening is None:
+        return ""
+    body = opening.group(0).strip().rstrip(".")
+    if not others_named:
+        own = {w: v for w, v in _OWN.items() if pronouns == "they" or (w in ("he", "him", "his", "himself")) == (
+            pronouns == "he")}
+        if pronouns in ("she", "they"):
+            own["her"] = "my"
+        body = re.sub(r"\b(" + "|".join(own) + r")\b", lambda m: own[m.group(1)], body) if own else body
+    if len(lines.words(body)) < 3:
+        return ""
+    return f"Do you know {body}?"

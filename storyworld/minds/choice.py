@@ -44,6 +44,7 @@ class Plan(msgspec.Struct, frozen=True, kw_only=True):
     action: Action
     purpose: Purpose
     chosen_by: Literal["policy", "model", "fallback"] = "policy"
+    question: str = ""  # for an agenda's ask: the question, in the words of the goal it serves
 
     @property
     def needs_words(self) -> bool:
