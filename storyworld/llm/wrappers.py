@@ -9,7 +9,9 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from storyworld.llm.base import Completion, LanguageModel, Message, Reply, Schema, TransientModelError, ModelStats
+from storyworld.llm.base import Completion, LanguageModel, Message, ModelStats, Reply, Schema, TransientModelError
+
+T = TypeVar("T")  # what a wrapped call returns
 
 log = logging.getLogger("storyworld.llm")
 
@@ -155,7 +157,7 @@ class Retrying(ModelWrapper):
             self._retries += retries
             self._gave_up += gave_up
 
-    def _transient(self, call: Callable[[int], Any], seed: int) -> Any:
+    def _transient(self, call: Callable[[int], T], seed: int) -> T:
         """`call(seed)`, retrying TransientModelError with backoff while the patience lasts."""
         started = self._clock()
         slept = 0.0
@@ -243,7 +245,7 @@ class Profiling(ModelWrapper):
         self._lock = threading.Lock()
         self._latencies: list[float] = []
 
-    def _timed(self, call: Callable[[], Any]) -> Any:
+    def _timed(self, call: Callable[[], T]) -> T:
         """Run `call`, recording its wall time even when it raises."""
         started = time.perf_counter()
         try:
