@@ -54,7 +54,9 @@ LEADING: dict[str, tuple[str, ...]] = {
     "learn": ("learn", "discover", "find", "uncover", "investigate", "prove", "solve", "search", "ask"),
     "tell": ("tell", "warn", "inform", "reveal", "report", "confess", "announce"),
 }
-LEADING_NEAR = 0.6  # cosine of a goal's first word to an exemplar verb for it to lead as that kind
+# cosine of a goal's first word to an exemplar verb for it to lead as that kind: near-identity only, since single
+# words sit close to their opposites in the embedder's space ("hide" is 0.7 from "reveal")
+LEADING_NEAR = 0.85
 NEAR = 0.3  # mean cosine a goal must reach to its kind's best exemplars to take that kind (else "other")
 MARGIN = 0.05  # how far ahead of the next kind it must be (a goal between two kinds is neither)
 

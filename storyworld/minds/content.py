@@ -329,9 +329,17 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
         vocabulary |= keys(record.text)
     encoder = store.embedder
     kept: dict[int, float] = {}
-    for goal in secret_goals(world, agent, encoder):
+    hiding = set(secret_goals(world, agent, encoder))
+    finding = {a.goal for a in aims.aims_of(world, agent, encoder) if a.kind in ("learn", "tell")} if encoder else set()
+    for goal in world.agents[agent].goals if agent in world.agents else ():
+        if goal in finding:
+            continue  # a goal to find out or to tell hides nothing
+        # what a keep-it-hidden goal is about, or a deed a goal of another kind is plainly about (a private deed
+        # that close to what one is after is not told to whoever asks)
+        floor = KEEP_MATCH if goal in hiding else PRIVATE_MATCH
         for hit in store.recall(agent, goal, k=RECALL_K):
-            kept[hit.record.id] = max(kept.get(hit.record.id, 0.0), float(hit.score))
+            if float(hit.score) >= floor:
+                kept[hit.record.id] = max(kept.get(hit.record.id, 0.0), float(hit.score))
     secrets = keep_to_self(world, agent, held, kept)
     news = tuple(_known(r, agent, 1.0, present, mechanical, world) for r in held
                  if _usable(r, agent) and r.owners[agent].via == "told" and r.owners[agent].since_round >= round_ - 6
@@ -372,6 +380,7 @@ GENERIC_GOAL_WORDS = frozenset(lexicon.key(w) for w in (
 
 
 KEEP_MATCH = 0.3  # relevance of a deed to a goal that says to keep something hidden at which the deed is kept
+PRIVATE_MATCH = 0.5  # relevance of a private deed to any other goal (not to find out or tell) at which it is kept
 
 
 def keep_to_self(world: World, agent: str, held: list[Any], kept: dict[int, float] | None = None
@@ -400,7 +409,7 @@ def keep_to_self(world: World, agent: str, held: list[Any], kept: dict[int, floa
                 out[record.id] = (*out.get(record.id, ()), listener)
         if agent not in record.actors:
             continue  # not a deed of its own
-        if record.event_id in declared or (is_private(world, record, agent) and kept.get(record.id, 0.0) >= KEEP_MATCH):
+        if record.event_id in declared or (is_private(world, record, agent) and record.id in kept):
             out[record.id] = ()
     return out
 

@@ -484,15 +484,14 @@ def say_known(world: World, speaker: str, listener: str | None, known: object, n
 def _pronoun_for(world: World, body: str, agent: str | None) -> str:
     """The body with the one who told it (named just before, in "X told me that") said by pronoun: "he" where
     the name opens it, "him" or "her" where it is named later ("…that Ilario told her he might leave")."""
-    sex = gender(world, agent)
-    if not sex:
-        return body
+    sex = gender(world, agent)  # "" when the world does not say: "they" and "them"
     out, cursor = [], 0
     for span in find_names(world, body):
         if span.agent != agent or re.match(r"^['\u2019]s\b", body[span.end:]):
             continue
         out.append(body[cursor:span.start])
-        out.append(("he" if sex == "m" else "she") if span.start == 0 else ("him" if sex == "m" else "her"))
+        subject = {"m": "he", "f": "she"}.get(sex, "they")
+        out.append(subject if span.start == 0 or _is_subject(body, span) else {"m": "him", "f": "her"}.get(sex, "them"))
         cursor = span.end
     out.append(body[cursor:])
     return "".join(out)
