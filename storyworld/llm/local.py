@@ -9,9 +9,9 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from storyworld.llm.base import (
     ModelStats,
@@ -23,6 +23,12 @@ from storyworld.llm.base import (
     Schema,
 )
 from storyworld.llm.probe import probe as probe_in_child
+
+if TYPE_CHECKING:  # numpy and llama-cpp-python load with the model only
+    import numpy as np
+    from llama_cpp import Llama
+
+    Tokens = Sequence[int] | np.ndarray  # token ids, as a list or llama.cpp's own array
 
 GGUF_MAGIC = b"GGUF"
 # llama-cpp-python's sampling defaults, passed explicitly because the grammar shortlist relies on them.
@@ -96,7 +102,7 @@ def check_gguf(path: Path) -> None:
 MIN_RESTORE_GAIN = 4
 
 
-def shared_prefix(a: Any, b: Any) -> int:
+def shared_prefix(a: Tokens, b: Tokens) -> int:
     """How many leading tokens two token arrays share."""
     import numpy as np
 
@@ -135,7 +141,7 @@ class PrefixCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def best(self, tokens: Any) -> tuple[bytes | None, int]:
+    def best(self, tokens: Tokens) -> tuple[bytes | None, int]:
         """The saved state sharing the longest prefix with `tokens`, and how many tokens it shares."""
         best_key, best_shared = None, 0
         for key, (saved, _, _) in self._entries.items():
@@ -144,7 +150,7 @@ class PrefixCache:
                 best_key, best_shared = key, shared
         return best_key, best_shared
 
-    def restore(self, llama: Any, tokens: Any) -> int:
+    def restore(self, llama: Llama, tokens: Tokens) -> int:
         """Load into `llama` the saved state that shares most with `tokens`, if it beats the live context.
 
         Returns how many tokens the restored state shares with `tokens` (0: nothing restored).
@@ -172,7 +178,7 @@ class PrefixCache:
         finally:
             self.seconds += time.perf_counter() - started
 
-    def save(self, llama: Any) -> None:
+    def save(self, llama: Llama) -> None:
         """Save `llama`'s live context (the last prompt and what was generated after it)."""
         import llama_cpp.llama_cpp as low_level
 
