@@ -38,7 +38,7 @@ import os
 import statistics
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -48,6 +48,10 @@ from storyworld.llm.base import LanguageModel
 from storyworld.llm.options import add_model_options
 from storyworld.locations import find_world
 from storyworld.world import load_world
+
+if TYPE_CHECKING:  # annotations only
+    from storyworld.game.simulation import Simulation
+    from storyworld.world import World
 
 
 FLOOR_KEYS = ("prompt_tokens_evaluated_per_decision", "tokens_generated_per_decision", "prompt_tokens_per_s",
@@ -74,7 +78,7 @@ def register(benches: argparse._SubParsersAction) -> None:
 class Run:
     """One configuration: its simulation, its model, and what its rounds cost."""
 
-    def __init__(self, name: str, lm: Any, sim: Any, parallel: int, sediment_s: float) -> None:
+    def __init__(self, name: str, lm: LanguageModel, sim: Simulation, parallel: int, sediment_s: float) -> None:
         self.name = name
         self.lm = lm
         self.log = _call_log(lm)
@@ -216,7 +220,7 @@ def _tokenizers(args: argparse.Namespace, runs: list[Run]) -> list[Any]:
     return shared
 
 
-def _open(name: str, args: argparse.Namespace, world: Any, player: str, lm: Any, decide_parallel: int | None) -> Run:
+def _open(name: str, args: argparse.Namespace, world: World, player: str, lm: LanguageModel, decide_parallel: int | None) -> Run:
     """Start one configuration's simulation on `lm`, deciding `decide_parallel` at once (None: lm's)."""
     from storyworld.game import session
     from storyworld.llm.concurrency import parallelism
@@ -287,7 +291,7 @@ def bench_round(args: argparse.Namespace) -> int:
     return 0
 
 
-def _summary(args: argparse.Namespace, world: Any, player: str, runs: list[Run], reports: dict[str, Any],
+def _summary(args: argparse.Namespace, world: World, player: str, runs: list[Run], reports: dict[str, Any],
              load_before: list[float]) -> dict[str, Any]:
     """The top-level figures: the first configuration's, the sequential one's, their ratio."""
     main = reports[runs[0].name]

@@ -16,13 +16,16 @@ from __future__ import annotations
 import re
 import statistics
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from memory import guard
 from memory.records import RecallHit, normalise_text
 from storyworld.kernel import ids
+
+if TYPE_CHECKING:  # annotations only
+    from storyworld.world import World
 
 
 class RecallSample(msgspec.Struct, frozen=True, kw_only=True):
@@ -175,12 +178,12 @@ def table4(
     }
 
 
-def world_names(world: Any) -> list[str]:
+def world_names(world: World) -> list[str]:
     """The world's agent and place display names."""
     return [a.name for a in world.file.agent] + [p.name for p in world.file.place]
 
 
-def event_actors(world: Any, sim_events: Iterable[Any]) -> dict[str, tuple[str, ...]]:
+def event_actors(world: World, sim_events: Iterable[Any]) -> dict[str, tuple[str, ...]]:
     """Store event id -> actor display names, for the canon's events and every key the run's events deposited under."""
     display = {a.id: a.name for a in world.file.agent}
     out: dict[str, tuple[str, ...]] = {}

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from storyworld.errors import UserError
 from storyworld.locations import existing_save
+
+if TYPE_CHECKING:  # annotations only
+    from storyworld.world import World
 
 
 MAX_QUESTION = 2000  # characters: a question longer than this is no question (and would only slow recall)
@@ -39,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=ask_command)
 
 
-def resolve_agent(world: Any, wanted: str, what: str = "character") -> str:
+def resolve_agent(world: World, wanted: str, what: str = "character") -> str:
     """An agent id from an id, a name or an alias (case-insensitive); UserError naming the cast."""
     key = " ".join(wanted.split()).lower()
     for agent in world.file.agent:
@@ -49,7 +52,7 @@ def resolve_agent(world: Any, wanted: str, what: str = "character") -> str:
     raise UserError(f"no {what} {wanted!r} in {world.id}; characters: {cast}")
 
 
-def answer_json(world: Any, answer: Any, *, asker: str | None, round_: int) -> dict[str, object]:
+def answer_json(world: World, answer: Any, *, asker: str | None, round_: int) -> dict[str, object]:
     """The answer as one JSON-able object: the act, its words, and each record it rests on with its provenance."""
     return {
         "agent": answer.agent, "name": world.name_of(answer.agent), "asker": asker, "round": round_,
@@ -61,7 +64,7 @@ def answer_json(world: Any, answer: Any, *, asker: str | None, round_: int) -> d
     }
 
 
-def answer_lines(world: Any, answer: Any) -> list[str]:
+def answer_lines(world: World, answer: Any) -> list[str]:
     """The answer line, then one line per record it rests on: `  #12 told by Barnardo r2: <the record>`."""
     out = [f"{world.name_of(answer.agent)} [{answer.act}]: {answer.text}"]
     for known, line in zip(answer.records, answer.provenance):

@@ -21,7 +21,7 @@ log = logging.getLogger("storyworld.llm")
 Message = dict[str, str]
 Schema = Mapping[str, object]  # a JSON schema, read only
 Reply = dict[str, object]  # a schema-constrained reply: always a JSON object; callers check each value's type
-ModelStats = dict[str, float | None]  # a model's counters and cumulative seconds (None: not known, e.g. a server's slots)
+ModelStats = dict[str, float]  # a model's counters and cumulative seconds
 
 
 class CallTag(msgspec.Struct, frozen=True, kw_only=True):
@@ -111,6 +111,10 @@ class LanguageModel:
     def stats(self) -> ModelStats:
         """Counters for this model (wrappers add calls, tokens, failures, latency)."""
         return {}
+
+    def unwrap(self) -> LanguageModel:
+        """The backend itself (a wrapper gives the model it wraps, all the way down)."""
+        return self
 
     def count_tokens(self, text: str) -> int:
         """Roughly how many tokens `text` takes (backends with a tokenizer give exact counts)."""

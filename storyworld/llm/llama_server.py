@@ -244,7 +244,7 @@ class ServerPool(LanguageModel):
         for member in self.members:
             for key, value in member.stats().items():
                 if key not in {"parallel", "server_slots"} and isinstance(value, (int, float)):
-                    out[key] = round((out.get(key) or 0) + value, 3)
+                    out[key] = round(out.get(key, 0) + value, 3)
         return {**out, "parallel": self.parallel, "server_slots": self.slots, "lanes": self.lanes}
 
     def close(self) -> None:

@@ -216,7 +216,8 @@ class ServerModel(LanguageModel):
             out = dict(self._timings)
         out["prompt_s"] = round(out["prompt_s"], 3)
         out["generation_s"] = round(out["generation_s"], 3)
-        return {**out, "parallel": self.parallel, "server_slots": self.slots}
+        slots = {"server_slots": self.slots} if self.slots is not None else {}  # not every server says
+        return {**out, "parallel": self.parallel, **slots}
 
 
 class _HTTPStatusError(Exception):
