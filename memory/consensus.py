@@ -10,7 +10,7 @@ from pathlib import Path
 import msgspec
 import numpy as np
 
-from memory import disputes, equivalence, frames, guard
+from memory import disputes, equivalence, guard
 from memory.embedder import Embedder
 from memory.index import IndexFileError, VectorIndex
 from memory.persist import (
@@ -36,7 +36,7 @@ from memory.unmerge import Unmerge
 log = logging.getLogger(__name__)
 
 
-RULES = ("told", "event_id", "text", "cosine", "frame", "judge")
+RULES = ("told", "event_id", "text", "cosine", "frame", "deed", "judge")
 
 
 @dataclass(slots=True)
@@ -378,7 +378,7 @@ class ConsensusStore(StoreShell[MemorySettings]):
         else:  # a private namespace only ever holds its owner's records
             pairs = self._owner_scan(d.owner, vector, s.write_neighbours, include_archived=True)
         band: list[tuple[int, float]] = []
-        floor = min(s.merge_low, s.frame_cosine_min)
+        floor = min(s.merge_low, s.frame_cosine_min, s.deed_cosine_min)
         framed: tuple[int, str, float] | None = None
         for rid, sim in pairs:
             record = self.table.records.get(rid)
@@ -390,8 +390,9 @@ class ConsensusStore(StoreShell[MemorySettings]):
                 continue
             if sim >= s.merge_high:
                 return rid, "cosine", sim
-            if framed is None and sim >= s.frame_cosine_min and frames.similarity(atom.text, record.text) >= s.frame_min:
-                framed = (rid, "frame", sim)
+            if framed is None and min(s.frame_cosine_min, s.deed_cosine_min) <= sim:
+                rule = equivalence.structural_rule(atom.text, record.text, sim, s)
+                framed = (rid, rule, sim) if rule is not None else None
             if sim >= s.merge_low:
                 band.append((rid, sim))
         if framed is not None:

@@ -140,7 +140,7 @@ def test_a_kept_deed_of_ones_own_is_refused_and_never_told(tiny):
     assert speech.act in ("refuse", "lie") and not speech.carries
     chat = content.choose(tiny, "silas", "beat", Say(actor="silas", text="", to="maren"),
                           _knowledge(beat=(known,), secrets=secrets), addressed=None)
-    assert not chat.carries
+    assert chat is None or not chat.carries
 
 
 def test_a_deed_the_world_file_marks_secret_is_kept(tiny):
@@ -156,10 +156,10 @@ def test_a_deed_the_world_file_marks_secret_is_kept(tiny):
 def test_chat_with_nothing_to_carry_is_left_unsaid_and_a_goal_asks_in_its_own_words(tiny):
     say = Say(actor="tobin", text="", to="maren")
     assert content.choose(tiny, "tobin", "chat", say, _knowledge(), addressed=None) is None
-    # a beat with nothing held about it is no reason for a plain "what news?"
+    # a beat with nothing to tell about it is no reason for a plain "what news?"
     assert content.choose(tiny, "tobin", "beat", say, _knowledge(), addressed=None) is None
     beat = _known(record_id=9, text="Elias seals the letter with red wax.", score=0.1)
-    assert content.choose(tiny, "tobin", "beat", say, _knowledge(beat=(beat,)), addressed=None).act == "ask"
+    assert content.choose(tiny, "tobin", "beat", say, _knowledge(beat=(beat,)), addressed=None) is None
     asking = content.choose(tiny, "tobin", "chat", say, _knowledge(questions=("Do you know who took the letter?",)),
                             addressed=None)
     assert asking.act == "ask" and render.floor(tiny, asking, "tobin", now=1) == "Maren, do you know who took the letter?"

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from storyworld.kernel.actions import Action, Move, Say
+from storyworld.kernel.actions import ActOn, Action, Move, Say
 from storyworld.kernel.actions import describe
 from storyworld.errors import Cancelled, UserError
 from storyworld.llm.base import ModelError
@@ -98,6 +98,9 @@ class RoundTiming(msgspec.Struct, kw_only=True):
     fallbacks: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+
+
+REPLY_PASSES = 2  # one asked by the person and by another in one round answers both, the person first
 
 
 def _answered(thread: list[Any], position: int) -> bool:
@@ -494,40 +497,54 @@ class Simulation:
         self.state.rng_state = [version, *internal]
         return outcome
 
-    def repliers(self, outcome: RoundOutcome) -> list[str]:
-        """Who answers within the round: spoken to by the person playing, or asked a question by another, and
-        still with them; not the person, not one whose own line this round already went to the speaker."""
-        said = [e for e in outcome.events if e.kind == "say" and e.to and e.to != e.actor]
-        said.sort(key=lambda e: e.actor != self.settings.player)  # the person playing is answered first
+    def repliers(self, outcome: RoundOutcome, limit: int) -> list[str]:
+        """Who answers within the round: spoken to by the person playing, or asked a question by another, still
+        with them, and not yet answered this round; not the person, not one whose own line this round already
+        went to the asker (their lines crossed)."""
+        asked: list[tuple[bool, str, str]] = []  # (not the person's, addressee, asker), in the order said
+        for thread in self.state.threads.values():
+            for position, line in enumerate(thread):
+                if line.round != outcome.round or not line.to or line.to == line.speaker or _answered(thread, position):
+                    continue
+                if line.speaker != self.settings.player and not (line.act == "ask" or content.is_question(line.text)):
+                    continue  # between characters, a question asks for an answer now; a remark waits its turn
+                asked.append((line.speaker != self.settings.player, line.to, line.speaker))
+        asked.sort(key=lambda item: item[0])  # the person playing is answered first
         found: list[str] = []
-        for event in said:
-            agent = event.to
-            if agent is None or agent == self.settings.player or agent in found or agent not in self.active_agents():
+        for _, agent, asker in asked:
+            if agent == self.settings.player or agent in found or agent not in self.active_agents():
                 continue
-            if self.state.positions.get(agent) != self.state.positions.get(event.actor):
+            if self.state.positions.get(agent) != self.state.positions.get(asker):
                 continue
-            if event.actor != self.settings.player and not (event.act == "ask" or content.is_question(event.claim or "")):
-                continue  # between characters, a question asks for an answer now; a remark waits its turn
-            own = next((e for e in outcome.events if e.kind == "say" and e.actor == agent), None)
-            if own is not None and own.to == event.actor and event.actor != self.settings.player:
-                continue  # their lines crossed: each has spoken to the other
             found.append(agent)
-        return found[: self.settings.max_awake]
+        return found[:limit]
 
     def replies(self, outcome: RoundOutcome, progress: Progress | None = None,
                 cancelled: Callable[[], bool] | None = None, watch: Watch | None = None,
                 ) -> tuple[RoundOutcome, dict[str, Decision]]:
-        """The round's answers: whoever was spoken to answers now, having heard the line (same round number)."""
-        repliers = self.repliers(outcome)
-        if not repliers:
-            return outcome, {}
-        self.state.round = outcome.round  # the answers belong to the round whose lines they answer
-        try:
-            decisions = self.decide_all(set(), progress, cancelled, watch, only=repliers)
-        finally:
-            self.state.round = outcome.round + 1
-        answers = {a: d.action for a, d in decisions.items() if isinstance(d.action, Say)}
-        return resolve_replies(self.world, self.state, outcome, answers), {a: decisions[a] for a in answers}
+        """The round's answers: whoever was spoken to answers now, having heard the line (same round number). One
+        asked by two answers the person playing first, then, in a second pass, the other."""
+        replied: dict[str, Decision] = {}
+        budget = self.settings.max_awake  # answers a round gives at most (each is a decision)
+        for _ in range(REPLY_PASSES):
+            repliers = self.repliers(outcome, budget)
+            if not repliers:
+                break
+            self.state.round = outcome.round  # the answers belong to the round whose lines they answer
+            try:
+                decisions = self.decide_all(set(), progress, cancelled, watch, only=repliers)
+            finally:
+                self.state.round = outcome.round + 1
+            self.state.fallbacks += sum(1 for d in decisions.values() if d.fallback)
+            # an answer is a line, or a deed done with words to the one who spoke (leading them somewhere)
+            answers: dict[str, Action] = {a: d.action for a, d in decisions.items() if isinstance(d.action, (Say, ActOn))}
+            outcome = resolve_replies(self.world, self.state, outcome, answers)
+            for agent in answers:
+                replied.setdefault(agent, decisions[agent])
+            budget -= len(repliers)
+            if budget <= 0 or not answers:
+                break
+        return outcome, replied
 
     def companions(self, player_action: Action | None) -> dict[str, tuple[str, ...]]:
         """Who goes along when the player walks toward their beat (the beat's people with them, not busy)."""

@@ -390,9 +390,10 @@ def resolve_round(
     return outcome
 
 
-def resolve_replies(world: World, state: WorldState, outcome: RoundOutcome, answers: dict[str, Say]) -> RoundOutcome:
+def resolve_replies(world: World, state: WorldState, outcome: RoundOutcome, answers: dict[str, Action]) -> RoundOutcome:
     """Resolve the answers given within a round just resolved (after its lines were heard): the same round
-    number, their events after the round's own, in agent order; mutates state like resolve_round."""
+    number, their events after the round's own, words before walking (an answer may be to lead the one who
+    spoke); mutates state like resolve_round."""
     if not answers:
         return outcome
     after = state.round
@@ -400,9 +401,9 @@ def resolve_replies(world: World, state: WorldState, outcome: RoundOutcome, answ
     resolver = _Resolver(world, state, {})
     resolver.offset = len(outcome.events)
     try:
-        for actor in sorted(answers):
+        for actor in sorted(answers, key=lambda a: (_phase(answers[a]), a)):
             if world.agents[actor].status == "active":
-                resolver.say(answers[actor])
+                resolver.apply(answers[actor], False)
                 state.actions.append(answers[actor])
     finally:
         state.round = after

@@ -474,19 +474,18 @@ def choose(world: World, speaker: str, purpose: str, action: Any, knowledge: Kno
     fresh = [k for k in knowledge.lately if _tellable(k, to, knowledge)]
     if fresh:
         return Speech(act="react", to=to, carries=(fresh[-1],))
-    if arrivals and to in arrivals:
-        return Speech(act="greet", to=to)
     if knowledge.questions:  # nothing to tell: ask after what its goals want to find out, in their words
         return Speech(act="ask", to=to, question=knowledge.questions[0])
-    # a plain "what news?" says nothing: only a beat due here, with its people, calls for one
-    return None if purpose in ("chat", "tell") or not knowledge.beat else Speech(act="ask", to=to)
+    # nothing to tell and nothing to ask: a plain "what news?" or "well met" says nothing — better unsaid (a
+    # greeting on arrival is a deed the menu offers, not a line)
+    return None
 
 
 SAID_MAX = 3  # holdings one answer to "What did X tell you?" says at most
 BEARS = 0.5  # relevance at which a holding answers a question it shares no word of substance with (a paraphrase)
 
 
-def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, addressed: ThreadLine) -> Speech:
+def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, addressed: ThreadLine) -> Speech | None:
     """A question gets the best holding about it, a denial of what it keeps, or "I do not know"; a remark, what
     bears on it, or word that it is news.
 
@@ -525,7 +524,7 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         # a remark: news of its own the listener lacks in return ("That is news to me; and Pia told me that …")
         return Speech(act="tell", to=to, carries=fresh[:1], heard=told_news)
     if not relevant:
-        return Speech(act="unknown" if question else "react" if told_news else "ask", to=to)
+        return Speech(act="unknown", to=to) if question else Speech(act="react", to=to) if told_news else None
     best = relevant[0]
     # what they lack, near the best; else the best even if they hold it ("you know it as well as I do"), unless
     # the speaker told it lately (then "I have told you all I know"); a remark gets only what they lack
@@ -533,7 +532,7 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     if lacking:
         return Speech(act="answer", to=to, carries=(lacking[0],))
     if not question:
-        return Speech(act="react" if told_news else "ask", to=to)
+        return Speech(act="react", to=to) if told_news else None  # a remark with nothing to say back: unsaid
     # the closest ones they hold already: the next one that bears on the question and they lack, before
     # "you know as much as I do"
     further = next((k for k in relevant if _tellable(k, to, knowledge, asked=True)), None)

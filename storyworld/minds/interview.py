@@ -97,7 +97,8 @@ def interview(world: World, store: content.Memory, agent: str, question: str, *,
         knowledge = msgspec.structs.replace(knowledge, secrets={})
     speech = content.choose(world, agent, "answer", Say(actor=agent, text="", to=asker), knowledge,
                             addressed=addressed)
-    assert speech is not None  # an answer is always given
+    if speech is None:  # a remark it has nothing to say back to
+        speech = content.Speech(act="unknown", to=asker)
     text = render.floor(world, speech, agent, now=round_)
     rested = tuple(k.record_id for k in speech.carries) or earlier  # a follow-up keeps the conversation's subject
     return Answer(agent=agent, question=question, act=speech.act, text=text, records=speech.carries,

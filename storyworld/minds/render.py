@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 import msgspec
+from lemminflect import getAllLemmas
 
 from storyworld.kernel import verbs
 from storyworld.minds import lines
@@ -491,10 +492,27 @@ def _pronoun_for(world: World, body: str, agent: str | None) -> str:
             continue
         out.append(body[cursor:span.start])
         subject = {"m": "he", "f": "she"}.get(sex, "they")
-        out.append(subject if span.start == 0 or _is_subject(body, span) else {"m": "him", "f": "her"}.get(sex, "them"))
+        out.append({"m": "him", "f": "her"}.get(sex, "them") if _object_position(body, span) else subject)
         cursor = span.end
     out.append(body[cursor:])
     return "".join(out)
+
+
+_PREPOSITIONS = frozenset({"to", "with", "by", "for", "from", "at", "of", "about", "on", "in", "into", "onto", "upon",
+                           "against", "toward", "towards", "behind", "beside", "near", "than", "like", "without"})
+
+
+def _object_position(text: str, span: Span) -> bool:
+    """Whether a name stands where an object stands: after a preposition or a verb ("told Teodor", "to Teodor"),
+    not after an opener or a phrase of time ("that Teodor heard", "on Tuesday evening Teodor heard")."""
+    before = re.findall(r"[A-Za-z']+", text[: span.start])
+    if not before or text[: span.start].rstrip().endswith((",", ";", ":", ".")):
+        return False
+    word = before[-1].lower()
+    if word in _PREPOSITIONS:
+        return True
+    readings = getAllLemmas(word)
+    return "VERB" in readings and "NOUN" not in readings and word not in ("that", "and", "but")
 
 
 def floor(world: World, speech: object, speaker: str, *, now: int, place: str | None = None,

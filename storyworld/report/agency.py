@@ -273,7 +273,11 @@ def answered_as_asked(entries: Sequence[dict[str, Any]], names: Names, player: s
         now = [e for e in answers if e["round"] == question["round"]]
         nxt = [e for e in answers if e["round"] == question["round"] + 1]
         replied += bool(now)
-        fits = lambda e: bool(subject & content_words(e["speech"])) or says_unknown(e["speech"])  # noqa: E731
+        # a question whose words are all stopwords ("What is this thing you have seen?") names no subject to
+        # match: a reply with content of its own (two content words beyond names, not filler) answers it
+        reply_words = lambda e: content_words(e["speech"], names.person_words)  # noqa: E731
+        fits = lambda e: (bool(subject & reply_words(e)) if subject else len(reply_words(e)) >= 2) \
+            or says_unknown(e["speech"])  # noqa: E731
         hit = next((e for e in now if fits(e)), None)
         if hit is not None:
             same += 1
