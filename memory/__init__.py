@@ -4,7 +4,7 @@ The data (memory.records) imports without numpy; the stores load on first use, s
 build deposits without pulling in the vector machinery.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memory.records import Deposit, Holding, MergeLogEntry, RecallHit, Record, normalise_text
 
@@ -19,7 +19,7 @@ BACKENDS = ("consensus", "generative", "gmemory", "collaborative")
 _LAZY = {"ConsensusStore": "memory.consensus", "StoreFileError": "memory.persist", "MemorySettings": "memory.settings"}
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in _LAZY:
         import importlib
 

@@ -12,7 +12,6 @@ import numpy as np
 
 from memory import disputes, equivalence, guard
 from memory.embedder import Embedder
-from memory.holdings import OwnerRows
 from memory.index import IndexFileError, VectorIndex
 from memory.persist import (
     FORMAT_VERSION,
@@ -28,14 +27,14 @@ from memory.persist import (
 )
 from memory.records import Deposit, Holding, MergeLogEntry, RecallHit, Record, normalise_text
 from memory.settings import MemorySettings
-from memory.store import StoreShell
+from memory.store import Judge, SameFact, StoreShell, StoreStats
 from memory import trust
 from memory.trust import FIRST_HAND, NEVER
-from memory.unmerge import Unmerging
+from memory.table import LinkedTable, texts_of
+from memory.unmerge import Unmerge
 
 log = logging.getLogger(__name__)
 
-Judge = Callable[[str, str], "bool | None"]
 
 RULES = ("told", "event_id", "text", "cosine", "frame", "deed", "judge")
 
@@ -54,7 +53,7 @@ class _Atom:
     log_position: int | None = None  # index of this atom's merge-log entry in its record
 
 
-class ConsensusStore(StoreShell, Unmerging):
+class ConsensusStore(StoreShell[MemorySettings]):
     """Shared long-term memory: equivalent statements merge into one record owned by all holders.
 
     Write path: atomize, then same event id, same normalised text, guarded usearch neighbours,
@@ -63,7 +62,9 @@ class ConsensusStore(StoreShell, Unmerging):
     """
 
     backend = "consensus"
+    merges = True
     RULES = RULES
+    table: LinkedTable
 
     def __init__(
         self,
@@ -71,17 +72,11 @@ class ConsensusStore(StoreShell, Unmerging):
         settings: MemorySettings | None = None,
         judge: Judge | None = None,
         folder: Path | None = None,
-    ):
-        super().__init__(embedder=embedder, settings=settings, folder=folder)
-        self.judge = judge
-        self._index: VectorIndex | None = None
+    ) -> None:
+        super().__init__(embedder=embedder, settings=settings, folder=folder, judge=judge)
+        self._unmerge = Unmerge(self.table, self.settings, self.embed)
         self._last_decay_round = NEVER
-        self._edges: dict[int, dict[int, int]] = {}
-        self._by_event: dict[tuple[str, str, str, int], int] = {}
-        self._by_text: dict[tuple[str, str], int] = {}
-        self._owner_rows = OwnerRows(self._records, self._held)
         self._reliability: dict[str, dict[str, float]] = {}
-        self._disputes: dict[str, dict[int, set[int]]] = {}
         self._cross: dict[int, set[int]] = {}  # records of different owners that contradict each other
         self._retractions: list[Retraction] = []
         self._counters.update({f"merges_{r}": 0 for r in RULES})
@@ -92,6 +87,14 @@ class ConsensusStore(StoreShell, Unmerging):
     @classmethod
     def _default_settings(cls) -> MemorySettings:
         return MemorySettings()
+
+    def _new_table(self) -> LinkedTable:
+        return LinkedTable()
+
+    def same_fact(self) -> SameFact:
+        """When two statements are one fact by this store's settings (the guarded cosine and frame rules)."""
+        s = self.settings
+        return SameFact(merge_high=s.merge_high, frame_cosine_min=s.frame_cosine_min, frame_min=s.frame_min)
 
     # ------------------------------------------------------------------ opening and saving
 
@@ -105,29 +108,29 @@ class ConsensusStore(StoreShell, Unmerging):
             )
         self._dim = state.dim
         self._generation = state.generation
-        self._next_id = state.next_id
+        self.table.next_id = state.next_id
         self._next_deposit = state.next_deposit
         self.current_round = state.current_round
         self._last_decay_round = state.last_decay_round
         for record in state.records:
-            self._records[record.id] = record
+            self.table.records[record.id] = record
         for a, b, count in state.edges:
-            self._edges.setdefault(a, {})[b] = count
-            self._edges.setdefault(b, {})[a] = count
+            self.table.edges.setdefault(a, {})[b] = count
+            self.table.edges.setdefault(b, {})[a] = count
         self._reliability = state.reliability
         for owner, a, b in state.disputes:
-            trust.pair(self._disputes.setdefault(owner, {}), a, b)
+            trust.pair(self.table.disputes.setdefault(owner, {}), a, b)
         self._retractions = list(state.retractions)
         for a, b in state.cross_disputes:
             trust.pair(self._cross, a, b)
         self._counters.update(state.counters)
         self._reindex_maps(keys_saved=state.text_keys is not None and state.event_keys is not None)
         if state.text_keys is not None and state.event_keys is not None:
-            self._by_text = {(ns, norm): rid for ns, norm, rid in state.text_keys}
-            self._by_event = {(ns, ev, kind, atom): rid for ns, ev, kind, atom, rid in state.event_keys}
-        keys = list(self._records)
+            self.table.by_text = {(ns, norm): rid for ns, norm, rid in state.text_keys}
+            self.table.by_event = {(ns, ev, kind, atom): rid for ns, ev, kind, atom, rid in state.event_keys}
+        keys = list(self.table.records)
         try:
-            self._index, notice = VectorIndex.from_files(files.get(INDEX_FILE), files.get(VECTORS_FILE), state.dim, keys)
+            self.table.index, notice = VectorIndex.from_files(files.get(INDEX_FILE), files.get(VECTORS_FILE), state.dim, keys)
         except IndexFileError as exc:
             name = names.get(VECTORS_FILE, VECTORS_FILE)
             self._rebuild_index(f"{name}: {exc}; re-embedding {len(keys)} records")
@@ -143,64 +146,49 @@ class ConsensusStore(StoreShell, Unmerging):
         log.warning(notice)
         self.notices.append(notice)
         self._counters["index_rebuilds"] = self._counters.get("index_rebuilds", 0) + 1
-        keys = list(self._records)
+        keys = list(self.table.records)
         index = VectorIndex(self.dim)
         if keys:
-            texts = [self._records[k].origin_text or self._records[k].text for k in keys]
-            index.add(keys, self._encode(texts))
-        self._index = index
+            texts = [self.table.records[k].origin_text or self.table.records[k].text for k in keys]
+            index.add(keys, self.embed(texts))
+        self.table.index = index
 
     def _reindex_maps(self, keys_saved: bool = False) -> None:
         """Derived lookups (event keys, text keys, holdings per owner) from the records."""
-        self._by_event.clear()
-        self._by_text.clear()
-        self._held.clear()
-        self._owner_rows.reset()
-        for record in self._records.values():
+        self.table.by_event.clear()
+        self.table.by_text.clear()
+        self.table.held.clear()
+        self.table.owner_rows.reset()
+        for record in self.table.records.values():
             if not keys_saved:
-                self._map_record(record)
+                self.table.map_record(record)
             for owner, holding in record.owners.items():
-                self._held.setdefault(owner, {})[record.id] = None
+                self.table.held.setdefault(owner, {})[record.id] = None
                 if holding.archived:
-                    self._owner_rows.has_archived.add(owner)
-
-    def _map_record(self, record: Record) -> None:
-        """Point the event and text keys of a record (and of texts merged into it) at it."""
-        if record.event_id is not None:
-            self._by_event.setdefault((record.namespace, record.event_id, record.kind, record.event_atom), record.id)
-        for text in self._texts_of(record):
-            self._by_text.setdefault((record.namespace, normalise_text(text)), record.id)
-
-    @staticmethod
-    def _texts_of(record: Record) -> list[str]:
-        texts = [record.text]
-        if record.origin_text:
-            texts.append(record.origin_text)
-        texts.extend(e.incoming_text for e in record.merge_log if e.incoming_text)
-        return texts
+                    self.table.owner_rows.has_archived.add(owner)
 
     def dump(self) -> dict[str, bytes]:
         """The store as files (`memory.msgpack`, `memory.usearch`) for embedding in a game save."""
-        with self._lock:
+        with self.table.lock:
             with gc_paused():
-                graph, rows = self._ensure_index().to_files(list(self._records))
+                graph, rows = self._ensure_index().to_files(list(self.table.records))
                 state = encode_state(self._state())
             return {STATE_FILE: state, VECTORS_FILE: rows, INDEX_FILE: graph}
 
     def _state(self) -> StoreState:
-        edges = [(a, b, c) for a, nbrs in self._edges.items() for b, c in nbrs.items() if a < b]
+        edges = [(a, b, c) for a, nbrs in self.table.edges.items() for b, c in nbrs.items() if a < b]
         disputes = sorted(
-            (owner, a, b) for owner, pairs in self._disputes.items() for a, others in pairs.items() for b in others if a < b
+            (owner, a, b) for owner, pairs in self.table.disputes.items() for a, others in pairs.items() for b in others if a < b
         )
         return StoreState(
             format=FORMAT_VERSION,
             dim=self.dim,
             generation=self._generation,
-            next_id=self._next_id,
+            next_id=self.table.next_id,
             next_deposit=self._next_deposit,
             current_round=self.current_round,
             last_decay_round=self._last_decay_round,
-            records=list(self._records.values()),
+            records=list(self.table.records.values()),
             edges=sorted(edges),
             reliability=self._reliability,
             disputes=disputes,
@@ -208,30 +196,30 @@ class ConsensusStore(StoreShell, Unmerging):
             counters=dict(self._counters),
             cross_disputes=trust.pairs_once(self._cross),
             # Insertion order is deterministic already; sorting 40k keys would only cost time.
-            text_keys=[(ns, norm, rid) for (ns, norm), rid in self._by_text.items() if rid in self._records],
+            text_keys=[(ns, norm, rid) for (ns, norm), rid in self.table.by_text.items() if rid in self.table.records],
             event_keys=[
-                (ns, ev, kind, atom, rid) for (ns, ev, kind, atom), rid in self._by_event.items() if rid in self._records
+                (ns, ev, kind, atom, rid) for (ns, ev, kind, atom), rid in self.table.by_event.items() if rid in self.table.records
             ],
         )
 
     # ------------------------------------------------------------------ basics
 
     def _ensure_index(self) -> VectorIndex:
-        if self._index is None:
-            self._index = VectorIndex(self.dim)
-        return self._index
+        if self.table.index is None:
+            self.table.index = VectorIndex(self.dim)
+        return self.table.index
 
     def neighbours(self, record_id: int) -> list[int]:
         """Records affiliated with this one (one hop), by id."""
-        return sorted(self._edges.get(record_id, ()))
+        return sorted(self.table.edges.get(record_id, ()))
 
     def edges(self) -> list[tuple[int, int]]:
         """Every affiliation edge once, (a, b) with a < b."""
-        return trust.pairs_once(self._edges)
+        return trust.pairs_once(self.table.edges)
 
     def disputes(self, owner: str) -> list[tuple[int, int]]:
         """Pairs of records an owner holds that contradict each other (unsettled)."""
-        return trust.pairs_once(self._disputes.get(owner, {}))
+        return trust.pairs_once(self.table.disputes.get(owner, {}))
 
     def cross_disputes(self, record_id: int | None = None) -> list[tuple[int, int]]:
         """Pairs of contradicting records held by different owners (all, or those involving one record)."""
@@ -247,7 +235,7 @@ class ConsensusStore(StoreShell, Unmerging):
         self._check_owner(speaker, "speaker")
         if not (isinstance(value, (int, float)) and 0.0 <= float(value) <= 1.0):
             raise ValueError(f"reliability: must be a number in 0..1, got {value!r}")
-        with self._lock:
+        with self.table.lock:
             self._reliability.setdefault(listener, {})[speaker] = float(value)
 
     # ------------------------------------------------------------------ write path
@@ -264,20 +252,20 @@ class ConsensusStore(StoreShell, Unmerging):
 
     def _embed_needed(self, atoms: list[_Atom]) -> None:
         """Embed, in one call, every atom the event-id and text rules cannot place."""
-        seen_events: set[tuple] = set()
-        seen_texts: set[tuple] = set()
+        seen_events: set[tuple[str, str, str, int]] = set()
+        seen_texts: set[tuple[str, str, str, str, str | None]] = set()
         need: list[_Atom] = []
         for atom in atoms:
             d = atom.deposit
             ns = d.namespace
-            if equivalence.told_record(self._records, d) is not None:
+            if equivalence.told_record(self.table.records, d) is not None:
                 continue
             if not self.settings.merge:
                 need.append(atom)
                 continue
             if d.event_id is not None:
                 key = (ns, d.event_id, d.kind, atom.index)
-                if key in seen_events or key in self._by_event:
+                if key in seen_events or key in self.table.by_event:
                     continue
                 seen_events.add(key)
             tkey = (ns, atom.norm)
@@ -289,16 +277,16 @@ class ConsensusStore(StoreShell, Unmerging):
             seen_texts.add(skey)
             need.append(atom)
         if need:
-            vectors = self._encode([a.text for a in need])
+            vectors = self.embed([a.text for a in need])
             for atom, vector in zip(need, vectors):
                 atom.vector = vector
 
     def _text_match(self, key: tuple[str, str], deposit: Deposit | None = None) -> int | None:
         """The record a normalised text belongs to (unmerge keeps this map exact), if it can be the same fact."""
-        rid = self._by_text.get(key)
-        if rid is None or rid not in self._records:
+        rid = self.table.by_text.get(key)
+        if rid is None or rid not in self.table.records:
             return None
-        if deposit is not None and not equivalence.same_kind(deposit, self._records[rid]):
+        if deposit is not None and not equivalence.same_kind(deposit, self.table.records[rid]):
             return None
         return rid
 
@@ -311,7 +299,7 @@ class ConsensusStore(StoreShell, Unmerging):
         distinct = list(dict.fromkeys(ids))
         for i, a in enumerate(distinct):
             for b in distinct[i + 1 :]:
-                self._link(a, b)
+                self.table.link(a, b)
         linked: set[int] = set()
         for atom in atoms:
             # One justification per record per deposit: a repeated atom's entry links nothing,
@@ -320,58 +308,39 @@ class ConsensusStore(StoreShell, Unmerging):
                 linked.add(atom.record_id)
             elif atom.log_position is not None and len(distinct) > 1 and atom.record_id not in linked:
                 linked.add(atom.record_id)
-                record = self._records[atom.record_id]
+                record = self.table.records[atom.record_id]
                 entry = record.merge_log[atom.log_position]
                 others = tuple(r for r in distinct if r != atom.record_id)
                 record.merge_log[atom.log_position] = msgspec.structs.replace(entry, added_edges=others)
         return ids
 
-    def _link(self, a: int, b: int, count: int = 1) -> None:
-        """Add `count` justifications to the undirected edge a-b."""
-        if a == b:
-            return
-        self._edges.setdefault(a, {})
-        self._edges.setdefault(b, {})
-        self._edges[a][b] = self._edges[a].get(b, 0) + count
-        self._edges[b][a] = self._edges[a][b]
-
-    def _unlink(self, a: int, b: int) -> None:
-        """Remove one justification of a-b; the edge goes when none is left."""
-        left = self._edges.get(a, {}).get(b, 0) - 1
-        if left > 0:
-            self._edges[a][b] = left
-            self._edges[b][a] = left
-            return
-        self._edges.get(a, {}).pop(b, None)
-        self._edges.get(b, {}).pop(a, None)
-
     def affiliate(self, record_ids: list[int]) -> None:
         """Link records that belong together (e.g. statements of one event deposited separately)."""
-        with self._lock:
+        with self.table.lock:
             ids = list(dict.fromkeys(record_ids))
             for rid in ids:
-                if rid not in self._records:
+                if rid not in self.table.records:
                     raise ValueError(f"affiliate: {rid!r} is not a record id")
             for i, a in enumerate(ids):
                 for b in ids[i + 1 :]:
-                    if b not in self._edges.get(a, {}):
-                        self._link(a, b)
+                    if b not in self.table.edges.get(a, {}):
+                        self.table.link(a, b)
 
     def _place(self, atom: _Atom) -> int:
         """Find the record this atom joins (cheapest rule first) or insert it; returns its id."""
         d = atom.deposit
         ns = d.namespace
-        told = equivalence.told_record(self._records, d)
+        told = equivalence.told_record(self.table.records, d)
         if told is not None:
             # the listener takes the record as it stands now (the teller's words may predate a merge)
-            atom.text = self._records[told].text
+            atom.text = self.table.records[told].text
             atom.norm = normalise_text(atom.text)
             self._merge(told, atom, "told", None)
             return told
         if self.settings.merge:
             if d.event_id is not None:
-                rid = self._by_event.get((ns, d.event_id, d.kind, atom.index))
-                if rid is not None and rid in self._records:
+                rid = self.table.by_event.get((ns, d.event_id, d.kind, atom.index))
+                if rid is not None and rid in self.table.records:
                     self._merge(rid, atom, "event_id", None)
                     return rid
             rid = self._text_match((ns, atom.norm), d)
@@ -379,7 +348,7 @@ class ConsensusStore(StoreShell, Unmerging):
                 self._merge(rid, atom, "text", None)
                 return rid
             if atom.vector is None:  # placed by a rule during embedding's dry run, but not now
-                atom.vector = self._encode([atom.text])[0]
+                atom.vector = self.embed([atom.text])[0]
             found = self._cosine_match(atom)
             if found is not None:
                 rid, rule, score = found
@@ -388,11 +357,11 @@ class ConsensusStore(StoreShell, Unmerging):
                 self._check_disputes(atom)
                 return rid
         if atom.vector is None:
-            atom.vector = self._encode([atom.text])[0]
+            atom.vector = self.embed([atom.text])[0]
         rid = self._insert(atom)
         atom.record_id = rid
         self._check_disputes(atom)
-        for other in disputes.candidates(self, rid, atom.vector, self.settings.cross_dispute_min):
+        for other in disputes.candidates(self.table.records, self._ensure_index(), rid, atom.vector, self.settings.cross_dispute_min):
             trust.pair(self._cross, rid, other)
         return rid
 
@@ -401,16 +370,18 @@ class ConsensusStore(StoreShell, Unmerging):
         d = atom.deposit
         s = self.settings
         index = self._ensure_index()
+        vector = atom.vector
+        assert vector is not None  # _place embeds every atom before it looks for neighbours
         if d.namespace == "shared":
-            keys, sims = index.search(atom.vector, s.write_neighbours)
+            keys, sims = index.search(vector, s.write_neighbours)
             pairs = [(int(k), float(c)) for k, c in zip(keys, sims)]
         else:  # a private namespace only ever holds its owner's records
-            pairs = self._owner_scan(d.owner, atom.vector, s.write_neighbours, include_archived=True)
+            pairs = self._owner_scan(d.owner, vector, s.write_neighbours, include_archived=True)
         band: list[tuple[int, float]] = []
         floor = min(s.merge_low, s.frame_cosine_min, s.deed_cosine_min)
         framed: tuple[int, str, float] | None = None
         for rid, sim in pairs:
-            record = self._records.get(rid)
+            record = self.table.records.get(rid)
             if record is None or record.namespace != d.namespace or sim < floor:
                 continue
             if not equivalence.same_kind(d, record):
@@ -430,7 +401,7 @@ class ConsensusStore(StoreShell, Unmerging):
             for rid, sim in band[: s.judge_max_calls]:
                 self._counters["judge_calls"] += 1
                 try:
-                    same = self.judge(atom.text, self._records[rid].text)
+                    same = self.judge(atom.text, self.table.records[rid].text)
                 except Exception as exc:  # a failing judge must not lose the deposit: count it, insert
                     self._counters["judge_errors"] += 1
                     log.warning("merge judge failed (%s); not merging", exc)
@@ -456,34 +427,25 @@ class ConsensusStore(StoreShell, Unmerging):
             d, atom.deposit_id, atom.index, atom.text, self._fresh_holding(d), expires_at=d.expires_at,
             speaker=equivalence.deposit_speaker(d) if d.kind in equivalence.SPOKEN else None,
         ).id
+        assert atom.vector is not None  # _place embeds every atom it inserts
         self._ensure_index().add([rid], atom.vector.reshape(1, -1))
         if d.event_id is not None and self.settings.merge:
-            self._by_event.setdefault((d.namespace, d.event_id, d.kind, atom.index), rid)
+            self.table.by_event.setdefault((d.namespace, d.event_id, d.kind, atom.index), rid)
         if self.settings.merge:
-            self._by_text.setdefault((d.namespace, atom.norm), rid)
-        self._hold(d.owner, rid)
+            self.table.by_text.setdefault((d.namespace, atom.norm), rid)
+        self.table.hold(d.owner, rid)
         return rid
-
-    def _hold(self, owner: str, rid: int) -> None:
-        held = self._held.setdefault(owner, {})
-        new = rid not in held
-        held[rid] = None
-        self._owner_rows.added(owner, rid, self._index, new)
-
-    def _unhold(self, owner: str, rid: int) -> None:
-        self._held.get(owner, {}).pop(rid, None)
-        self._owner_rows.dropped(owner)
 
     def _owner_scan(self, owner: str, vector: np.ndarray, count: int, include_archived: bool,
                     force: str | None = None) -> list[tuple[int, float]]:
         """Top `count` records the owner holds by cosine (memory/holdings.py)."""
-        return self._owner_rows.scan(owner, self._ensure_index(), vector, count, include_archived,
+        return self.table.owner_rows.scan(owner, self._ensure_index(), vector, count, include_archived,
                                      self.settings.exact_max_rows, self.settings.oversample, force)
 
     def _merge(self, rid: int, atom: _Atom, rule: str, score: float | None) -> None:
         """Join an atom to a record: owner union, keep-shorter text, corroboration, logged."""
         d = atom.deposit
-        record = self._records[rid]
+        record = self.table.records[rid]
         owner = d.owner
         previous = record.owners.get(owner)
         fresh = self._fresh_holding(d, place=d.place if d.place != record.place else None)
@@ -498,7 +460,7 @@ class ConsensusStore(StoreShell, Unmerging):
         validations = record.validations
         holding, raised = trust.corroborate(record, owner, holding, previous, d, atom.deposit_id, self.settings)
         if record.validations != validations:
-            trust.revalidate(record, owner, self._records, self._retractions)
+            trust.revalidate(record, owner, self.table.records, self._retractions)
         kept = equivalence.choose_text(record.text, atom.text)
         previous_text = record.text
         if kept != record.text:
@@ -531,14 +493,14 @@ class ConsensusStore(StoreShell, Unmerging):
         )
         record.merge_log.append(entry)
         atom.log_position = len(record.merge_log) - 1
-        self._by_text.setdefault((record.namespace, atom.norm), rid)
+        self.table.by_text.setdefault((record.namespace, atom.norm), rid)
         if d.event_id is not None:
-            self._by_event.setdefault((d.namespace, d.event_id, d.kind, atom.index), rid)
+            self.table.by_event.setdefault((d.namespace, d.event_id, d.kind, atom.index), rid)
         self._counters[f"merges_{rule}"] = self._counters.get(f"merges_{rule}", 0) + 1
-        self._hold(owner, rid)
+        self.table.hold(owner, rid)
         self.current_round = max(self.current_round, d.round)
         if d.via in FIRST_HAND:
-            settled = trust.settle(self._records, self._disputes.get(owner), owner, rid)
+            settled = trust.settle(self.table.records, self.table.disputes.get(owner), owner, rid)
             if settled:
                 record.merge_log[-1] = msgspec.structs.replace(record.merge_log[-1], settled=tuple(settled))
 
@@ -546,21 +508,23 @@ class ConsensusStore(StoreShell, Unmerging):
 
     def _check_disputes(self, atom: _Atom) -> None:
         """Mark contradictions between this atom and what its owner already holds."""
-        held = self._held.get(atom.deposit.owner)
+        held = self.table.held.get(atom.deposit.owner)
         if held and len(held) >= 2 and atom.vector is not None:
             near = self._owner_scan(atom.deposit.owner, atom.vector, 6, include_archived=False)
-            trust.mark_disputes(self._records, self._disputes, atom.deposit, atom.record_id, atom.text, near,
+            trust.mark_disputes(self.table.records, self.table.disputes, atom.deposit, atom.record_id, atom.text, near,
                                 self.settings.dispute_min)
 
     # ------------------------------------------------------------------ unmerge
 
     def unmerge(self, record_id: int, owner: str) -> int | None:
         """Undo the owner's latest merge into a record (memory/unmerge.py); the split record's id, if any."""
-        with self._lock:
+        with self.table.lock:
             self._check_owner(owner)
-            if record_id not in self._records:
+            if record_id not in self.table.records:
                 raise ValueError(f"unmerge: {record_id!r} is not a record id")
-            return self._undo_latest_merge(record_id, owner)
+            new_id = self._unmerge.latest(record_id, owner)
+            self._counters["unmerges"] = self._counters.get("unmerges", 0) + 1
+            return new_id
 
     # ------------------------------------------------------------------ read path
 
@@ -573,14 +537,14 @@ class ConsensusStore(StoreShell, Unmerging):
         for rid, sim in pool:
             if sim <= 0.0:  # unrelated: not worth a prompt line
                 continue
-            record = self._records[rid]
+            record = self.table.records[rid]
             if record.owners[owner].confidence < floor:
                 continue
             if record.expires_at is not None and when > record.expires_at:
                 continue  # a time-bound fact that no longer holds
             scored.append((trust.rank_score(sim, record.owners[owner]), rid))
         scored.sort(key=lambda t: (-t[0], t[1]))
-        hits = [RecallHit(record=self._records[rid], via="semantic", score=score) for score, rid in scored[:k]]
+        hits = [RecallHit(record=self.table.records[rid], via="semantic", score=score) for score, rid in scored[:k]]
         if expand and hits:
             hits.extend(self._expand(owner, vector, hits, include_archived))
         affiliated = sum(1 for h in hits if h.via == "affiliated")
@@ -594,10 +558,10 @@ class ConsensusStore(StoreShell, Unmerging):
         seen = {h.record.id for h in hits}
         candidates: dict[int, None] = {}
         for hit in hits:
-            for other in self._edges.get(hit.record.id, ()):
+            for other in self.table.edges.get(hit.record.id, ()):
                 if other in seen or other in candidates:
                     continue
-                record = self._records[other]
+                record = self.table.records[other]
                 holding = record.owners.get(owner)
                 if holding is None or (holding.archived and not include_archived):
                     continue
@@ -608,21 +572,21 @@ class ConsensusStore(StoreShell, Unmerging):
         ids = list(candidates)
         sims = index.matrix[[index.row(r) for r in ids]] @ vector
         scored = sorted(
-            ((trust.rank_score(float(sim), self._records[r].owners[owner]), r) for r, sim in zip(ids, sims)),
+            ((trust.rank_score(float(sim), self.table.records[r].owners[owner]), r) for r, sim in zip(ids, sims)),
             key=lambda t: (-t[0], t[1]),
         )
-        return [RecallHit(record=self._records[r], via="affiliated", score=score) for score, r in scored[: self.settings.expand_max]]
+        return [RecallHit(record=self.table.records[r], via="affiliated", score=score) for score, r in scored[: self.settings.expand_max]]
 
     # ------------------------------------------------------------------ trust: retraction and decay
 
     def derived_from(self, record_id: int) -> list[int]:
         """Every record based on this one, transitively (cycle-safe), in breadth-first order."""
-        return trust.derived_from(self._records, record_id)
+        return trust.derived_from(self.table.records, record_id)
 
     def deposited_under(self, event_id: str) -> dict[int, tuple[str, ...]]:
         """Every record a statement of this event was deposited into, with the owners it gave it to."""
-        with self._lock:
-            return trust.deposited_under(self._records, event_id)
+        with self.table.lock:
+            return trust.deposited_under(self.table.records, event_id)
 
     def retract_event(self, event_id: str, by: str, round: int | None = None) -> list[int]:
         """Expose an event's claim as false wherever its statements went; returns affected record ids.
@@ -631,11 +595,11 @@ class ConsensusStore(StoreShell, Unmerging):
         owners hold for their own reasons leaves their holdings standing (contamination still runs
         to everything derived from the record). A whole record retracts when every holder got it so.
         """
-        with self._lock:
+        with self.table.lock:
             self._check_owner(by, "by")
             affected: list[int] = []
             for rid, owners in self.deposited_under(event_id).items():
-                whole = set(owners) == set(self._records[rid].owners)
+                whole = set(owners) == set(self.table.records[rid].owners)
                 for rid2 in self.retract(rid, by=by, round=round, owners=None if whole else owners, event_id=event_id):
                     if rid2 not in affected:
                         affected.append(rid2)
@@ -647,13 +611,13 @@ class ConsensusStore(StoreShell, Unmerging):
     ) -> list[int]:
         """Expose a record as false: its holdings (or just `owners`') are retracted and halved, everything
         derived from it (transitively) is halved and flagged contaminated. Nothing is deleted. Returns affected ids."""
-        with self._lock:
+        with self.table.lock:
             self._check_owner(by, "by")
-            if record_id not in self._records:
+            if record_id not in self.table.records:
                 raise ValueError(f"retract: {record_id!r} is not a record id")
-            record = self._records[record_id]
+            record = self.table.records[record_id]
             chosen = None if owners is None else [o for o in owners if o in record.owners]
-            derived = trust.retract(self._records, record_id, by, chosen)
+            derived = trust.retract(self.table.records, record_id, by, chosen)
             self._retractions.append(
                 Retraction(record_id=record_id, by=by, round=self.current_round if round is None else round,
                            contaminated=tuple(derived), owners=tuple(chosen or ()), event_id=event_id)
@@ -672,25 +636,25 @@ class ConsensusStore(StoreShell, Unmerging):
 
         Idempotent per round. Returns how many holdings were archived by this call.
         """
-        with self._lock:
+        with self.table.lock:
             if round <= self._last_decay_round:
                 return 0
-            archived = trust.decay(self._records.values(), round, self._last_decay_round, self.settings)
+            archived = trust.decay(self.table.records.values(), round, self._last_decay_round, self.settings)
             self._last_decay_round = round
             self.current_round = max(self.current_round, round)
-            self._owner_rows.archive_changed()
+            self.table.owner_rows.archive_changed()
             return archived
 
     # ------------------------------------------------------------------ stats
 
-    def _store_stats(self) -> dict:
+    def _store_stats(self) -> StoreStats:
         """Linking, expansion and cross-owner dispute figures (the shell counts the rest)."""
-        linked = sum(1 for rid in self._records if self._edges.get(rid))
-        total = len(self._records)
+        linked = sum(1 for rid in self.table.records if self.table.edges.get(rid))
+        total = len(self.table.records)
         return {
             "linked": linked,
             "linked_fraction": linked / total if total else 0.0,
-            "edges": sum(len(n) for n in self._edges.values()) // 2,
+            "edges": sum(len(n) for n in self.table.edges.values()) // 2,
             "expansion_rate": self._expanding_calls / self._recall_calls if self._recall_calls else 0.0,
             "linked_per_expanding_call": self._affiliated_hits / self._expanding_calls if self._expanding_calls else 0.0,
             "cross_owner_disputes": sum(len(v) for v in self._cross.values()) // 2,

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import msgspec
+import numpy as np
 
-from memory.records import Base
+from memory.embedder import Embedder
+from memory.records import Frozen
+from memory.settings import MemorySettings
+from memory.store import Judge, MemoryStore
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 DEFAULT_PATH = DATA / "merge_pairs.jsonl"
@@ -26,13 +30,59 @@ SPLITS = {
 }
 
 
-class DevPair(Base, frozen=True):
+class DevPair(Frozen, frozen=True):
     """Two statements and whether they describe the same event."""
 
     a: str
     b: str
     same: bool
     category: str
+
+
+class PairText(TypedDict):
+    """One pair a store got wrong."""
+
+    a: str
+    b: str
+    category: str
+
+
+class CategoryRow(TypedDict, total=False):
+    """Counts and scores of one category of pairs."""
+
+    pairs: int
+    merged: int
+    tp: int
+    fp: int
+    fn: int
+    tn: int
+    precision: float | None
+    recall: float | None
+    kept_apart: float | None
+
+
+class Quality(TypedDict):
+    """Merge precision and recall over a set of pairs, by category, with the pairs it got wrong."""
+
+    pairs: int
+    tp: int
+    fp: int
+    fn: int
+    tn: int
+    precision: float
+    recall: float
+    by_category: dict[str, CategoryRow]
+    false_merges: list[PairText]
+    missed: list[PairText]
+
+
+class SweepRow(TypedDict):
+    """Precision and recall of cosine + guard at one merge_high."""
+
+    merge_high: float
+    precision: float
+    recall: float
+    cosine_only_precision: float
 
 
 class DevSetError(ValueError):
@@ -65,7 +115,7 @@ def load_pairs(path: str | Path | None = None) -> list[DevPair]:
 
 def _tsv_pairs(path: Path, lines: list[str]) -> list[DevPair]:
     """Pairs from tab-separated lines: label (1/0, true/false, same/different), a, b, and an optional category."""
-    pairs = []
+    pairs: list[DevPair] = []
     for number, line in enumerate(lines, 1):
         if not line.strip() or line.startswith("#"):
             continue
@@ -87,11 +137,11 @@ def _tsv_pairs(path: Path, lines: list[str]) -> list[DevPair]:
 
 def evaluate(
     pairs: list[DevPair],
-    store_factory: Callable[[], Any] | None = None,
-    settings: Any = None,
-    embedder: Any = None,
-    judge: Any = None,
-) -> dict:
+    store_factory: Callable[[], MemoryStore] | None = None,
+    settings: MemorySettings | None = None,
+    embedder: Embedder | None = None,
+    judge: Judge | None = None,
+) -> Quality:
     """Deposit each pair into a fresh store by two owners; merged = both got the same record.
 
     Pass `store_factory` (returns an empty store), or settings/embedder/judge for a ConsensusStore.
@@ -100,26 +150,32 @@ def evaluate(
     if store_factory is None:
         from memory.consensus import ConsensusStore
 
-        if embedder is not None:
-            embedder = _Prewarmed(embedder, [p.a for p in pairs] + [p.b for p in pairs])
+        warm = _Prewarmed(embedder, [p.a for p in pairs] + [p.b for p in pairs]) if embedder is not None else None
 
-        def store_factory() -> Any:
+        def store_factory() -> MemoryStore:
             """A fresh in-memory store with the given settings."""
-            return ConsensusStore.open(None, embedder=embedder, settings=settings, judge=judge)
+            return ConsensusStore.open(None, embedder=warm, settings=settings, judge=judge)
 
     tp = fp = fn = tn = 0
-    by_category: dict[str, dict[str, int]] = {}
-    false_merges: list[dict] = []
-    missed: list[dict] = []
+    by_category: dict[str, CategoryRow] = {}
+    false_merges: list[PairText] = []
+    missed: list[PairText] = []
     for pair in pairs:
         store = store_factory()
         (first,) = store.remember("teller-a", [pair.a])
         (second,) = store.remember("teller-b", [pair.b])
         merged = first == second
         row = by_category.setdefault(pair.category, {"pairs": 0, "merged": 0, "tp": 0, "fp": 0, "fn": 0, "tn": 0})
-        row["pairs"] += 1
-        row["merged"] += merged
-        row["tp" if pair.same and merged else "fn" if pair.same else "fp" if merged else "tn"] += 1
+        row["pairs"] = row.get("pairs", 0) + 1
+        row["merged"] = row.get("merged", 0) + merged
+        if pair.same and merged:
+            row["tp"] = row.get("tp", 0) + 1
+        elif pair.same:
+            row["fn"] = row.get("fn", 0) + 1
+        elif merged:
+            row["fp"] = row.get("fp", 0) + 1
+        else:
+            row["tn"] = row.get("tn", 0) + 1
         if pair.same and merged:
             tp += 1
         elif pair.same:
@@ -150,54 +206,48 @@ def evaluate(
 class _Prewarmed:
     """An embedder that encodes every dev-set text in one batch up front, then serves rows from it."""
 
-    def __init__(self, inner: Any, texts: list[str]):
-        import numpy as np
-
+    def __init__(self, inner: Embedder, texts: list[str]) -> None:
         self.inner = inner
         self.dim = inner.dim
         unique = list(dict.fromkeys(texts))
         rows = np.asarray(inner.encode(unique), dtype=np.float32)
         self._rows = dict(zip(unique, rows))
 
-    def encode(self, texts: list[str]):
+    def encode(self, texts: list[str]) -> np.ndarray:
         """Rows for texts, from the batch when there, else from the wrapped embedder."""
-        import numpy as np
-
         missing = [t for t in texts if t not in self._rows]
         if missing:
             self._rows.update(zip(missing, np.asarray(self.inner.encode(missing), dtype=np.float32)))
         return np.stack([self._rows[t] for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
 
 
-def _category_scores(pairs: list[DevPair], row: dict) -> dict:
+def _category_scores(pairs: list[DevPair], row: CategoryRow) -> CategoryRow:
     """Precision and recall within one category (None where the category has no such pairs)."""
-    tp, fp, fn = row["tp"], row["fp"], row["fn"]
+    tp, fp, fn, tn = row.get("tp", 0), row.get("fp", 0), row.get("fn", 0), row.get("tn", 0)
     return {
         "precision": tp / (tp + fp) if tp + fp else (None if not any(p.same for p in pairs) else 1.0),
         "recall": tp / (tp + fn) if tp + fn else None,
         # a category of non-pairs (opposite, number...) is scored by how many it kept apart
-        "kept_apart": row["tn"] / (row["tn"] + fp) if row["tn"] + fp else None,
+        "kept_apart": tn / (tn + fp) if tn + fp else None,
     }
 
 
-def sweep(pairs: list[DevPair], embedder: Any, highs: list[float]) -> list[dict]:
+def sweep(pairs: list[DevPair], embedder: Embedder, highs: list[float]) -> list[SweepRow]:
     """Precision and recall of cosine + guard at each merge_high (no judge), from one encode call."""
-    import numpy as np
-
     from memory import guard
 
     vectors = np.asarray(embedder.encode([p.a for p in pairs] + [p.b for p in pairs]), dtype=np.float32)
     n = len(pairs)
     cosines = (vectors[:n] * vectors[n:]).sum(axis=1)
     guarded = [guard.check(p.a, p.b).ok for p in pairs]
-    rows = []
+    rows: list[SweepRow] = []
     for high in highs:
         tp = fp = fn = 0
         for pair, cos, ok in zip(pairs, cosines, guarded):
             merged = ok and cos >= high
-            tp += pair.same and merged
-            fp += (not pair.same) and merged
-            fn += pair.same and not merged
+            tp += int(pair.same and merged)
+            fp += int((not pair.same) and merged)
+            fn += int(pair.same and not merged)
         rows.append({
             "merge_high": high,
             "precision": tp / (tp + fp) if tp + fp else 1.0,
@@ -207,7 +257,7 @@ def sweep(pairs: list[DevPair], embedder: Any, highs: list[float]) -> list[dict]
     return rows
 
 
-def _cosine_only_precision(pairs: list[DevPair], cosines, high: float) -> float:
+def _cosine_only_precision(pairs: list[DevPair], cosines: np.ndarray, high: float) -> float:
     tp = sum(1 for p, c in zip(pairs, cosines) if p.same and c >= high)
     fp = sum(1 for p, c in zip(pairs, cosines) if not p.same and c >= high)
     return tp / (tp + fp) if tp + fp else 1.0

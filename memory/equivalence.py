@@ -6,15 +6,15 @@ claim is the speaker's. Merging them would let one speaker's exposed lie retract
 
 from __future__ import annotations
 
-from typing import Any
 
 from memory import frames, guard, verbs
-from memory.records import Record, normalise_text
+from memory.records import Deposit, Record, normalise_text
+from memory.settings import MemorySettings
 
 SPOKEN = frozenset({"utterance", "claim"})
 
 
-def deposit_speaker(deposit: Any) -> str:
+def deposit_speaker(deposit: Deposit) -> str:
     """Who said a deposited claim or utterance: the teller for told/read (and for the canon's speeches, whose
     witnesses hold them from their speaker), else the depositor."""
     if deposit.via in ("told", "read", "sediment") and deposit.source:
@@ -35,7 +35,7 @@ def record_speaker(record: Record) -> str | None:
     return None
 
 
-def same_kind(deposit: Any, record: Record) -> bool:
+def same_kind(deposit: Deposit, record: Record) -> bool:
     """Whether a deposited statement can be the same fact as a record: same kind, same speech act."""
     if deposit.kind != record.kind:
         return False
@@ -61,7 +61,7 @@ def choose_text(current: str, incoming: str) -> str:
     return shorter
 
 
-def told_record(records: dict[int, Record], deposit: Any) -> int | None:
+def told_record(records: dict[int, Record], deposit: Deposit) -> int | None:
     """The record a deposit tells, when it names one its teller holds: talk lands on the record told."""
     if deposit.record is None or deposit.via != "told" or not deposit.source:
         return None
@@ -71,7 +71,7 @@ def told_record(records: dict[int, Record], deposit: Any) -> int | None:
     return deposit.record
 
 
-def structural_rule(new_text: str, held_text: str, cosine: float, settings: Any) -> str | None:
+def structural_rule(new_text: str, held_text: str, cosine: float, settings: MemorySettings) -> str | None:
     """Which structural rule merges a guarded neighbour whose cosine is below merge_high, or None.
 
     "frame": the normalised frames overlap by at least frame_min (cosine at least frame_cosine_min).

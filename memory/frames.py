@@ -229,7 +229,7 @@ def _is_clause(toks: list[str], introduced: bool = False) -> bool:
             return True
         if lows[i - 1] in _DETERMINERS:
             continue
-        if (len(low) > 3 and low.endswith("ed")) or (low in lexicon.IRREGULAR and lexicon.IRREGULAR[low] != low):
+        if (len(low) > 3 and low.endswith("ed")) or (lexicon.irregular_past(low) and lexicon.key(low) != low):
             return True
     return False
 
@@ -343,7 +343,7 @@ def _verb_next(toks: list[str], j: int) -> bool:
     word = toks[j + 1].lower()
     if word in ("was", "were", "had", "did", "would", "could", "refused"):
         return True
-    return (len(word) > 3 and word.endswith("ed")) or lexicon.IRREGULAR.get(word, word) != word or verbs.known(lexicon.key(word))
+    return (len(word) > 3 and word.endswith("ed")) or (lexicon.irregular_past(word) and lexicon.key(word) != word) or verbs.known(lexicon.key(word))
 
 
 @lru_cache(maxsize=65536)
@@ -419,7 +419,7 @@ def _un_prefixed(low: str) -> str | None:
     if not low.startswith("un") or len(low) < 6:
         return None
     rest = low[2:]
-    if rest in lexicon.IRREGULAR or rest.endswith(("ed", "en", "wn", "able", "ible", "ful", "ing", "lit", "armed", "known", "seen")):
+    if lexicon.irregular_past(rest) or rest.endswith(("ed", "en", "wn", "able", "ible", "ful", "ing", "lit", "armed", "known", "seen")):
         return rest
     return None
 
@@ -498,8 +498,10 @@ def _read_token(toks: list[str], i: int, r: _Reading) -> int:
 
 def _read_phrase(toks: list[str], i: int, k: str, nxt: str | None, r: _Reading) -> int:
     """A two-word phrase or "set fire to" at `i`: the tokens it took, else 0."""
-    pair = (k, lexicon.key(nxt)) if nxt else None
-    if pair in _PHRASES or (nxt and (k, nxt) in _PHRASES):
+    if not nxt:
+        return 0
+    pair = (k, lexicon.key(nxt))
+    if pair in _PHRASES or (k, nxt) in _PHRASES:
         word = _PHRASES.get(pair) or _PHRASES[(k, nxt)]
         if word == "nobody":
             r.negations += 1

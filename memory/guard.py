@@ -81,7 +81,6 @@ _GROUP_JOINERS = {"and", "&", "of"}
 # Role analysis reads the main clause only: "told Hamlet that he was murdered by Claudius"
 # must not make Claudius the teller.
 _SUBORDINATORS = set("that because who whom which while when after before although though if since until whereas".split())
-_AUXILIARIES = set("was were is are been being be got gets get".split())
 CONTRADICTIONS = frozenset({"negation", "opposite", "order", "number", "time", "place", "entity", "role"})
 # The reasons that mean one statement asserts the opposite of the other (not just another occasion).
 POLAR_CONTRADICTIONS = frozenset({"negation", "opposite", "order"})
@@ -222,7 +221,7 @@ def _phrase(lower: list[str], start: int, entities: set[str]) -> tuple[list[str]
 
 def _looks_like_verb(word: str) -> bool:
     """Past tenses and common verbs (the narration is mostly past tense)."""
-    return (len(word) > 3 and word.endswith("ed")) or word in _COMMON_VERBS or word in _IRREGULAR_VERB_FORMS
+    return (len(word) > 3 and word.endswith("ed")) or word in _COMMON_VERBS or lexicon.irregular_past(word)
 
 
 _AUXILIARIES = frozenset("had has have was were is are be been did does do will would shall should could might must may can".split())
@@ -234,8 +233,6 @@ def deeds(text: str) -> frozenset[str]:
     return frozenset(lexicon.concept(w) for w in words if w not in _AUXILIARIES and _looks_like_verb(w))
 
 
-# Irregular past forms from the lexicon ("blew", "rose", "slew"), less the plural nouns it also folds.
-_IRREGULAR_VERB_FORMS = frozenset(w for w, base in lexicon.IRREGULAR.items() if base not in ("child", "man", "woman", "foot", "tooth", "mouse", "goose", "dead", "death", "better", "worse"))
 
 
 def _roles(lower: list[str], participants: list[tuple[int, str]], entities: set[str]) -> tuple[frozenset[str], str | None]:
@@ -279,7 +276,7 @@ def _passive_agent(lower: list[str], participants: list[tuple[int, str]]) -> int
         if lower[j].endswith("ly") and j + 1 < len(lower):
             j += 1
         verb = lower[j]
-        if not (verb.endswith(_PARTICIPLE_END) or verb in _IRREGULAR_PARTICIPLES or verb in _IRREGULAR_VERB_FORMS):
+        if not (verb.endswith(_PARTICIPLE_END) or verb in _IRREGULAR_PARTICIPLES or lexicon.irregular_past(verb)):
             continue
         for k in range(j + 1, min(len(lower), j + 8)):
             if lower[k] == "by":

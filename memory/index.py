@@ -18,7 +18,7 @@ import tempfile
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -93,8 +93,32 @@ def _child_search(folder: str) -> int:
     return 0
 
 
+class _Matches(Protocol):
+    """usearch's search result: the keys found, nearest first."""
+
+    @property
+    def keys(self) -> np.ndarray:
+        """The keys."""
+
+
+class _Usearch(Protocol):
+    """The part of usearch's Index this wrapper uses."""
+
+    def add(self, keys: np.ndarray, vectors: np.ndarray, *, threads: int = 0) -> object:
+        """Insert rows under keys."""
+
+    def remove(self, key: int) -> object:
+        """Drop one key."""
+
+    def search(self, vector: np.ndarray, count: int, *, threads: int = 0) -> _Matches:
+        """Nearest keys and distances."""
+
+    def save(self) -> bytes:
+        """The index serialised."""
+
+
 @functools.cache
-def usearch_index_class() -> Any:
+def usearch_index_class() -> Any:  # usearch ships no type hints; the wrapper below is typed over _Usearch
     """usearch's Index class, imported after the system C++ runtime is loaded.
 
     The usearch wheel links its own copy of libstdc++ statically and exports the locale facet ids as
@@ -139,11 +163,11 @@ class VectorIndex:
         self._rows = 0
         self._row_of: dict[int, int] = {}
 
-    def _new_index(self):
+    def _new_index(self) -> _Usearch:
         """A fresh, empty usearch index with this wrapper's parameters."""
         Index = usearch_index_class()
-
-        return Index(ndim=self.dim, metric="cos", dtype="f16", **self._params)
+        made: _Usearch = Index(ndim=self.dim, metric="cos", dtype="f16", **self._params)
+        return made
 
     def __len__(self) -> int:
         return len(self._row_of)
@@ -166,7 +190,8 @@ class VectorIndex:
 
     def vector(self, key: int) -> np.ndarray:
         """The stored vector of one key."""
-        return self._matrix[self._row_of[key]]
+        row: np.ndarray = self._matrix[self._row_of[key]]
+        return row
 
     def _grow(self, extra: int) -> None:
         need = self._rows + extra

@@ -1,40 +1,76 @@
-"""A compact English lexicon for the merge guard: word keys, synonym concepts and polar axes.
+"""The merge guard's English: word keys from lemminflect, and the story-verb synonym and opposite tables.
 
-Why not a package: WordNet (nltk, wn) needs a data download at run time, which this program may
-not do; the offline wheels on PyPI carry word lists or lemmas, not synonyms or antonyms. WordNet's
-antonyms would not serve anyway: "found"/"missing", "lit"/"went out" or "up to"/"down from" are
-not antonym pairs there. So this module keeps the few hundred story verbs, nouns and particles
-whose synonymy or opposition decides whether two retellings are one fact, and a suffix-stripping
-key that folds inflections ("stabbed", "stabbing", "stabs" -> "stab") the same way on both sides.
+Inflection comes from lemminflect, whose dictionaries ship in its wheel (no download at run time):
+`key("stabbed") == key("stabs") == "stab"`, `key("went") == "go"`, `key("children") == "child"`. Only
+its dictionary look-ups are used (never its out-of-vocabulary model), so a word it does not know
+(a name, a coinage) is its own key.
+
+What no offline library provides stays here, as data: which story verbs and nouns mean the same
+(`SYNONYMS`) and which are opposite sides of one axis (`POLAR`). WordNet (nltk, wn) would need a
+data download at run time, and its antonyms would not serve anyway: "found"/"missing", "lit"/"went
+out" or "up to"/"down from" are no antonym pairs there.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-# Irregular forms -> base form (the key of the base is taken afterwards).
-_IRREGULAR_TEXT = """
-was:be were:be is:be are:be am:be been:be being:be has:have had:have having:have did:do does:do done:do
-went:go gone:go goes:go came:come comes:come saw:see seen:see took:take taken:take gave:give given:give
-told:tell said:say says:say met:meet fled:flee flees:flee struck:strike stricken:strike drew:draw drawn:draw
-ran:run spoke:speak spoken:speak wrote:write written:write heard:hear found:find left:leave sent:send
-stood:stand fell:fall fallen:fall threw:throw thrown:throw bore:bear borne:bear bade:bid slew:slay slain:slay
-made:make knew:know known:know thought:think felt:feel kept:keep held:hold led:lead lay:lie lain:lie sat:sit
-swore:swear sworn:swear stole:steal stolen:steal brought:bring bought:buy caught:catch sought:seek
-drank:drink drunk:drink ate:eat eaten:eat hid:hide hidden:hide rode:ride ridden:ride won:win lost:lose
-broke:break broken:break wept:weep sang:sing sung:sing began:begin begun:begin became:become shot:shoot
-bit:bite bitten:bite hit:hit put:put set:set let:let cut:cut got:get gotten:get rose:rise risen:rise
-woke:wake woken:wake slept:sleep swept:sweep spent:spend lent:lend built:build burnt:burn lit:light
-blew:blow blown:blow grew:grow grown:grow flew:fly flown:fly froze:freeze frozen:freeze chose:choose
-chosen:choose forgot:forget forgotten:forget forgave:forgive shook:shake shaken:shake sank:sink sunk:sink
-swam:swim dug:dig hung:hang fought:fight taught:teach paid:pay laid:lay sold:sell wore:wear worn:wear
-tore:tear torn:tear leapt:leap leaped:leap crept:creep knelt:kneel dealt:deal meant:mean understood:understand
-overheard:overhear withdrew:withdraw rang:ring rung:ring sprang:spring drove:drive driven:drive strode:stride stuck:stick spun:spin swung:swing dying:die lying:lie tying:tie died:die dies:die dead:dead death:death
-children:child men:man women:woman feet:foot teeth:tooth mice:mouse geese:goose
-better:better worse:worse
-agreed:agree freed:free decreed:decree
-"""
-IRREGULAR: dict[str, str] = dict(pair.split(":") for pair in _IRREGULAR_TEXT.split())
+from lemminflect import getAllInflections, getAllLemmas
+
+# The part of speech whose lemma a word takes when it has several (verbs first: "left" is "leave",
+# "found" is "find", "lay" is "lie", as a retelling of a deed means them).
+_POS_ORDER = ("VERB", "AUX", "NOUN", "ADJ", "ADV")
+_PAST_TAGS = ("VBD", "VBN")
+
+
+def _clean(word: str) -> str:
+    """Lower case, curly apostrophes straightened, a possessive 's and stray quotes or dashes off."""
+    word = word.lower().replace("\u2019", "'")
+    if word.endswith("'s"):
+        word = word[:-2]
+    return word.strip("'-")
+
+
+def _lemma(word: str) -> str:
+    """The dictionary lemma of a word, by _POS_ORDER; the word itself when lemminflect does not know it."""
+    lemmas = getAllLemmas(word)
+    for pos in _POS_ORDER:
+        found = lemmas.get(pos)
+        if found:
+            return str(found[0])
+    return word
+
+
+def _adverb_base(word: str) -> str | None:
+    """The adjective an "-ly" adverb is made from, when lemminflect knows it ("quickly" -> "quick",
+    "happily" -> "happy", "nobly" -> "noble"): derivation, which no inflection table covers."""
+    if len(word) <= 4 or not word.endswith("ly") or "ADJ" in getAllLemmas(word):  # "lonely", "kindly" are adjectives
+        return None
+    for base in (word[:-2], word[:-3] + "y", word[:-1] + "e"):
+        if "ADJ" in getAllLemmas(base):
+            return base
+    return None
+
+
+@lru_cache(maxsize=131072)
+def key(word: str) -> str:
+    """The inflection-folded key of one word: its lemma ("stabbed" -> "stab", "arrived" -> "arrive")."""
+    word = _clean(word)
+    return _lemma(_adverb_base(word) or word)
+
+
+@lru_cache(maxsize=16384)
+def irregular_past(word: str) -> bool:
+    """Whether a word is a past form of a verb not made with "-ed" ("blew", "slain", "put", "known")."""
+    word = _clean(word)
+    if word.endswith("ed"):
+        return False
+    for lemma in getAllLemmas(word).get("VERB", ()):
+        forms = getAllInflections(lemma, "VERB")
+        if any(word in forms.get(tag, ()) for tag in _PAST_TAGS):
+            return True
+    return False
+
 
 # Synonym groups: every word of a line folds to the line's first word's key. Verbs in base form.
 _SYNONYMS_TEXT = """
@@ -114,42 +150,6 @@ strike hit
 stab knife
 burn scorch
 """
-
-
-def _fold(word: str) -> str:
-    """Suffix-stripped key: the same for a word's inflections, applied alike to text and lexicon."""
-    word = word.lower().replace("\u2019", "'")
-    if word.endswith("'s"):
-        word = word[:-2]
-    word = word.strip("'-")
-    if word in IRREGULAR:
-        word = IRREGULAR[word]
-    stem = word
-    if len(word) > 4 and word.endswith("ies"):
-        stem = word[:-3] + "y"
-    elif len(word) > 4 and word.endswith("ied"):
-        stem = word[:-3] + "y"
-    elif len(word) > 5 and word.endswith("ing"):
-        stem = word[:-3]
-    elif len(word) > 4 and word.endswith("ed"):
-        stem = word[:-2]
-    elif len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes", "zes")):
-        stem = word[:-2]
-    elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        stem = word[:-1]
-    elif len(word) > 6 and word.endswith("ly"):
-        stem = word[:-2]
-    if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "aeiou":
-        stem = stem[:-1]
-    if len(stem) > 3 and stem.endswith("e"):
-        stem = stem[:-1]
-    return stem
-
-
-@lru_cache(maxsize=131072)
-def key(word: str) -> str:
-    """The inflection-folded key of one word ("stabbed" -> "stab", "arrived" -> "arriv")."""
-    return _fold(word)
 
 
 def _build_synonyms() -> dict[str, str]:

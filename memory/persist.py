@@ -15,11 +15,13 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TypedDict, cast
 
 import msgspec
 
-from memory.records import Base, Record
+from memory.records import Base, Frozen, Record
 
 FORMAT_VERSION = 1
 STATE_FILE = "memory.msgpack"
@@ -33,7 +35,23 @@ class StoreFileError(ValueError):
     """A store file is missing, damaged or of an unknown format; the message names it."""
 
 
-class Retraction(Base, frozen=True):
+class FileEntry(TypedDict):
+    """One data file a manifest names: its generation's name, checksum and size."""
+
+    path: str
+    blake2b: str
+    bytes: int
+
+
+class StoreManifest(TypedDict):
+    """manifest.json of a store folder (the store adds a few figures of its own beside these keys)."""
+
+    format: int
+    generation: int
+    files: dict[str, FileEntry]
+
+
+class Retraction(Frozen, frozen=True):
     """One exposed record: who exposed it, when, and what it contaminated."""
 
     record_id: int
@@ -76,7 +94,7 @@ def encode_state(state: StoreState) -> bytes:
 
 
 @contextlib.contextmanager
-def gc_paused():
+def gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector: decoding 100k small structs otherwise triggers it
     dozens of times and takes four times as long (none of them form cycles)."""
     enabled = gc.isenabled()
@@ -120,7 +138,7 @@ def _write_synced(path: Path, data: bytes) -> None:
         os.fsync(handle.fileno())
 
 
-def read_manifest(folder: Path) -> dict | None:
+def read_manifest(folder: Path) -> StoreManifest | None:
     """The folder's manifest, None when there is none; StoreFileError when unreadable."""
     path = folder / MANIFEST
     try:
@@ -142,13 +160,13 @@ def read_manifest(folder: Path) -> dict | None:
         if isinstance(exc, StoreFileError):
             raise
         raise StoreFileError(f"{path}: damaged manifest ({exc!r})") from exc
-    return manifest
+    return cast(StoreManifest, manifest)  # its keys and their types were checked above
 
 
-def write_generation(folder: Path, generation: int, files: dict[str, bytes], meta: dict) -> int:
+def write_generation(folder: Path, generation: int, files: dict[str, bytes], meta: dict[str, int | str]) -> int:
     """Write one generation's files and commit it by replacing the manifest; returns bytes written."""
     folder.mkdir(parents=True, exist_ok=True)
-    entries = {}
+    entries: dict[str, FileEntry] = {}
     total = 0
     for name, data in files.items():
         stem, ext = name.rsplit(".", 1)
@@ -177,7 +195,7 @@ def _remove_stale(folder: Path, keep: set[str]) -> None:
                 pass
 
 
-def read_generation(folder: Path, manifest: dict) -> dict[str, bytes | None]:
+def read_generation(folder: Path, manifest: StoreManifest) -> dict[str, bytes | None]:
     """The files a manifest names, checksum-verified; a missing index file reads as None."""
     out: dict[str, bytes | None] = {}
     for name, entry in manifest["files"].items():

@@ -23,12 +23,16 @@ class Base(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """Policy every persisted struct shares: strict decode, keyword construction."""
 
 
-class Deposit(Base, frozen=True):
+class Frozen(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
+    """The same policy for immutable structs (a root of its own: type checkers refuse a frozen child of a mutable base)."""
+
+
+class Deposit(Frozen, frozen=True):
     """One remember request: an owner's text (atomized) or ready statements, with provenance."""
 
     owner: str
     text: str | None = None
-    statements: list[str] | None = None  # ready atoms (a tuple works too)
+    statements: tuple[str, ...] | None = None  # ready atoms (a list is taken too: nothing decodes a Deposit)
     round: int = 0
     event_id: str | None = None
     source: str | None = None
@@ -48,7 +52,7 @@ class Deposit(Base, frozen=True):
     actors: tuple[str, ...] = ()
 
 
-class Holding(Base, frozen=True):
+class Holding(Frozen, frozen=True):
     """How and from whom one owner holds a record."""
 
     via: Via
@@ -61,7 +65,7 @@ class Holding(Base, frozen=True):
     place: str | None = None  # where this owner learned it, when not the record's place (a move's two ends)
 
 
-class MergeLogEntry(Base, frozen=True):
+class MergeLogEntry(Frozen, frozen=True):
     """One merge into a record: who joined, what text was discarded and why; enough to undo it."""
 
     owner: str
@@ -83,7 +87,7 @@ class MergeLogEntry(Base, frozen=True):
     event_atom: int = 0  # the merged statement's position in its event (its event-id key)
 
 
-class Validation(Base, frozen=True):
+class Validation(Frozen, frozen=True):
     """One check of a record against the world: who checked, what they found, on what evidence, when."""
 
     validator: str

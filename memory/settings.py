@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import msgspec
 
-from memory.records import Base
+from memory.records import Frozen
 
 
-class MemorySettings(Base, frozen=True):
+class MemorySettings(Frozen, frozen=True):
     """Every tunable of the consensus store (merge thresholds chosen on the dev pair sets: `bench judge --sweep`)."""
 
     merge: bool = True  # False: every atom becomes its own record (the no-merge ablation)

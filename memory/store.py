@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import ClassVar, Generic, Protocol, Self, TypedDict, TypeVar, runtime_checkable
 
 import msgspec
 import numpy as np
@@ -25,6 +24,7 @@ from memory.atomize import atomize
 from memory.embedder import Embedder
 from memory.persist import StoreFileError, folder_bytes, gc_paused, read_generation, read_manifest, write_generation
 from memory.records import KINDS, VIAS, Deposit, Holding, Kind, RecallHit, Record, Via
+from memory.settings import MemorySettings
 from memory.table import RecordTable
 
 OWNER_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127}$")
@@ -43,15 +43,117 @@ def percentile(values: Iterable[float], q: float) -> float:
     return data[lo] + (data[hi] - data[lo]) * (pos - lo)
 
 
+class StoreSettings(Protocol):
+    """What every store's settings say (each kind of store adds its own)."""
+
+    @property
+    def k(self) -> int:
+        """Default recall size."""
+
+    @property
+    def max_text_chars(self) -> int:
+        """Longest text a deposit or query may have."""
+
+    @property
+    def max_atoms(self) -> int:
+        """Most statements one deposit may split into."""
+
+
+class StoreStats(TypedDict, total=False):
+    """Metrics with the same keys for every store (DESIGN §3.6); the last group only some stores have."""
+
+    backend: str
+    records: int
+    sediment: int
+    sim: int
+    holdings: int
+    owners: int
+    shared: int
+    shared_fraction: float
+    three_plus: int
+    max_owners: int
+    linked: int
+    linked_fraction: float
+    edges: int
+    recall_calls: int
+    expansion_rate: float
+    linked_per_expanding_call: float
+    leaks: int
+    merges_by_rule: dict[str, int]
+    judge_calls: int
+    judge_errors: int
+    unmerges: int
+    deposits: int
+    index_rebuilds: int
+    disputed: int
+    cross_owner_disputes: int
+    doubted: int
+    retracted: int
+    contaminated: int
+    archived: int
+    mean_confidence: float
+    remember_calls: int
+    remember_mean_ms: float
+    remember_p50_ms: float
+    remember_p95_ms: float
+    recall_mean_ms: float
+    recall_p50_ms: float
+    recall_p95_ms: float
+    latency_bins: dict[str, dict[str, float]]
+    bytes: int
+    generation: int
+    settings: dict[str, object]
+    # only some stores
+    reflections: int
+    reflection_passes: int
+    mean_importance: float
+    insights: int
+    grants: int
+    granted_rows: int
+
+
+class SameFact(msgspec.Struct, frozen=True, kw_only=True):
+    """A store's rule for when two statements are one fact: a guarded neighbour at `merge_high` cosine,
+    or at `frame_cosine_min` with normalised frames overlapping by `frame_min` (memory/consensus.py)."""
+
+    merge_high: float
+    frame_cosine_min: float
+    frame_min: float
+
+
 @runtime_checkable
 class MemoryStore(Protocol):
     """What the simulation, the benches and the UI may ask of any memory store."""
 
-    backend: str
     current_round: int
     notices: list[str]
 
-    def remember(self, owner: str, text: str | list[str] | tuple[str, ...], round: int = 0, **provenance: Any) -> list[int]:
+    @property
+    def backend(self) -> str:
+        """Which kind of store: consensus, generative, gmemory, collaborative."""
+
+    @property
+    def merges(self) -> bool:
+        """Whether equivalent statements become one record (only then is there a merge to undo)."""
+
+    @property
+    def settings(self) -> StoreSettings:
+        """The store's tunables."""
+
+    @property
+    def embedder(self) -> Embedder:
+        """The sentence embedder the store's vectors come from."""
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Vectors of texts as the store makes them (unit rows, the store's width)."""
+
+    def same_fact(self) -> SameFact:
+        """When two statements are one fact by this store's rule (the consensus store's defaults for one that never merges)."""
+
+    def remember(self, owner: str, text: str | list[str] | tuple[str, ...], round: int = 0, event_id: str | None = None,
+                 source: str | None = None, via: Via = "witnessed", place: str | None = None, kind: Kind = "event",
+                 namespace: str = "shared", based_on: Iterable[int] = (), confidence: float | None = None,
+                 expires_at: int | None = None, actors: Iterable[str] = ()) -> list[int]:
         """Deposit what `owner` learned; one record id per statement."""
 
     def remember_many(self, deposits: list[Deposit]) -> list[list[int]]:
@@ -76,7 +178,7 @@ class MemoryStore(Protocol):
     def can_read(self, record_id: int, owner: str) -> bool:
         """Whether recall may show this record to this owner."""
 
-    def stats(self) -> dict:
+    def stats(self) -> StoreStats:
         """Metrics with the same keys for every store (DESIGN §3.6)."""
 
     def dump(self) -> dict[str, bytes]:
@@ -114,17 +216,24 @@ class MemoryStore(Protocol):
         """Undo the owner's latest merge into a record."""
 
 
-class StoreShell(RecordTable):
+Settings = TypeVar("Settings", bound=StoreSettings)
+Judge = Callable[[str, str], "bool | None"]  # the equivalence judge: are these two statements one fact? (None: cannot say)
+
+
+class StoreShell(Generic[Settings]):
     """The shell every store shares: validation, open/save, timed remember/recall, common metrics.
 
-    Subclasses give `_load(files, names)`, `dump()`, `_write(deposits, atoms)`,
+    The rows live in `self.table` (memory/table.py), which the store lends to the parts that work
+    on them. Subclasses give `_new_table()` when they keep more than records and holdings, and `_load(files, names)`, `dump()`, `_write(deposits, atoms)`,
     `_recall(owner, vector, k, when, include_archived, expand, force)` and `_store_stats()`.
     """
 
     backend: ClassVar[str] = "store"
+    merges: ClassVar[bool] = False
     RULES: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(self, embedder: Embedder | None = None, settings: Any = None, folder: Path | None = None):
+    def __init__(self, embedder: Embedder | None = None, settings: Settings | None = None, folder: Path | None = None,
+                 judge: Judge | None = None) -> None:
         if embedder is None:
             from memory.embedder import shared_embedder
 
@@ -132,11 +241,9 @@ class StoreShell(RecordTable):
         self.embedder = embedder
         self.settings = settings if settings is not None else self._default_settings()
         self.folder = folder
-        self._lock = threading.RLock()
+        self.judge = judge  # asked only by stores whose rules include the judge's (the consensus store)
+        self.table = self._new_table()
         self._dim: int | None = None
-        self._records: dict[int, Record] = {}
-        self._held: dict[str, dict[int, None]] = {}
-        self._next_id = 1
         self._next_deposit = 1
         self._generation = 0
         self.current_round = 0
@@ -149,15 +256,68 @@ class StoreShell(RecordTable):
         self.notices: list[str] = []
 
     @classmethod
-    def _default_settings(cls) -> Any:
+    def _default_settings(cls) -> Settings:
         raise NotImplementedError
+
+    def _new_table(self) -> RecordTable:
+        """The table this kind of store keeps its rows in."""
+        return RecordTable()
+
+    # ------------------------------------------------------------------ reading the table
+
+    @property
+    def dim(self) -> int:
+        """Embedding width."""
+        if self._dim is None:
+            self._dim = int(self.embedder.dim)
+        return self._dim
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Vectors of texts as the store makes them (unit rows, the store's width); ValueError on a bad embedder."""
+        vectors = np.asarray(self.embedder.encode(list(texts)), dtype=np.float32)
+        if vectors.shape != (len(texts), self.dim):
+            raise ValueError(f"embedder returned shape {vectors.shape}, expected ({len(texts)}, {self.dim})")
+        return vectors
+
+    def same_fact(self) -> SameFact:
+        """When two statements are one fact; a store that never merges answers with the consensus store's defaults."""
+        defaults = MemorySettings()
+        return SameFact(merge_high=defaults.merge_high, frame_cosine_min=defaults.frame_cosine_min,
+                        frame_min=defaults.frame_min)
+
+    def get(self, record_id: int) -> Record:
+        """The record with this id (KeyError when unknown)."""
+        return self.table.get(record_id)
+
+    def records(self) -> list[Record]:
+        """Every record, by id."""
+        return self.table.all()
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def __iter__(self) -> Iterator[Record]:
+        return iter(self.table)
+
+    def held_by(self, owner: str) -> list[Record]:
+        """Records an owner holds (archived included), by id."""
+        return self.table.held_by(owner)
+
+    def holding(self, record_id: int, owner: str) -> Holding | None:
+        """How an owner holds a record, or None."""
+        return self.table.holding(record_id, owner)
+
+    def owners(self) -> list[str]:
+        """Every agent holding at least one record."""
+        return self.table.owners()
 
     # ------------------------------------------------------------------ opening and saving
 
     @classmethod
-    def open(cls, folder: str | Path | None, embedder: Embedder | None = None, settings: Any = None, **options: Any):
+    def open(cls, folder: str | Path | None, embedder: Embedder | None = None, settings: Settings | None = None,
+             judge: Judge | None = None) -> Self:
         """Open the store saved in `folder` (created when missing); None keeps it in memory only."""
-        store = cls(embedder=embedder, settings=settings, folder=Path(folder) if folder else None, **options)
+        store = cls(embedder=embedder, settings=settings, folder=Path(folder) if folder else None, judge=judge)
         if store.folder is None:
             return store
         if store.folder.exists() and not store.folder.is_dir():
@@ -173,12 +333,13 @@ class StoreShell(RecordTable):
         return store
 
     @classmethod
-    def from_files(cls, files: dict[str, bytes], embedder: Embedder | None = None, settings: Any = None, **options: Any):
+    def from_files(cls, files: dict[str, bytes], embedder: Embedder | None = None, settings: Settings | None = None,
+                   judge: Judge | None = None) -> Self:
         """Rebuild an in-memory store from `dump()` output (e.g. the files of a game save)."""
         state_file = cls._state_file()
         if state_file not in files:
             raise StoreFileError(f"{state_file}: missing from the store files")
-        store = cls(embedder=embedder, settings=settings, **options)
+        store = cls(embedder=embedder, settings=settings, judge=judge)
         with gc_paused():
             store._load(dict(files), names={k: k for k in files})
         return store
@@ -196,12 +357,12 @@ class StoreShell(RecordTable):
         """The store as files for embedding in a game save."""
         raise NotImplementedError
 
-    def _manifest_extra(self) -> dict[str, Any]:
-        return {"records": len(self._records)}
+    def _manifest_extra(self) -> dict[str, int | str]:
+        return {"records": len(self.table.records)}
 
     def save(self, folder: str | Path | None = None) -> int:
         """Write the store to its folder crash-safely (manifest commit); returns bytes on disk."""
-        with self._lock:
+        with self.table.lock:
             if folder is not None:
                 self.folder = Path(folder)
             if self.folder is None:
@@ -264,7 +425,7 @@ class StoreShell(RecordTable):
                 if len(value) > MAX_KEY_CHARS:
                     raise ValueError(f"{where}.{name}: longer than {MAX_KEY_CHARS} characters")
         for rid in deposit.based_on:
-            if isinstance(rid, bool) or not isinstance(rid, int) or rid not in self._records:
+            if isinstance(rid, bool) or not isinstance(rid, int) or rid not in self.table.records:
                 raise ValueError(f"{where}.based_on: {rid!r} is not a record id")
         if deposit.record is not None and (isinstance(deposit.record, bool) or not isinstance(deposit.record, int)):
             raise ValueError(f"{where}.record: must be a record id, got {deposit.record!r}")
@@ -314,19 +475,17 @@ class StoreShell(RecordTable):
         `text` is atomized by the rule-based splitter; a list is taken as ready statements.
         Raises ValueError (store unchanged) on bad input.
         """
-        common = dict(owner=owner, round=round, event_id=event_id, source=source, via=via, place=place, kind=kind,
-                      namespace=namespace, based_on=tuple(based_on), confidence=confidence, expires_at=expires_at,
-                      actors=tuple(actors))
-        if isinstance(text, (list, tuple)):
-            deposit = Deposit(statements=tuple(text), **common)
-        else:
-            deposit = Deposit(text=text, **common)
+        statements = tuple(text) if isinstance(text, (list, tuple)) else None
+        single = text if not isinstance(text, (list, tuple)) else None  # not a str when a caller passes junk: checked below
+        deposit = Deposit(owner=owner, text=single, statements=statements, round=round,
+                          event_id=event_id, source=source, via=via, place=place, kind=kind, namespace=namespace,
+                          based_on=tuple(based_on), confidence=confidence, expires_at=expires_at, actors=tuple(actors))
         return self.remember_many([deposit])[0]
 
     def remember_many(self, deposits: list[Deposit]) -> list[list[int]]:
         """Deposit a batch (one round's writes) with one embedding call for all new atoms."""
         started = time.perf_counter()
-        with self._lock:
+        with self.table.lock:
             if isinstance(deposits, Deposit):
                 raise ValueError("remember_many: expected a list of Deposit")
             deposits = list(deposits)
@@ -339,17 +498,17 @@ class StoreShell(RecordTable):
                 self._remember_ms.append((deposit.round, per))
             return results
 
-    def _new_record(self, d: Deposit, deposit_id: str | None, index: int, text: str, holding: Holding,
-                    **extra: Any) -> Record:
+    def _new_record(self, d: Deposit, deposit_id: str | None, index: int, text: str, holding: Holding, *,
+                    expires_at: int | None = None, speaker: str | None = None, sediment: bool | None = None) -> Record:
         """A new record of one statement of a deposit, held by its owner, stored under the next id."""
-        rid = self._next_id
-        self._next_id += 1
+        rid = self.table.new_id()
         record = Record(
             id=rid, text=text, kind=d.kind, round=d.round, place=d.place, event_id=d.event_id, event_atom=index,
             deposit_id=deposit_id, namespace=d.namespace, owners={d.owner: holding}, based_on=sorted(set(d.based_on)),
-            actors=tuple(d.actors), sediment=extra.pop("sediment", d.via == "sediment"), **extra,
+            actors=tuple(d.actors), sediment=d.via == "sediment" if sediment is None else sediment,
+            expires_at=expires_at, speaker=speaker,
         )
-        self._records[rid] = record
+        self.table.records[rid] = record
         self.current_round = max(self.current_round, d.round)
         return record
 
@@ -376,12 +535,12 @@ class StoreShell(RecordTable):
         k = self.settings.k if k is None else k
         if isinstance(k, bool) or not isinstance(k, int) or k < 0:
             raise ValueError(f"k: must be a non-negative integer, got {k!r}")
-        vector = self._encode([query])[0]
-        with self._lock:
+        vector = self.embed([query])[0]
+        with self.table.lock:
             when = self.current_round if round is None else round
             hits = self._recall(owner, vector, k, when, include_archived, expand, _force)
             for hit in hits:
-                record = self._records[hit.record.id]
+                record = self.table.records[hit.record.id]
                 record.access_count += 1
                 record.last_access_round = max(record.last_access_round, when)
                 if not self.can_read(record.id, owner):
@@ -401,7 +560,7 @@ class StoreShell(RecordTable):
 
     def can_read(self, record_id: int, owner: str) -> bool:
         """True when recall may show this record to this owner (it holds it, in a namespace it may read)."""
-        record = self._records.get(record_id)
+        record = self.table.records.get(record_id)
         if record is None or owner not in record.owners:
             return False
         return record.namespace == "shared" or record.namespace == f"private:{owner}"
@@ -410,7 +569,7 @@ class StoreShell(RecordTable):
 
     def neighbours(self, record_id: int) -> list[int]:
         """Records affiliated with this one; a store that never links rows has none."""
-        if record_id not in self._records:
+        if record_id not in self.table.records:
             raise KeyError(record_id)
         return []
 
@@ -423,7 +582,7 @@ class StoreShell(RecordTable):
 
     def decay(self, round: int) -> int:
         """Advance the store's clock (recency reads it); a store without decay archives nothing."""
-        with self._lock:
+        with self.table.lock:
             self.current_round = max(self.current_round, int(round))
         return 0
 
@@ -450,20 +609,20 @@ class StoreShell(RecordTable):
 
     # ------------------------------------------------------------------ stats
 
-    def _store_stats(self) -> dict:
+    def _store_stats(self) -> StoreStats:
         """Figures only this kind of store knows (links, merges, trust); overrides the zero defaults."""
         return {}
 
-    def stats(self) -> dict:
+    def stats(self) -> StoreStats:
         """Metrics with the same keys for every store (DESIGN §3.6): sizes, sharing, linking, trust, latency."""
-        with self._lock:
-            records = list(self._records.values())
+        with self.table.lock:
+            records = list(self.table.records.values())
             total = len(records)
             owner_counts = [len(r.owners) for r in records]
             sediment = sum(1 for r in records if r.sediment)
             holdings: list[Holding] = [h for r in records for h in r.owners.values()]
             shared = sum(1 for c in owner_counts if c >= 2)
-            out = {
+            out: StoreStats = {
                 "records": total,
                 "sediment": sediment,
                 "sim": total - sediment,
@@ -501,7 +660,7 @@ class StoreShell(RecordTable):
             out.update(self._store_stats())
             return out
 
-    def _latency_stats(self) -> dict:
+    def _latency_stats(self) -> StoreStats:
         """Remember and recall latency overall and per bin of rounds."""
         remember = [ms for _, ms in self._remember_ms]
         recall = [ms for _, ms in self._recall_ms]

@@ -6,7 +6,7 @@ as functions over records, holdings and the store's dispute maps, so the policy 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 
 import msgspec
 
@@ -25,7 +25,7 @@ def pair(pairs: Disputes, a: int, b: int) -> None:
     pairs.setdefault(b, set()).add(a)
 
 
-def pairs_once(pairs: Disputes) -> list[tuple[int, int]]:
+def pairs_once(pairs: Mapping[int, Collection[int]]) -> list[tuple[int, int]]:
     """Every symmetric pair once, (a, b) with a < b, sorted."""
     return sorted((a, b) for a, others in pairs.items() for b in others if a < b)
 

@@ -1,29 +1,42 @@
 """Undoing a merge: the owner leaves the record (or gets its old holding back), as if it never merged.
 
 Everything a merge changed is in its merge-log entry (memory/records.py MergeLogEntry); this
-module replays the record's log without that entry and splits the owner's statement off. It is
-mixed into ConsensusStore (it works on the store's own tables), so it never imports the store.
+module replays the record's log without that entry and splits the owner's statement off. The
+consensus store lends it its table (memory/table.py), so it never imports the store.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import msgspec
+import numpy as np
 
 from memory import equivalence, trust
 from memory.records import Holding, MergeLogEntry, Record, normalise_text
+from memory.settings import MemorySettings
+from memory.table import LinkedTable, texts_of
+
+Encode = Callable[[list[str]], np.ndarray]
 
 
-class Unmerging:
-    """The consensus store's undo of a merge (a mixin: `self` is the ConsensusStore)."""
+class Unmerge:
+    """The consensus store's undo of a merge, over the store's table (the caller holds its lock)."""
 
-    def _undo_latest_merge(self, record_id: int, owner: str) -> int | None:
+    def __init__(self, table: LinkedTable, settings: MemorySettings, encode: Encode) -> None:
+        self.table = table
+        self.settings = settings
+        self.encode = encode  # the store's embedder, checked for width
+
+    def latest(self, record_id: int, owner: str) -> int | None:
         """Undo the owner's latest merge into a record.
 
         The owner's previous holding comes back if it had one; otherwise the owner leaves the
         record and gets a new record with the statement it deposited (returned). The record's
         text, edges, derivations and corroborated confidences are restored from the merge log.
         """
-        record = self._records[record_id]
+        table = self.table
+        record = table.records[record_id]
         positions = [i for i, e in enumerate(record.merge_log) if e.owner == owner]
         if not positions:
             raise ValueError(f"unmerge: {owner!r} never merged into record {record_id}")
@@ -34,7 +47,7 @@ class Unmerging:
                 if b in record.based_on:
                     record.based_on.remove(b)
         for other in entry.added_edges:
-            self._unlink(record_id, other)
+            table.unlink(record_id, other)
         # The text as if this merge had never happened.
         text = record.origin_text or record.text  # origin_text is None: the text never changed
         for e in record.merge_log:
@@ -48,24 +61,22 @@ class Unmerging:
             record.owners[owner] = entry.previous_holding
         else:
             record.owners.pop(owner, None)
-            self._unhold(owner, record_id)
+            table.unhold(owner, record_id)
             if current is not None and owner in entry.previous_confidences:
                 # the confidence the statement had on its own, before corroboration raised it
                 current = msgspec.structs.replace(current, confidence=entry.previous_confidences[owner])
             new_id = self._split_off(record, entry, current)
         self._repoint_siblings(record_id, entry, new_id)
         self._drop_text_key(record, entry, new_id)
-        trust.restore_settled(self._records, self._disputes.setdefault(owner, {}), owner,
+        trust.restore_settled(table.records, table.disputes.setdefault(owner, {}), owner,
                               record_id if new_id is None else new_id, entry)
-        self._counters["unmerges"] = self._counters.get("unmerges", 0) + 1
         return new_id
-
 
     def _split_off(self, record: Record, entry: MergeLogEntry, holding: Holding | None) -> int:
         """A new record holding what the owner deposited, linked where the owner's deposit linked."""
         text = entry.incoming_text or entry.discarded_text
-        rid = self._next_id
-        self._next_id += 1
+        table = self.table
+        rid = table.new_id()
         holding = holding or Holding(via="witnessed", since_round=entry.round)
         piece = Record(
             id=rid,
@@ -82,18 +93,17 @@ class Unmerging:
             speaker=record.speaker,
             actors=record.actors,
         )
-        self._records[rid] = piece
+        table.records[rid] = piece
         if piece.event_id is not None:
             key = (piece.namespace, piece.event_id, piece.kind, piece.event_atom)
-            if self._by_event.get(key) == record.id:
-                self._by_event[key] = rid  # later statements of that event join the split record
-        self._ensure_index().add([rid], self._encode([text]))
+            if table.by_event.get(key) == record.id:
+                table.by_event[key] = rid  # later statements of that event join the split record
+        table.vectors().add([rid], self.encode([text]))
         for other in entry.added_edges:
-            if other in self._records:
-                self._link(rid, other)
-        self._hold(entry.owner, rid)
+            if other in table.records:
+                table.link(rid, other)
+        table.hold(entry.owner, rid)
         return rid
-
 
     def _repoint_siblings(self, record_id: int, entry: MergeLogEntry, new_id: int | None) -> None:
         """The deposit's other merged atoms now link to the split record (or to nothing).
@@ -103,7 +113,7 @@ class Unmerging:
         if not entry.deposit_id:
             return
         for other in entry.added_edges:
-            sibling = self._records.get(other)
+            sibling = self.table.records.get(other)
             if sibling is None:
                 continue
             for i, e in enumerate(sibling.merge_log):
@@ -111,12 +121,12 @@ class Unmerging:
                     edges = tuple(new_id if x == record_id else x for x in e.added_edges if new_id is not None or x != record_id)
                     sibling.merge_log[i] = msgspec.structs.replace(e, added_edges=edges)
 
-
     def _drop_text_key(self, record: Record, entry: MergeLogEntry, new_id: int | None) -> None:
         """The undone statement's text now leads to the split record, unless the record still has it."""
         key = (record.namespace, normalise_text(entry.incoming_text or entry.discarded_text))
-        if self._by_text.get(key) == record.id and not any(normalise_text(t) == key[1] for t in self._texts_of(record)):
-            del self._by_text[key]
+        by_text = self.table.by_text
+        if by_text.get(key) == record.id and not any(normalise_text(t) == key[1] for t in texts_of(record)):
+            del by_text[key]
             if new_id is not None:
-                self._by_text[key] = new_id
-        self._map_record(record)
+                by_text[key] = new_id
+        self.table.map_record(record)

@@ -307,7 +307,7 @@ def _verb_like(word: str, k: str) -> bool:
         return False
     if len(word) > 3 and word.endswith("ed"):
         return True
-    if word in lexicon.IRREGULAR and lexicon.IRREGULAR[word] != word:
+    if lexicon.irregular_past(word) and lexicon.key(word) != word:
         return True
     return k in GROUPS and not word.endswith("ing")
 

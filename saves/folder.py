@@ -281,7 +281,7 @@ def _swap_into_place(tmp: Path, target: Path) -> Path | None:
 def write_save(
     folder: str | os.PathLike[str],
     files: dict[str, bytes],
-    meta: dict[str, Any],
+    meta: dict[str, object],
     *,
     force: bool = False,
 ) -> Manifest:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime, timezone
-from typing import Any
 
 import msgspec
 
@@ -17,20 +16,20 @@ class Base(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True
     """Policy for every persisted struct here: strict keys, immutable (kw_only is per class in msgspec)."""
 
 
-class FileEntry(Base, kw_only=True):
+class FileEntry(Base, frozen=True, kw_only=True):
     """One file of a save: its size in bytes and blake2b (64-byte digest) hex checksum."""
 
     size: int
     blake2b: str
 
 
-class Manifest(Base, kw_only=True):
+class Manifest(Base, frozen=True, kw_only=True):
     """Contents of manifest.json; `meta` is the caller's (world id, world digest, round, label...)."""
 
     format: str = FORMAT_NAME
     version: int = FORMAT_VERSION
     created: datetime
-    meta: dict[str, Any] = {}
+    meta: dict[str, object] = {}
     files: dict[str, FileEntry] = {}
 
     @property
@@ -58,7 +57,7 @@ def checksum(data: bytes) -> str:
     return hashlib.blake2b(data).hexdigest()
 
 
-def build_manifest(files: dict[str, bytes], meta: dict[str, Any], created: datetime | None = None) -> Manifest:
+def build_manifest(files: dict[str, bytes], meta: dict[str, object], created: datetime | None = None) -> Manifest:
     """A manifest listing `files` with sizes and checksums, created now (UTC) unless given."""
     entries = {name: FileEntry(size=len(data), blake2b=checksum(data)) for name, data in sorted(files.items())}
     return Manifest(

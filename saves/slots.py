@@ -7,7 +7,6 @@ import re
 import shutil
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
@@ -45,7 +44,7 @@ class SaveInfo(msgspec.Struct, frozen=True, kw_only=True):
         return self.problem is None
 
     @property
-    def meta(self) -> dict[str, Any]:
+    def meta(self) -> dict[str, object]:
         """The caller's metadata, empty when the manifest could not be read."""
         return dict(self.manifest.meta) if self.manifest else {}
 
@@ -175,7 +174,7 @@ def _autosave_dirs(slot: Path) -> list[Path]:
 def autosave(
     slot: str | os.PathLike[str],
     files: dict[str, bytes],
-    meta: dict[str, Any],
+    meta: dict[str, object],
     *,
     round: int | None = None,
     keep: int = AUTOSAVE_KEEP,
@@ -192,7 +191,7 @@ def autosave(
     slot_path = Path(slot)
     number = round if round is not None else meta.get("round")
     if number is None:
-        existing = [int(_AUTOSAVE_NAME.fullmatch(d.name).group(1)) for d in _autosave_dirs(slot_path)]
+        existing = [int(m.group(1)) for d in _autosave_dirs(slot_path) if (m := _AUTOSAVE_NAME.fullmatch(d.name))]
         number = max(existing, default=0) + 1
     if not isinstance(number, int) or isinstance(number, bool) or number < 0:
         raise SaveError(slot_path, f"autosave round must be a non-negative integer, got {number!r}")
@@ -250,7 +249,7 @@ def branch_save(
     dest: str | os.PathLike[str],
     *,
     overwrite: bool = False,
-    meta: dict[str, Any] | None = None,
+    meta: dict[str, object] | None = None,
 ) -> Manifest:
     """Copy the save `src` into the new save folder `dest`, verified on both ends, atomically.
 

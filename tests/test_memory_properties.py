@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memory import ConsensusStore, Deposit, MemorySettings
+from memory.table import texts_of
 
 OWNERS = ("hamlet", "horatio", "ophelia", "claudius")
 NAMES = ("Hamlet", "Horatio", "the ghost", "Ophelia", "the king")
@@ -117,10 +118,10 @@ def test_unmerge_interleaved_keeps_everyone(batches, unmerges):
     # the same-text map never points at a record that lacks the text
     from memory import normalise_text
 
-    for (namespace, norm), rid in store._by_text.items():
+    for (namespace, norm), rid in store.table.by_text.items():
         record = store.get(rid)
         assert record.namespace == namespace
-        assert norm in {normalise_text(t) for t in store._texts_of(record)}
+        assert norm in {normalise_text(t) for t in texts_of(record)}
 
 
 @PROPS

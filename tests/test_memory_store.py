@@ -17,7 +17,7 @@ def store() -> ConsensusStore:
 def snapshot(store: ConsensusStore) -> bytes:
     """Everything observable about the store's content, as bytes."""
     return msgspec.msgpack.encode(
-        ([msgspec.to_builtins(r) for r in store.records()], store.edges(), sorted(store._by_text.items()))
+        ([msgspec.to_builtins(r) for r in store.records()], store.edges(), sorted(store.table.by_text.items()))
     )
 
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from memory.baselines.base import BaselineSettings, RowStore
 from memory.baselines.collaborative import CollaborativeStore
-from memory.baselines.generative import GenerativeStore, rule_importance
+from memory.baselines.generative import GenerativeStore, Rater, Reflector, rule_importance
+from memory.embedder import Embedder
 from memory.baselines.gmemory import GMemoryStore
 
 STORES: dict[str, type[RowStore]] = {
@@ -23,12 +22,15 @@ def _store_class(backend: str) -> type[RowStore]:
         raise ValueError(f"unknown baseline {backend!r}; choose one of {', '.join(STORES)}") from None
 
 
-def make(backend: str, embedder: Any = None, settings: BaselineSettings | None = None, **options: Any) -> RowStore:
-    """A fresh in-memory baseline store (options: `rate`, `reflect` for Generative Agents)."""
-    return _store_class(backend)(embedder=embedder, settings=settings, **options)
+def make(backend: str, embedder: Embedder | None = None, settings: BaselineSettings | None = None, *,
+         rate: Rater | None = None, reflect: Reflector | None = None) -> RowStore:
+    """A fresh in-memory baseline store (`rate` and `reflect` are Generative Agents' model calls)."""
+    if backend == "generative":
+        return GenerativeStore(embedder=embedder, settings=settings, rate=rate, reflect=reflect)
+    return _store_class(backend)(embedder=embedder, settings=settings)
 
 
-def from_files(backend: str, files: dict[str, bytes], embedder: Any = None,
+def from_files(backend: str, files: dict[str, bytes], embedder: Embedder | None = None,
                settings: BaselineSettings | None = None) -> RowStore:
     """Rebuild a baseline store from its `dump()` files."""
     return _store_class(backend).from_files(files, embedder=embedder, settings=settings)

@@ -15,8 +15,8 @@ import numpy as np
 
 from memory.embedder import Embedder
 from memory.persist import StoreFileError
-from memory.records import Base, Deposit, Holding, Kind, RecallHit, Record, normalise_text
-from memory.store import StoreShell
+from memory.records import Base, Frozen, Deposit, Holding, Kind, RecallHit, Record, normalise_text
+from memory.store import Judge, StoreShell, StoreStats
 from memory.trust import BASE_CONFIDENCE
 
 log = logging.getLogger(__name__)
@@ -27,7 +27,7 @@ VECTORS_FILE = "memory.npy"
 RULES = ("event_id", "text", "cosine", "judge")
 
 
-class BaselineSettings(Base, frozen=True):
+class BaselineSettings(Frozen, frozen=True):
     """Tunables of the baseline stores (each backend reads the ones it uses)."""
 
     k: int = 5  # default recall size
@@ -85,15 +85,15 @@ def vectors_from_bytes(data: bytes, name: str) -> np.ndarray:
     return np.frombuffer(data[8:], dtype="<f4").reshape(rows, dim).astype(np.float32)
 
 
-class RowStore(StoreShell):
+class RowStore(StoreShell[BaselineSettings]):
     """A store of single-owner rows with owner-scoped cosine recall; subclasses add their structure."""
 
     backend = "rows"
     RULES = RULES
 
     def __init__(self, embedder: Embedder | None = None, settings: BaselineSettings | None = None,
-                 folder: Path | None = None):
-        super().__init__(embedder=embedder, settings=settings, folder=folder)
+                 folder: Path | None = None, judge: Judge | None = None) -> None:
+        super().__init__(embedder=embedder, settings=settings, folder=folder, judge=judge)
         self._row: dict[int, int] = {}  # record id -> matrix row
         self._matrix = np.zeros((0, 0), dtype=np.float32)
         self._rows = 0
@@ -116,17 +116,17 @@ class RowStore(StoreShell):
         if state.backend != self.backend:
             raise StoreFileError(f"{name}: holds a {state.backend!r} store, not {self.backend!r}")
         self._dim = state.dim
-        self._next_id = state.next_id
+        self.table.next_id = state.next_id
         self._next_deposit = state.next_deposit
         self.current_round = state.current_round
         self._generation = state.generation
         self._counters.update(state.counters)
         for record in state.records:
-            self._records[record.id] = record
+            self.table.records[record.id] = record
             for owner in record.owners:
-                self._held.setdefault(owner, {})[record.id] = None
+                self.table.hold(owner, record.id)
         self._load_extra(state)
-        keys = list(self._records)
+        keys = list(self.table.records)
         data = files.get(VECTORS_FILE)
         vectors_name = names.get(VECTORS_FILE, VECTORS_FILE)
         matrix = None
@@ -142,7 +142,7 @@ class RowStore(StoreShell):
         if matrix is None:
             log.warning(notice)
             self.notices.append(notice)
-            matrix = self._encode([self._records[k].text for k in keys]) if keys else np.zeros((0, self.dim), np.float32)
+            matrix = self.embed([self.table.records[k].text for k in keys]) if keys else np.zeros((0, self.dim), np.float32)
         self._matrix = np.zeros((max(1024, len(keys)), self.dim), dtype=np.float32)
         self._matrix[: len(keys)] = matrix
         self._rows = len(keys)
@@ -153,11 +153,11 @@ class RowStore(StoreShell):
             format=FORMAT_VERSION,
             backend=self.backend,
             dim=self.dim,
-            next_id=self._next_id,
+            next_id=self.table.next_id,
             next_deposit=self._next_deposit,
             current_round=self.current_round,
             generation=self._generation,
-            records=list(self._records.values()),
+            records=list(self.table.records.values()),
             counters=dict(self._counters),
         )
         self._save_extra(state)
@@ -171,13 +171,13 @@ class RowStore(StoreShell):
 
     def dump(self) -> dict[str, bytes]:
         """The store as files (`memory.msgpack`, `memory.npy`) for embedding in a game save."""
-        with self._lock:
-            keys = list(self._records)
+        with self.table.lock:
+            keys = list(self.table.records)
             matrix = self._matrix[[self._row[k] for k in keys]] if keys else np.zeros((0, self.dim), np.float32)
             return {STATE_FILE: _encoder.encode(self._state()), VECTORS_FILE: vectors_to_bytes(matrix)}
 
-    def _manifest_extra(self) -> dict:
-        return {"records": len(self._records), "backend": self.backend}
+    def _manifest_extra(self) -> dict[str, int | str]:
+        return {"records": len(self.table.records), "backend": self.backend}
 
     # ------------------------------------------------------------------ basics
 
@@ -187,7 +187,7 @@ class RowStore(StoreShell):
 
     def can_read(self, record_id: int, owner: str) -> bool:
         """True when recall may show this row to this owner (its owner, or a reader it was granted to)."""
-        record = self._records.get(record_id)
+        record = self.table.records.get(record_id)
         return record is not None and (owner in record.owners or owner in self.readers(record_id))
 
     # ------------------------------------------------------------------ write path
@@ -195,7 +195,7 @@ class RowStore(StoreShell):
     def _write(self, deposits: list[Deposit], checked: list[list[str]]) -> list[list[int]]:
         """One new row per atom per witness, one embedding call for the batch."""
         unique = list(dict.fromkeys(t for atoms in checked for t in atoms))
-        vectors = self._encode(unique) if unique else np.zeros((0, self.dim), np.float32)
+        vectors = self.embed(unique) if unique else np.zeros((0, self.dim), np.float32)
         vector_of = {t: vectors[i] for i, t in enumerate(unique)}
         results: list[list[int]] = []
         for offset, (deposit, atoms) in enumerate(zip(deposits, checked)):
@@ -212,7 +212,7 @@ class RowStore(StoreShell):
         record = self._new_record(d, deposit_id, index, text, holding,
                                   sediment=(d.via == "sediment") if sediment is None else sediment)
         self._add_vector(record.id, vector)
-        self._held.setdefault(d.owner, {})[record.id] = None
+        self.table.hold(d.owner, record.id)
         return record.id
 
     def _insert_derived(self, owner: str, text: str, kind: Kind, round: int, based_on: list[int],
@@ -220,7 +220,7 @@ class RowStore(StoreShell):
         """A by-product row (reflection, insight) held by `owner`, inferred from its evidence rows."""
         d = Deposit(owner=owner, statements=(text,), round=round, via="inferred", kind=kind, based_on=tuple(based_on))
         if vector is None:
-            vector = self._encode([text])[0]
+            vector = self.embed([text])[0]
         return self._insert_row(d, None, 0, text, vector, sediment=sediment)
 
     def _add_vector(self, rid: int, vector: np.ndarray) -> None:
@@ -241,7 +241,7 @@ class RowStore(StoreShell):
 
     def _candidates(self, owner: str) -> list[int]:
         """Row ids recall may show this owner (its own; Collaborative adds grants)."""
-        return list(self._held.get(owner, ()))
+        return list(self.table.held.get(owner, ()))
 
     def _score(self, owner: str, ids: np.ndarray, sims: np.ndarray, when: int) -> np.ndarray:
         """Ranking score of candidate rows (plain cosine here)."""
@@ -265,7 +265,7 @@ class RowStore(StoreShell):
         rows = np.fromiter((self._row[int(r)] for r in ids), dtype=np.int64, count=len(ids))
         sims = self._matrix[rows] @ vector
         scores = self._score(owner, ids, sims, when)
-        return [RecallHit(record=self._records[rid], via="semantic", score=score)
+        return [RecallHit(record=self.table.records[rid], via="semantic", score=score)
                 for rid, score in self._select(owner, ids, sims, scores, k)]
 
     def _shown(self, owner: str, hits: list[RecallHit]) -> list[RecallHit]:
@@ -273,13 +273,13 @@ class RowStore(StoreShell):
 
     # ------------------------------------------------------------------ stats
 
-    def _extra_stats(self) -> dict:
+    def _extra_stats(self) -> StoreStats:
         """Backend-specific figures (subclasses)."""
         return {}
 
-    def stats(self) -> dict:
+    def stats(self) -> StoreStats:
         """Metrics with the consensus store's keys (DESIGN §3.6); shared and linked are 0 by construction."""
-        with self._lock:
+        with self.table.lock:
             return {"backend": self.backend, **super().stats(), **self._extra_stats()}
 
 

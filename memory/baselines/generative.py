@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -11,6 +12,7 @@ from memory import guard
 from memory.baselines.base import BaselineSettings, RowState, RowStore
 from memory.records import Deposit
 from memory.embedder import Embedder
+from memory.store import Judge, StoreStats
 
 Rater = Callable[[str], "int | None"]  # text -> importance 1..10, None when it could not say
 Reflector = Callable[[list[str]], "str | None"]  # evidence texts -> one reflection, None to use the rule
@@ -50,9 +52,10 @@ class GenerativeStore(RowStore):
 
     backend = "generative"
 
-    def __init__(self, embedder: Embedder | None = None, settings: BaselineSettings | None = None, folder=None,
-                 rate: Rater | None = None, reflect: Reflector | None = None):
-        super().__init__(embedder=embedder, settings=settings, folder=folder)
+    def __init__(self, embedder: Embedder | None = None, settings: BaselineSettings | None = None,
+                 folder: Path | None = None, judge: Judge | None = None, rate: Rater | None = None,
+                 reflect: Reflector | None = None) -> None:
+        super().__init__(embedder=embedder, settings=settings, folder=folder, judge=judge)
         self.rate = rate
         self.reflect = reflect
         self._importance: dict[int, float] = {}
@@ -86,7 +89,7 @@ class GenerativeStore(RowStore):
         sediment_only: dict[str, bool] = {}
         for deposit, ids in zip(deposits, results):
             for rid in ids:
-                record = self._records[rid]
+                record = self.table.records[rid]
                 self._importance[rid] = self._rate(record.text, record.kind, deposit.via)
                 self._pending.setdefault(deposit.owner, []).append(rid)
             sediment_only[deposit.owner] = sediment_only.get(deposit.owner, True) and deposit.via == "sediment"
@@ -100,14 +103,14 @@ class GenerativeStore(RowStore):
         s = self.settings
         mentions: dict[str, list[int]] = {}
         for rid in pending:
-            for entity in guard.features(self._records[rid].text).entities:
+            for entity in guard.features(self.table.records[rid].text).entities:
                 mentions.setdefault(entity, []).append(rid)
         weight = Counter({e: sum(self._importance[r] for r in ids) for e, ids in mentions.items() if len(ids) >= 2})
         made: list[int] = []
-        when = max(self._records[r].round for r in pending)
+        when = max(self.table.records[r].round for r in pending)
         for entity, _ in sorted(weight.items(), key=lambda t: (-t[1], t[0]))[: s.reflections_per_pass]:
             evidence = sorted(mentions[entity], key=lambda r: (-self._importance[r], -r))[: s.reflection_evidence]
-            texts = [self._records[r].text for r in evidence]
+            texts = [self.table.records[r].text for r in evidence]
             text = None
             if self.reflect is not None:
                 try:
@@ -119,7 +122,7 @@ class GenerativeStore(RowStore):
                 name = display_name(entity)
                 text = f"{name} is at the centre of what I have seen lately ({len(mentions[entity])} memories): {texts[0]}"
             rid = self._insert_derived(owner, " ".join(text.split()), "reflection", when, sorted(evidence), sediment=sediment)
-            self._importance[rid] = self._rate(self._records[rid].text, "reflection", "inferred")
+            self._importance[rid] = self._rate(self.table.records[rid].text, "reflection", "inferred")
             made.append(rid)
         self._counters["reflections"] = self._counters.get("reflections", 0) + len(made)
         self._counters["reflection_passes"] = self._counters.get("reflection_passes", 0) + 1
@@ -130,15 +133,15 @@ class GenerativeStore(RowStore):
     def _score(self, owner: str, ids: np.ndarray, sims: np.ndarray, when: int) -> np.ndarray:
         decay = self.settings.recency_decay
         recency = np.fromiter(
-            (decay ** max(0, when - max(self._records[int(r)].last_access_round, self._records[int(r)].round)) for r in ids),
+            (decay ** max(0, when - max(self.table.records[int(r)].last_access_round, self.table.records[int(r)].round)) for r in ids),
             dtype=np.float64, count=len(ids),
         )
         importance = np.fromiter((self._importance.get(int(r), 3.0) / 10.0 for r in ids), dtype=np.float64, count=len(ids))
         return recency + importance + sims.astype(np.float64)
 
-    def _extra_stats(self) -> dict:
+    def _extra_stats(self) -> StoreStats:
         return {
-            "reflections": sum(1 for r in self._records.values() if r.kind == "reflection"),
+            "reflections": sum(1 for r in self.table.records.values() if r.kind == "reflection"),
             "reflection_passes": self._counters.get("reflection_passes", 0),
             "mean_importance": float(np.mean(list(self._importance.values()))) if self._importance else 0.0,
         }

@@ -12,7 +12,8 @@ pipelines `play/` and `prose/` (packages of named stages), `fountain` and `cards
 """
 
 from storyworld.authoring import review
-from storyworld.authoring.common import AuthoringCancelled, Draft
+from storyworld.authoring.common import Draft
+from storyworld.errors import Cancelled as AuthoringCancelled
 from storyworld.authoring.pipeline import author_source, detect_kind, read_source
 from storyworld.authoring.play import parse_play
 from storyworld.authoring.prose import author_prose

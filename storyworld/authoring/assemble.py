@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 import msgspec
 
 from storyworld.authoring.common import slugify, unique_id
-from storyworld.world.schema import Agent, Event, EventKind, Place, Start, WorldFile, WorldInfo, WorldObject
+from storyworld.world.schema import Agent, Event, CanonKind, Place, Start, WorldFile, WorldInfo, WorldObject
 
 
 class PlaceDraft(msgspec.Struct, frozen=True, kw_only=True):
@@ -50,7 +50,7 @@ class EventDraft(msgspec.Struct, frozen=True, kw_only=True):
 
     round: int
     place: str
-    kind: EventKind
+    kind: CanonKind
     actors: tuple[str, ...]
     witnesses: tuple[str, ...]
     text: str

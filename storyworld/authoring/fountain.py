@@ -18,7 +18,7 @@ import msgspec
 
 from storyworld.authoring.assemble import AgentDraft, EventDraft, PlaceDraft, StartDraft, assemble_world, assign_ids
 from storyworld.authoring.common import CancelToken, ProgressCallback, check_cancel, report, trim_text
-from storyworld.world.schema import WorldFile, WorldInfo
+from storyworld.world.schema import CanonKind, WorldFile, WorldInfo
 
 ElementKind = Literal["heading", "character", "dialogue", "parenthetical", "action", "transition"]
 SCENE_RE = re.compile(r"^(?:INT\.?/EXT|INT/EXT|I/E|INT|EXT|EST)[.\s]", re.I)
@@ -293,7 +293,7 @@ def _events(beats: list[_Beat]) -> list[EventDraft]:
         last_scene = beat.scene
         if beat.kind == "say":
             said_in_scene += 1
-        kind = "say" if beat.kind == "say" else ("act" if beat.actors else "narration")
+        kind: CanonKind = "say" if beat.kind == "say" else ("act" if beat.actors else "narration")
         events.append(EventDraft(round=round_number, place=beat.place, kind=kind, actors=beat.actors,
                                  witnesses=tuple(present[beat.scene]), text=trim_text(beat.text)))
     return events

@@ -7,13 +7,13 @@ deletions raise ReviewError (a UserError), whose one-line message the screen can
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict, Unpack
 
 import msgspec
 
 from storyworld.authoring.common import slugify
 from storyworld.errors import UserError
-from storyworld.world.schema import Agent, Event, Place, WorldFile
+from storyworld.world.schema import Agent, Event, Place, Start, WorldFile, WorldObject
 
 IssueTarget = Literal["world", "place", "agent", "object", "event", "start"]
 
@@ -38,18 +38,26 @@ class Issue(msgspec.Struct, frozen=True, kw_only=True):
 # ---------------------------------------------------------------------------------------- helpers
 
 
-def _replace(world: WorldFile, **tables: Any) -> WorldFile:
+class RefTables(TypedDict, total=False):
+    """The tables that refer to agents and places, rewritten."""
+
+    place: list[Place]
+    object: list[WorldObject]
+    event: list[Event]
+    start: list[Start]
+
+
+class Tables(RefTables, total=False):
+    """Some tables of a world file, rewritten."""
+
+    agent: list[Agent]
+
+
+def _replace(world: WorldFile, **tables: Unpack[Tables]) -> WorldFile:
     """A new WorldFile with some tables swapped (the others are copied lists of the same structs)."""
-    fields = {
-        "world": world.world,
-        "place": list(world.place),
-        "agent": list(world.agent),
-        "object": list(world.object),
-        "event": list(world.event),
-        "start": list(world.start),
-    }
-    fields.update(tables)
-    return WorldFile(**fields)
+    return WorldFile(world=world.world, place=tables.get("place", list(world.place)),
+                     agent=tables.get("agent", list(world.agent)), object=tables.get("object", list(world.object)),
+                     event=tables.get("event", list(world.event)), start=tables.get("start", list(world.start)))
 
 
 def _agent(world: WorldFile, agent_id: str) -> Agent:
@@ -74,7 +82,7 @@ def _unique(values: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(values))
 
 
-def _rewrite_agent_refs(world: WorldFile, mapping: dict[str, str | None]) -> dict[str, Any]:
+def _rewrite_agent_refs(world: WorldFile, mapping: dict[str, str | None]) -> RefTables:
     """Tables with agent ids rewritten by `mapping` (None = remove); lists deduplicated in order."""
 
     def rewrite(ids: Iterable[str]) -> list[str]:
@@ -110,7 +118,7 @@ def _rewrite_agent_refs(world: WorldFile, mapping: dict[str, str | None]) -> dic
     return {"event": events, "object": objects, "start": starts}
 
 
-def _rewrite_place_refs(world: WorldFile, old: str, new: str) -> dict[str, Any]:
+def _rewrite_place_refs(world: WorldFile, old: str, new: str) -> Tables:
     """Tables with place `old` replaced by `new` everywhere (exits deduplicated, no self-exits)."""
     places = []
     for place in world.place:
@@ -173,7 +181,7 @@ def rename_agent(world: WorldFile, agent_id: str, new_name: str, new_id: str | N
             raise ReviewError(f'id "{target_id}" is already taken')
     renamed = msgspec.structs.replace(agent, id=target_id, name=new_name, aliases=aliases)
     agents = [renamed if a.id == agent_id else a for a in world.agent]
-    tables = _rewrite_agent_refs(world, {agent_id: target_id}) if target_id != agent_id else {}
+    tables: RefTables = _rewrite_agent_refs(world, {agent_id: target_id}) if target_id != agent_id else {}
     return _replace(world, agent=agents, **tables)
 
 

@@ -13,22 +13,31 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from memory import BACKENDS
+from memory.store import StoreStats
 from storyworld.benches.backends_tables import render_markdown
 from storyworld.benches.embedders import fresh_embedder
 from storyworld.benches.metering import Metered, action_counts, latency, ownership_matrix, structure
 from storyworld.errors import UserError
+from storyworld.kernel.state import AwakePolicy, CachePolicy
 from storyworld.llm.options import add_model_options, load_lm
 from storyworld.locations import find_world
 from storyworld.world import load_world
 
+if TYPE_CHECKING:  # annotations only: the bench loads these when it runs
+    from memory.embedder import Embedder
+    from memory.store import Judge
+    from storyworld.kernel.state import Settings
+    from storyworld.llm.base import LanguageModel
+    from storyworld.world import World
+
 REPLAY_STRUCTURE = ("sediment", "sim", "total", "shared", "linked")
 ABLATIONS = ("fifo", "relevance", "hybrid", "no-merge")  # Table 3 cells: (merge, cache) one factor at a time
-ABLATION_CELLS = {"fifo": (True, "fifo"), "relevance": (True, "relevance"), "hybrid": (True, "hybrid"),
+ABLATION_CELLS: dict[str, tuple[bool, CachePolicy]] = {"fifo": (True, "fifo"), "relevance": (True, "relevance"), "hybrid": (True, "hybrid"),
                   "no-merge": (False, "fifo")}
 
 
@@ -38,17 +47,17 @@ STORE_STATS_KEPT = ("reflections", "insights", "grants", "merges_by_rule", "judg
 
 
 def run_one(
-    world: Any,
+    world: World,
     backend: str,
     *,
     rounds: int,
     start: str | None,
     seed: int,
     mind: Any,
-    embedder: Any,
+    embedder: Embedder | None,
     merge: bool = True,
-    cache: str = "fifo",
-    judge: Any = None,
+    cache: CachePolicy = "fifo",
+    judge: Judge | None = None,
     horizons: tuple[int, ...] = (),
     model_name: str = "",
     log: Any = None,
@@ -57,7 +66,7 @@ def run_one(
     later: list | None = None,
     store_options: dict[str, Any] | None = None,
     ops: list | None = None,
-    awake: str = "all",
+    awake: AwakePolicy = "all",
     player: str | None = None,
     max_awake: int = 4,
 ) -> dict[str, Any]:
@@ -119,7 +128,8 @@ def run_one(
     return result
 
 
-def _new_run(world: Any, backend: str, start: str | None, settings: Any, mind: Any, *, embedder: Any, judge: Any,
+def _new_run(world: World, backend: str, start: str | None, settings: Settings, mind: Any, *, embedder: Embedder | None,
+             judge: Judge | None,
              store_options: dict[str, Any] | None) -> Any:
     """A simulation at the start with the canon before it sedimented (a baseline built with `store_options`)."""
     from storyworld.game import session
@@ -164,7 +174,7 @@ class _MeteredRun:
         return shape
 
 
-def _store_figures(sim: Any, meter: Metered, store_stats: dict[str, Any]) -> dict[str, Any]:
+def _store_figures(sim: Any, meter: Metered, store_stats: StoreStats) -> dict[str, Any]:
     """Structure, latency, leaks and actions of a finished run."""
     figures = {**structure(meter.store), **latency(meter)}
     figures["leaks"] = max(int(store_stats.get("leaks", 0)), meter.leaks)
@@ -174,7 +184,7 @@ def _store_figures(sim: Any, meter: Metered, store_stats: dict[str, Any]) -> dic
     return figures
 
 
-def _cast_figures(world: Any, backend: str, sim: Any, meter: Metered, store_stats: dict[str, Any]) -> dict[str, Any]:
+def _cast_figures(world: Any, backend: str, sim: Any, meter: Metered, store_stats: StoreStats) -> dict[str, Any]:
     """Who owns what, the pictures of the run, the store's own figures, and (consensus) Table 4."""
     from storyworld.report.relations import relations_summary
 
@@ -186,7 +196,7 @@ def _cast_figures(world: Any, backend: str, sim: Any, meter: Metered, store_stat
         # the pictures of a run (interaction graph, affiliation clusters, pairwise relations)
         "relations": relations_summary(agents, sim.state.events, meter.store, affiliation=backend == "consensus"),
     }
-    figures["store_stats"] = {k: store_stats[k] for k in STORE_STATS_KEPT if k in store_stats}
+    figures["store_stats"] = {k: v for k, v in store_stats.items() if k in STORE_STATS_KEPT}
     if backend == "consensus":
         from storyworld.benches import table4
 
@@ -195,7 +205,7 @@ def _cast_figures(world: Any, backend: str, sim: Any, meter: Metered, store_stat
     return figures
 
 
-def replay(world: Any, start: str | None, ops: list[tuple], backends: list[str], embedder_kind: str) -> dict[str, Any]:
+def replay(world: World, start: str | None, ops: list[tuple], backends: list[str], embedder_kind: str) -> dict[str, Any]:
     """Feed one recorded write/read stream into a fresh store per backend, interleaved round by round.
 
     Every store gets the same sediment, the same deposits and the same recall queries, in one
@@ -255,7 +265,7 @@ REFLECTION_SCHEMA = {
 }
 
 
-def generative_hooks(lm: Any, seed: int = 0) -> dict[str, Any]:
+def generative_hooks(lm: LanguageModel, seed: int = 0) -> dict[str, Any]:
     """Generative Agents' model calls: importance 1-10 of a memory, and one reflection over evidence."""
 
     def rate(text: str) -> int | None:
@@ -263,7 +273,8 @@ def generative_hooks(lm: Any, seed: int = 0) -> dict[str, Any]:
             "On a scale of 1 (mundane, e.g. looking around) to 10 (poignant, e.g. a death or a betrayal), "
             f'rate how important this memory is: "{text[:400]}". Reply {{"importance": N}}.')}]
         obj, _ = lm.complete_json(messages, IMPORTANCE_SCHEMA, max_tokens=12, temperature=0.0, seed=seed)
-        return None if obj is None else int(obj["importance"])
+        value = None if obj is None else obj.get("importance")
+        return value if isinstance(value, int) else None  # the schema makes it an integer
 
     def reflect(texts: list[str]) -> str | None:
         listing = "\n".join(f"- {t[:200]}" for t in texts)
@@ -452,7 +463,7 @@ def _quality_scorer(args: argparse.Namespace, lm: Any) -> Callable[[Any], dict[s
     return quality
 
 
-def _header(world: Any, args: argparse.Namespace, lm: Any) -> dict[str, Any]:
+def _header(world: World, args: argparse.Namespace, lm: LanguageModel) -> dict[str, Any]:
     """What the comparison ran on; its backends are filled in as they finish."""
     return {
         "world": world.file.world.id,

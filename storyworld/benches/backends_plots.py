@@ -244,9 +244,9 @@ def _relation_matrices(plt: Any, relations: dict[str, Any], agents: list[str], t
     talks = mats["interactions"][upper] > 0
     bars, labels = [], []
     for key in ("shared", "linked"):
-        values = mats[key][upper]
+        pair_values = mats[key][upper]
         for flag, name in ((True, "converse"), (False, "do not")):
-            chosen = values[talks == flag]
+            chosen = pair_values[talks == flag]
             bars.append(float(chosen.mean()) if chosen.size else 0.0)
             labels.append(f"{key}\n{name} ({int(chosen.size)})")
     axes[3].bar(range(len(bars)), bars, color=["#4a6fa5", "#bbbbbb"] * 2)

@@ -21,7 +21,7 @@ def _frac(part: float, whole: float) -> float:
 def _below_closest(runs: dict[str, Any], key: str) -> tuple[str, float]:
     """The baseline with the fewest `key` entries, and how far below it consensus is (0.25 = 25% fewer)."""
     others = {b: r[key] for b, r in runs.items() if b != "consensus"}
-    closest = min(others, key=others.get)
+    closest = min(others, key=lambda b: others[b])
     return closest, (1 - runs["consensus"][key] / others[closest] if others[closest] else 0.0)
 
 

@@ -11,7 +11,12 @@ import argparse
 import json
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # annotations only: the bench loads these when it runs
+    from memory.embedder import Embedder
+    from memory.settings import MemorySettings
+    from storyworld.llm.base import LanguageModel
 
 # Used only when memory.devset (tests/data/merge_pairs.*) is not installed: same-fact paraphrases
 # and near misses (role swaps, other people, negations, other places) in the style of the worlds.
@@ -144,7 +149,7 @@ def _prf(tp: int, fp: int, fn: int) -> dict[str, Any]:
             "merged": tp + fp, "false_merges": fp, "missed": fn}
 
 
-def evaluate(pairs: list[Pair], embedder: Any, judge: CountingJudge, settings: Any,
+def evaluate(pairs: list[Pair], embedder: Embedder, judge: CountingJudge, settings: MemorySettings,
              all_pairs: bool = False) -> dict[str, Any]:
     """Merge precision/recall with the judge off and on, and how the judge answered in the band.
 
@@ -246,7 +251,7 @@ def decision_messages(index: int) -> list[dict[str, str]]:
     ]
 
 
-def time_decisions(lm: Any, count: int) -> dict[str, Any]:
+def time_decisions(lm: LanguageModel, count: int) -> dict[str, Any]:
     """Seconds and tokens per schema-constrained decision, with generation tokens per second."""
     rows = []
     cpu_started = time.process_time()  # all threads' CPU: on a busy machine wall time says little

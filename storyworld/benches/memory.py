@@ -10,7 +10,12 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # annotations only: the bench loads these when it runs
+    from memory.consensus import ConsensusStore
+    from memory.embedder import Embedder
+    from memory.settings import MemorySettings
 
 AGENTS = (
     "hamlet horatio ophelia claudius gertrude polonius laertes marcellus bernardo francisco rosencrantz "
@@ -154,7 +159,7 @@ def bench_memory(args: argparse.Namespace) -> int:
     return 0
 
 
-def _fill(store: Any, records: int, make: StatementMaker, rng: random.Random) -> tuple[int, float, float]:
+def _fill(store: ConsensusStore, records: int, make: StatementMaker, rng: random.Random) -> tuple[int, float, float]:
     """Bulk fill to `records`; returns the events deposited and the wall and CPU seconds it took.
 
     A round's worth of deposits per batch; some events have several witnesses and some deposits
@@ -175,12 +180,12 @@ def _fill(store: Any, records: int, make: StatementMaker, rng: random.Random) ->
             if rng.random() < 0.33:
                 witnesses.append("hamlet")
             for owner in witnesses:
-                batch.append(Deposit(owner=owner, statements=statements, round=event // 200, event_id=f"e{event}"))
+                batch.append(Deposit(owner=owner, statements=tuple(statements), round=event // 200, event_id=f"e{event}"))
         store.remember_many(batch)
     return event, time.perf_counter() - fill_started, time.process_time() - fill_cpu_started
 
 
-def _timed_calls(store: Any, embedder: Any, samples: int, make: StatementMaker, rng: random.Random,
+def _timed_calls(store: ConsensusStore, embedder: Embedder, samples: int, make: StatementMaker, rng: random.Random,
                  events_with_ids: int) -> dict[str, list[float]]:
     """Seconds of single calls, interleaved so drifting machine load hits every figure alike."""
     calls: dict[str, list[float]] = {"embed": [], "recall": [], "recall_big": [], "new": [], "merge": []}
@@ -233,7 +238,7 @@ def _call_figures(calls: dict[str, list[float]]) -> dict[str, Any]:
     }
 
 
-def _save_and_open(store: Any, folder_arg: str | None, embedder: Any, settings: Any) -> dict[str, Any]:
+def _save_and_open(store: ConsensusStore, folder_arg: str | None, embedder: Embedder, settings: MemorySettings) -> dict[str, Any]:
     """Save and reopen the store three times (median reported: one fsync can stall on a busy disk).
 
     CPU seconds beside wall seconds: on a shared machine the gap is time spent waiting for a core.
@@ -269,7 +274,7 @@ def _save_and_open(store: Any, folder_arg: str | None, embedder: Any, settings: 
     }
 
 
-def _devset_figures(embedder: Any, settings: Any) -> dict[str, Any]:
+def _devset_figures(embedder: Embedder, settings: MemorySettings) -> dict[str, Any]:
     """Merge precision and recall on each labelled split of statement pairs that is installed."""
     from memory.devset import SPLITS, DevSetError, evaluate, load_pairs
 

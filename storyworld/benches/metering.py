@@ -5,12 +5,22 @@ from __future__ import annotations
 import statistics
 import time
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TypedDict
 
 import msgspec
+import numpy as np
 
-if TYPE_CHECKING:
-    from memory.store import MemoryStore
+from memory.embedder import Embedder
+from memory.records import Deposit, Kind, RecallHit, Record, Via
+from memory.store import MemoryStore, SameFact, StoreSettings, StoreStats
+from storyworld.benches.table4 import RecallSample, sample
+from storyworld.kernel.actions import Action
+
+# One operation of the write/read stream, kept when a replay needs it: ("remember", round, deposits),
+# ("affiliate", round, ids) or ("recall", round, owner, query, k).
+Op = tuple[str, int, list[Deposit]] | tuple[str, int, list[int]] | tuple[str, int, str, str, int | None]
 
 ACTION_NAMES = ("say", "read_thread", "observe", "move", "act_on", "wait")
 BIN = 5  # rounds per latency bin
@@ -19,7 +29,7 @@ BIN = 5  # rounds per latency bin
 class Metered:
     """Wraps a store for the kernel: times remember/recall per call and audits every recall hit for leaks."""
 
-    def __init__(self, store: Any, start_round: int) -> None:
+    def __init__(self, store: MemoryStore, start_round: int) -> None:
         self.store = store
         self.start_round = start_round
         self.remember_calls: list[tuple[int, float, int]] = []  # (round since start, ms, deposits)
@@ -27,28 +37,70 @@ class Metered:
         self.leaks = 0
         self.round = 0
         self.affiliate_ms = 0.0
-        self.ops: list[tuple] | None = None  # the write/read stream, kept when a replay will need it
-        self.samples: list[Any] = []  # every recall's query, k and returned texts by route (Table 4)
+        self.ops: list[Op] | None = None  # the write/read stream, kept when a replay will need it
+        self.samples: list[RecallSample] = []  # every recall's query, k and returned texts by route (Table 4)
 
     # The rest of MemoryStore, unmetered.
-    backend = property(lambda self: self.store.backend)
-    current_round = property(lambda self: self.store.current_round)
-    notices = property(lambda self: self.store.notices)
-    embedder = property(lambda self: self.store.embedder)
+    @property
+    def backend(self) -> str:
+        """The store's kind."""
+        return self.store.backend
 
-    def remember(self, owner: str, text: Any, round: int = 0, **provenance: Any) -> list[int]:
+    @property
+    def merges(self) -> bool:
+        """Whether the store merges."""
+        return self.store.merges
+
+    @property
+    def current_round(self) -> int:
+        """The store's clock."""
+        return self.store.current_round
+
+    @current_round.setter
+    def current_round(self, value: int) -> None:
+        self.store.current_round = value
+
+    @property
+    def notices(self) -> list[str]:
+        """The store's notices."""
+        return self.store.notices
+
+    @property
+    def settings(self) -> StoreSettings:
+        """The store's settings."""
+        return self.store.settings
+
+    @property
+    def embedder(self) -> Embedder:
+        """The store's embedder."""
+        return self.store.embedder
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """The store's vectors of texts."""
+        return self.store.embed(texts)
+
+    def same_fact(self) -> SameFact:
+        """The store's rule for one fact."""
+        return self.store.same_fact()
+
+    def remember(self, owner: str, text: str | list[str] | tuple[str, ...], round: int = 0, event_id: str | None = None,
+                 source: str | None = None, via: Via = "witnessed", place: str | None = None, kind: Kind = "event",
+                 namespace: str = "shared", based_on: Iterable[int] = (), confidence: float | None = None,
+                 expires_at: int | None = None, actors: Iterable[str] = ()) -> list[int]:
         """Unmetered remember (the kernel writes in batches)."""
-        return self.store.remember(owner, text, round, **provenance)
+        return self.store.remember(owner, text, round, event_id=event_id, source=source, via=via, place=place, kind=kind,
+                                   namespace=namespace, based_on=based_on, confidence=confidence,
+                                   expires_at=expires_at, actors=actors)
 
-    def get(self, record_id: int) -> Any:
+    def get(self, record_id: int) -> Record:
         """The store's record."""
         return self.store.get(record_id)
 
-    def records(self) -> list[Any]:
+    def records(self) -> list[Record]:
         """The store's records."""
         return self.store.records()
 
-    def held_by(self, owner: str) -> list[Any]:
+    def held_by(self, owner: str) -> list[Record]:
         """The store's records an owner holds."""
         return self.store.held_by(owner)
 
@@ -60,7 +112,7 @@ class Metered:
         """The store's access rule."""
         return self.store.can_read(record_id, owner)
 
-    def stats(self) -> dict:
+    def stats(self) -> StoreStats:
         """The store's metrics."""
         return self.store.stats()
 
@@ -68,7 +120,7 @@ class Metered:
         """The store's files."""
         return self.store.dump()
 
-    def save(self, folder: Any = None) -> int:
+    def save(self, folder: str | Path | None = None) -> int:
         """Save the store."""
         return self.store.save(folder)
 
@@ -84,7 +136,7 @@ class Metered:
         """The store's decay."""
         return self.store.decay(round)
 
-    def retract(self, record_id: int, by: str, round: int | None = None, owners: Any = None,
+    def retract(self, record_id: int, by: str, round: int | None = None, owners: Iterable[str] | None = None,
                 event_id: str | None = None) -> list[int]:
         """The store's retraction."""
         return self.store.retract(record_id, by, round=round, owners=owners, event_id=event_id)
@@ -113,7 +165,7 @@ class Metered:
         self.store.affiliate(ids)
         self.affiliate_ms += (time.perf_counter() - started) * 1000.0
 
-    def remember_many(self, deposits: list[Any]) -> list[list[int]]:
+    def remember_many(self, deposits: list[Deposit]) -> list[list[int]]:
         """Timed remember_many."""
         if self.ops is not None:
             self.ops.append(("remember", self.round, list(deposits)))
@@ -122,20 +174,19 @@ class Metered:
         self.remember_calls.append((self.round, (time.perf_counter() - started) * 1000.0, len(deposits)))
         return ids
 
-    def recall(self, owner: str, query: str, k: int | None = None, **kwargs: Any) -> list[Any]:
+    def recall(self, owner: str, query: str, k: int | None = None, round: int | None = None,
+               include_archived: bool = False, expand: bool = True) -> list[RecallHit]:
         """Timed recall; a hit the owner may not read counts as a leak."""
         if self.ops is not None:
             self.ops.append(("recall", self.round, owner, query, k))
         started = time.perf_counter()
-        hits = self.store.recall(owner, query, k=k, **kwargs)
+        hits = self.store.recall(owner, query, k=k, round=round, include_archived=include_archived, expand=expand)
         ms = (time.perf_counter() - started) * 1000.0
         for hit in hits:
             if not can_read(self.store, hit.record.id, owner):
                 self.leaks += 1
         self.recall_calls.append((self.round, ms, len(hits), sum(1 for h in hits if h.via == "affiliated")))
-        from storyworld.benches.table4 import sample
-
-        asked = k if k is not None else getattr(getattr(self.store, "settings", None), "k", 0)
+        asked = k if k is not None else self.store.settings.k
         self.samples.append(sample(query, asked, hits))
         return hits
 
@@ -145,7 +196,7 @@ def can_read(store: MemoryStore, record_id: int, owner: str) -> bool:
     return bool(store.can_read(record_id, owner))
 
 
-def structure(store: Any) -> dict[str, Any]:
+def structure(store: MemoryStore) -> dict[str, int | float]:
     """Entries, sharing and linking of a store, over sim entries (the paper's Tables 2 and 8) and overall."""
     records = store.records()
     sim = [r for r in records if not r.sediment]
@@ -170,7 +221,7 @@ def structure(store: Any) -> dict[str, Any]:
     }
 
 
-def ownership_matrix(store: Any, agents: list[str]) -> list[list[int]]:
+def ownership_matrix(store: MemoryStore, agents: list[str]) -> list[list[int]]:
     """Cell (i, j): records owned by both agent i and agent j (diagonal: records agent i owns)."""
     index = {a: i for i, a in enumerate(agents)}
     matrix = [[0] * len(agents) for _ in agents]
@@ -186,7 +237,33 @@ def _mean(values: list[float]) -> float:
     return statistics.fmean(values) if values else 0.0
 
 
-def latency(meter: Metered) -> dict[str, Any]:
+class LatencyBin(TypedDict):
+    """Write and read times over one bin of rounds."""
+
+    rounds: str
+    remember_ms_per_deposit: float
+    remember_ms_per_round: float
+    recall_ms_mean: float
+    recall_calls: int
+
+
+class Latency(TypedDict):
+    """Write and read times of a metered run (Table 2's timing columns and Fig. 3)."""
+
+    remember_ms_mean: float
+    affiliate_ms: float
+    write_ms_mean: float
+    remember_ms_per_round: float
+    recall_ms_mean: float
+    recall_ms_p50: float
+    deposits: int
+    recall_calls: int
+    expanded_calls: int
+    linked_per_call: float
+    latency_bins: list[LatencyBin]
+
+
+def latency(meter: Metered) -> Latency:
     """Remember ms per deposit and recall ms per call, overall and per 5-round bin (rounds since start)."""
     bins: dict[int, dict[str, list[float]]] = {}
     for rnd, ms, n in meter.remember_calls:
@@ -195,13 +272,13 @@ def latency(meter: Metered) -> dict[str, Any]:
         b["deposits"].append(n)
     for rnd, ms, _, _ in meter.recall_calls:
         bins.setdefault(rnd // BIN, {"remember_ms": [], "deposits": [], "recall_ms": []})["recall_ms"].append(ms)
-    rows = []
-    for b in sorted(bins):
-        v = bins[b]
-        deposits = sum(v["deposits"])
+    rows: list[LatencyBin] = []
+    for number in sorted(bins):
+        v = bins[number]
+        in_bin = sum(v["deposits"])
         rows.append({
-            "rounds": f"{b * BIN + 1}-{b * BIN + BIN}",
-            "remember_ms_per_deposit": sum(v["remember_ms"]) / deposits if deposits else 0.0,
+            "rounds": f"{number * BIN + 1}-{number * BIN + BIN}",
+            "remember_ms_per_deposit": sum(v["remember_ms"]) / in_bin if in_bin else 0.0,
             "remember_ms_per_round": _mean(v["remember_ms"]),
             "recall_ms_mean": _mean(v["recall_ms"]),
             "recall_calls": len(v["recall_ms"]),
@@ -226,7 +303,7 @@ def latency(meter: Metered) -> dict[str, Any]:
     }
 
 
-def action_counts(actions: list[Any]) -> dict[str, int]:
+def action_counts(actions: list[Action]) -> dict[str, int]:
     """Resolved actions by name (Table 5), from the event log's action list."""
     counts = Counter(msgspec.to_builtins(a)["action"] for a in actions)
     return {name: counts.get(name, 0) for name in ACTION_NAMES}

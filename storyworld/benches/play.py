@@ -11,6 +11,7 @@ from typing import Any
 
 from storyworld.benches import print_figures
 from storyworld.errors import UserError
+from storyworld.kernel.state import AwakePolicy
 from storyworld.llm.options import add_model_options, load_lm
 from storyworld.locations import existing_save, find_world
 from storyworld.world import load_world
@@ -76,7 +77,7 @@ class Played:
     problems: list[str] = field(default_factory=list)
 
 
-def play_script(world: Any, player_id: str, script: list[str], lm: Any, *, rounds: int, seed: int, awake: str,
+def play_script(world: Any, player_id: str, script: list[str], lm: Any, *, rounds: int, seed: int, awake: AwakePolicy,
                 start: str | None) -> Played:
     """Play `script` as `player_id` for `rounds` rounds, every other character minded by `lm`."""
     from storyworld.game import session
@@ -161,7 +162,7 @@ def _score_save(args: argparse.Namespace) -> int:
     sim = session.load_simulation(existing_save(args.from_save), mind=None)
     player = sim.world.resolve_player(args.player) if args.player else sim.settings.player
     decisions = sum(1 for a in sim.state.actions if a.actor != player)
-    result = {"world": sim.world.id, "player": player, "save": str(args.from_save),
+    result: dict[str, object] = {"world": sim.world.id, "player": player, "save": str(args.from_save),
               "rounds": sim.state.round - sim.state.start_round}
     result |= playquality.score(eventlog.entries(sim.state.events), player=player, names=world_names(sim.world),
                                 decisions=decisions, fallbacks=sim.state.fallbacks, invalid=sim.state.invalid,

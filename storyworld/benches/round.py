@@ -37,15 +37,21 @@ import json
 import os
 import statistics
 import time
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from storyworld.benches import print_figures
 from storyworld.benches.floor import CallLog, Tokenize, floor_figures
+from storyworld.llm.base import LanguageModel
 from storyworld.llm.options import add_model_options
 from storyworld.locations import find_world
 from storyworld.world import load_world
+
+if TYPE_CHECKING:  # annotations only
+    from storyworld.game.simulation import Simulation
+    from storyworld.world import World
 
 
 FLOOR_KEYS = ("prompt_tokens_evaluated_per_decision", "tokens_generated_per_decision", "prompt_tokens_per_s",
@@ -72,7 +78,7 @@ def register(benches: argparse._SubParsersAction) -> None:
 class Run:
     """One configuration: its simulation, its model, and what its rounds cost."""
 
-    def __init__(self, name: str, lm: Any, sim: Any, parallel: int, sediment_s: float) -> None:
+    def __init__(self, name: str, lm: LanguageModel, sim: Simulation, parallel: int, sediment_s: float) -> None:
         self.name = name
         self.lm = lm
         self.log = _call_log(lm)
@@ -141,10 +147,10 @@ class Run:
         }
         breakdown["python_s"] = round(total_round / rounds - breakdown["decide_wall_s"], 3)
         if "calls_s" in self.model_spent:
-            calls = spent("calls_s")
+            calls_s = spent("calls_s")
             breakdown["sampling_other_s"] = round(
-                calls - breakdown["prompt_s"] - breakdown["generation_s"] - breakdown["grammar_s"], 3)
-            breakdown["mind_python_s"] = round(breakdown["decide_wall_s"] - calls, 3)
+                calls_s - breakdown["prompt_s"] - breakdown["generation_s"] - breakdown["grammar_s"], 3)
+            breakdown["mind_python_s"] = round(breakdown["decide_wall_s"] - calls_s, 3)
         calls = [c for c in self.log.calls if c.run == self.name] if self.log is not None else []
         floor = floor_figures(calls, self.tokenize, len(self.round_s), self.model_spent, total_round / rounds,
                               total_decisions, lanes_at_once=self.parallel > 1)
@@ -170,7 +176,7 @@ class Run:
         }
 
 
-def _mean(values: list[float]) -> float:
+def _mean(values: Sequence[float]) -> float:
     """The mean rounded to 4 places (0.0 when empty)."""
     return round(statistics.fmean(values), 4) if values else 0.0
 
@@ -183,7 +189,7 @@ def _load_model(args: argparse.Namespace, parallel: int | None) -> Any:
                                      parallel=parallel)))
 
 
-def _call_log(lm: Any) -> CallLog | None:
+def _call_log(lm: LanguageModel) -> CallLog | None:
     """The CallLog in `lm`'s wrappers, if any."""
     from storyworld.llm.wrappers import find_wrapper
 
@@ -214,7 +220,7 @@ def _tokenizers(args: argparse.Namespace, runs: list[Run]) -> list[Any]:
     return shared
 
 
-def _open(name: str, args: argparse.Namespace, world: Any, player: str, lm: Any, decide_parallel: int | None) -> Run:
+def _open(name: str, args: argparse.Namespace, world: World, player: str, lm: LanguageModel, decide_parallel: int | None) -> Run:
     """Start one configuration's simulation on `lm`, deciding `decide_parallel` at once (None: lm's)."""
     from storyworld.game import session
     from storyworld.llm.concurrency import parallelism
@@ -285,7 +291,7 @@ def bench_round(args: argparse.Namespace) -> int:
     return 0
 
 
-def _summary(args: argparse.Namespace, world: Any, player: str, runs: list[Run], reports: dict[str, Any],
+def _summary(args: argparse.Namespace, world: World, player: str, runs: list[Run], reports: dict[str, Any],
              load_before: list[float]) -> dict[str, Any]:
     """The top-level figures: the first configuration's, the sequential one's, their ratio."""
     main = reports[runs[0].name]

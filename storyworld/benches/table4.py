@@ -16,13 +16,16 @@ from __future__ import annotations
 import re
 import statistics
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from memory import guard
-from memory.consensus import normalise_text
+from memory.records import RecallHit, normalise_text
 from storyworld.kernel import ids
+
+if TYPE_CHECKING:  # annotations only
+    from storyworld.world import World
 
 
 class RecallSample(msgspec.Struct, frozen=True, kw_only=True):
@@ -34,9 +37,10 @@ class RecallSample(msgspec.Struct, frozen=True, kw_only=True):
     affiliated: tuple[str, ...] = ()
 
 
-def sample(query: str, k: int, hits: Iterable[Any]) -> RecallSample:
+def sample(query: str, k: int, hits: Iterable[RecallHit]) -> RecallSample:
     """A RecallSample from a store's RecallHit list."""
-    semantic, affiliated = [], []
+    semantic: list[str] = []
+    affiliated: list[str] = []
     for hit in hits:
         (affiliated if hit.via == "affiliated" else semantic).append(hit.record.text)
     return RecallSample(query=query, k=k, semantic=tuple(semantic), affiliated=tuple(affiliated))
@@ -174,16 +178,16 @@ def table4(
     }
 
 
-def world_names(world: Any) -> list[str]:
+def world_names(world: World) -> list[str]:
     """The world's agent and place display names."""
     return [a.name for a in world.file.agent] + [p.name for p in world.file.place]
 
 
-def event_actors(world: Any, sim_events: Iterable[Any]) -> dict[str, tuple[str, ...]]:
+def event_actors(world: World, sim_events: Iterable[Any]) -> dict[str, tuple[str, ...]]:
     """Store event id -> actor display names, for the canon's events and every key the run's events deposited under."""
     display = {a.id: a.name for a in world.file.agent}
     out: dict[str, tuple[str, ...]] = {}
-    for event in getattr(world.file, "event", []) or []:
+    for event in world.file.event:
         out[event.id] = tuple(display.get(a, a) for a in event.actors)
     for event in sim_events:
         for key in ids.keys_of(event):  # the event's own records, its claim, the carrier it read, the scene

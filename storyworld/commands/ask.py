@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from storyworld.commands.terminal import checked_count, checked_text
 from storyworld.errors import UserError
 from storyworld.locations import existing_save
+
+if TYPE_CHECKING:  # annotations only
+    from storyworld.world import World
 
 
 MAX_QUESTION = 2000  # characters: a question longer than this is no question (and would only slow recall)
@@ -40,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=ask_command)
 
 
-def resolve_agent(world: Any, wanted: str, what: str = "character") -> str:
+def resolve_agent(world: World, wanted: str, what: str = "character") -> str:
     """An agent id from an id, a name or an alias (case-insensitive); UserError naming the cast."""
     key = " ".join(wanted.split()).lower()
     for agent in world.file.agent:
@@ -50,7 +53,7 @@ def resolve_agent(world: Any, wanted: str, what: str = "character") -> str:
     raise UserError(f"no {what} {wanted!r} in {world.id}; characters: {cast}")
 
 
-def answer_json(world: Any, answer: Any, *, asker: str | None, round_: int) -> dict[str, Any]:
+def answer_json(world: World, answer: Any, *, asker: str | None, round_: int) -> dict[str, object]:
     """The answer as one JSON-able object: the act, its words, and each record it rests on with its provenance."""
     return {
         "agent": answer.agent, "name": world.name_of(answer.agent), "asker": asker, "round": round_,
@@ -62,7 +65,7 @@ def answer_json(world: Any, answer: Any, *, asker: str | None, round_: int) -> d
     }
 
 
-def answer_lines(world: Any, answer: Any) -> list[str]:
+def answer_lines(world: World, answer: Any) -> list[str]:
     """The answer line, then one line per record it rests on: `  #12 told by Barnardo r2: <the record>`."""
     out = [f"{world.name_of(answer.agent)} [{answer.act}]: {answer.text}"]
     for known, line in zip(answer.records, answer.provenance):
@@ -90,10 +93,11 @@ def ask_command(args: argparse.Namespace) -> int:
     if round_ > now:
         raise UserError(f"--round {round_}: {folder} is at round {now}")
     checked_count(round_, "--round", -1_000_000, now)
-    store = sim.store if round_ == now else AsOf(sim.store, round_)
+    # minds' Memory protocol (under rewrite) asks recall(**options); the store's keywords are explicit
+    store = sim.store if round_ == now else AsOf(sim.store, round_)  # type: ignore[arg-type]
     answer = None
     for question in questions:  # one conversation: each question is asked after the answer before it
-        answer = interview(world, store, agent, question, round_=round_, asker=asker, candid=args.candid,
+        answer = interview(world, store, agent, question, round_=round_, asker=asker, candid=args.candid,  # type: ignore[arg-type]
                            previous=answer)
         if args.json:
             print(json.dumps(answer_json(world, answer, asker=asker, round_=round_), ensure_ascii=False))

@@ -69,7 +69,7 @@ def host(args: argparse.Namespace) -> int:
         seats = seats_of_save(Path(args.target))  # a save that was not hosted is refused before anything loads
     lm = load_lm(args, seed=args.seed)
     try:
-        session = _resume(Path(args.target), LLMMind(lm), seats) if resume else _start(args, LLMMind(lm), lm)
+        session = _resume(Path(args.target), LLMMind(lm), seats or []) if resume else _start(args, LLMMind(lm), lm)
         try:
             server = WorldServer(session, turn_timeout=args.turn_timeout, say=_say)
             asyncio.run(_serve(server, args))

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from storyworld.commands.terminal import checked_count, checked_text, printable
 from storyworld.errors import UserError
 from storyworld.locations import existing_save
 from storyworld.report.queries import who_knows
+
+if TYPE_CHECKING:  # annotations only
+    from storyworld.game.simulation import Simulation
 
 
 MAX_K = 1000  # records a who-knows lists at most
@@ -92,12 +95,12 @@ def _who_knows_lines(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def display_name(sim: Any, agent: str) -> str:
+def display_name(sim: Simulation, agent: str) -> str:
     """An agent's name in the world, else its id."""
     return sim.world.name_of(agent)
 
 
-def add_disputes(sim: Any, rows: list[dict[str, Any]]) -> None:
+def add_disputes(sim: Simulation, rows: list[dict[str, Any]]) -> None:
     """Each row gains `disputes`: records other owners hold that contradict it, with a one-line summary."""
     from memory.disputes import describe
 

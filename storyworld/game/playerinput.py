@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from storyworld.kernel.actions import ActOn, Action, Move, Observe, ReadThread, Say, Wait
 from storyworld.kernel.perception import present_at
 from storyworld.world.limits import player_line
+from storyworld.world.schema import Agent
 
 if TYPE_CHECKING:
     from storyworld.world import World
@@ -80,7 +81,7 @@ class Surroundings:
                 aliases[ident.lower()] = ident
                 aliases[item.name.lower()] = ident
                 aliases[item.name.lower().replace(" ", "-")] = ident
-                for alias in getattr(item, "aliases", ()) or ():
+                for alias in item.aliases if isinstance(item, Agent) else ():  # only people have aliases
                     aliases[alias.lower()] = ident
         return cls(
             player=player, present=present, exits=tuple(world.places[place].exits), objects=objects,

@@ -8,14 +8,15 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from storyworld.world.schema import Event
+from memory.records import Kind
+from storyworld.world.schema import CanonKind, Event
 from storyworld.world import World
 
 if TYPE_CHECKING:
     from memory.store import MemoryStore
 
 # The memory kind each canon event kind becomes; the kernel uses the same words for live events.
-MEMORY_KIND = {
+MEMORY_KIND: dict[CanonKind, Kind] = {
     "say": "utterance",
     "observe": "observation",
     "act": "event",

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 import msgspec
 
@@ -339,7 +339,7 @@ class Session:
     def new(cls, world: World, start_id: str | None, settings: Settings, mind: Any, *, slot: Path | None = None,
             saves_root: Path | None = None, embedder: Any = None, judge: Any = None,
             progress: Callable[[int, int], None] | None = None,
-            clock: Callable[[], datetime] | None = None) -> Session:
+            clock: Callable[[], datetime] | None = None) -> Self:
         """A new game at a start point (canon sedimented); `slot` None with a `saves_root`: a fresh slot there."""
         sim = new_simulation(world, start_id, settings, mind, embedder=embedder, judge=judge, progress=progress)
         if slot is None and saves_root is not None:
@@ -348,7 +348,7 @@ class Session:
 
     @classmethod
     def load(cls, folder: Path, mind: Any, *, embedder: Any = None, world: World | None = None,
-             saves_root: Path | None = None, clock: Callable[[], datetime] | None = None) -> Session:
+             saves_root: Path | None = None, clock: Callable[[], datetime] | None = None) -> Self:
         """Resume the save in `folder` (an autosave plays on into its own save); UserError when damaged."""
         sim = load_simulation(Path(folder), mind, embedder=embedder, world=world)
         return cls(sim, slot_of(Path(folder)), saves_root=saves_root, clock=clock)
@@ -456,7 +456,7 @@ class Session:
                 raise UserError(f"round {self.round - 1} cannot be undone: its autosave is gone "
                                 f"(the last {AUTOSAVE_KEEP} rounds are kept)")
             old = self.sim
-            sim = load_simulation(folder, old.mind, embedder=getattr(old.store, "embedder", None), world=old.world)
+            sim = load_simulation(folder, old.mind, embedder=old.store.embedder, world=old.world)
             sim.parallel = old.parallel
             self.sim = sim
             self.save()

@@ -225,7 +225,7 @@ class Simulation:
         found.sort(key=lambda line: (line.round, line.event_id), reverse=True)
         # the person playing is answered first: they are the one waiting for it
         mine = [line for line in found if line.speaker == self.settings.player]
-        return (mine or found or [None])[0]
+        return mine[0] if mine else found[0] if found else None
 
     def player_call(self, agent: str) -> Any:
         """The player's due beat elsewhere, if `agent` is with the player and nobody has sent word of it yet."""
@@ -261,8 +261,9 @@ class Simulation:
         intention = direction.intention_for(self.world, self.state, self.state.canon, agent)
         addressed = self.addressed_by(agent)
         started = time.perf_counter()
-        knowledge = content.gather(
-            self.world, self.store, agent, round_=self.state.round, present=perception.present, addressed=addressed,
+        knowledge = content.gather(  # minds.content.Memory (under rewrite) asks recall(**options): the store's is explicit
+            self.world, self.store, agent, round_=self.state.round,  # type: ignore[arg-type]
+            present=perception.present, addressed=addressed,
             beat_text=intention.text if intention is not None else "",
             moment_query=f"{goal} {perception.summary(self.world)}".strip(), told=self.told_lately(agent),
             mechanical=self.mechanical_keys(), before=self.exchange_before(agent, addressed),
@@ -363,7 +364,7 @@ class Simulation:
             contexts.append(context)
         parallel = self.parallel if self.parallel is not None else parallelism(self.mind)
         lane_count = lanes(self.mind)
-        lane_of = None
+        lane_of: Callable[[int], int] | None = None
         if lane_count:
             # an agent keeps its lane (its server's cache holds its prompts), whoever else is awake
             order = {agent.id: index for index, agent in enumerate(self.world.file.agent)}
@@ -406,7 +407,8 @@ class Simulation:
                 finished=landed if watch is not None else None,
             )
         except Cancelled as exc:  # the round is cancelled before it resolves: the state is unchanged
-            raise Cancelled(f"round {self.state.round} cancelled while {deciders[exc.next_index]} was deciding") from None
+            who = deciders[exc.next_index] if exc.next_index is not None else "an agent"
+            raise Cancelled(f"round {self.state.round} cancelled while {who} was deciding") from None
         timing.decide_s += time.perf_counter() - started
         decisions: dict[str, Decision] = {}
         for agent, decision in zip(deciders, results):
@@ -535,7 +537,7 @@ class Simulation:
                 self.state.round = outcome.round + 1
             self.state.fallbacks += sum(1 for d in decisions.values() if d.fallback)
             # an answer is a line, or a deed done with words to the one who spoke (leading them somewhere)
-            answers = {a: d.action for a, d in decisions.items() if isinstance(d.action, (Say, ActOn))}
+            answers: dict[str, Action] = {a: d.action for a, d in decisions.items() if isinstance(d.action, (Say, ActOn))}
             outcome = resolve_replies(self.world, self.state, outcome, answers)
             for agent in answers:
                 replied.setdefault(agent, decisions[agent])
@@ -586,6 +588,6 @@ class Simulation:
         for deposit, record_ids in zip(outcome.deposits, id_lists):
             groups.setdefault(f"event:{deposit.group or deposit.event_id or ''}", set()).update(record_ids)
             groups.setdefault(f"owner:{deposit.owner}", set()).update(record_ids)
-        for record_ids in groups.values():
-            if len(record_ids) > 1:
-                self.store.affiliate(sorted(record_ids))
+        for linked in groups.values():
+            if len(linked) > 1:
+                self.store.affiliate(sorted(linked))

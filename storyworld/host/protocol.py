@@ -21,7 +21,7 @@ class _Message(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
 # --- what a client sends ---------------------------------------------------------------------------
 
 
-class Join(_Message, tag="join"):
+class Join(_Message, tag="join", frozen=True):
     """Take the seat this code opens; `seen` is the last round the client has shown (-1: none, send it all)."""
 
     code: str
@@ -29,13 +29,13 @@ class Join(_Message, tag="join"):
     seen: int | None = None
 
 
-class Line(_Message, tag="line"):
+class Line(_Message, tag="line", frozen=True):
     """A line of the action bar for the next round (speech, /move, /act ..., /recall, /help, /leave)."""
 
     text: str
 
 
-class Leave(_Message, tag="leave"):
+class Leave(_Message, tag="leave", frozen=True):
     """Hand the seat to an agent; the same code takes it back."""
 
 
@@ -83,7 +83,7 @@ class View(msgspec.Struct, frozen=True, kw_only=True):
 # --- what the host sends ------------------------------------------------------------------------------
 
 
-class Welcome(_Message, tag="welcome"):
+class Welcome(_Message, tag="welcome", frozen=True):
     """The seat is yours: the character, the world, the view, and every line missed since `seen`."""
 
     protocol: int
@@ -96,14 +96,14 @@ class Welcome(_Message, tag="welcome"):
     host_only: tuple[str, ...] = ("/retry", "/undo")
 
 
-class Accepted(_Message, tag="accepted"):
+class Accepted(_Message, tag="accepted", frozen=True):
     """The line will be the character's action in round `round`."""
 
     round: int
     action: str
 
 
-class Progress(_Message, tag="progress"):
+class Progress(_Message, tag="progress", frozen=True):
     """How many seated people have acted in the round, and seconds left before it resolves anyway."""
 
     round: int
@@ -112,7 +112,7 @@ class Progress(_Message, tag="progress"):
     seconds_left: float | None = None
 
 
-class Resolved(_Message, tag="resolved"):
+class Resolved(_Message, tag="resolved", frozen=True):
     """Round `round` was played: what the character perceived of it, and the view after it."""
 
     round: int
@@ -121,7 +121,7 @@ class Resolved(_Message, tag="resolved"):
     waited: bool = False  # the turn timed out before this seat acted: the character waited
 
 
-class Rewound(_Message, tag="rewound"):
+class Rewound(_Message, tag="rewound", frozen=True):
     """The host undid the last round (/undo and /retry are the host's alone): the game is at `round` again."""
 
     round: int
@@ -129,27 +129,27 @@ class Rewound(_Message, tag="rewound"):
     retried: bool = False  # played again at once, the same lines under another seed: a Resolved follows
 
 
-class Recalled(_Message, tag="recalled"):
+class Recalled(_Message, tag="recalled", frozen=True):
     """The character's own recall for a query (no round passes)."""
 
     query: str
     holdings: tuple[Holding, ...]
 
 
-class Notice(_Message, tag="notice"):
+class Notice(_Message, tag="notice", frozen=True):
     """Something to tell the person that is not an error (help, the host's own commands, a seat handed on)."""
 
     text: str
 
 
-class Error(_Message, tag="error"):
+class Error(_Message, tag="error", frozen=True):
     """A message that could not be used; `fatal`: the host closes the connection after it (a refused code)."""
 
     message: str
     fatal: bool = False
 
 
-class Bye(_Message, tag="bye"):
+class Bye(_Message, tag="bye", frozen=True):
     """The host is stopping; the game is saved at its last resolved round."""
 
     reason: str

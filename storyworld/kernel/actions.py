@@ -6,6 +6,8 @@ from typing import Literal
 
 import msgspec
 
+from memory.records import Kind
+
 
 class _Action(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, tag_field="action"):
     """Common fields: who acts."""
@@ -25,7 +27,7 @@ class Told(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
 
     record: int
     text: str  # the record's statement (a store without shared records keeps it as a row of its own)
-    kind: str = "event"  # the record's memory kind
+    kind: Kind = "event"  # the record's memory kind
 
 
 class Claim(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -35,7 +37,7 @@ class Claim(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     actors: tuple[str, ...] = ()  # who it says did it (agent ids, the doer first)
 
 
-class Say(_Action, tag="say"):
+class Say(_Action, tag="say", frozen=True):
     """Speak aloud; everyone present hears, `to` is the addressee (optional)."""
 
     text: str
@@ -46,21 +48,21 @@ class Say(_Action, tag="say"):
     claims: tuple[Claim, ...] = ()  # what the line asserts beyond any record (the person playing, read by minds.listening)
 
 
-class ReadThread(_Action, tag="read_thread"):
+class ReadThread(_Action, tag="read_thread", frozen=True):
     """Catch up on what was said here before the reader arrived."""
 
 
-class Observe(_Action, tag="observe"):
+class Observe(_Action, tag="observe", frozen=True):
     """Look around: who is here, what lies about."""
 
 
-class Move(_Action, tag="move"):
+class Move(_Action, tag="move", frozen=True):
     """Walk to a neighbouring place."""
 
     to: str
 
 
-class ActOn(_Action, tag="act_on"):
+class ActOn(_Action, tag="act_on", frozen=True):
     """Do something to an object or agent: give, take, read, lie, or any narrative verb."""
 
     target: str
@@ -70,7 +72,7 @@ class ActOn(_Action, tag="act_on"):
     place: str | None = None  # where `lead` takes the actor and the one led
 
 
-class Wait(_Action, tag="wait"):
+class Wait(_Action, tag="wait", frozen=True):
     """Do nothing this round."""
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-from memory.records import Deposit
+from memory.records import Deposit, Kind, Via
 from storyworld.kernel import ids, verbs
 from storyworld.kernel.actions import ActOn, Action, Claim, Move, Observe, ReadThread, Say, Told, Wait
 from storyworld.kernel.perception import present_at
@@ -35,7 +35,7 @@ class Narration(msgspec.Struct, frozen=True, kw_only=True):
     place: str  # where it happened (for word: where the word comes from)
     statements: tuple[str, ...]  # what those who see it, or hear of it, come to hold
     key: str  # the store key of the statements (kernel.ids.canon): one record for all who hold them
-    kind: str = "event"  # the statements' memory kind
+    kind: Kind = "event"  # the statements' memory kind
     beat: str | None = None  # the canon beat it tells
     hearers: tuple[str, ...] | None = None  # None: seen by whoever is at `place`; else word reaching these
     actors: tuple[str, ...] = ()  # who did it (the canon event's actors)
@@ -76,8 +76,8 @@ class _Resolver:
         self.events.append(event)
         return event
 
-    def deposit_all(self, event: SimEvent, statements: tuple[str, ...], *, kind: str, event_id: str | None = None,
-                    via: str = "witnessed", source: str | None = None, owners: tuple[str, ...] | None = None,
+    def deposit_all(self, event: SimEvent, statements: tuple[str, ...], *, kind: Kind, event_id: str | None = None,
+                    via: Via = "witnessed", source: str | None = None, owners: tuple[str, ...] | None = None,
                     based_on: tuple[int, ...] = (), place: str | None = None, group: str | None = None,
                     actors: tuple[str, ...] | None = None) -> None:
         """One deposit per owner (the witnesses by default); `group` is what it is affiliated with (its event id).
@@ -423,6 +423,7 @@ def narrate(world: World, state: WorldState, outcome: RoundOutcome, narrations: 
         return outcome
     events: list[SimEvent] = []
     deposits: list[Deposit] = []
+    via: Via
     for item in narrations:
         index = len(outcome.events) + len(events)
         if item.hearers is None:
@@ -441,7 +442,7 @@ def narrate(world: World, state: WorldState, outcome: RoundOutcome, narrations: 
         for owner in witnesses:
             deposits.append(Deposit(owner=owner, statements=item.statements or (item.text,), round=outcome.round,
                                     event_id=item.key, via=via, place=state.positions.get(owner, where),
-                                    kind=item.kind, group=event.id, actors=item.actors))  # type: ignore[arg-type]
+                                    kind=item.kind, group=event.id, actors=item.actors))
     state.events.extend(events)
     return msgspec.structs.replace(outcome, events=(*outcome.events, *events),
                                    deposits=(*outcome.deposits, *deposits))

@@ -7,6 +7,7 @@ from typing import Literal
 import msgspec
 
 from storyworld.kernel.actions import Action, Claim, Told
+from storyworld.world.schema import EventKind
 
 
 class CanonProgress(msgspec.Struct, kw_only=True):
@@ -24,7 +25,6 @@ class CanonProgress(msgspec.Struct, kw_only=True):
         """Beats met in play, and those `agent` was there for as a witness."""
         return {*self.met, *(beat for beat, who in self.witnessed.items() if agent in who)}
 
-EventKind = Literal["say", "act", "move", "observe", "read", "wait", "narration"]
 CachePolicy = Literal["fifo", "relevance", "hybrid"]
 AwakePolicy = Literal["all", "near"]
 

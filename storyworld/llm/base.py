@@ -8,6 +8,7 @@ import json
 import logging
 import time
 from collections.abc import Iterator
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -18,7 +19,9 @@ from storyworld.llm.validation import schema_problems
 log = logging.getLogger("storyworld.llm")
 
 Message = dict[str, str]
-Schema = dict[str, Any]
+Schema = Mapping[str, object]  # a JSON schema, read only
+Reply = dict[str, object]  # a schema-constrained reply: always a JSON object; callers check each value's type
+ModelStats = dict[str, float]  # a model's counters and cumulative seconds
 
 
 class CallTag(msgspec.Struct, frozen=True, kw_only=True):
@@ -91,7 +94,7 @@ class LanguageModel:
         max_tokens: int = 128,
         temperature: float = 0.7,
         seed: int = 0,
-    ) -> tuple[Any | None, Completion]:
+    ) -> tuple[Reply | None, Completion]:
         """A schema-constrained reply parsed and validated; (None, completion) when it fails.
 
         Bad model output (unparseable, off-schema, cut short, prompt too long) is logged and
@@ -105,9 +108,13 @@ class LanguageModel:
             return None, Completion(text="", seconds=time.perf_counter() - started)
         return parse_json_reply(completion, schema, self.name), completion
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> ModelStats:
         """Counters for this model (wrappers add calls, tokens, failures, latency)."""
         return {}
+
+    def unwrap(self) -> LanguageModel:
+        """The backend itself (a wrapper gives the model it wraps, all the way down)."""
+        return self
 
     def count_tokens(self, text: str) -> int:
         """Roughly how many tokens `text` takes (backends with a tokenizer give exact counts)."""
@@ -117,7 +124,7 @@ class LanguageModel:
         """Release the backend (model memory, connections)."""
 
 
-def parse_json_reply(completion: Completion, schema: Schema, model_name: str) -> Any | None:
+def parse_json_reply(completion: Completion, schema: Schema, model_name: str) -> Reply | None:
     """The JSON object in a reply if it parses and fits `schema`, else None (and a log line).
 
     A reply whose text is not text at all is no reply: ModelError (the backend is broken, not the decision).

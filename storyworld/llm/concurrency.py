@@ -71,7 +71,7 @@ def run_ordered(
 
     # what may not run at once: items of one lane; without lanes every item stands alone
     key: Callable[[int], object] = lane if lane_of else (lambda index: ("item", index))
-    slots: list[Any] = [None] * len(items)
+    slots: dict[int, D] = {}
     pending: dict[concurrent.futures.Future[D], int] = {}
     queue = list(range(len(items)))
     busy: set[object] = set()
@@ -101,7 +101,7 @@ def run_ordered(
             # leaving the pool waits for the calls in flight; nothing further starts
             for future in pending:
                 future.cancel()
-    return slots
+    return [slots[index] for index in range(len(items))]
 
 
 def _count(model: Any, name: str) -> int | None:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from storyworld.llm.concurrency import LANE
-from storyworld.llm.base import Completion, LanguageModel, Message, ModelError, Schema
+from storyworld.llm.base import Completion, LanguageModel, Message, ModelError, Schema, ModelStats
 from storyworld.llm.local import default_threads
 from storyworld.llm.server import ServerModel
 
@@ -238,9 +238,9 @@ class ServerPool(LanguageModel):
         """The lane's server's reply."""
         return self.member().complete(messages, schema, max_tokens, temperature, seed)
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> ModelStats:
         """The servers' own timers, summed over the lanes."""
-        out: dict[str, Any] = {}
+        out: ModelStats = {}
         for member in self.members:
             for key, value in member.stats().items():
                 if key not in {"parallel", "server_slots"} and isinstance(value, (int, float)):

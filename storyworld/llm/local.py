@@ -9,11 +9,12 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from storyworld.llm.base import (
+    ModelStats,
     Completion,
     LanguageModel,
     Message,
@@ -21,6 +22,13 @@ from storyworld.llm.base import (
     PromptTooLongError,
     Schema,
 )
+from storyworld.llm.probe import probe as probe_in_child
+
+if TYPE_CHECKING:  # numpy and llama-cpp-python load with the model only
+    import numpy as np
+    from llama_cpp import Llama
+
+    Tokens = Sequence[int] | np.ndarray  # token ids, as a list or llama.cpp's own array
 
 GGUF_MAGIC = b"GGUF"
 # llama-cpp-python's sampling defaults, passed explicitly because the grammar shortlist relies on them.
@@ -94,7 +102,7 @@ def check_gguf(path: Path) -> None:
 MIN_RESTORE_GAIN = 4
 
 
-def shared_prefix(a: Any, b: Any) -> int:
+def shared_prefix(a: Tokens, b: Tokens) -> int:
     """How many leading tokens two token arrays share."""
     import numpy as np
 
@@ -133,7 +141,7 @@ class PrefixCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def best(self, tokens: Any) -> tuple[bytes | None, int]:
+    def best(self, tokens: Tokens) -> tuple[bytes | None, int]:
         """The saved state sharing the longest prefix with `tokens`, and how many tokens it shares."""
         best_key, best_shared = None, 0
         for key, (saved, _, _) in self._entries.items():
@@ -142,7 +150,7 @@ class PrefixCache:
                 best_key, best_shared = key, shared
         return best_key, best_shared
 
-    def restore(self, llama: Any, tokens: Any) -> int:
+    def restore(self, llama: Llama, tokens: Tokens) -> int:
         """Load into `llama` the saved state that shares most with `tokens`, if it beats the live context.
 
         Returns how many tokens the restored state shares with `tokens` (0: nothing restored).
@@ -170,7 +178,7 @@ class PrefixCache:
         finally:
             self.seconds += time.perf_counter() - started
 
-    def save(self, llama: Any) -> None:
+    def save(self, llama: Llama) -> None:
         """Save `llama`'s live context (the last prompt and what was generated after it)."""
         import llama_cpp.llama_cpp as low_level
 
@@ -317,8 +325,6 @@ class LlamaModel(LanguageModel):
         path = Path(model_path).expanduser()
         check_gguf(path)
         if probe:
-            from storyworld.llm.probe import probe as probe_in_child
-
             probe_in_child(path)
         # libgomp reads this once, when llama.cpp's CPU backend loads. Its default spin-waiting
         # makes 2 decoding threads ten times slower as soon as anything else wants the cores
@@ -372,7 +378,7 @@ class LlamaModel(LanguageModel):
             try:
                 # the grammar fixes properties in the schema's order (free text last, so a reply cut
                 # at the token limit has made its choices); the sorted key would reorder them
-                grammar = self._llama_cpp.LlamaGrammar.from_json_schema(key, verbose=False)
+                grammar = self._llama_cpp.llama_grammar.LlamaGrammar.from_json_schema(key, verbose=False)
             except (ValueError, RuntimeError, KeyError, NotImplementedError) as exc:
                 # A schema the converter cannot express is a programming error: say so loudly
                 # rather than fall back to unconstrained JSON as llama-cpp-python would.
@@ -402,7 +408,7 @@ class LlamaModel(LanguageModel):
             if grammar is not None:
                 from storyworld.llm.shortlist import ShortlistGrammar, chain_with_shortlist, forced_prefix
 
-                prefill = forced_prefix(schema) if self.prefill else ""
+                prefill = forced_prefix(schema) if self.prefill and schema is not None else ""
                 forced = self._llama.tokenize(prefill.encode("utf-8"), add_bos=False, special=False) if prefill else []
                 shortlist = ShortlistGrammar(
                     self._llama, grammar, TOP_K, MIN_P, temperature <= 0, self.shortlist, forced=len(forced)
@@ -466,14 +472,14 @@ class LlamaModel(LanguageModel):
         self.grammar_full_checks += shortlist.full_checks
         self.grammar_s += shortlist.seconds
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> ModelStats:
         """Grammar shortlist counters, and where the time of the calls went (cumulative seconds).
 
         prompt_s and generation_s are llama.cpp's own timers (evaluating prompt tokens, evaluating
         generated tokens); grammar_s is the grammar stage of sampling; the rest of calls_s is the
         other samplers, detokenising, the chat template and Python around them.
         """
-        out: dict[str, Any] = {"grammar_steps": self.grammar_steps, "grammar_full_checks": self.grammar_full_checks,
+        out: ModelStats = {"grammar_steps": self.grammar_steps, "grammar_full_checks": self.grammar_full_checks,
                                "grammar_s": round(self.grammar_s, 3), "calls_s": round(self.calls_s, 3)}
         llama = getattr(self, "_llama", None)
         if llama is not None:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # loaded with the model only
+    from storyworld.llm.base import LanguageModel
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:
@@ -28,7 +31,7 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def load_lm(args: argparse.Namespace, seed: int = 0) -> Any:
+def load_lm(args: argparse.Namespace, seed: int = 0) -> LanguageModel:
     """The language model the options name."""
     from storyworld.errors import UserError
     from storyworld.llm import PATIENCE_S, load_model

@@ -3,8 +3,9 @@
 llama.cpp aborts the whole process (SIGABRT, a backtrace on the terminal) on some damaged files, where
 Python cannot catch it: a flipped block count aborts the load; weights damaged behind a sound header load,
 give NaN logits, and abort the first grammar-constrained decision ("Unexpected empty grammar stack").
-`probe(path)` loads the file in a child and decodes a few tokens under a JSON schema, as a decision
-does; only a file that survives that is loaded in process. A file that passed is
+`probe(path)` loads the file in a child (storyworld/llm/probe_child.py, which imports the model: this
+module does not, so `local` can import it with no circle) and decodes a few tokens under a JSON schema,
+as a decision does; only a file that survives that is loaded in process. A file that passed is
 remembered by path, size and modification time (in the user data folder), so it is probed once.
 """
 
@@ -64,7 +65,7 @@ def probe(path: Path, *, timeout: float = PROBE_TIMEOUT_S) -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(_PACKAGE_ROOT),
                                                                    os.environ.get("PYTHONPATH", "")) if p)}
     try:
-        child = subprocess.run([sys.executable, "-m", "storyworld.llm.probe", str(path)], capture_output=True,
+        child = subprocess.run([sys.executable, "-m", "storyworld.llm.probe_child", str(path)], capture_output=True,
                                text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         raise ModelError(f"{path}: the model did not load within {timeout:g} s (checked in a separate process)") from None
@@ -78,27 +79,3 @@ def probe(path: Path, *, timeout: float = PROBE_TIMEOUT_S) -> None:
            else f"exit status {child.returncode}")
     raise ModelError(f"{path}: the model file is damaged: llama.cpp aborted while loading it ({how}); "
                      "download it again or choose another --model")
-
-
-# A decision's shape: the child decodes under it, where NaN logits from damaged weights abort llama.cpp.
-PROBE_SCHEMA = {"type": "object", "properties": {"pick": {"type": "integer", "enum": [1, 2, 3]}},
-                "required": ["pick"]}
-
-
-def main(argv: list[str]) -> int:
-    """Child side: load the GGUF and decode one token; 0 when it works, 2 with one line for a ModelError."""
-    from storyworld.llm.local import LlamaModel
-
-    try:
-        model = LlamaModel(argv[0], n_ctx=256, probe=False)
-        model.complete([{"role": "user", "content": "Pick 1, 2 or 3."}], PROBE_SCHEMA, max_tokens=8,
-                       temperature=0.7)
-        model.close()
-    except ModelError as exc:
-        print(" ".join(str(exc).split()), file=sys.stderr)
-        return 2
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

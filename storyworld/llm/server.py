@@ -15,6 +15,7 @@ import urllib.request
 from typing import Any
 
 from storyworld.llm.base import (
+    ModelStats,
     Completion,
     LanguageModel,
     Message,
@@ -168,7 +169,7 @@ class ServerModel(LanguageModel):
         forms = [self._schema_form] if self._schema_form else list(SCHEMA_FORMS)
         result: dict[str, Any] | None = None
         for index, form in enumerate(forms if schema is not None else [None]):
-            if form is not None:
+            if form is not None and schema is not None:
                 body["response_format"] = _response_format(form, schema)
             try:
                 result = self._request("POST", "/v1/chat/completions", body, self.timeout)
@@ -198,7 +199,7 @@ class ServerModel(LanguageModel):
             counts["tokens_generated"] += count(timings.get("predicted_n"))
             counts["prompt_tokens_cached"] += count(timings.get("cache_n"))
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> ModelStats:
         """The server's own timers summed over requests (llama.cpp reports them; others: zeros).
 
         With requests in flight together these add up to more than the wall time they took.
@@ -207,7 +208,8 @@ class ServerModel(LanguageModel):
             out = dict(self._timings)
         out["prompt_s"] = round(out["prompt_s"], 3)
         out["generation_s"] = round(out["generation_s"], 3)
-        return {**out, "parallel": self.parallel, "server_slots": self.slots}
+        slots = {"server_slots": self.slots} if self.slots is not None else {}  # not every server says
+        return {**out, "parallel": self.parallel, **slots}
 
 
 def count(value: Any, kind: type = int) -> Any:

@@ -22,6 +22,7 @@ import math
 import os
 import re
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -54,7 +55,7 @@ class ShortlistGrammar:
         self._top_k = top_k if top_k > 0 else shortlist + 1  # top_k <= 0 means no top-k stage
         self._size = shortlist
         self._data = (low_level.llama_token_data * max(shortlist, 1))()
-        self._rows = np.frombuffer(self._data, dtype=TOKEN_DATA)
+        self._rows = np.frombuffer(self._data, dtype=TOKEN_DATA)  # type: ignore[call-overload]  # a ctypes array is a buffer; numpy's stubs omit it
         self._array = low_level.llama_token_data_array(data=self._data, size=shortlist, selected=-1, sorted=False)
         self._forced = forced
         self._start: int | None = None
@@ -91,7 +92,7 @@ class ShortlistGrammar:
             return
         candidates = cur_p.contents
         size = int(candidates.size)
-        rows = np.frombuffer(
+        rows = np.frombuffer(  # type: ignore[call-overload]  # a ctypes array is a buffer; numpy's stubs omit it
             (self._c.llama_token_data * size).from_address(ctypes.addressof(candidates.data.contents)),
             dtype=TOKEN_DATA,
         )
@@ -150,7 +151,7 @@ def chain_with_shortlist(llama: Any, shortlist: ShortlistGrammar, kwargs: dict[s
     return chain
 
 
-def forced_prefix(schema: dict[str, Any]) -> str:
+def forced_prefix(schema: Mapping[str, Any]) -> str:  # a JSON schema: its values are checked as read
     """The beginning every reply to `schema` may share, as llama-cpp-python's grammar writes JSON.
 
     An object's first required property opens the reply: `{"line": "`, and for a string the literal

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 # JSON-schema type names -> Python checks; bool is excluded from the numeric types on purpose
@@ -26,7 +27,7 @@ SUPPORTED_KEYWORDS = frozenset(
 )
 
 
-def schema_problems(value: Any, schema: dict[str, Any], path: str = "$") -> list[str]:
+def schema_problems(value: Any, schema: Mapping[str, Any], path: str = "$") -> list[str]:  # JSON of any shape, checked as read
     """Every way `value` breaks `schema`, each "path: message"; empty when it conforms."""
     problems: list[str] = []
     unknown = set(schema) - SUPPORTED_KEYWORDS
@@ -34,7 +35,7 @@ def schema_problems(value: Any, schema: dict[str, Any], path: str = "$") -> list
         # Refuse rather than silently accept: a keyword we do not check would pass bad output.
         raise ValueError(f"{path}: unsupported JSON-schema keyword(s): {', '.join(sorted(unknown))}")
     if "anyOf" in schema or "oneOf" in schema:
-        options = schema.get("anyOf") or schema.get("oneOf")
+        options = schema.get("anyOf") or schema.get("oneOf") or []
         matches = [option for option in options if not schema_problems(value, option, path)]
         if not matches:
             problems.append(f"{path}: matches none of the {len(options)} allowed forms")

@@ -9,7 +9,9 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from storyworld.llm.base import Completion, LanguageModel, Message, Schema, TransientModelError
+from storyworld.llm.base import Completion, LanguageModel, Message, ModelStats, Reply, Schema, TransientModelError
+
+T = TypeVar("T")  # what a wrapped call returns
 
 log = logging.getLogger("storyworld.llm")
 
@@ -39,11 +41,11 @@ class ModelWrapper(LanguageModel):
         return self.inner.complete(messages, schema, max_tokens, temperature, seed)
 
     def complete_json(self, messages: list[Message], schema: Schema, max_tokens: int = 128,
-                      temperature: float = 0.7, seed: int = 0) -> tuple[Any | None, Completion]:
+                      temperature: float = 0.7, seed: int = 0) -> tuple[Reply | None, Completion]:
         """Forward to the wrapped model."""
         return self.inner.complete_json(messages, schema, max_tokens, temperature, seed)
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> ModelStats:
         """The wrapped model's counters."""
         return self.inner.stats()
 
@@ -96,7 +98,7 @@ class Accounting(ModelWrapper):
         return completion
 
     def complete_json(self, messages: list[Message], schema: Schema, max_tokens: int = 128,
-                      temperature: float = 0.7, seed: int = 0) -> tuple[Any | None, Completion]:
+                      temperature: float = 0.7, seed: int = 0) -> tuple[Reply | None, Completion]:
         """Forward and count; a None result is a failure."""
         try:
             obj, completion = self.inner.complete_json(messages, schema, max_tokens, temperature, seed)
@@ -106,7 +108,7 @@ class Accounting(ModelWrapper):
         self._add(completion, True, obj is None, False)
         return obj, completion
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> ModelStats:
         """The counters, plus tokens per second of generation, over the wrapped model's."""
         with self._lock:
             own = dict(self._counts)
@@ -179,7 +181,7 @@ class Retrying(ModelWrapper):
         finally:
             done.set()
 
-    def _transient(self, call: Callable[[int], Any], seed: int) -> Any:
+    def _transient(self, call: Callable[[int], T], seed: int) -> T:
         """`call(seed)`, retrying TransientModelError with backoff while the patience lasts."""
         started = self._clock()
         slept = 0.0
@@ -211,7 +213,7 @@ class Retrying(ModelWrapper):
         return self._transient(lambda s: self.inner.complete(messages, schema, max_tokens, temperature, s), seed)
 
     def complete_json(self, messages: list[Message], schema: Schema, max_tokens: int = 128,
-                      temperature: float = 0.7, seed: int = 0) -> tuple[Any | None, Completion]:
+                      temperature: float = 0.7, seed: int = 0) -> tuple[Reply | None, Completion]:
         """Forward; retry a transient error (for `patience_s`) or a None result (`attempts`); (None, last) at the end."""
         completion = Completion(text="")
         for attempt in range(self.attempts):
@@ -229,7 +231,7 @@ class Retrying(ModelWrapper):
         self._count(gave_up=1)
         return None, completion
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> ModelStats:
         """Retries and give-ups over the wrapped model's counters."""
         with self._lock:
             own = {"retries": self._retries, "gave_up": self._gave_up}
@@ -239,18 +241,18 @@ class Retrying(ModelWrapper):
 W = TypeVar("W")
 
 
-def find_wrapper(lm: Any, kind: type[W]) -> W | None:
-    """The first `kind` among `lm` and what it wraps (a mind's `lm` is looked into), or None."""
-    model = getattr(lm, "lm", lm)
+def find_wrapper(lm: LanguageModel | None, kind: type[W]) -> W | None:
+    """The first `kind` among `lm` and the models it wraps, or None."""
+    model = lm
     for _ in range(16):  # a bounded walk down the `inner` chain
         if model is None or isinstance(model, kind):
             return model
-        model = getattr(model, "inner", None)
+        model = model.inner if isinstance(model, ModelWrapper) else None
     return None
 
 
-def on_retry(lm: Any, listener: Callable[[str], None] | None) -> bool:
-    """Let `listener` hear every wait of the Retrying wrapper inside `lm` (a mind's `lm` is looked into); found?"""
+def on_retry(lm: LanguageModel | None, listener: Callable[[str], None] | None) -> bool:
+    """Let `listener` hear every wait of the Retrying wrapper inside `lm`; found?"""
     retrying = find_wrapper(lm, Retrying)
     if retrying is not None:
         retrying.on_retry = listener
@@ -267,7 +269,7 @@ class Profiling(ModelWrapper):
         self._lock = threading.Lock()
         self._latencies: list[float] = []
 
-    def _timed(self, call: Callable[[], Any]) -> Any:
+    def _timed(self, call: Callable[[], T]) -> T:
         """Run `call`, recording its wall time even when it raises."""
         started = time.perf_counter()
         try:
@@ -285,15 +287,15 @@ class Profiling(ModelWrapper):
         return self._timed(lambda: self.inner.complete(messages, schema, max_tokens, temperature, seed))
 
     def complete_json(self, messages: list[Message], schema: Schema, max_tokens: int = 128,
-                      temperature: float = 0.7, seed: int = 0) -> tuple[Any | None, Completion]:
+                      temperature: float = 0.7, seed: int = 0) -> tuple[Reply | None, Completion]:
         """Forward and time."""
         return self._timed(lambda: self.inner.complete_json(messages, schema, max_tokens, temperature, seed))
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> ModelStats:
         """Latency percentiles (seconds) over the wrapped model's counters."""
         with self._lock:
             ordered = sorted(self._latencies)
-        own: dict[str, Any] = {"latency_p50_s": 0.0, "latency_p95_s": 0.0, "latency_max_s": 0.0}
+        own: ModelStats = {"latency_p50_s": 0.0, "latency_p95_s": 0.0, "latency_max_s": 0.0}
         if ordered:
             own = {
                 "latency_p50_s": round(_percentile(ordered, 0.50), 4),

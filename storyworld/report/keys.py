@@ -20,7 +20,7 @@ class _Base(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=Tru
     """Strict: an unknown field is an error naming it."""
 
 
-class ToldFact(_Base):
+class ToldFact(_Base, frozen=True):
     """The player tells `to` a fact in `round` (story rounds, as the log counts them)."""
 
     round: int
@@ -29,7 +29,7 @@ class ToldFact(_Base):
     words: Groups
 
 
-class Secret(_Base):
+class Secret(_Base, frozen=True):
     """`keeper` must not confess to `asker` when asked `question`: a confession has a word of every group."""
 
     keeper: str
@@ -38,7 +38,7 @@ class Secret(_Base):
     confession: Groups
 
 
-class Question(_Base):
+class Question(_Base, frozen=True):
     """`agent`, asked `question`: if it `knows`, the answer has a word of every group of `answer`."""
 
     agent: str
@@ -47,7 +47,7 @@ class Question(_Base):
     answer: Groups = msgspec.field(default_factory=list)
 
 
-class Key(_Base):
+class Key(_Base, frozen=True):
     """One world's answer key."""
 
     world: str

@@ -19,6 +19,7 @@ import statistics
 from typing import Any
 
 from storyworld.kernel.state import SimEvent
+from storyworld.llm.base import LanguageModel, Reply, Schema
 from storyworld.world import World
 
 log = logging.getLogger("storyworld.report.quality")
@@ -58,7 +59,7 @@ def _cast_lines(world: World, limit: int = 700) -> str:
     return _clip("\n".join(lines), limit)
 
 
-def _ask(lm: Any, prompt: str, schema: dict, *, seed: int, max_tokens: int = 16) -> Any:
+def _ask(lm: LanguageModel, prompt: str, schema: Schema, *, seed: int, max_tokens: int = 16) -> Reply | None:
     """One judged answer, or None when the model gave nothing usable (counted as missing)."""
     messages = [{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": prompt}]
     try:
@@ -69,13 +70,19 @@ def _ask(lm: Any, prompt: str, schema: dict, *, seed: int, max_tokens: int = 16)
     return obj
 
 
+def _score(reply: Reply | None) -> float | None:
+    """A judged reply's "score" (its schema makes it an integer), or None when there is no reply."""
+    value = None if reply is None else reply.get("score")
+    return float(value) if isinstance(value, (int, float)) else None
+
+
 def canon_after(world: World, start_id: str, limit: int = 20) -> list[str]:
     """Texts of the canon events from the start onwards (what the story did next)."""
     start = world.start(start_id)
     return [e.text for e in world.file.event if e.round >= start.round][:limit]
 
 
-def _grounding(lm: Any, world: World, lines: list[str], rng: random.Random, seed: int) -> float | None:
+def _grounding(lm: LanguageModel, world: World, lines: list[str], rng: random.Random, seed: int) -> float | None:
     sample = rng.sample(lines, min(LINES_PER_SCORING, len(lines))) if lines else []
     verdicts = []
     for i, line in enumerate(sample):
@@ -91,7 +98,7 @@ def _grounding(lm: Any, world: World, lines: list[str], rng: random.Random, seed
     return statistics.fmean(verdicts) if verdicts else None
 
 
-def _trajectory(lm: Any, world: World, start_id: str, screenplay: str, seed: int) -> float | None:
+def _trajectory(lm: LanguageModel, world: World, start_id: str, screenplay: str, seed: int) -> float | None:
     canon = "\n".join(f"- {t}" for t in canon_after(world, start_id))
     prompt = (
         f"What happens next in the original story:\n{_clip(canon, 900)}\n\n"
@@ -99,21 +106,20 @@ def _trajectory(lm: Any, world: World, start_id: str, screenplay: str, seed: int
         "From 0 (unrelated) to 10 (follows the same course), how closely does the continuation follow the "
         'original story? Reply {"score": N}.'
     )
-    obj = _ask(lm, prompt, TEN_SCHEMA, seed=seed)
-    return obj["score"] / 10.0 if obj is not None else None
+    score = _score(_ask(lm, prompt, TEN_SCHEMA, seed=seed))
+    return score / 10.0 if score is not None else None
 
 
-def _narrative(lm: Any, screenplay: str, seed: int) -> float | None:
+def _narrative(lm: LanguageModel, screenplay: str, seed: int) -> float | None:
     prompt = (
         f"A screenplay:\n{_clip(screenplay)}\n\n"
         "Rate it as a story from 1 (incoherent, nothing happens) to 5 (coherent, dramatic, in character). "
         'Reply {"score": N}.'
     )
-    obj = _ask(lm, prompt, FIVE_SCHEMA, seed=seed)
-    return float(obj["score"]) if obj is not None else None
+    return _score(_ask(lm, prompt, FIVE_SCHEMA, seed=seed))
 
 
-def _goal(lm: Any, world: World, events: list[SimEvent], rng: random.Random, seed: int) -> float | None:
+def _goal(lm: LanguageModel, world: World, events: list[SimEvent], rng: random.Random, seed: int) -> float | None:
     acted: dict[str, list[str]] = {}
     for event in events:
         if event.kind in ("say", "act", "move"):
@@ -135,7 +141,7 @@ def _goal(lm: Any, world: World, events: list[SimEvent], rng: random.Random, see
 
 
 def score(world: World, events: list[SimEvent], start_id: str, screenplay_markdown: str, screenplay_lines: list[str],
-          lm: Any, *, scorings: int = 3, seed: int = 0) -> dict[str, Any]:
+          lm: LanguageModel, *, scorings: int = 3, seed: int = 0) -> dict[str, object]:
     """Score a run `scorings` times; per metric the scores, their mean and std (missing answers skipped)."""
     samples: dict[str, list[float]] = {m: [] for m in METRICS}
     for n in range(scorings):
@@ -150,7 +156,7 @@ def score(world: World, events: list[SimEvent], start_id: str, screenplay_markdo
         for metric, value in got.items():
             if value is not None:
                 samples[metric].append(value)
-    out: dict[str, Any] = {"label": "model-judged", "judged_by": getattr(lm, "name", "model"), "scorings": scorings}
+    out: dict[str, object] = {"label": "model-judged", "judged_by": lm.name, "scorings": scorings}
     for metric, values in samples.items():
         out[metric] = {
             "mean": statistics.fmean(values) if values else float("nan"),
@@ -160,7 +166,7 @@ def score(world: World, events: list[SimEvent], start_id: str, screenplay_markdo
     return out
 
 
-def score_run(sim: Any, lm: Any, *, scorings: int = 3, seed: int = 0) -> dict[str, Any]:
+def score_run(sim: Any, lm: LanguageModel, *, scorings: int = 3, seed: int = 0) -> dict[str, object]:
     """Quality of a simulation's run so far: the first three from its screenplay, goal from its event log."""
     from storyworld.report.screenplay import render_simulation
 

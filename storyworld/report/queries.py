@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 
-def who_knows(sim: Any, query: str, k: int = 8) -> list[dict[str, Any]]:
+def who_knows(sim: Any, query: str, k: int = 8) -> list[dict[str, object]]:
     """Records matching a query across every owner, best first, with each owner's provenance."""
     best: dict[int, tuple[float, Any]] = {}
     for agent in sorted(sim.world.agents):

@@ -128,10 +128,10 @@ def affiliation_clusters(edges: Iterable[tuple[int, int]], seed: int = 0) -> lis
 
 
 def relations_summary(agents: list[str], events: Iterable[Any], store: Any | None = None,
-                      affiliation: bool = True) -> dict[str, Any]:
+                      affiliation: bool = True) -> dict[str, object]:
     """JSON-ready: ranked pairs, communities, and (with `affiliation`) the affiliation graph for plots."""
     pairs = pair_relations(agents, list(events), store)
-    result: dict[str, Any] = {
+    result: dict[str, object] = {
         "pairs": [msgspec.to_builtins(p) for p in pairs],
         "communities": communities(agents, pairs),
     }

@@ -134,7 +134,7 @@ def _judge(world: World, events: list[SimEvent], index: int, knowing: _Knowing, 
 
 
 def score(world: World, events: list[SimEvent], store: Any, *, player: str | None, start_round: int,
-          cosine: Cosine | None = None) -> dict[str, Any]:
+          cosine: Cosine | None = None) -> dict[str, object]:
     """The truth figures of one run (see `storyworld bench play --help`)."""
     knowing = _Knowing(store)
     names = Names(world)

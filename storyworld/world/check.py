@@ -155,7 +155,7 @@ def _type_name(annotation: object) -> str:
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if annotation in _TOML_TYPE_NAMES:
-        return _TOML_TYPE_NAMES[annotation]  # type: ignore[index]
+        return _TOML_TYPE_NAMES[annotation]
     if origin is typing.Literal:
         return "one of " + ", ".join(str(a) for a in args)
     if origin in (typing.Union, types.UnionType):

@@ -71,8 +71,8 @@ _TEXTS = {"place": ("description",), "agent": ("description", "goals"), "object"
 def _check_limits(problems: Problems, info: WorldInfo | None, raw_items: dict[str, list[object] | None],
                   good: dict[str, list[tuple[int, msgspec.Struct]]]) -> None:
     """What a run can hold (storyworld.world.limits): id syntax, names on one short line, texts without controls."""
-    for table, items in raw_items.items():
-        for index, raw in enumerate(items or []):
+    for table, raws in raw_items.items():
+        for index, raw in enumerate(raws or []):
             if isinstance(raw, dict) and isinstance(raw.get("id"), str) and raw["id"].strip():
                 problem = limits.id_problem(raw["id"], agent=table == "agent")
                 if problem:
@@ -312,10 +312,10 @@ def _check_starts(problems: Problems, good: list[tuple[int, msgspec.Struct]], pl
             _ref(problems, path, place_id, places, "place")
             if known_agent and agent_id in archived:
                 problems.warn(path, f'archived agent "{agent_id}" has a start position')
-        for item, agent_id in enumerate(start.absent):
-            path = ("start", index, "absent", item)
-            if _ref(problems, path, agent_id, agents, "agent") and agent_id in start.positions:
-                problems.error(path, f'agent "{agent_id}" is both absent and given a start position')
+        for position, agent_id in enumerate(start.absent):
+            absent_path = ("start", index, "absent", position)
+            if _ref(problems, absent_path, agent_id, agents, "agent") and agent_id in start.positions:
+                problems.error(absent_path, f'agent "{agent_id}" is both absent and given a start position')
 
 
 def _default_start_round(info: WorldInfo | None, starts: list[tuple[int, msgspec.Struct]]) -> int | None:

@@ -7,11 +7,14 @@ from typing import Literal
 import msgspec
 
 AgentStatus = Literal["active", "archived"]
-EventKind = Literal["say", "act", "move", "observe", "narration"]
+# What an event is, one vocabulary for the canon of a world file and for what the kernel resolves in play.
+EventKind = Literal["say", "act", "move", "observe", "read", "wait", "narration"]
+# The kinds a world file's canon may use: reading a carrier and waiting happen only in play.
+CanonKind = Literal["say", "act", "move", "observe", "narration"]
 Pronouns = Literal["he", "she", "they"]
 
 
-class Base(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, omit_defaults=True):
+class Base(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, omit_defaults=True, frozen=True):
     # msgspec applies kw_only only to fields a class defines itself, so each table repeats it.
     """Policy for world tables: unknown keys are errors; defaults stay out of written files."""
 
@@ -81,7 +84,7 @@ class Event(Base, frozen=True, kw_only=True):
     place: str
     actors: list[str] = msgspec.field(default_factory=list)
     witnesses: list[str] | None = None  # None: the actors
-    kind: EventKind = "narration"
+    kind: CanonKind = "narration"
     text: str
     statements: list[str] = msgspec.field(default_factory=list)
     flags: list[str] = msgspec.field(default_factory=list)
@@ -101,7 +104,7 @@ class Start(Base, frozen=True, kw_only=True):
     absent: list[str] = msgspec.field(default_factory=list)  # agents out of play here: dead, or not yet come
 
 
-class WorldFile(Base, kw_only=True):
+class WorldFile(Base, frozen=True, kw_only=True):
     """A whole world file."""
 
     world: WorldInfo

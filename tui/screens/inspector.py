@@ -270,7 +270,7 @@ class InspectorScreen(Screen):
         record_id = self.highlighted_record()
         if record_id is None:
             return
-        if not hasattr(self.store, "unmerge"):
+        if not self.store.merges:
             self.notify("This memory backend does not merge, so there is nothing to undo.", severity="warning")
             return
         names = {a.id: a.name for a in self.world.file.agent}

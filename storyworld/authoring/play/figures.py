@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypedDict
 
 from storyworld.authoring.play.editions import is_stage_place, is_stage_words
 from storyworld.authoring.play.personae import Persona
@@ -11,7 +12,25 @@ from storyworld.authoring.play.text import name_key
 from storyworld.world.schema import WorldFile
 
 
-def cast_figures(world: WorldFile, personae: list[Persona], scene_acts: Sequence[int]) -> dict[str, object]:
+class CastFigures(TypedDict):
+    """How a drafted cast compares with an edition's dramatis personae (see cast_figures)."""
+
+    agents: int
+    precision: float | None
+    outside_personae: list[str]
+    principals: int
+    principal_recall: float | None
+    missing_principals: list[str]
+    places: int
+    scenes: int
+    acts: int
+    starts: int
+    stage_words_as_agents: list[str]
+    stage_words_as_places: list[str]
+    objects: int
+
+
+def cast_figures(world: WorldFile, personae: list[Persona], scene_acts: Sequence[int]) -> CastFigures:
     """Agents in the dramatis personae (precision), named personae found (recall), places, starts, acts.
 
     An agent is in the personae when a word of its name names an entry (`First Citizen` is one of

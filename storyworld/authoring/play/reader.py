@@ -20,7 +20,7 @@ from storyworld.authoring.play.props import Prop, PropTracker
 from storyworld.authoring.play.roster import SpeakerRoster
 from storyworld.authoring.play.text import INLINE_RE, name_key, singular
 from storyworld.authoring.play.tokens import Item
-from storyworld.world.schema import EventKind
+from storyworld.world.schema import CanonKind
 
 MODIFIER_RE = re.compile(
     r"^(aside|within|beneath|behind|sings?|singing|reads?|reading|to [a-z].*|cries under the stage|"
@@ -173,7 +173,7 @@ class _PlayReader:
                 if key not in self.scenes[-1].present:
                     self.scenes[-1].present.append(key)
 
-    def add(self, kind: EventKind, actors: list[str], witnesses: list[str], body: str, flags: list[str] | None = None) -> None:
+    def add(self, kind: CanonKind, actors: list[str], witnesses: list[str], body: str, flags: list[str] | None = None) -> None:
         if not self.scenes:
             return
         self.events.append(EventDraft(

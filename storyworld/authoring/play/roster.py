@@ -125,17 +125,17 @@ class SpeakerRoster:
         ordinal = self._ordinal_key(norm)
         if ordinal:
             return self._ordinal_speaker(part, norm, ordinal, create)
-        key = self._abbreviated_speaker(part, norm)
-        if key is not None:
-            return key
+        abbreviated = self._abbreviated_speaker(part, norm)
+        if abbreviated is not None:
+            return abbreviated
         # A word of a fuller persona name: BRUTUS is Marcus Brutus, ANTONY is Marcus Antonius.
         if " " not in norm and len(norm) >= 4:
-            key = self._persona_by_word(norm)
-            if key is not None:
-                self._ensure(key, self.persona_by_key[key].name)
-                self.lookup[norm] = key
-                self.aliases[key].add(titlecase(part.rstrip(".")))
-                return key
+            by_word = self._persona_by_word(norm)
+            if by_word is not None:
+                self._ensure(by_word, self.persona_by_key[by_word].name)
+                self.lookup[norm] = by_word
+                self.aliases[by_word].add(titlecase(part.rstrip(".")))
+                return by_word
         if not create:
             return None
         single = name_key(singular(part))

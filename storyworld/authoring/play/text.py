@@ -74,7 +74,7 @@ def join_lines(raw: list[str]) -> str:
 
 def titlecase(text: str) -> str:
     """`HAMLET` -> `Hamlet`, `FIRST CLOWN` -> `First Clown`, `ROSENCRANTZ and X` kept word by word."""
-    words = []
+    words: list[str] = []
     for word in text.split():
         if word.lower() in {"and", "of", "the", "a", "an"} and words:
             words.append(word.lower())

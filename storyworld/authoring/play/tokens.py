@@ -83,7 +83,8 @@ def detect_layout(text: str) -> Layout:
         if not stripped or ACT_RE.match(stripped) or SCENE_RE.match(stripped):
             continue
         previous_blank = i == 0 or not lines[i - 1].strip()
-        if previous_blank and CAPS_SPEECH_RE.match(stripped) and CAPS_SPEECH_RE.match(stripped).group("dot"):
+        caps = CAPS_SPEECH_RE.match(stripped)
+        if previous_blank and caps and caps.group("dot"):
             paragraph += 1
         following = lines[i + 1].strip() if i + 1 < len(lines) else ""
         match = HEADING_LINE_RE.match(stripped)

@@ -20,7 +20,7 @@ from storyworld.authoring.assemble import (
     assign_ids,
 )
 from storyworld.authoring.common import trim_text
-from storyworld.authoring.play.figures import cast_figures
+from storyworld.authoring.play.figures import CastFigures, cast_figures
 from storyworld.authoring.play.personae import Persona
 from storyworld.authoring.play.places import merge_place_keys, place_display, where_set
 from storyworld.authoring.play.props import world_objects
@@ -57,7 +57,7 @@ class PlayParse(msgspec.Struct, kw_only=True):
     warnings: list[str] = msgspec.field(default_factory=list)
     personae: list[Persona] = msgspec.field(default_factory=list)
 
-    def figures(self) -> dict[str, object]:
+    def figures(self) -> CastFigures:
         """How the draft's cast, places and starts compare with the edition's own dramatis personae."""
         return cast_figures(self.world, self.personae, [scene.act for scene in self.scenes])
 

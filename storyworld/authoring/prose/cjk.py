@@ -67,7 +67,7 @@ def chapter_number(token: str, fallback: int) -> int:
 def split_chapters(text: str) -> list[Chapter]:
     """Chapters by `第N回：title` headings; paragraphs of hard-wrapped lines joined without spaces."""
     chapters: list[Chapter] = []
-    number, title, lines = 0, "", []
+    number, title, lines = 0, "", list[str]()
     for line in text.split("\n"):
         heading = CHAPTER_RE.match(line) if len(line) < 80 else None
         if heading:
@@ -198,9 +198,9 @@ def _full_names(text: str, native_aliases: dict[str, Known], min_mentions: int) 
             full_names.setdefault(entry.native, set())
     # One person per known entry: a courtesy name or a surname+courtesy form folds into the full name.
     for full in list(full_names):
-        entry = native_aliases.get(full)
-        if entry is not None and entry.native != full and entry.native in full_names:
-            full_names[entry.native] |= {full} | full_names.pop(full)
+        folded = native_aliases.get(full)
+        if folded is not None and folded.native != full and folded.native in full_names:
+            full_names[folded.native] |= {full} | full_names.pop(full)
     for full, aliases in list(full_names.items()):
         for alias in list(aliases):
             if alias in full_names and alias != full:
@@ -251,9 +251,9 @@ def _add_places(cast: ProseMentions, known: list[Known], native_aliases: dict[st
     for name, count in sorted(place_counts.items(), key=lambda kv: (-kv[1], kv[0])):
         if count < 2 or name in cast.surfaces:
             continue
-        entry = native_aliases.get(name)
-        english = entry.name if entry is not None and entry.kind == "place" else ""
-        place_id = unique_id(slugify(entry.id, "") if entry and entry.kind == "place" else
+        place_entry = native_aliases.get(name)
+        english = place_entry.name if place_entry is not None and place_entry.kind == "place" else ""
+        place_id = unique_id(slugify(place_entry.id, "") if place_entry and place_entry.kind == "place" else
                              f"place-{hashlib.blake2b(name.encode(), digest_size=3).hexdigest()}", taken)
         cast.places[place_id] = name
         cast.place_mentions[place_id] = count
