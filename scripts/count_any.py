@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ("memory", "storyworld", "saves")
 GOAL = 20
-CEILING = 296  # the count on the house branch after merging main (main's new host and report code brought 78); lower it as Any goes
+CEILING = 307  # the count once the wave's branches were merged (house, lost2, together, agency, will); lower it as Any goes
 
 
 def any_lines(path: Path) -> list[int]:

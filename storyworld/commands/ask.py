@@ -93,11 +93,10 @@ def ask_command(args: argparse.Namespace) -> int:
     if round_ > now:
         raise UserError(f"--round {round_}: {folder} is at round {now}")
     checked_count(round_, "--round", -1_000_000, now)
-    # minds' Memory protocol (under rewrite) asks recall(**options); the store's keywords are explicit
-    store = sim.store if round_ == now else AsOf(sim.store, round_)  # type: ignore[arg-type]
+    store = sim.store if round_ == now else AsOf(sim.store, round_)
     answer = None
     for question in questions:  # one conversation: each question is asked after the answer before it
-        answer = interview(world, store, agent, question, round_=round_, asker=asker, candid=args.candid,  # type: ignore[arg-type]
+        answer = interview(world, store, agent, question, round_=round_, asker=asker, candid=args.candid,
                            previous=answer)
         if args.json:
             print(json.dumps(answer_json(world, answer, asker=asker, round_=round_), ensure_ascii=False))

@@ -261,8 +261,8 @@ class Simulation:
         intention = direction.intention_for(self.world, self.state, self.state.canon, agent)
         addressed = self.addressed_by(agent)
         started = time.perf_counter()
-        knowledge = content.gather(  # minds.content.Memory (under rewrite) asks recall(**options): the store's is explicit
-            self.world, self.store, agent, round_=self.state.round,  # type: ignore[arg-type]
+        knowledge = content.gather(
+            self.world, self.store, agent, round_=self.state.round,
             present=perception.present, addressed=addressed,
             beat_text=intention.text if intention is not None else "",
             moment_query=f"{goal} {perception.summary(self.world)}".strip(), told=self.told_lately(agent),

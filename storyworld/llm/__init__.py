@@ -65,8 +65,9 @@ def open_backend(
 
         ensure_llama_server()  # built the first time --parallel asks for it (make play never waits for it)
         pool = ServerPool(model_path, lanes=parallel, n_ctx=n_ctx, threads=threads)
-        for lane in pool.members if timeout is not None else ():
-            lane.timeout = timeout
+        if timeout is not None:
+            for lane in pool.members:
+                lane.timeout = timeout
         return pool
     return LlamaModel(Path(model_path), n_ctx=n_ctx, seed=seed, threads=threads)
 

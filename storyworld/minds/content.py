@@ -60,9 +60,12 @@ SPOKEN_KINDS = frozenset({"event", "observation", "claim", "utterance", "inferen
 class Memory(Protocol):
     """What gathering reads of a store (any MemoryStore)."""
 
-    embedder: Any  # what reads goals for what they mean (minds.aims)
+    @property
+    def embedder(self) -> aims.Encoder:
+        """What reads goals for what they mean."""
+        ...
 
-    def recall(self, owner: str, query: str, k: int | None = None, **options: Any) -> list[Any]: ...
+    def recall(self, owner: str, query: str, k: int | None = None, *, expand: bool = True) -> list[Any]: ...
 
     def held_by(self, owner: str) -> list[Any]: ...
 
@@ -196,7 +199,7 @@ def as_asked(world: World, question: str, asker: str, answerer: str) -> str:
     return re.sub(r"\b(I|me)\b", asker_name, text)
 
 
-def secret_goals(world: World, agent: str, encoder: Any = None) -> list[str]:
+def secret_goals(world: World, agent: str, encoder: aims.Encoder | None = None) -> list[str]:
     """The agent's goals that mean to keep something hidden, read by meaning when an encoder is given ("Make sure
     nobody learns that she swapped the samples"); a plain cue ("Keep his trade secret") counts unless the goal
     reads as one to find out or to tell ("Learn what is hidden in her store")."""

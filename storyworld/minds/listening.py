@@ -12,8 +12,6 @@ Questions, greetings and stock lines are heard, never believed.
 from __future__ import annotations
 
 import re
-from typing import Any
-
 import msgspec
 from lemminflect import getAllLemmas, getInflection
 
@@ -152,7 +150,7 @@ def _third_person(world: World, speaker: str, to: str | None, line: str) -> str:
     return re.sub(r"\b(\w+) (am|are)\b", lambda m: f"{m.group(1)} is", line)
 
 
-def hear(world: World, store: Any, say: Say) -> Say:
+def hear(world: World, store: content.Memory, say: Say) -> Say:
     """A free line with what it tells: the record it restates that its speaker holds, else its own claim."""
     if say.act != "free" or say.tells or say.claims:
         return say
