@@ -370,7 +370,9 @@ class PlayScreen(Screen):
         if message.fell_back:  # said, not hidden: whose turn the model's reply could not make
             fell_back = (f" {', '.join(message.fell_back)} fell back to looking on (the model's reply was unusable).")
             self.query_one(Transcript).add_note(f"Fallback this round: {', '.join(message.fell_back)}", "problem")
-        self._progress(f"Round {moment.round - 1} resolved in {message.seconds:.1f} s.{fell_back} Your move.")
+        # said once the round's lines are drawn, never before them
+        self.call_after_refresh(self._progress, f"Round {moment.round - 1} resolved in {message.seconds:.1f} s."
+                                f"{fell_back} Your move.")
         self.query_one("#action", Input).focus()
         self.rounds_shown += 1
         self.call_after_refresh(self.round_shown.set)
