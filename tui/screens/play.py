@@ -138,7 +138,7 @@ class PlayScreen(Screen):
 
     def on_screen_resume(self) -> None:
         """Back from a dialog, the help or the inspector: the keys go to the action bar again."""
-        self.query_one("#action", Input).focus()
+        self._refocus()
 
     def on_unmount(self) -> None:
         # quitting mid-round: stop before the next agent instead of letting the worker thread finish the round
@@ -461,6 +461,7 @@ class PlayScreen(Screen):
     def _recall_answered(self, message: RecallAnswered) -> None:
         self.query_one(WhoKnows).show(message.cards, self.game.player if self.game else "")
         self.query_one(TabbedContent).active = "tab-who"
+        self._refocus()
         found = len(message.cards)
         self._progress(f"You recall {found} thing{'s' if found != 1 else ''} about “{message.query}” (Who knows tab).")
 
@@ -503,11 +504,18 @@ class PlayScreen(Screen):
         side.display = True
         at = self.TABS.index(side.active) if side.active in self.TABS else -1
         side.active = self.TABS[(at + 1) % len(self.TABS)]
+        self._refocus()
 
     def action_toggle_panel(self) -> None:
         """Give the transcript the whole width, or bring the panel back."""
         side = self.query_one("#side")
         side.display = not side.display
+        self._refocus()
+
+    def _refocus(self) -> None:
+        """The keys go back to the action bar (after a panel changed, or a modal closed)."""
+        if self.app.screen is self:
+            self.call_after_refresh(self.query_one("#action", Input).focus)
 
     def action_save_as(self) -> None:
         """Ask for a name and save into a new slot."""
