@@ -75,6 +75,8 @@ class RoundController:
         self.started = 0.0
         self.shown_before: list[Moment] = []
         """The views shown before each of the last rounds (an undo shows them again, exactly)."""
+        self.last: tuple[Action, str] | None = None
+        """The last action the player played and its line (what `again` does once more)."""
 
     # --- the UI thread's bookkeeping -------------------------------------------------------------
     def refusal(self) -> str | None:
@@ -88,6 +90,8 @@ class RoundController:
     def begin(self, action: Action | None, text: str) -> None:
         """A round (or an undo) is under way for `action`, typed as `text`."""
         self.pending, self.pending_action = text, action
+        if text and action is not None:
+            self.last = (action, text)
         self.busy = True
         self.cancel.clear()
         self.started = self.runtime.timer()

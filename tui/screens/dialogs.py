@@ -39,6 +39,11 @@ def help_text() -> Text:
         text.append(f"  {usage}\n", style="bold")
         text.append(f"      {what}\n")
     text.append("  Plain text without a slash is said aloud.\n\n", style="italic")
+    text.append("Interactive fiction's words (typed bare)\n", style="bold")
+    for usage, what in slash.ALIASES:
+        text.append(f"  {usage}\n", style="bold")
+        text.append(f"      {what}\n")
+    text.append("\n")
     text.append("Keys\n", style="bold")
     for key, what in KEYS:
         text.append(f"  {key:<10}", style="bold")

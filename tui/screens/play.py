@@ -271,6 +271,19 @@ class PlayScreen(Screen):
                 event.input.value = ""
                 self.action_help()
                 return
+            case slash.Inventory():
+                event.input.value = ""
+                world, held = self.game.world, self.moment.scene.held
+                transcript.add_note("You carry " + (", ".join(world.name_of(o) for o in held) or "nothing") + ".")
+                return
+            case slash.Again():
+                event.input.value = ""
+                if self.rounds.last is None:
+                    transcript.add_note("Nothing to do again yet: play a line first.", "problem")
+                    return
+                parsed = slash.Play(self.rounds.last[0])
+                text = self.rounds.last[1]
+        match parsed:
             case slash.Recall(query=query):
                 event.input.value = ""
                 if self.busy:
