@@ -9,6 +9,7 @@ import msgspec
 
 from memory.records import Deposit
 from storyworld.kernel import ids, verbs
+from storyworld.kernel.wording import deed, direction_text, inline, split_directions
 from storyworld.kernel.actions import ActOn, Action, Move, Observe, ReadThread, Say, Told, Wait
 from storyworld.kernel.perception import present_at
 from storyworld.kernel.state import SimEvent, ThreadLine, WorldState
@@ -90,9 +91,20 @@ class _Resolver:
         place = self.state.positions[action.actor]
         witnesses = self.present(place)
         speaker = self.world.name_of(action.actor)
+        spoken, directions = split_directions(action.text)
+        if directions:  # "(bows) My lord." : the bow is done, never said
+            for direction in directions:
+                event = self.event(action.actor, "act", direction_text(speaker, direction), place, witnesses,
+                                   fallback=fallback, target=action.to)
+                self.deposit_all(event, (event.text,), kind="event")
+            if not spoken:
+                self.results[action.actor] = "done"
+                return
+            action = msgspec.structs.replace(action, text=spoken)
+        where = inline(self.world.name_of(place))
         to = f" {self.world.name_of(action.to)}" if action.to else ""  # "Ada tells Maren in ...", not "tells to Maren"
-        text = f'{speaker} tells{to} in {self.world.name_of(place)}: "{action.text}"' if action.to else (
-            f'{speaker} says in {self.world.name_of(place)}: "{action.text}"')
+        text = f'{speaker} tells{to} in {where}: "{action.text}"' if action.to else (
+            f'{speaker} says in {where}: "{action.text}"')
         act = "lie" if lie else action.act
         event = self.event(action.actor, "say", text, place, witnesses, target=action.to, claim=action.text,
                            fallback=fallback, to=action.to, act=act, tells=tuple(t.record for t in action.tells),
@@ -138,8 +150,8 @@ class _Resolver:
         arrivals = self.present(action.to)
         witnesses = tuple(sorted(set(left_behind) | set(arrivals)))
         along = f" with {self.world.name_of(led_by)}" if led_by else ""
-        text = (f"{self.world.name_of(action.actor)} went{along} from {self.world.name_of(origin)} "
-                f"to {self.world.name_of(action.to)}.")
+        text = (f"{self.world.name_of(action.actor)} went{along} from {inline(self.world.name_of(origin))} "
+                f"to {inline(self.world.name_of(action.to))}.")
         event = self.event(action.actor, "move", text, action.to, witnesses, target=action.to, fallback=fallback,
                            from_place=origin, led_by=led_by)
         # one record (one event id), but each witness saw it where they stood: the leaving or the arriving
@@ -185,7 +197,7 @@ class _Resolver:
         # so they are affiliated as one deposit and each merges with other observers' same fact: every
         # observer of the scene deposits the same facts in the same order (themselves included), since the
         # store matches a scene's facts by their position in it.
-        where = f"in {self.world.name_of(place)} in round {self.state.round}"
+        where = f"in {inline(self.world.name_of(place))} in round {self.state.round}"
         facts = tuple(f"{self.world.name_of(x)} is {where}." for x in (*present, *objects))
         self.deposit_all(event, facts, kind="observation", event_id=shared_id)
         self.results[action.actor] = f"saw {names}" + (f" and {', '.join(self.world.name_of(o) for o in objects)}" if objects else "")
@@ -193,10 +205,10 @@ class _Resolver:
     def read_thread(self, action: ReadThread, *, fallback: bool = False) -> None:
         place = self.state.positions[action.actor]
         missed = [t for t in self.state.threads.get(place, []) if action.actor not in t.heard_by][-6:]
-        text = f"{self.world.name_of(action.actor)} caught up on what was said in {self.world.name_of(place)}."
+        text = f"{self.world.name_of(action.actor)} caught up on what was said in {inline(self.world.name_of(place))}."
         event = self.event(action.actor, "read", text, place, (action.actor,), fallback=fallback)
         for line in missed:
-            said = line.narration or f'{self.world.name_of(line.speaker)} said in {self.world.name_of(place)}: "{line.text}"'
+            said = line.narration or f'{self.world.name_of(line.speaker)} said in {inline(self.world.name_of(place))}: "{line.text}"'
             # the line itself, as its hearers hold it (one record), and what it told
             self.deposits.append(Deposit(owner=action.actor, statements=(said,), round=event.round,
                                          event_id=ids.of_event(line.event_id).text, via="read", source=line.speaker,
@@ -208,6 +220,7 @@ class _Resolver:
         place = self.state.positions[action.actor]
         witnesses = self.present(place)
         actor, target = self.world.name_of(action.actor), self.world.name_of(action.target)
+        where = inline(self.world.name_of(place))
         holders, places = self.state.object_holders, self.state.object_places
         is_object = action.target in self.world.objects
         verb = action.verb.strip().lower() or "use"
@@ -223,21 +236,21 @@ class _Resolver:
                 self.refuse(action.actor, f"{target} is not here to take")
                 return
             places[action.target], holders[action.target] = None, action.actor
-            text = f"{actor} took {target} in {self.world.name_of(place)}."
+            text = f"{actor} took {inline(target)} in {where}."
         elif verb == "give" and is_object:
             recipient = action.to if action.to in witnesses else None
             if holders.get(action.target) != action.actor or recipient is None or recipient == action.actor:
                 self.refuse(action.actor, f"cannot give {target}")
                 return
             holders[action.target] = recipient
-            text = f"{actor} gave {target} to {self.world.name_of(recipient)}."
+            text = f"{actor} gave {inline(target)} to {self.world.name_of(recipient)}."
         elif verb == "read" and is_object:
             reachable = holders.get(action.target) == action.actor or places.get(action.target) == place
             carried = self.world.objects[action.target].carries
             if not reachable or not carried:
                 self.refuse(action.actor, f"there is nothing to read in {target}")
                 return
-            text = f"{actor} read {target} in {self.world.name_of(place)}."
+            text = f"{actor} read {inline(target)} in {where}."
             event = self.event(action.actor, "act", text, place, witnesses, target=action.target, fallback=fallback,
                                verb="read")
             self.deposit_all(event, (text,), kind="event")
@@ -253,7 +266,8 @@ class _Resolver:
             if action.target in self.world.agents and action.target not in witnesses:
                 self.refuse(action.actor, f"{target} is not here")
                 return
-            text = f"{actor} {verbs.past(verb)} {target} in {self.world.name_of(place)}{verbs.detail(verb, action.text)}"
+            person = action.target in self.world.agents
+            text = f"{deed(actor, verb, target, person=person)} in {where}{verbs.detail(verb, action.text)}"
         event = self.event(action.actor, "act", text, place, witnesses, target=action.target, fallback=fallback,
                            verb=verb, to=action.to if verb == "give" else None, detail=action.text)
         self.deposit_all(event, (text,), kind="event")
@@ -295,11 +309,11 @@ class _Resolver:
         actor, target = self.world.name_of(action.actor), self.world.name_of(action.target)
         if action.target in self.world.objects and self.world.objects[action.target].forged:
             exposed = [ids.carrier(action.target).text]
-            text = f"{actor} exposed {target} as a forgery in {self.world.name_of(place)}."
+            text = f"{actor} exposed {target} as a forgery in {inline(self.world.name_of(place))}."
         else:
             exposed = [claim for claim, liar in self.state.lies.items() if liar == action.target]
-            text = f"{actor} exposed the lies of {target} in {self.world.name_of(place)}." if exposed else (
-                f"{actor} accused {target} in {self.world.name_of(place)}{': ' + action.text if action.text else '.'}")
+            text = f"{actor} exposed the lies of {target} in {inline(self.world.name_of(place))}." if exposed else (
+                f"{actor} accused {target} in {inline(self.world.name_of(place))}{': ' + action.text if action.text else '.'}")
         for claim in exposed:
             self.state.lies.pop(claim, None)
             self.retractions.append((claim, action.actor))
@@ -385,7 +399,7 @@ def narrate(world: World, state: WorldState, outcome: RoundOutcome, narrations: 
         else:
             witnesses = tuple(h for h in item.hearers if h in state.positions)
             where = state.positions[witnesses[0]] if witnesses else item.place
-            text = f"Word comes from {world.name_of(item.place)}: {item.text}"
+            text = f"Word comes from {inline(world.name_of(item.place))}: {item.text}"
             word_from, via = item.place, "told"
         if not witnesses:
             continue

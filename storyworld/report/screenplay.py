@@ -13,6 +13,7 @@ import msgspec
 
 from memory.records import normalise_text
 from storyworld.kernel import verbs
+from storyworld.kernel.wording import deed, inline
 from storyworld.kernel.actions import CARRIER_VERBS
 from storyworld.kernel.state import SimEvent
 from storyworld.report.roundview import in_story_order
@@ -112,22 +113,20 @@ def staged_events(world: World, events: Iterable[SimEvent], positions: dict[str,
     return staged
 
 
-def _inline(name: str) -> str:
-    """A name as it reads inside a sentence: "The harbour" -> "the harbour"."""
-    first, _, tail = name.partition(" ")
-    return f"{first.lower()} {tail}" if tail and first in ("A", "An", "The") else name
+_inline = inline  # a name as it reads inside a sentence: "The harbour" -> "the harbour"
 
 
 def _stage_text(world: World, event: SimEvent) -> str:
     """An act or narration as a stage direction: present tense, without the place the heading names."""
     text = event.text.strip()
-    place = f" in {world.name_of(event.place)}"
-    if place in text:
-        text = text.replace(place, "", 1)
+    for place in (f" in {inline(world.name_of(event.place))}", f" in {world.name_of(event.place)}"):
+        if place in text:
+            text = text.replace(place, "", 1)
+            break
     if event.kind == "act" and event.verb and event.target and event.verb not in CARRIER_VERBS and event.verb.isalpha():
         # a deed on the stage is said now ("strikes"), from its fields, not from the narration's past tense
-        text = (f"{world.name_of(event.actor)} {verbs.third_person(event.verb)} {world.name_of(event.target)}"
-                f"{verbs.detail(event.verb, event.detail)}")
+        text = (deed(world.name_of(event.actor), event.verb, world.name_of(event.target),
+                     person=event.target in world.agents, tense="present") + verbs.detail(event.verb, event.detail))
     # Object names such as "A sealed letter" read lower-case inside a sentence.
     for thing in world.objects.values():
         if _inline(thing.name) != thing.name:
