@@ -391,11 +391,18 @@ def narrate(world: World, state: WorldState, outcome: RoundOutcome, narrations: 
         return outcome
     events: list[SimEvent] = []
     deposits: list[Deposit] = []
-    for item in narrations:
+    canon = {e.id: i for i, e in enumerate(world.events)}
+    told = _told_upto(state, canon)
+    for item in sorted(narrations, key=lambda n: canon.get(n.beat or "", -1)):
         index = len(outcome.events) + len(events)
         if item.hearers is None:
             witnesses = present_at(world, state, item.place)
-            text, where, word_from, via = item.text, item.place, None, "witnessed"
+            text = seen_text(world, item, witnesses, told, canon)
+            if text is None:
+                continue  # it cannot be seen as the canon tells it: not narrated, and nobody comes to hold it
+            where, word_from, via = item.place, None, "witnessed"
+            if item.beat in canon:
+                told[item.place] = max(told.get(item.place, -1), canon[item.beat])
         else:
             witnesses = tuple(h for h in item.hearers if h in state.positions)
             where = state.positions[witnesses[0]] if witnesses else item.place
@@ -413,6 +420,51 @@ def narrate(world: World, state: WorldState, outcome: RoundOutcome, narrations: 
     state.events.extend(events)
     return msgspec.structs.replace(outcome, events=(*outcome.events, *events),
                                    deposits=(*outcome.deposits, *deposits))
+
+
+def _told_upto(state: WorldState, canon: dict[str, int]) -> dict[str, int]:
+    """Per place, the latest canon beat (by story order) already narrated there as seen."""
+    upto: dict[str, int] = {}
+    for event in state.events:
+        if event.kind == "narration" and event.beat in canon and not event.word_from:
+            upto[event.place] = max(upto.get(event.place, -1), canon[event.beat])
+    return upto
+
+
+def seen_text(world: World, item: Narration, present: tuple[str, ...], told: dict[str, int],
+              order: dict[str, int]) -> str | None:
+    """What those present see of a canon beat, never contradicting who is there or what was told before it.
+
+    The canon's own words when its whole cast is present (and, for a beat its actors had to themselves,
+    nobody else); else a line built from its fields naming only people present; None when it cannot be
+    seen here (an actor is elsewhere, or a later beat of this place was told already: no effect before
+    its cause).
+    """
+    beat = world.events_by_id.get(item.beat or "")
+    if beat is None:
+        return item.text
+    if told.get(item.place, -1) > order[beat.id]:
+        return None
+    here = set(present)
+    actors = [a for a in beat.actors if a in world.agents]
+    if not all(a in here for a in actors):
+        return None
+    cast = {a for a in (*beat.actors, *beat.witness_ids()) if a in world.agents}
+    private = cast <= set(actors)
+    if cast <= here and not (private and here - cast):
+        return item.text
+    if beat.kind != "say" or not actors:
+        return None  # only a spoken beat can be told from its fields alone
+    who = _names(world, actors)
+    if private:
+        return f"{who} {'think' if len(actors) > 1 else 'thinks'} aloud."
+    others = [a for a in sorted(cast - set(actors)) if a in here]
+    return f"{who} {'speak' if len(actors) > 1 else 'speaks'}{' to ' + _names(world, others) if others else ''}."
+
+
+def _names(world: World, agents: list[str]) -> str:
+    names = [world.name_of(a) for a in agents]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _phase(action: Action) -> int:
