@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from storyworld.game import session as _session
 from storyworld.report.roundview import in_story_order, round_view
-from tui.knowledge import KnowledgeCard, recalled
+from tui.knowledge import RECALL_SHOWN, KnowledgeCard, ranked, recalled
 from tui.views import Moment, TranscriptEntry, build_moment, transcript_entries
 
 if TYPE_CHECKING:
@@ -175,10 +175,11 @@ class Game:
         """Undo the last round and play it again, the player doing the same, under another seed."""
         return self._after(self.session.retry(progress=progress, cancelled=cancelled))
 
-    def recall(self, query: str, k: int = 6) -> tuple[KnowledgeCard, ...]:
-        """The player's own recall for a query, as knowledge cards."""
+    def recall(self, query: str, k: int = RECALL_SHOWN) -> tuple[tuple[KnowledgeCard, ...], int]:
+        """The player's own recall for a query: the cards about it, best first (at most `k`), and how many more."""
         with self.session.reading() as sim:  # the cards read the live records' owners
-            return recalled(sim, self.player, self.session.recall(query, k=k))
+            hits, more = ranked(self.session.recall(query, k=4 * k), shown=k)
+            return recalled(sim, self.player, hits), more
 
     def fell_back(self, round_: int) -> tuple[str, ...]:
         """The names of those whose decision in round `round_` was a logged fallback."""

@@ -146,10 +146,11 @@ class ModelRetrying(Message):
 class RecallAnswered(Message):
     """The player's /recall found these records."""
 
-    def __init__(self, query: str, cards: tuple[KnowledgeCard, ...]) -> None:
+    def __init__(self, query: str, cards: tuple[KnowledgeCard, ...], more: int = 0) -> None:
         super().__init__()
         self.query = query
         self.cards = cards
+        self.more = more  # about the query too, but past the cards shown
 
 
 class SaveWritten(Message):

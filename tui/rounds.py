@@ -248,8 +248,8 @@ class RoundController:
         self.post(SaveWritten(folder, said))
         return True
 
-    def recall(self, query: str) -> tuple:
-        """The player's own recall (embedding: off the UI thread)."""
+    def recall(self, query: str) -> tuple[tuple, int]:
+        """The player's own recall, the cards and how many more passed the cut-off (embedding: off the UI thread)."""
         assert self.game is not None
         return self.game.recall(query)
 

@@ -463,20 +463,25 @@ class PlayScreen(Screen):
     def recall(self, query: str) -> None:
         """The player's own /recall (embedding: off the UI thread)."""
         try:
-            cards = self.rounds.recall(query)
+            cards, more = self.rounds.recall(query)
         except Exception as exc:  # noqa: BLE001 — one line on screen
             log.exception("recall failed")
             self.post_message(RoundFailed(f"recall: {one_line(exc)}"))
             return
-        self.post_message(RecallAnswered(query, cards))
+        self.post_message(RecallAnswered(query, cards, more))
 
     @on(RecallAnswered)
     def _recall_answered(self, message: RecallAnswered) -> None:
+        found = len(message.cards)
+        if not found:  # the panel keeps the moment's cards: nothing you hold is about it
+            self._progress(f"You recall nothing about “{message.query}”: try other words.")
+            return
         self.query_one(WhoKnows).show(message.cards, self.game.player if self.game else "")
         self.query_one(TabbedContent).active = "tab-who"
         self._refocus()
-        found = len(message.cards)
-        self._progress(f"You recall {found} thing{'s' if found != 1 else ''} about “{message.query}” (Who knows tab).")
+        more = f"; {message.more} more, less close: add words to narrow it" if message.more else ""
+        self._progress(f"You recall {found} thing{'s' if found != 1 else ''} about “{message.query}”, closest first "
+                       f"(Who knows tab){more}.")
 
     # --- actions -------------------------------------------------------------------------------
     def action_cancel_round(self) -> None:
