@@ -235,7 +235,7 @@ def transcript_entries(sim: Simulation, events: tuple[SimEvent, ...] | list[SimE
         return entries
     mine = results.get(player, "")
     looked = any(e.kind == "observe" and e.actor == player for e in events)  # the scene seen is shown already
-    if mine and not looked and not any(b.kind == "line" and b.own for b in entries):
+    if mine and not looked and not any(b.own and b.kind in ("line", "direction") for b in entries):
         entries.append(TranscriptEntry(kind="result", text=mine, own=True, round=round_))
     return entries
 

@@ -314,15 +314,24 @@ class PlayScreen(Screen):
 
     def _pending_entry(self, action: Any) -> TranscriptEntry:
         """The player's submitted action as a transcript entry, shown until the round resolves."""
-        from storyworld.kernel.actions import Say, describe
+        from storyworld.kernel.actions import ActOn, Move, Say, describe
+        from storyworld.kernel.wording import deed, inline
 
         assert self.game is not None
         world = self.game.world
         me = world.agents[self.game.player].name
-        if isinstance(action, Say):
-            to = world.agents[action.to].name if action.to in world.agents else ""
-            return TranscriptEntry(kind="line", speaker=me, text=action.text, to=to, own=True)
-        return TranscriptEntry(kind="direction", text=f"{me} {describe(action)}", own=True)
+        match action:
+            case Say():
+                to = world.agents[action.to].name if action.to in world.agents else ""
+                return TranscriptEntry(kind="line", speaker=me, text=action.text, to=to, own=True)
+            case Move():
+                text = f"{me} goes to {inline(world.name_of(action.to))}."
+            case ActOn() if action.verb not in ("lead", "lie"):
+                text = deed(me, action.verb, world.name_of(action.target), person=action.target in world.agents,
+                            tense="present") + "."
+            case _:
+                text = f"{me} {describe(action)}"
+        return TranscriptEntry(kind="direction", text=text, own=True)
 
     def _tick(self) -> None:
         """Keep the progress line's clock moving while agents think."""
