@@ -386,7 +386,7 @@ class PlayScreen(Screen):
         self.query_one(Transcript).begin_round()
         self.query_one(Transcript).add_entries(moment.entries, round_label=f"— round {moment.round - 1} —")
         if moment.hint:
-            self.query_one(Transcript).add_note(f"Hint: {moment.hint}", "hint")
+            self.query_one(Transcript).add_hint(moment.hint)
         self._show(moment)
         fell_back = ""
         if message.fell_back:  # said, not hidden: whose turn the model's reply could not make
@@ -638,7 +638,7 @@ class PlayScreen(Screen):
             label = f"— round {moment.round - 1} (again, new seed {message.seed}) —"
             transcript.add_entries(moment.entries, round_label=label)
             if moment.hint:
-                transcript.add_note(f"Hint: {moment.hint}", "hint")
+                transcript.add_hint(moment.hint)
             self._progress(f"Round {moment.round - 1} played again under a new seed ({message.seed}) "
                            f"in {message.seconds:.1f} s. Your move.")
             self.rounds_shown += 1
