@@ -450,7 +450,7 @@ def seen_text(world: World, item: Narration, present: tuple[str, ...], told: dic
     if not all(a in here for a in actors):
         return None
     cast = {a for a in (*beat.actors, *beat.witness_ids()) if a in world.agents}
-    private = cast <= set(actors)
+    private = beat.witnesses is not None and cast <= set(actors)  # the author said nobody else saw it
     if cast <= here and not (private and here - cast):
         return item.text
     if beat.kind != "say" or not actors:
