@@ -36,10 +36,13 @@ $(SERVER_STAMP): $(STAMP) scripts/build_llama_server.py
 	nice -n 10 $(BIN)/python scripts/build_llama_server.py --jobs 2 || echo "llama-server not built (see above)"
 	touch $(SERVER_STAMP)
 
-# tmux drives the end-to-end terminal test (tests/tui/test_tui_tmux.py fails without it). Installing it
-# may be impossible (no root, no network): that is not fatal here, the test says so loudly.
+# tmux drives the end-to-end terminal test (tests/tui/test_tui_tmux.py fails without it); Debian's chromium
+# the browser round (tests/test_host_browser.py, through playwright, which never downloads a browser here).
+# Installing them may be impossible (no root, no network): that is not fatal here, the tests say so loudly.
 tools:
 	@command -v tmux >/dev/null || apt-get install -y tmux || sudo apt-get install -y tmux || echo "tmux not installed: its test will fail"
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || (apt-get update && apt-get install -y chromium) \
+		|| (sudo apt-get update && sudo apt-get install -y chromium) || echo "chromium not installed: the browser test will fail"
 
 install: $(STAMP) $(SERVER_STAMP) tools
 

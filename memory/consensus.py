@@ -10,7 +10,7 @@ from pathlib import Path
 import msgspec
 import numpy as np
 
-from memory import disputes, equivalence, frames, guard
+from memory import disputes, equivalence, guard
 from memory.embedder import Embedder
 from memory.holdings import OwnerRows
 from memory.index import IndexFileError, VectorIndex
@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 
 Judge = Callable[[str, str], "bool | None"]
 
-RULES = ("told", "event_id", "text", "cosine", "frame", "judge")
+RULES = ("told", "event_id", "text", "cosine", "frame", "deed", "judge")
 
 
 @dataclass(slots=True)
@@ -407,7 +407,7 @@ class ConsensusStore(StoreShell, Unmerging):
         else:  # a private namespace only ever holds its owner's records
             pairs = self._owner_scan(d.owner, atom.vector, s.write_neighbours, include_archived=True)
         band: list[tuple[int, float]] = []
-        floor = min(s.merge_low, s.frame_cosine_min)
+        floor = min(s.merge_low, s.frame_cosine_min, s.deed_cosine_min)
         framed: tuple[int, str, float] | None = None
         for rid, sim in pairs:
             record = self._records.get(rid)
@@ -419,8 +419,9 @@ class ConsensusStore(StoreShell, Unmerging):
                 continue
             if sim >= s.merge_high:
                 return rid, "cosine", sim
-            if framed is None and sim >= s.frame_cosine_min and frames.similarity(atom.text, record.text) >= s.frame_min:
-                framed = (rid, "frame", sim)
+            if framed is None and min(s.frame_cosine_min, s.deed_cosine_min) <= sim:
+                rule = equivalence.structural_rule(atom.text, record.text, sim, s)
+                framed = (rid, rule, sim) if rule is not None else None
             if sim >= s.merge_low:
                 band.append((rid, sim))
         if framed is not None:
@@ -509,6 +510,8 @@ class ConsensusStore(StoreShell, Unmerging):
         if added_based_on:
             record.based_on = sorted(set(record.based_on) | set(added_based_on))
         record.owners[owner] = holding
+        if not record.actors and d.actors:
+            record.actors = tuple(d.actors)  # a record born without typed actors takes the first that names them
         entry = MergeLogEntry(
             owner=owner,
             round=d.round,

@@ -39,13 +39,18 @@ class DevSetError(ValueError):
     """The dev set file is missing or malformed (the message names file and line)."""
 
 
+_LABELS = {"1": True, "true": True, "same": True, "yes": True, "0": False, "false": False, "different": False, "diff": False, "no": False}
+
+
 def load_pairs(path: str | Path | None = None) -> list[DevPair]:
-    """Pairs from a JSON-lines file (default: tests/data/merge_pairs.jsonl of this checkout)."""
+    """Pairs from a JSON-lines file (default: tests/data/merge_pairs.jsonl) or a .tsv file (label, a, b[, category])."""
     path = Path(path) if path is not None else DEFAULT_PATH
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
-        raise DevSetError(f"{path}: cannot read the merge dev set ({exc})") from exc
+        raise DevSetError(f"{path}: cannot read the merge pair file ({exc})") from exc
+    if path.suffix.lower() == ".tsv":
+        return _tsv_pairs(path, lines)
     decoder = msgspec.json.Decoder(DevPair)
     pairs = []
     for number, line in enumerate(lines, 1):
@@ -55,6 +60,28 @@ def load_pairs(path: str | Path | None = None) -> list[DevPair]:
             pairs.append(decoder.decode(line))
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise DevSetError(f"{path}: line {number}: {exc}") from exc
+    return pairs
+
+
+def _tsv_pairs(path: Path, lines: list[str]) -> list[DevPair]:
+    """Pairs from tab-separated lines: label (1/0, true/false, same/different), a, b, and an optional category."""
+    pairs = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        cells = line.rstrip("\r").split("\t")
+        if len(cells) not in (3, 4):
+            raise DevSetError(f"{path}: line {number}: expected label, a, b[, category] separated by tabs, got {len(cells)} fields")
+        label = cells[0].strip().lower()
+        if label not in _LABELS:
+            if number == 1 or (not pairs and label == "label"):  # a header row
+                continue
+            raise DevSetError(f"{path}: line {number}: field label: {cells[0]!r} is not 1/0, true/false, same/diff(erent)")
+        a, b = cells[1].strip(), cells[2].strip()
+        if not a or not b:
+            raise DevSetError(f"{path}: line {number}: field {'a' if not a else 'b'}: empty statement")
+        category = cells[3].strip() if len(cells) == 4 and cells[3].strip() else ("same" if _LABELS[label] else "different")
+        pairs.append(DevPair(a=a, b=b, same=_LABELS[label], category=category))
     return pairs
 
 

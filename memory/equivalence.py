@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memory import guard
+from memory import frames, guard, verbs
 from memory.records import Record, normalise_text
 
 SPOKEN = frozenset({"utterance", "claim"})
@@ -69,3 +69,19 @@ def told_record(records: dict[int, Record], deposit: Any) -> int | None:
     if record is None or deposit.source not in record.owners or record.namespace != deposit.namespace:
         return None
     return deposit.record
+
+
+def structural_rule(new_text: str, held_text: str, cosine: float, settings: Any) -> str | None:
+    """Which structural rule merges a guarded neighbour whose cosine is below merge_high, or None.
+
+    "frame": the normalised frames overlap by at least frame_min (cosine at least frame_cosine_min).
+    "deed": the main verbs name one deed, nothing in one is swapped for something else in the other
+    (one may only add detail), and the cosine is at least deed_cosine_min. The guard has passed already.
+    """
+    if cosine >= settings.frame_cosine_min and frames.similarity(new_text, held_text) >= settings.frame_min:
+        return "frame"
+    if cosine >= settings.deed_cosine_min:
+        verb_a, verb_b = verbs.main_verb(new_text), verbs.main_verb(held_text)
+        if verb_a is not None and verb_b is not None and verbs.same_deed(verb_a, verb_b) and frames.added_only(new_text, held_text):
+            return "deed"
+    return None

@@ -21,6 +21,7 @@ from memory import lexicon
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'\u2019\-]*|\d+(?:[.,:]\d+)*|[,;:.!?]")
 _PUNCT = frozenset(",;:.!?")
+PUNCT = _PUNCT
 NEGATIONS = frozenset("not never no nobody nothing none neither nor nowhere cannot without unable fail".split())
 _DETERMINERS = frozenset("the a an his her its their our my your this that these those some any every each".split())
 _PRONOUNS = frozenset("he she it they we i you him them us me himself herself itself themselves someone somebody something anyone anybody one".split())
@@ -107,6 +108,38 @@ def volition(toks: list[str]) -> list[str]:
     return out
 
 
+_KEEP = frozenset("kept keep keeps keeping".split())
+_PERSON_OBJECTS = frozenset("him her them me us".split())
+
+
+def kept_from(toks: list[str]) -> list[str]:
+    """Tokens with "X kept Y from Z" (Z a person) rewritten as "X did not tell Z about Y": one concealment, two wordings."""
+    lows = [t.lower() for t in toks]
+    for i, low in enumerate(lows):
+        if low not in _KEEP:
+            continue
+        j = i + 1
+        while j < len(lows) and j - i <= 6 and lows[j] != "from" and toks[j] not in _PUNCT:
+            j += 1
+        if j >= len(lows) or lows[j] != "from" or j == i + 1:
+            continue
+        k = j + 1
+        if k < len(lows) and lows[k] in _DETERMINERS:
+            k += 1
+        if k >= len(lows) or not (toks[k][0].isupper() or lows[k] in _PERSON_OBJECTS or lows[j + 1] in _DETERMINERS):
+            continue
+        end = k + 1
+        while end < len(toks) and toks[end] not in _PUNCT and toks[end][0].isupper():
+            end += 1  # "Theo Lang"
+        return toks[:i] + ["did", "not", "tell"] + toks[j + 1 : end] + ["about"] + toks[i + 1 : j] + toks[end:]
+    return toks
+
+
+def canonical_tokens(text: str) -> list[str]:
+    """Tokens with negated volition read as "refused to" and "kept Y from Z" as "did not tell Z about Y"."""
+    return kept_from(volition(tokens(text)))
+
+
 def _modal(low: str, k: str, nxt: str | None) -> str | None:
     """The modal concept of one word (see _MODAL_WORDS), or None."""
     if low in _MODAL_WORDS:
@@ -127,7 +160,7 @@ def tokens(text: str) -> list[str]:
 # Only frames that pass the statement on unchanged are read through: "denied that", "doubted
 # that", "thought that" change or hedge it, and "X told Y that" between others is an event of
 # its own; those are compared whole.
-_REPORT_SAY = frozenset(lexicon.concept(w) for w in ("say", "write"))  # say, state, report, announce, write...
+_REPORT_SAY = frozenset(lexicon.concept(w) for w in ("say", "write", "show", "record", "confirm", "explain", "insist", "swear", "admit"))  # say, state, report...
 _REPORT_TELL = frozenset(lexicon.concept(w) for w in ("tell",))  # tell, inform: only to me / us
 _REPORT_LEARN = frozenset(lexicon.key(w) for w in ("hear", "read", "learn", "learnt"))  # only I / we
 _FIRST_PERSON = frozenset("i we".split())
@@ -291,6 +324,28 @@ def report_core(text: str) -> str:
     return " ".join(words).replace(" ,", ",").replace(" ;", ";").replace(" :", ":") + "."
 
 
+def _name_start(toks: list[str], first: int, j: int) -> int:
+    """Where the subject ending in the name at `j` starts: back over its other names and "and", not a place after a preposition."""
+    r = j
+    while r - 1 > first and (_capital(toks[r - 1]) or (toks[r - 1].lower() == "and" and _capital(toks[r - 2]))):
+        r -= 1
+    if r < j and toks[r - 1].lower() in _PREPOSITIONS:
+        r += 1  # "in Ashford Pia sold": Ashford is the place
+    return r
+
+
+def _verb_next(toks: list[str], j: int) -> bool:
+    """Whether the word after `j` reads as a verb (a past form or a listed verb): a name before it is a subject."""
+    from memory import verbs
+
+    if j + 1 >= len(toks):
+        return False
+    word = toks[j + 1].lower()
+    if word in ("was", "were", "had", "did", "would", "could", "refused"):
+        return True
+    return (len(word) > 3 and word.endswith("ed")) or lexicon.IRREGULAR.get(word, word) != word or verbs.known(lexicon.key(word))
+
+
 @lru_cache(maxsize=65536)
 def front_to_back(text: str) -> str:
     """Move a fronted adverbial ("In the Senate house, X was stabbed") behind the main clause.
@@ -320,7 +375,10 @@ def front_to_back(text: str) -> str:
             words = 0
             while j < len(toks) and toks[j] not in _PUNCT:
                 low = toks[j].lower()
-                if low in _DETERMINERS and words:
+                if words and (low in _DETERMINERS or low in _PRONOUNS):
+                    break  # the subject starts: "the lawyer", "she"
+                if words and _capital(toks[j]) and _verb_next(toks, j):
+                    j = _name_start(toks, i + 1, j)  # "Oda counted", "Zhuge Liang borrowed", "Cassius and Brutus met"
                     break
                 if low not in _DETERMINERS:
                     words += 1
@@ -369,7 +427,7 @@ def _un_prefixed(low: str) -> str | None:
 @lru_cache(maxsize=65536)
 def frame(text: str) -> Frame:
     """The frame of one statement (cached by text)."""
-    toks = volition(tokens(text))
+    toks = canonical_tokens(text)
     reading = _Reading()
     i = 0
     while i < len(toks):
@@ -553,10 +611,78 @@ def core(text: str) -> str:
     return front_to_back(report_core(text))
 
 
-def similarity(text_a: str, text_b: str) -> float:
-    """Jaccard overlap of the two statements' frames (1.0: same concepts, same assertions)."""
+def _name_runs(toks: list[str]) -> list[tuple[int, int]]:
+    """(start, end) of each run of two or more capitalised words that is not a sentence-initial function word."""
+    runs: list[tuple[int, int]] = []
+    i = 0
+    while i < len(toks):
+        if toks[i][0].isupper() and not (i == 0 and toks[i].lower() in _FUNCTION):
+            j = i
+            while j < len(toks) and toks[j][0].isupper():
+                j += 1
+            if j - i >= 2:
+                runs.append((i, j))
+            i = j
+        else:
+            i += 1
+    return runs
+
+
+def _shorten_names(toks: list[str], other: set[str]) -> list[str]:
+    """`toks` with each full name cut to the part of it the other statement uses ("Margery Dunn" -> "Margery")."""
+    out = list(toks)
+    for start, end in reversed(_name_runs(toks)):
+        kept = [t for t in toks[start:end] if t in other]
+        if kept and len(kept) < end - start:
+            out[start:end] = kept
+    return out
+
+
+def align_names(text_a: str, text_b: str) -> tuple[str, str]:
+    """Both statements with a person named in full on one side and in part on the other named alike."""
+    ta, tb = tokens(text_a), tokens(text_b)
+    a, b = _shorten_names(ta, set(tb)), _shorten_names(tb, set(ta))
+    if a == ta and b == tb:
+        return text_a, text_b
+    return join(a), join(b)
+
+
+def join(toks: list[str]) -> str:
+    """Tokens back into a sentence (no space before punctuation)."""
+    return " ".join(toks).replace(" ,", ",").replace(" ;", ";").replace(" :", ":").replace(" .", ".").replace(" !", "!").replace(" ?", "?")
+
+
+def _unify_deeds(a: set[str], b: set[str]) -> set[str]:
+    """`b` with each concept that names the same deed as one only in `a` ("repair" / "mend") spelled as in `a`."""
+    from memory import verbs
+
+    only_a = a - b
+    out = set()
+    for concept in b:
+        match = next((x for x in only_a if concept not in a and verbs.same_deed(x, concept)), None)
+        out.add(match or concept)
+    return out
+
+
+def added_only(text_a: str, text_b: str) -> bool:
+    """Whether one statement's frame holds all of the other's (one adds detail; nothing is swapped for something else)."""
+    from memory import canonical
+
+    text_a, text_b = canonical.pair(text_a, text_b)
     fa, fb = frame(core(text_a)), frame(core(text_b))
     a, b = _bag(fa, fb), _bag(fb, fa)
+    b = _unify_deeds(a, b)
+    return a <= b or b <= a
+
+
+def similarity(text_a: str, text_b: str) -> float:
+    """Jaccard overlap of the two statements' frames (1.0: same concepts, same assertions), names and deeds aligned."""
+    from memory import canonical
+
+    text_a, text_b = canonical.pair(text_a, text_b)
+    fa, fb = frame(core(text_a)), frame(core(text_b))
+    a, b = _bag(fa, fb), _bag(fb, fa)
+    b = _unify_deeds(a, b)
     if not a and not b:
         return 1.0
     return len(a & b) / len(a | b)

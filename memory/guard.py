@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memory import frames, lexicon
+from memory import canonical, frames, lexicon, verbs
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'\u2019\-]*|\d+(?:[.,:]\d+)*")
 
@@ -279,7 +279,7 @@ def _passive_agent(lower: list[str], participants: list[tuple[int, str]]) -> int
         if lower[j].endswith("ly") and j + 1 < len(lower):
             j += 1
         verb = lower[j]
-        if not (verb.endswith(_PARTICIPLE_END) or verb in _IRREGULAR_PARTICIPLES):
+        if not (verb.endswith(_PARTICIPLE_END) or verb in _IRREGULAR_PARTICIPLES or verb in _IRREGULAR_VERB_FORMS):
             continue
         for k in range(j + 1, min(len(lower), j + 8)):
             if lower[k] == "by":
@@ -299,8 +299,8 @@ def check(text_a: str, text_b: str, place_a: str | None = None, place_b: str | N
     """Whether two statements may be merged; the first failed rule names the veto."""
     if text_a == text_b:
         return Verdict(True)
-    # What is reported is compared, not who reported it (the holding says that): frames.report_core.
-    text_a, text_b = frames.report_core(text_a), frames.report_core(text_b)
+    # What is reported is compared, not who reported it (the holding says that), in one wording: canonical.pair.
+    text_a, text_b = canonical.pair(text_a, text_b)
     fa, fb = features(text_a), features(text_b)
     frame_a, frame_b = frames.frame(frames.front_to_back(text_a)), frames.frame(frames.front_to_back(text_b))
     polarity = frames.polarity_conflict(frame_a, frame_b)
@@ -325,8 +325,12 @@ def check(text_a: str, text_b: str, place_a: str | None = None, place_b: str | N
         return Verdict(False, "role")
     if fa.patient and fb.patient and fa.patient != fb.patient and fa.patient in fb.words and fb.patient in fa.words:
         return Verdict(False, "role")
+    if fa.subject & fa.entities and fa.subject == fb.subject and verbs.voice_flip(text_a, text_b):
+        return Verdict(False, "role")  # "Saltash paid ..." / "Saltash was paid ...": one pays, one is paid
     if _swapped_participant(fa, fb):
         return Verdict(False, "participant")
+    if verbs.conflict(text_a, text_b):
+        return Verdict(False, "verb")
     return Verdict(True)
 
 

@@ -43,6 +43,9 @@ class Deposit(Base, frozen=True):
     # the record this deposit tells, when the teller names it: talk lands on the record told (its `source`
     # must hold it); a store that keeps no shared records stores the statements as usual
     record: int | None = None
+    # who did what the statements say (agent ids, the doer first): typed where the fact is born (an event's
+    # actors, a claim's reading), so "is this about me" is never read back from the words
+    actors: tuple[str, ...] = ()
 
 
 class Holding(Base, frozen=True):
@@ -112,6 +115,7 @@ class Record(Base):
     speaker: str | None = None  # who said it (claims and utterances): a claim is only ever the same as its speaker's
     expires_at: int | None = None  # the round after which a time-bound fact no longer holds (None: never)
     validation_log: list["Validation"] = msgspec.field(default_factory=list)  # who confirmed or refuted it, when, how
+    actors: tuple[str, ...] = ()  # who did what it says (agent ids, the doer first), from its first deposit
 
 
 class RecallHit(msgspec.Struct, frozen=True, kw_only=True):

@@ -8,13 +8,14 @@ from memory.records import Base
 
 
 class MemorySettings(Base, frozen=True):
-    """Every tunable of the consensus store (thresholds chosen on tests/data/merge_pairs.jsonl)."""
+    """Every tunable of the consensus store (merge thresholds chosen on the dev pair sets: `bench judge --sweep`)."""
 
     merge: bool = True  # False: every atom becomes its own record (the no-merge ablation)
-    merge_high: float = 0.88  # cosine at or above which a guarded neighbour merges (dev set: paraphrases >= 0.91, guarded non-pairs <= 0.85)
+    merge_high: float = 0.9  # cosine at or above which a guarded neighbour merges (0.88 let verb-guarded near misses through on dev)
     merge_low: float = 0.72  # below this never merge; between low and high ask the judge (if any)
-    frame_min: float = 0.8  # normalised-frame overlap at or above which a guarded neighbour merges (memory/frames.py)
+    frame_min: float = 0.85  # normalised-frame overlap at or above which a guarded neighbour merges (memory/frames.py)
     frame_cosine_min: float = 0.5  # ... provided its cosine is at least this (frames alone ignore what the lexicon lacks)
+    deed_cosine_min: float = 0.8  # same main deed, nothing swapped, one side adds detail: merges at this cosine (memory/equivalence.py)
     judge_enabled: bool = True  # use the judge callable (when one is given) in the band
     judge_max_calls: int = 2  # judge calls per atom at most
     write_neighbours: int = 8  # usearch neighbours examined per new atom

@@ -307,6 +307,7 @@ class StoreShell(RecordTable):
         based_on: Iterable[int] = (),
         confidence: float | None = None,
         expires_at: int | None = None,
+        actors: Iterable[str] = (),
     ) -> list[int]:
         """Deposit what `owner` learned; returns one record id per atom (merged or new).
 
@@ -314,7 +315,8 @@ class StoreShell(RecordTable):
         Raises ValueError (store unchanged) on bad input.
         """
         common = dict(owner=owner, round=round, event_id=event_id, source=source, via=via, place=place, kind=kind,
-                      namespace=namespace, based_on=tuple(based_on), confidence=confidence, expires_at=expires_at)
+                      namespace=namespace, based_on=tuple(based_on), confidence=confidence, expires_at=expires_at,
+                      actors=tuple(actors))
         if isinstance(text, (list, tuple)):
             deposit = Deposit(statements=tuple(text), **common)
         else:
@@ -345,7 +347,7 @@ class StoreShell(RecordTable):
         record = Record(
             id=rid, text=text, kind=d.kind, round=d.round, place=d.place, event_id=d.event_id, event_atom=index,
             deposit_id=deposit_id, namespace=d.namespace, owners={d.owner: holding}, based_on=sorted(set(d.based_on)),
-            sediment=extra.pop("sediment", d.via == "sediment"), **extra,
+            actors=tuple(d.actors), sediment=extra.pop("sediment", d.via == "sediment"), **extra,
         )
         self._records[rid] = record
         self.current_round = max(self.current_round, d.round)

@@ -80,6 +80,7 @@ class Unmerging:
             owners={entry.owner: holding},
             based_on=sorted(entry.added_based_on),
             speaker=record.speaker,
+            actors=record.actors,
         )
         self._records[rid] = piece
         if piece.event_id is not None:

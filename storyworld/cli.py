@@ -13,6 +13,8 @@ import storyworld.commands.ask
 import storyworld.commands.author
 import storyworld.commands.bench
 import storyworld.commands.check
+import storyworld.commands.export
+import storyworld.commands.host
 import storyworld.commands.inspect
 import storyworld.commands.log
 import storyworld.commands.run
@@ -47,6 +49,8 @@ COMMAND_MODULES: tuple[ModuleType, ...] = (
     storyworld.commands.ask,
     storyworld.commands.screenplay,
     storyworld.commands.log,
+    storyworld.commands.export,
+    storyworld.commands.host,
 )
 
 

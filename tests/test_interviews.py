@@ -13,7 +13,8 @@ import pytest
 from doubles import HashEmbedder
 from memory.records import RecallHit
 from storyworld.benches import knows
-from storyworld.benches.knows import Pair
+from storyworld.report import interviews
+from storyworld.report.interviews import Probe
 from storyworld.game import session
 from storyworld.kernel.state import Settings
 from storyworld.minds.interview import AsOf, interview
@@ -35,12 +36,6 @@ def planted():
     return world, sim, bell, boat
 
 
-PAIRS = lambda bell, boat: [  # noqa: E731 — the planted questions, both ways
-    Pair("maren", bell, True, "witnessed"), Pair("tobin", bell, False),
-    Pair("ada", boat, True, "told", "silas"), Pair("maren", boat, False),
-]
-
-
 def test_an_interview_answers_from_the_agents_own_memory_with_provenance(planted):
     world, sim, bell, boat = planted
     told = interview(world, sim.store, "ada", "Do you know that the supply boat is late?", round_=2)
@@ -51,6 +46,14 @@ def test_an_interview_answers_from_the_agents_own_memory_with_provenance(planted
     assert boat not in [k.record_id for k in lacking.records]  # she was never told
     follow = interview(world, sim.store, "ada", "Who told you that?", round_=2, before=told.text)
     assert [k.record_id for k in follow.records] == [boat] and follow.provenance == ("told by Silas r2",)
+    assert follow.text == "Silas told me, just now."  # the follow-up answers who, from the holding's source
+    # a conversation: the follow-up points back to what the last answer rested on, whatever its words
+    again = interview(world, sim.store, "ada", "Who told you?", round_=2, previous=told)
+    assert again.text == "Silas told me, just now." and [k.record_id for k in again.records] == [boat]
+    when = interview(world, sim.store, "ada", "When was that?", round_=4, previous=again)
+    assert when.text.startswith("That was 2 rounds ago") or when.text.startswith("It happened 2 rounds ago")
+    unknown = interview(world, sim.store, "maren", "Who told you?", round_=2)
+    assert unknown.act == "unknown"  # nothing said before: no source to name, and no guess
 
 
 def test_as_of_a_round_what_was_learned_later_is_not_held(planted):
@@ -59,19 +62,6 @@ def test_as_of_a_round_what_was_learned_later_is_not_held(planted):
     assert boat not in [r.id for r in earlier.held_by("ada")] and bell in [r.id for r in earlier.held_by("maren")]
     answer = interview(world, earlier, "ada", "Do you know that the supply boat is late?", round_=1)
     assert boat not in [k.record_id for k in answer.records]
-
-
-def test_bench_knows_scores_a_planted_record_against_its_owners(planted):
-    world, sim, bell, boat = planted
-    result = knows.score(world, sim.store, pairs=PAIRS(bell, boat), round_=2)
-    assert (result["questions"], result["positives"], result["negatives"]) == (4, 2, 2)
-    assert result["answers"] == 8  # direct for all four, who for the two positives, about for the two negatives
-    assert result["accuracy"] == result["knows_when_holds"] == result["not_when_not"] == 1.0
-    assert result["false_knowledge"] == result["false_knowledge_all"] == 0.0
-    assert result["provenance_accuracy"] == result["spoken_provenance"] == 1.0
-    assert result["by_via"]["told"] == {"positives": 1, "knows_when_holds": 1.0, "provenance_accuracy": 1.0,
-                                        "spoken_provenance": 1.0}
-    assert not any(result["examples"].values())
 
 
 class AnyRecord:
@@ -94,41 +84,61 @@ class AnyRecord:
         return sorted(best.values(), key=lambda h: -h.score)
 
 
-def test_bench_knows_fails_when_the_answer_path_asserts_what_is_not_held(planted):
+
+
+
+def test_generated_questions_ask_for_a_typed_field_and_never_copy_the_record(planted):
     world, sim, bell, boat = planted
-    result = knows.score(world, AnyRecord(sim.store), pairs=PAIRS(bell, boat), round_=2)
-    assert result["false_knowledge"] == 1.0 and result["not_when_not"] == 0.0 and result["accuracy"] == 0.5
-    assert result["false_knowledge_all"] >= 0.25  # at least the two direct answers of the negatives
-    wrong = result["examples"]["false_knowledge"]
-    assert {row["agent"] for row in wrong} == {"tobin", "maren"} and "held by" in wrong[0]["holds"]
+    facts = interviews.facts_of(world, sim.store, sim.state.events)
+    probes = interviews.generate(world, sim.store, facts, 30, seed=1, now=2)
+    assert {p.kind for p in probes} == {"who", "where", "when"} and {p.knows for p in probes} == {True, False}
+    texts = [r.text.lower() for r in sim.store.records()]
+    for probe in probes:
+        for text in texts:
+            words = text.split()
+            assert not any(" ".join(words[i:i + 4]) in probe.question.lower() for i in range(len(words) - 3))
+        # known: a record the agent holds answers the cue; unknown: none does, and it is not about the agent
+        held = {cue for r in interviews.held(sim.store, probe.agent) if r.id in facts
+                for cue in interviews.cues(facts[r.id])}
+        assert ((probe.kind, *probe.cue) in held) is probe.knows
+        if not probe.knows:
+            assert probe.agent not in probe.cue
+            seen = {(a, facts[r.id].place) for r in interviews.held(sim.store, probe.agent) if r.id in facts
+                    for a in facts[r.id].actors}
+            if probe.kind == "where":  # nothing it holds puts the one asked about at an answer place
+                assert not any((probe.cue[0], p) in seen for p in interviews.answers(facts)[("where", *probe.cue)])
+    assert interviews.generate(world, sim.store, facts, 30, seed=1, now=2) == probes  # seeded
 
 
-def test_sampled_questions_spread_over_vias_and_negatives_are_not_held_in_any_form(planted):
+PROBES = [Probe("ada", "Where was Silas in round -9?", True, [["tavern"]], "where"),
+          Probe("maren", "Who was at the lighthouse in round -30?", False, [["Silas"]], "who")]
+
+
+def test_the_score_rewards_the_right_words_and_honest_ignorance_and_can_come_out_zero():
+    honest = {"ada": "He was in the Gull tavern.", "maren": "I do not know; I came after."}
+    best = interviews.score(PROBES, lambda agent, question: honest[agent])
+    assert best["accuracy_on_knowns"] == best["i_do_not_know_rate"] == 1.0
+    assert best["false_knowledge"] == best["asserted_on_unknowns"] == 0.0
+    wrong = {"ada": "I do not know.", "maren": "Silas was there, at the lamp."}
+    worst = interviews.score(PROBES, lambda agent, question: wrong[agent])
+    assert worst["accuracy_on_knowns"] == worst["i_do_not_know_rate"] == 0.0
+    assert worst["unknown_said_on_knowns"] == worst["false_knowledge"] == worst["asserted_on_unknowns"] == 1.0
+    # echoing the question is not knowing the answer
+    echo = interviews.score([Probe("ada", "Was Silas in the tavern?", True, [["tavern"]], "key")],
+                            lambda agent, question: question)
+    assert echo["accuracy_on_knowns"] == 0.0
+
+
+def test_bench_knows_on_the_interview_path_catches_an_answer_path_that_reads_everyones_records(planted):
     world, sim, bell, boat = planted
-    facts = knows.Facts(sim.store)
-    askable, _ = knows.holdings(sim.store)
-    pairs = knows.sample(world, facts, askable, 40, seed=1)
-    positives = [p for p in pairs if p.positive]
-    assert {p.via for p in positives} >= {"witnessed", "told", "sediment"}
-    for pair in pairs:
-        record = sim.store.get(pair.record_id)
-        if pair.positive:
-            assert record.owners[pair.agent].via == pair.via
-        else:
-            assert pair.agent not in record.owners
-            assert not any(facts.same(r.id, pair.record_id) for r in sim.store.held_by(pair.agent))
-    assert len({(p.agent, p.record_id) for p in pairs}) == len(pairs)
-    assert knows.sample(world, facts, askable, 40, seed=1) == pairs  # seeded
-
-
-@pytest.mark.parametrize(("text", "agent", "subject"), [
-    ("The Ghost walked on the battlements.", "horatio", "the Ghost"),
-    ("Marcellus and Barnardo saw a figure like the dead king.", "marcellus", "Barnardo"),
-    ("A ship breaks on the rocks below the dark lighthouse.", "tobin", "the ship"),
-])
-def test_the_main_subject_of_a_record_is_what_an_about_question_names(text, agent, subject):
-    world = load_world(Path(__file__).parents[1] / "worlds" / "hamlet.toml")
-    assert knows.subject_of(world, text, agent) == subject
+    facts = interviews.facts_of(world, sim.store, sim.state.events)
+    probes = interviews.generate(world, sim.store, facts, 40, seed=0, now=2)
+    honest, _ = knows.asker(world, sim.store, 2)
+    broken, _ = knows.asker(world, AnyRecord(sim.store), 2)
+    right = interviews.score(probes, honest)
+    leaky = interviews.score(probes, broken)
+    assert right["i_do_not_know_rate"] > leaky["i_do_not_know_rate"]
+    assert right["asserted_on_unknowns"] < leaky["asserted_on_unknowns"]
 
 
 @pytest.fixture
@@ -174,11 +184,22 @@ def test_ask_is_read_only_and_reports_bad_input_in_one_line(save, capsys):
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
 
 
-def test_bench_knows_command_prints_figures(save, capsys):
+def test_bench_knows_command_prints_figures_from_the_store_or_a_key(save, capsys, tmp_path):
     from storyworld.cli import main
 
     folder, _, _ = save
     assert main(["bench", "knows", str(folder), "--questions", "12", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert result["questions"] == 12 and result["false_knowledge"] == 0.0
+    assert 0 < result["questions"] <= 12 and result["false_knowledge"] == 0.0
+    assert result["questions_from"] == "generated from the store" and result["model_asked"].startswith("no")
+    key = tmp_path / "key.toml"
+    key.write_text('world = "tiny"\n[[question]]\nagent = "Ada"\nquestion = "Is the supply boat late?"\n'
+                   'knows = true\nanswer = [["three days", "late"]]\n'
+                   '[[question]]\nagent = "tobin"\nquestion = "Is the supply boat late?"\nknows = false\n')
+    assert main(["bench", "knows", str(folder), "--key", str(key)]) == 0
+    out = capsys.readouterr().out
+    assert "knowns: 1" in out and "unknowns: 1" in out and "accuracy_on_knowns: 1.0" in out
+    key.write_text('world = "hamlet"\n[[question]]\nagent = "ada"\nquestion = "?"\nknows = false\n')
+    assert main(["bench", "knows", str(folder), "--key", str(key)]) == 1
+    assert "the key is for 'hamlet'" in capsys.readouterr().err
     assert main(["bench", "knows", str(folder), "--questions", "1"]) == 1

@@ -213,3 +213,21 @@ def test_two_who_look_around_one_place_share_each_fact_they_both_saw(world):
     assert facts and all({"tobin", "silas"} <= set(r.owners) for r in facts)
     for record in facts:  # each record is one fact: who or what it says was there is in its own text
         assert all(entry.incoming_text == record.text for entry in record.merge_log)
+
+
+def test_relevance_eviction_keeps_what_the_goal_is_after_by_ids_not_words():
+    """Short-term memory forgets by typed fields: an entry whose action touches an id the goal names stays."""
+    from storyworld.kernel.actions import Move, Say, Wait
+    from storyworld.kernel.shortterm import new_shortterm, relevance, remember_result
+    from storyworld.kernel.state import CacheEntry
+
+    stm = new_shortterm(["Find the letter"])
+    # the words of the entries say nothing of the goal; their typed actions do (or do not) touch its ids
+    spoke = CacheEntry(round=1, action="said something", result="", done=Say(actor="a", text="hm", to="maren"))
+    walked = CacheEntry(round=2, action="went somewhere", result="", done=Move(actor="a", to="tavern"))
+    waited = CacheEntry(round=3, action="waited", result="", done=Wait(actor="a"))
+    focus = frozenset({"maren"})
+    assert relevance(spoke, focus) == 1.0 and relevance(walked, focus) == 0.0
+    for entry in (spoke, walked, waited):
+        remember_result(stm, entry, policy="relevance", size=2, focus=focus)
+    assert [e.round for e in stm.cache] == [1, 3]  # the walk, touching nothing it is after, went first

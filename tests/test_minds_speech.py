@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import msgspec
@@ -16,7 +17,7 @@ from storyworld.llm import Completion
 from storyworld.minds import content, lines, render, words
 from storyworld.minds.content import Known, Knowledge, Speech
 from storyworld.minds.context import DecisionContext
-from storyworld.world import load_world
+from storyworld.world import World, load_world
 
 TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
 HAMLET = Path(__file__).parents[1] / "worlds" / "hamlet.toml"
@@ -120,27 +121,48 @@ def test_a_question_gets_the_best_holding_the_asker_lacks_else_an_honest_answer(
     assert off.act == "unknown" and off.told_all  # near in recall but not about it: not an answer
 
 
-def test_a_guilty_deed_of_ones_own_is_refused_and_never_told(tiny):
+def test_a_kept_deed_of_ones_own_is_refused_and_never_told(tiny):
     sim = session.new_simulation(tiny, "arrival", Settings(seed=0), None, embedder=HashEmbedder())
-    sim.store.remember("silas", ["Silas darkened the lamp and wrecked the ship."], round=-3, via="witnessed")
+    sim.store.remember("silas", ["Silas darkened the lamp and wrecked the ship."], round=-3, via="witnessed",
+                       actors=("silas",))
+    sim.store.remember("silas", ["Somebody wrecked the ship on the rocks."], round=-3, via="witnessed")
     held = sim.store.held_by("silas")
-    secrets = content.keep_to_self(tiny, "silas", held)
-    guilty = next(r for r in held if "wrecked" in r.text)
-    assert guilty.id in secrets and secrets[guilty.id] == ()
+    guilty = next(r for r in held if "darkened" in r.text)
+    untyped = next(r for r in held if "Somebody" in r.text)
+    # what a keep-it-hidden goal is about (the store's relevance of the deed to it) decides, never its words
+    assert content.keep_to_self(tiny, "silas", held) == {}
+    secrets = content.keep_to_self(tiny, "silas", held, {guilty.id: 0.5, untyped.id: 0.9})
+    assert secrets == {guilty.id: ()}  # a record with no typed doer is nobody's deed to keep
     asked = ThreadLine(round=1, speaker="maren", text="Who wrecked the ship?", event_id="r0001-00", to="silas")
     known = _known(record_id=guilty.id, text=guilty.text, via="witnessed", score=0.9)
     speech = content.choose(tiny, "silas", "answer", Say(actor="silas", text="", to="maren"),
                             _knowledge(heard=(known,), secrets=secrets), addressed=asked)
-    assert speech.act == "refuse" and not speech.carries
+    assert speech.act in ("refuse", "lie") and not speech.carries
     chat = content.choose(tiny, "silas", "beat", Say(actor="silas", text="", to="maren"),
                           _knowledge(beat=(known,), secrets=secrets), addressed=None)
-    assert not chat.carries
+    assert chat is None or not chat.carries
 
 
-def test_chat_with_nothing_to_carry_is_left_unsaid_and_a_beat_asks(tiny):
+def test_a_deed_the_world_file_marks_secret_is_kept(tiny):
+    world = World(msgspec.structs.replace(tiny.file, agent=[
+        msgspec.structs.replace(a, secrets=["t01"]) if a.id == "silas" else a for a in tiny.file.agent]))
+    sim = session.new_simulation(world, "arrival", Settings(seed=0), None, embedder=HashEmbedder())
+    held = sim.store.held_by("silas")
+    told = next(r for r in held if r.event_id == "t01")
+    assert told.actors == ("silas",)  # typed where it was born: the canon event's actors
+    assert content.keep_to_self(world, "silas", held) == {told.id: ()}
+
+
+def test_chat_with_nothing_to_carry_is_left_unsaid_and_a_goal_asks_in_its_own_words(tiny):
     say = Say(actor="tobin", text="", to="maren")
     assert content.choose(tiny, "tobin", "chat", say, _knowledge(), addressed=None) is None
-    assert content.choose(tiny, "tobin", "beat", say, _knowledge(), addressed=None).act == "ask"
+    # a beat with nothing to tell about it is no reason for a plain "what news?"
+    assert content.choose(tiny, "tobin", "beat", say, _knowledge(), addressed=None) is None
+    beat = _known(record_id=9, text="Elias seals the letter with red wax.", score=0.1)
+    assert content.choose(tiny, "tobin", "beat", say, _knowledge(beat=(beat,)), addressed=None) is None
+    asking = content.choose(tiny, "tobin", "chat", say, _knowledge(questions=("Do you know who took the letter?",)),
+                            addressed=None)
+    assert asking.act == "ask" and render.floor(tiny, asking, "tobin", now=1) == "Maren, do you know who took the letter?"
     lead = ActOn(actor="tobin", verb="lead", target="maren", place="tavern")
     assert content.choose(tiny, "tobin", "lead", lead, _knowledge(), addressed=None).act == "lead"
 
@@ -219,14 +241,16 @@ def test_what_news_is_answered_with_news_and_where_someone_went_only_asked_where
     assert where.carries == (went,)
 
 
-@pytest.mark.parametrize(("text", "guilty"), [
-    ("Felix took Clara's manuscript from the piano.", True),
-    ("Lisle took the strongbox key from Sabine Dace's sewing bag.", True),
-    ("Hamlet took his sword.", False),
-    ("Maren took the boat out at dawn.", False),
-])
-def test_taking_what_is_someone_elses_is_a_guilty_deed(text, guilty):
-    assert bool(content.TAKING.search(text)) is guilty
+def test_a_first_name_alone_names_its_person_and_a_title_does_not(tiny):
+    """'Kasimir forced the lock' is Kasimir Dole's deed; 'King' of 'King Hamlet' is also a plain word, no name."""
+    world = World(msgspec.structs.replace(tiny.file, agent=[
+        msgspec.structs.replace(a, name="Kasimir Dole", pronouns="he") if a.id == "silas" else a
+        for a in tiny.file.agent]))
+    assert render.first_names(world).get("Kasimir") == "silas"
+    assert render.point_of_view(world, "Kasimir forced the lock and hid his tools.", "silas", "maren") == \
+        "I forced the lock and hid my tools."
+    hamlet = load_world(Path(__file__).parent.parent / "worlds" / "hamlet.toml")
+    assert "King" not in render.first_names(hamlet)
 
 
 def test_a_secret_is_shared_with_whom_a_goal_means_to_share_it_with(hamlet):
@@ -297,7 +321,7 @@ def test_the_renderers_plain_lines_assert_nothing_a_speaker_must_hold():
     """'All is quiet, as far as I know' is grounded whatever the speaker holds: its words are words of speaking."""
     for kind, options in render.TEMPLATES["en"].items():
         for line in options:
-            assert not content.line_keys(line.format(topic="", place="")), (kind, line)
+            assert not content.line_keys(re.sub(r"\{\w+\}", "", line)), (kind, line)
 
 
 def test_an_unasked_telling_that_would_echo_what_was_just_said_here_tells_something_else(tiny):

@@ -105,3 +105,58 @@ def test_what_news_answered_with_news_is_informative_and_a_wrong_answer_is_not()
     _, _, letter = run(script_for("Where is the letter now?"))
     assert news["questions_answered"] == letter["questions_answered"] == 1
     assert news["informative_answer_rate"] == 1.0 and letter["informative_answer_rate"] == 0.0
+
+
+def test_a_template_line_is_grounded_only_by_what_it_carries_and_its_share_is_printed_beside():
+    """The floor's own words ("all is quiet, as far as I know") are not knowledge: a rendered line that carries
+    nothing held is ungrounded, and each figure says how much of it rests on rendered lines."""
+    def script(rnd, agent, ctx):
+        if rnd == 0 and agent == "tobin":
+            return Say(actor="tobin", text="Maren, all is quiet, as far as I know.", to="maren", rendered=True)
+        if rnd == 0 and agent == "silas":
+            return Say(actor="silas", text="Maren, I told Elias to leave the lamp dark for one night.", to="maren",
+                       rendered=True)
+        return Wait(actor=agent)
+
+    _, _, figures = run(script, rounds=1)
+    assert figures["lines"] == 2 and figures["template_share"] == 1.0 == figures["floor_rate"]
+    assert figures["grounded_rate"] == 0.5 and figures["grounded_template_share"] == 1.0
+    assert figures["unclean_examples"][0].startswith("r0 tobin") and "ungrounded" in figures["unclean_examples"][0]
+
+
+def test_the_scorers_import_nothing_of_what_they_score():
+    """Measured apart (DESIGN §4.2b): no module of the minds, and none of memory's lexicon, guard or frames."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import storyworld.report.truth, storyworld.report.playquality, storyworld.report.agency, "
+            "storyworld.report.interviews; "
+            "bad = [m for m in sys.modules if m.startswith(('storyworld.minds', 'memory.lexicon', 'memory.guard', "
+            "'memory.frames'))]; print(bad); sys.exit(1 if bad else 0)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_bench_play_scores_a_saved_run_with_a_template_share_beside_each_figure(tmp_path, monkeypatch, capsys):
+    import json
+
+    from storyworld.cli import main
+
+    def script(rnd, agent, ctx):
+        if agent == "tobin":
+            return Say(actor="tobin", text="Maren, good day to you.", to="maren", rendered=rnd == 0)
+        return Wait(actor=agent)
+
+    world, sim, _ = run(script)
+    monkeypatch.setattr("memory.embedder.shared_embedder", lambda *a, **k: HashEmbedder())
+    session.save_simulation(sim, tmp_path / "save")
+    assert main(["bench", "play", str(TINY), "--from-save", str(tmp_path / "save"), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["speeches"] == result["lines"] == 2 and result["template_share"] == 0.5
+    assert result["speeches_template_share"] == result["floor_rate"] == 0.5
+    assert result["repeat_rate"] == 0.5 and result["repeat_template_share"] == 0.0  # the second, spoken freely
+    assert result["canon_progress"] == 0.0 and "grounded_template_share" in result
+
+
+def test_a_capitalised_stopword_is_no_name():
+    assert truth.proper_words("Li Ru, The Yellow Turbans rose, and I saw Hask.") == ["Ru", "Yellow", "Turbans", "Hask"]

@@ -43,9 +43,11 @@ def asked_run(model):
 
 
 def _reply(sim, asker: str, asked: str, round_: int):
-    """The first line the one asked said back in the rounds after the question (a line in the same round crossed it)."""
-    return next((e for e in sim.state.events if e.kind == "say" and e.actor == asked and e.to == asker
-                 and round_ < e.round <= round_ + 2), None)
+    """The first line the one asked said back: in the same round (after hearing it), or the rounds after."""
+    asked_at = next(i for i, e in enumerate(sim.state.events) if e.kind == "say" and e.actor == asker
+                    and e.to == asked and e.round == round_)
+    return next((e for e in sim.state.events[asked_at + 1:] if e.kind == "say" and e.actor == asked and e.to == asker
+                 and round_ <= e.round <= round_ + 2), None)
 
 
 def test_marcellus_tells_horatio_what_he_holds_about_the_apparition(asked_run):

@@ -76,6 +76,7 @@ class SaveRow:
     saved: str
     problem: str | None = None
     label: str = ""
+    hosted: bool = False  # a game several people play (storyworld host): it resumes as a host
 
     def cells(self) -> tuple[str, ...]:
         """The table's row."""
@@ -118,6 +119,7 @@ def list_game_saves(root: Path) -> list[SaveRow]:
             saved=saved_when(meta, info.created),
             problem=_relative(info.problem, info.folder) if info.problem else None,
             label=str(meta.get("label") or ""),
+            hosted="seats" in meta,
         ))
     return rows
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import sys
 
 from storyworld import cli
-from tui import bench, commands
+from tui import bench, commands, together
 
-FRONTEND = cli.Frontend(commands=(commands,), benches=(bench,), home=commands.open_home, author=commands.author_review)
+FRONTEND = cli.Frontend(commands=(commands, together), benches=(bench,), home=commands.open_home, author=commands.author_review)
 
 
 def main(argv: list[str] | None = None) -> int:

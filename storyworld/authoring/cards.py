@@ -1,18 +1,22 @@
-"""Character cards (Character Card V1/V2/V3, JSON or PNG) -> an agent with canon lines and lorebook facts.
+"""Character cards (Character Card V1/V2/V3, JSON, PNG or CHARX) -> an agent with canon lines and lorebook facts.
 
 A PNG card carries the card JSON base64-encoded in a `tEXt` chunk keyed `chara` (V3 may use
-`ccv3`, preferred when both are there). Nothing here runs code from the card: it is decoded as
-JSON and read field by field; a bad card is a UserError naming the field.
+`ccv3`, preferred when both are there); a CHARX card is a zip with `card.json` at its root. Nothing
+here runs code from the card: it is decoded as JSON and read field by field; a bad card is a
+UserError naming the field. A lorebook entry scoped by `characterFilter` to other characters is
+not this character's to know, and is left out.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import io
 import json
 import os
 import re
 import struct
+import zipfile
 import zlib
 from pathlib import Path
 from typing import Any
@@ -25,6 +29,7 @@ from storyworld.errors import UserError
 from storyworld.world.schema import Agent, Event, WorldFile, WorldInfo
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+ZIP_SIGNATURE = b"PK\x03\x04"
 PLAYER_WORD = "the player"
 MAX_CARD_BYTES = 16 << 20  # a card's JSON, however it was packed (a zTXt chunk can inflate 1,000-fold)
 
@@ -105,6 +110,9 @@ def read_card(path: str | os.PathLike[str]) -> Card:
         except (binascii.Error, ValueError):
             raise UserError(f"{where}: the `{keyword}` chunk is not base64") from None
         where = f"{where} ({keyword})"
+    elif data.startswith(ZIP_SIGNATURE):
+        data = charx_card_json(data, where)
+        where = f"{where} (card.json)"
     if len(data) > MAX_CARD_BYTES:
         raise UserError(f"{where}: {len(data) >> 20} MB is too big for a character card (at most {MAX_CARD_BYTES >> 20} MB)")
     try:
@@ -117,6 +125,25 @@ def read_card(path: str | os.PathLike[str]) -> Card:
         return card_from_json(raw, where)
     except RecursionError:
         raise UserError(f"{where}: not a character card (its JSON is nested too deeply)") from None
+
+
+def charx_card_json(data: bytes, where: str = "card") -> bytes:
+    """The `card.json` of a CHARX zip, refused (UserError) past MAX_CARD_BYTES before it is inflated."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            try:
+                info = archive.getinfo("card.json")
+            except KeyError:
+                raise UserError(f"{where}: no character card in this zip (no `card.json` at its root)") from None
+            if info.file_size > MAX_CARD_BYTES:
+                raise UserError(f"{where}: card.json is {info.file_size >> 20} MB, too big for a character card")
+            with archive.open(info) as member:
+                body = member.read(MAX_CARD_BYTES + 1)  # the header's size can lie; the read cannot
+    except (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError, EOFError) as exc:
+        raise UserError(f"{where}: not a readable CHARX zip ({exc})") from None
+    if len(body) > MAX_CARD_BYTES:
+        raise UserError(f"{where}: card.json inflates past {MAX_CARD_BYTES >> 20} MB; not a character card")
+    return body
 
 
 def _text(obj: dict[str, Any], field: str, where: str, prefix: str) -> str:
@@ -167,10 +194,22 @@ def card_from_json(raw: Any, where: str = "card") -> Card:
             keys = entry.get("keys", [])
             if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
                 raise UserError(f"{where}: {path}.keys: must be a list of text")
-            if entry.get("enabled", True) is False or not content.strip():
+            if entry.get("enabled", True) is False or not content.strip() or not _meant_for(entry, name):
                 continue
             lore.append((list(keys), content))
     return Card(name=name, spec=version, lore=lore, **fields)
+
+
+def _meant_for(entry: dict[str, Any], name: str) -> bool:
+    """Whether a lorebook entry's SillyTavern `characterFilter` (on the entry or in its extensions) admits `name`."""
+    extensions = entry.get("extensions")
+    scope = entry.get("characterFilter")
+    if scope is None and isinstance(extensions, dict):
+        scope = extensions.get("characterFilter")
+    if not isinstance(scope, dict) or not isinstance(scope.get("names"), list) or not scope["names"]:
+        return True  # no names: the entry is everyone's
+    named = name in scope["names"]
+    return not named if scope.get("isExclude") is True else named
 
 
 def _fill(text: str, name: str) -> str:

@@ -16,7 +16,7 @@ from storyworld.errors import UserError
 log = logging.getLogger("storyworld.authoring")
 
 SourceKind = Literal["play", "prose", "fountain", "card"]
-CARD_SUFFIXES = {".png", ".json"}
+CARD_SUFFIXES = {".png", ".json", ".charx"}
 FOUNTAIN_SUFFIXES = {".fountain", ".spmd"}
 
 

@@ -87,6 +87,13 @@ def register(benches: argparse._SubParsersAction) -> None:
     parser.add_argument("--decisions", type=int, default=5, help="timed JSON decisions (default 5; 0 skips)")
     parser.add_argument("--all-pairs", action="store_true",
                         help="ask the judge on every pair too (its raw accuracy), not only those in the band")
+    parser.add_argument("--pairs", metavar="FILE", action="append",
+                        help="score the store's merge rule (judge off, no model loaded) on a labelled pair file: "
+                             ".tsv (label, a, b[, category]; label 1/0, same/diff) or .jsonl (a, b, same, category); "
+                             "repeat for several files")
+    parser.add_argument("--sweep", action="store_true",
+                        help="with --pairs: precision/recall over a grid of merge thresholds (tune on dev files only)")
+    parser.add_argument("--list", action="store_true", help="with --pairs: print each missed pair and false merge")
     parser.add_argument("--json", action="store_true", help="one JSON object")
     parser.set_defaults(func=bench_judge)
 
@@ -145,7 +152,7 @@ def evaluate(pairs: list[Pair], embedder: Any, judge: CountingJudge, settings: A
     pair); otherwise from replaying the store's rule (guard, then cosine against the thresholds).
     The store asks judge(new statement, held record), i.e. judge(b, a); so does the replay.
     """
-    from memory import guard
+    from memory import equivalence, guard
 
     texts = sorted({p.a for p in pairs} | {p.b for p in pairs})
     vectors = dict(zip(texts, embedder.encode(texts)))
@@ -157,8 +164,9 @@ def evaluate(pairs: list[Pair], embedder: Any, judge: CountingJudge, settings: A
     for pair in pairs:
         sim = float(vectors[pair.a] @ vectors[pair.b])
         allowed = guard.check(pair.b, pair.a).ok
-        merged = allowed and sim >= settings.merge_high
-        in_band = allowed and settings.merge_low <= sim < settings.merge_high
+        merged = allowed and (sim >= settings.merge_high
+                              or equivalence.structural_rule(pair.b, pair.a, sim, settings) is not None)
+        in_band = allowed and not merged and settings.merge_low <= sim < settings.merge_high
         verdict = judge(pair.b, pair.a) if in_band or all_pairs else None
         if in_band:
             band_verdicts.append((verdict, pair.same))
@@ -263,8 +271,13 @@ def time_decisions(lm: Any, count: int) -> dict[str, Any]:
 
 
 def bench_judge(args: argparse.Namespace) -> int:
-    """Run the judge evaluation and the decision timing; print figures."""
+    """Run the judge evaluation and the decision timing; print figures (or score pair files with --pairs)."""
     import os
+
+    if args.pairs:
+        from storyworld.benches.pairfiles import bench_pairs
+
+        return bench_pairs(args.pairs, sweep=args.sweep, listing=args.list, as_json=args.json)
 
     from memory import MemorySettings
     from memory.embedder import shared_embedder

@@ -34,6 +34,7 @@ class Metered:
     backend = property(lambda self: self.store.backend)
     current_round = property(lambda self: self.store.current_round)
     notices = property(lambda self: self.store.notices)
+    embedder = property(lambda self: self.store.embedder)
 
     def remember(self, owner: str, text: Any, round: int = 0, **provenance: Any) -> list[int]:
         """Unmetered remember (the kernel writes in batches)."""

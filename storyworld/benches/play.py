@@ -6,6 +6,8 @@ import argparse
 import logging
 import statistics
 import time
+from dataclasses import dataclass, field
+from typing import Any
 
 from storyworld.benches import print_figures
 from storyworld.errors import UserError
@@ -23,11 +25,13 @@ DEFINITIONS = """figures (agents only; the player's own lines and moves are not 
                           (lines of the last round, which no round follows, are not counted)
   reply_relevance         mean MiniLM cosine between such a line and its answer
   canon_progress          canon beats after the start met, over those met or left behind during the run
-truth (each agent line judged against what its speaker held when it was said):
+truth (each agent line judged against what its speaker held when it was said; words are read with the scorer's own
+tokenizer and stopwords, never the speech gate's):
   clean_rate              lines grounded, with no invented name, no parroting, no canon leaked, no repeat of the
                           speaker's own, no stock line, not degenerate and not a fallback (a rendered line counts
                           when it passes these too)
   grounded_rate           lines whose content words are at least 70% in the speaker's records or the line answered
+                          (a question asserts nothing and counts as grounded; its names and leaks are still judged)
   invented_name_rate      lines naming someone or something (a capitalised word) nowhere in the world or its knowledge
   parrot_rate             lines with half or more of their word trigrams said by someone else in the speaker's
                           hearing, this round or the last
@@ -61,6 +65,38 @@ def register(benches: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=bench_play)
 
 
+@dataclass
+class Played:
+    """A scripted run: the simulation after it, and how long and how well each round went."""
+
+    sim: Any
+    round_s: list[float] = field(default_factory=list)
+    decisions: int = 0
+    fallbacks: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def play_script(world: Any, player_id: str, script: list[str], lm: Any, *, rounds: int, seed: int, awake: str,
+                start: str | None) -> Played:
+    """Play `script` as `player_id` for `rounds` rounds, every other character minded by `lm`."""
+    from storyworld.game import session
+    from storyworld.game.script import ScriptedPlayer
+    from storyworld.kernel.state import Settings
+    from storyworld.minds import LLMMind
+
+    settings = Settings(seed=seed, awake=awake, player=player_id, model=lm.name)
+    played = Played(sim=session.new_simulation(world, start, settings, LLMMind(lm)))
+    player = ScriptedPlayer(world, player_id, script)
+    for _ in range(rounds):
+        started = time.perf_counter()
+        played.sim.step(player_action=player.next_action(played.sim.state))
+        played.round_s.append(time.perf_counter() - started)
+        played.decisions += played.sim.last_timing.decisions
+        played.fallbacks += played.sim.last_timing.fallbacks
+    played.problems = player.problems
+    return played
+
+
 def bench_play(args: argparse.Namespace) -> int:
     """Run the script, then score the event log."""
     from pathlib import Path
@@ -68,11 +104,7 @@ def bench_play(args: argparse.Namespace) -> int:
     from storyworld.report import eventlog, playquality, truth
 
     from storyworld.game import session
-    from storyworld.minds import LLMMind
-    from storyworld.minds.direction import canon_progress
-    from storyworld.minds.render import world_names
-    from storyworld.game.script import ScriptedPlayer, read_script
-    from storyworld.kernel.state import Settings
+    from storyworld.game.script import read_script
 
     if args.rounds < 1:
         raise UserError("--rounds must be 1 or more")
@@ -85,17 +117,9 @@ def bench_play(args: argparse.Namespace) -> int:
     player_id = world.resolve_player(args.player)
     script = read_script(args.script)
     lm = load_lm(args, seed=args.seed)
-    settings = Settings(seed=args.seed, awake=args.awake, player=player_id, model=lm.name)
-    sim = session.new_simulation(world, args.start, settings, LLMMind(lm))
-    player = ScriptedPlayer(world, player_id, script)
-    round_s: list[float] = []
-    decisions = fallbacks = 0
-    for _ in range(args.rounds):
-        started = time.perf_counter()
-        sim.step(player_action=player.next_action(sim.state))
-        round_s.append(time.perf_counter() - started)
-        decisions += sim.last_timing.decisions
-        fallbacks += sim.last_timing.fallbacks
+    played = play_script(world, player_id, script, lm, rounds=args.rounds, seed=args.seed, awake=args.awake,
+                         start=args.start)
+    sim, round_s, decisions, fallbacks = played.sim, played.round_s, played.decisions, played.fallbacks
     if args.save:
         session.save_simulation(sim, Path(args.save))
     events = eventlog.entries(sim.state.events)
@@ -104,13 +128,28 @@ def bench_play(args: argparse.Namespace) -> int:
     result |= playquality.score(events, player=player_id, names=world_names(world), decisions=decisions,
                                 fallbacks=fallbacks, invalid=sim.state.invalid,
                                 similarity=playquality.embedding_similarity(sim.store.embedder))
-    result |= canon_progress(world, sim.state, sim.state.canon)
+    result |= canon_progress(sim.state)
     result |= truth.score(world, sim.state.events, sim.store, player=player_id, start_round=sim.state.start_round,
                           cosine=playquality.embedding_similarity(sim.store.embedder))
     result["seconds_per_round"] = round(statistics.fmean(round_s), 3)
-    result["script_problems"] = player.problems
+    result["script_problems"] = played.problems
     print_figures(result, args.json)
     return 0
+
+
+def world_names(world: Any) -> tuple[str, ...]:
+    """Every name in the world file: people (names and aliases), places, objects."""
+    from storyworld.report.tokens import Names
+
+    names = Names(world)
+    return (*(f for forms in names.people.values() for f in forms), *names.places.values(), *names.objects.values())
+
+
+def canon_progress(state: Any) -> dict[str, float | int]:
+    """How much of the canon due during the run was reached, read from the saved progress: met / (met + dropped)."""
+    met, dropped = len(state.canon.met), len(state.canon.dropped)
+    return {"canon_met": met, "canon_dropped": dropped,
+            "canon_progress": round(met / (met + dropped), 4) if met + dropped else 0.0}
 
 
 def _score_save(args: argparse.Namespace) -> int:
@@ -118,8 +157,6 @@ def _score_save(args: argparse.Namespace) -> int:
     from memory.embedder import shared_embedder
     from storyworld.report import eventlog, playquality, truth
     from storyworld.game import session
-    from storyworld.minds.direction import canon_progress
-    from storyworld.minds.render import world_names
 
     sim = session.load_simulation(existing_save(args.from_save), mind=None)
     player = sim.world.resolve_player(args.player) if args.player else sim.settings.player
@@ -129,7 +166,7 @@ def _score_save(args: argparse.Namespace) -> int:
     result |= playquality.score(eventlog.entries(sim.state.events), player=player, names=world_names(sim.world),
                                 decisions=decisions, fallbacks=sim.state.fallbacks, invalid=sim.state.invalid,
                                 similarity=playquality.embedding_similarity(shared_embedder()))
-    result |= canon_progress(sim.world, sim.state, sim.state.canon)
+    result |= canon_progress(sim.state)
     result |= truth.score(sim.world, sim.state.events, sim.store, player=player, start_round=sim.state.start_round,
                           cosine=playquality.embedding_similarity(sim.store.embedder))
     print_figures(result, args.json)

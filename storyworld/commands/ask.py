@@ -10,6 +10,9 @@ from storyworld.errors import UserError
 from storyworld.locations import existing_save
 
 
+MAX_QUESTION = 2000  # characters: a question longer than this is no question (and would only slow recall)
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add `ask`."""
     parser = subparsers.add_parser(
@@ -23,7 +26,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("save", metavar="SAVE", help="a save folder")
     parser.add_argument("agent", metavar="AGENT", help="who answers: an agent id, name or alias")
-    parser.add_argument("question", metavar="QUESTION", help="what to ask")
+    parser.add_argument("question", metavar="QUESTION", nargs="+",
+                        help="what to ask; several are one conversation, each a follow-up of the last "
+                             '("What did Pia tell you?" "Who told you?" "When was that?")')
     parser.add_argument("--as", dest="asker", metavar="ASKER",
                         help="who asks (an agent of the world); default an interviewer from outside it")
     parser.add_argument("--candid", action="store_true",
@@ -71,8 +76,10 @@ def ask_command(args: argparse.Namespace) -> int:
     from storyworld.game import session
     from storyworld.minds.interview import AsOf, interview
 
-    if not args.question.strip():
-        raise UserError("the question is empty")
+    if any(not q.strip() for q in args.question):
+        raise UserError("a question is empty")
+    if any(len(q) > MAX_QUESTION for q in args.question):
+        raise UserError(f"a question is longer than {MAX_QUESTION} characters")
     folder = existing_save(args.save)
     sim = session.load_simulation(folder, mind=None)
     world = sim.world
@@ -85,9 +92,14 @@ def ask_command(args: argparse.Namespace) -> int:
     if round_ > now:
         raise UserError(f"--round {round_}: {folder} is at round {now}")
     store = sim.store if round_ == now else AsOf(sim.store, round_)
-    answer = interview(world, store, agent, args.question, round_=round_, asker=asker, candid=args.candid)
-    if args.json:
-        print(json.dumps(answer_json(world, answer, asker=asker, round_=round_), ensure_ascii=False))
-    else:
-        print("\n".join(answer_lines(world, answer)))
+    answer = None
+    for question in args.question:  # one conversation: each question is asked after the answer before it
+        answer = interview(world, store, agent, question, round_=round_, asker=asker, candid=args.candid,
+                           previous=answer)
+        if args.json:
+            print(json.dumps(answer_json(world, answer, asker=asker, round_=round_), ensure_ascii=False))
+        else:
+            if len(args.question) > 1:
+                print(f"> {question}")
+            print("\n".join(answer_lines(world, answer)))
     return 0

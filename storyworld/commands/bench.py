@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 from types import ModuleType
 
+import storyworld.benches.agency
 import storyworld.benches.backends
 import storyworld.benches.editions
+import storyworld.benches.host
 import storyworld.benches.judge
 import storyworld.benches.knows
 import storyworld.benches.memory
@@ -22,8 +24,10 @@ BENCH_MODULES: tuple[ModuleType, ...] = (
     storyworld.benches.round,
     storyworld.benches.play,
     storyworld.benches.knows,
+    storyworld.benches.agency,
     storyworld.benches.backends,
     storyworld.benches.judge,
+    storyworld.benches.host,
 )
 
 

@@ -67,6 +67,7 @@ def event_deposits(event: Event) -> list[Any]:
                 source=speaker if speaker != owner else None,
                 place=event.place,
                 kind=MEMORY_KIND[event.kind],
+                actors=tuple(event.actors),
                 **content,
             )
         )

@@ -375,13 +375,15 @@ class Session:
 
     # --- playing -------------------------------------------------------------------------------
     def play_round(self, action: Action | None = None, progress: Callable[[str, int, int], None] | None = None,
-                   cancelled: Callable[[], bool] | None = None, watch: Watch | None = None) -> RoundOutcome:
+                   cancelled: Callable[[], bool] | None = None, watch: Watch | None = None,
+                   seated: dict[str, Action] | None = None) -> RoundOutcome:
         """One round with the player's action (None: the player waits, or there is none), under the lock.
 
-        `watch` is given the round's RoundProgress as decisions start and land (Simulation.decide_all).
+        `watch` is given the round's RoundProgress as decisions start and land (Simulation.decide_all);
+        `seated` the actions of a hosted game's people, by character (their characters do not decide).
         """
         with self.lock:
-            return self.sim.step(action, progress=progress, cancelled=cancelled, watch=watch)
+            return self.sim.step(action, progress=progress, cancelled=cancelled, watch=watch, seated=seated)
 
     # --- undoing -----------------------------------------------------------------------------
     def can_rewind(self) -> bool:

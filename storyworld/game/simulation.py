@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from storyworld.kernel.actions import Action, Move
+from storyworld.kernel.actions import ActOn, Action, Move, Say
 from storyworld.kernel.actions import describe
 from storyworld.errors import Cancelled, UserError
 from storyworld.llm.base import ModelError
 from storyworld.llm.concurrency import lanes, parallelism, run_ordered
-from storyworld.kernel.resolve import Narration, RoundOutcome, narrate, resolve_round
+from storyworld.kernel.resolve import Narration, RoundOutcome, narrate, resolve_replies, resolve_round
 from storyworld.kernel import ids
 from storyworld.minds import Decision, DecisionContext, Mind, Recalled, content, provenance_tag
-from storyworld.minds import direction
+from storyworld.minds import direction, listening, render
 from storyworld.minds.status import update_status
 from storyworld.kernel.perception import perceive, present_at
 from storyworld.kernel.shortterm import new_shortterm, remember_result
@@ -98,6 +98,15 @@ class RoundTiming(msgspec.Struct, kw_only=True):
     fallbacks: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+
+
+REPLY_PASSES = 2  # one asked by the person and by another in one round answers both, the person first
+
+
+def _answered(thread: list[Any], position: int) -> bool:
+    """Whether the one a line was spoken to has answered its speaker since (in the same round or after)."""
+    line = thread[position]
+    return any(later.speaker == line.to and later.to == line.speaker for later in thread[position + 1:])
 
 
 def derive_seed(*parts: object) -> int:
@@ -194,10 +203,11 @@ class Simulation:
         last = self.state.round - 1
         found: list[str] = []
         for thread in self.state.threads.values():
-            for line in thread:
+            for position, line in enumerate(thread):
                 # wherever it was said: they may have walked on together since
                 if line.round == last and line.to and line.to not in found \
-                        and self.state.positions.get(line.to) == self.state.positions.get(line.speaker):
+                        and self.state.positions.get(line.to) == self.state.positions.get(line.speaker) \
+                        and not _answered(thread, position):
                     found.append(line.to)
         return found
 
@@ -206,10 +216,11 @@ class Simulation:
         place = self.state.positions[agent]
         found = []
         for thread in self.state.threads.values():  # said here, or where the two stood before walking on together
-            for line in reversed(thread):
+            for position in range(len(thread) - 1, -1, -1):
+                line = thread[position]
                 if line.round < self.state.round - 1:
                     break
-                if line.to == agent and self.state.positions.get(line.speaker) == place:
+                if line.to == agent and self.state.positions.get(line.speaker) == place and not _answered(thread, position):
                     found.append(line)
         found.sort(key=lambda line: (line.round, line.event_id), reverse=True)
         # the person playing is answered first: they are the one waiting for it
@@ -242,7 +253,7 @@ class Simulation:
                      if self.state.arrived.get(a) == self.state.round - 1)
 
     # --- one round ---------------------------------------------------------------------------
-    def context_for(self, agent: str) -> tuple[DecisionContext, float]:
+    def context_for(self, agent: str, *, replying: bool = False) -> tuple[DecisionContext, float]:
         """Perception, short-term memory and what it holds that bears on the round; the context and recall seconds."""
         perception = perceive(self.world, self.state, agent)
         stm = self.state.shortterm[agent]
@@ -254,7 +265,8 @@ class Simulation:
             self.world, self.store, agent, round_=self.state.round, present=perception.present, addressed=addressed,
             beat_text=intention.text if intention is not None else "",
             moment_query=f"{goal} {perception.summary(self.world)}".strip(), told=self.told_lately(agent),
-            mechanical=self.mechanical_keys(), before=self.exchange_before(agent, addressed))
+            mechanical=self.mechanical_keys(), before=self.exchange_before(agent, addressed),
+            previous=self.told_to(agent, addressed.speaker) if addressed is not None else ())
         recall_s = time.perf_counter() - started
         recalled = tuple(Recalled(record_id=k.record_id, text=k.text, tag=provenance_tag(self.world, k))
                          for k in knowledge.moment[: self.settings.recall_k])
@@ -269,7 +281,7 @@ class Simulation:
             missed_lines=missed, player=self.settings.player, player_call=self.player_call(agent),
             read_already=tuple(sorted({e.target for e in self.state.events
                                        if e.actor == agent and e.kind == "act" and e.verb == "read" and e.target})),
-            knowledge=knowledge,
+            knowledge=knowledge, replying=replying,
         )
         return context, recall_s
 
@@ -288,6 +300,29 @@ class Simulation:
                         best = (line.round, position, line.text)
         return best[2] if best else ""
 
+    def focus_of(self, agent: str) -> frozenset[str]:
+        """The ids an agent is after now: the people, places and things its top goal names, and its beat's place
+        and people (what short-term memory keeps when it must forget)."""
+        stm = self.state.shortterm[agent]
+        goal = stm.goals[-1] if stm.goals else ""
+        found = set(render.names_in(self.world, goal))
+        found |= {p.id for p in self.world.places.values() if p.name and p.name in goal}
+        found |= {o.id for o in self.world.objects.values() if o.name and o.name in goal}
+        intention = direction.intention_for(self.world, self.state, self.state.canon, agent)
+        if intention is not None:
+            found |= {intention.place, *intention.meet}
+        return frozenset(found - {agent})
+
+    def told_to(self, agent: str, listener: str, rounds: int = 12) -> tuple[int, ...]:
+        """The records `agent` last told `listener` (a follow-up, "Who told you?", points back to them)."""
+        latest: tuple[int, int, tuple[int, ...]] | None = None
+        for thread in self.state.threads.values():
+            for position, line in enumerate(thread):
+                if line.speaker == agent and line.to == listener and line.tells and line.round >= self.state.round - rounds:
+                    if latest is None or (line.round, position) > latest[:2]:
+                        latest = (line.round, position, tuple(t.record for t in line.tells))
+        return latest[2] if latest else ()
+
     def told_lately(self, agent: str, rounds: int = 12) -> tuple[int, ...]:
         """Records `agent` told in the last `rounds` rounds (a story is not told twice running)."""
         since = self.state.round - rounds
@@ -305,22 +340,25 @@ class Simulation:
 
     def decide_all(
         self, exclude: set[str], progress: Progress | None = None, cancelled: Callable[[], bool] | None = None,
-        watch: Watch | None = None,
+        watch: Watch | None = None, *, only: list[str] | None = None,
     ) -> dict[str, Decision]:
         """Every awake non-player agent decides against the same start-of-round state (the barrier).
 
         `progress(agent, index, total)` as each decision starts; `watch(RoundProgress)` once before
         any starts and again as each starts and as each lands (all on this thread).
         """
-        deciders = [a for a in self.awake_agents() if a not in exclude]
+        replying = only is not None  # the round's answers, decided once its lines are heard
+        deciders = list(only) if only is not None else [a for a in self.awake_agents() if a not in exclude]
         if deciders and self.mind is None:
             raise RuntimeError("no mind configured for agents")
-        timing = self.last_timing = RoundTiming()
+        if not replying:
+            self.last_timing = RoundTiming()
+        timing = self.last_timing
         # Contexts first, in order (recall reads the store; it stays on this thread), then the
         # decisions, up to `parallel` at once: each is a function of its own context and seed.
         contexts: list[DecisionContext] = []
         for agent in deciders:
-            context, recall_s = self.context_for(agent)
+            context, recall_s = self.context_for(agent, replying=replying)
             timing.recall_s += recall_s
             contexts.append(context)
         parallel = self.parallel if self.parallel is not None else parallelism(self.mind)
@@ -369,7 +407,7 @@ class Simulation:
             )
         except Cancelled as exc:  # the round is cancelled before it resolves: the state is unchanged
             raise Cancelled(f"round {self.state.round} cancelled while {deciders[exc.next_index]} was deciding") from None
-        timing.decide_s = time.perf_counter() - started
+        timing.decide_s += time.perf_counter() - started
         decisions: dict[str, Decision] = {}
         for agent, decision in zip(deciders, results):
             timing.decisions += 1
@@ -385,8 +423,11 @@ class Simulation:
         progress: Progress | None = None,
         cancelled: Callable[[], bool] | None = None,
         watch: Watch | None = None,
+        seated: dict[str, Action] | None = None,
     ) -> RoundOutcome:
         """Run one round: decide, resolve at the barrier, deposit, update short-term memory.
+
+        `seated`: the actions of other people playing (a hosted game's seats); their characters do not decide.
 
         All or nothing: until the memory store has taken the round's deposits, a failure (a cancel,
         the model down, a deposit the store refuses) leaves the world state, the seeded RNG and the
@@ -394,10 +435,20 @@ class Simulation:
         writes any of it.
         """
         exclude = {player_action.actor} if player_action is not None else set()
+        # each seated person's line is read into what it asserts, as the one player's is below
+        seated = {a: listening.hear(self.world, self.store, act) if isinstance(act, Say) else act
+                  for a, act in (seated or {}).items()}
+        exclude.update(seated)
         if self.settings.player is not None:
             exclude.add(self.settings.player)
+        if isinstance(player_action, Say):
+            # the person's line is read into what it asserts (the listeners come to hold it, told by them)
+            player_action = listening.hear(self.world, self.store, player_action)
+            if player_action.to is not None and player_action.to in self.active_agents():
+                exclude.add(player_action.to)  # it hears the person first, and answers within this round
         decisions = self.decide_all(exclude, progress, cancelled, watch)
         actions: dict[str, Action] = {a: d.action for a, d in decisions.items()}
+        actions.update(seated)
         if player_action is not None:
             actions[player_action.actor] = player_action
         based_on = {a: d.based_on for a, d in decisions.items()}
@@ -407,6 +458,10 @@ class Simulation:
             self.state.fallbacks += len(fallbacks)
             outcome = resolve_round(self.world, self.state, actions, self.rng, based_on=based_on, fallbacks=fallbacks,
                                     companions=self.companions(player_action))
+            outcome, replied = self.replies(outcome, progress, cancelled, watch)
+            for agent, decision in replied.items():  # one who also acted keeps its main decision's beat
+                decisions.setdefault(agent, decision)
+                actions.setdefault(agent, decision.action)
             self.state.canon.summoned.extend(d.beat for d in decisions.values() if d.purpose == "summon" and d.beat)
             outcome = self.settle_canon(outcome, {a: d.beat for a, d in decisions.items()
                                                   if d.beat and d.purpose != "summon"})
@@ -418,6 +473,8 @@ class Simulation:
                 setattr(self.state, field, getattr(restored, field))
             self.rng.setstate(rng_before)
             self._mechanical, self._mechanical_upto = set(), 0
+            if isinstance(exc, (Cancelled, RoundRefused)):
+                raise  # a cancel or the model down while the round's answers were decided: said as such
             raise RoundRefused(f"round {self.state.round} not played: {exc}", round_=self.state.round,
                                cause=exc) from exc
         self.affiliate(outcome, record_ids)
@@ -430,12 +487,62 @@ class Simulation:
                     CacheEntry(round=outcome.round, action=describe(actions[agent]), result=result, done=actions[agent]),
                     policy=self.settings.cache_policy,
                     size=self.settings.cache_size,
+                    focus=self.focus_of(agent) if self.settings.cache_policy != "fifo" else frozenset(),
                 )
         update_status(self.world, self.state, outcome, self.settings.player)
         self.store.decay(self.state.round)
         version, internal, _ = self.rng.getstate()
         self.state.rng_state = [version, *internal]
         return outcome
+
+    def repliers(self, outcome: RoundOutcome, limit: int) -> list[str]:
+        """Who answers within the round: spoken to by the person playing, or asked a question by another, still
+        with them, and not yet answered this round; not the person, not one whose own line this round already
+        went to the asker (their lines crossed)."""
+        asked: list[tuple[bool, str, str]] = []  # (not the person's, addressee, asker), in the order said
+        for thread in self.state.threads.values():
+            for position, line in enumerate(thread):
+                if line.round != outcome.round or not line.to or line.to == line.speaker or _answered(thread, position):
+                    continue
+                if line.speaker != self.settings.player and not (line.act == "ask" or content.is_question(line.text)):
+                    continue  # between characters, a question asks for an answer now; a remark waits its turn
+                asked.append((line.speaker != self.settings.player, line.to, line.speaker))
+        asked.sort(key=lambda item: item[0])  # the person playing is answered first
+        found: list[str] = []
+        for _, agent, asker in asked:
+            if agent == self.settings.player or agent in found or agent not in self.active_agents():
+                continue
+            if self.state.positions.get(agent) != self.state.positions.get(asker):
+                continue
+            found.append(agent)
+        return found[:limit]
+
+    def replies(self, outcome: RoundOutcome, progress: Progress | None = None,
+                cancelled: Callable[[], bool] | None = None, watch: Watch | None = None,
+                ) -> tuple[RoundOutcome, dict[str, Decision]]:
+        """The round's answers: whoever was spoken to answers now, having heard the line (same round number). One
+        asked by two answers the person playing first, then, in a second pass, the other."""
+        replied: dict[str, Decision] = {}
+        budget = self.settings.max_awake  # answers a round gives at most (each is a decision)
+        for _ in range(REPLY_PASSES):
+            repliers = self.repliers(outcome, budget)
+            if not repliers:
+                break
+            self.state.round = outcome.round  # the answers belong to the round whose lines they answer
+            try:
+                decisions = self.decide_all(set(), progress, cancelled, watch, only=repliers)
+            finally:
+                self.state.round = outcome.round + 1
+            self.state.fallbacks += sum(1 for d in decisions.values() if d.fallback)
+            # an answer is a line, or a deed done with words to the one who spoke (leading them somewhere)
+            answers = {a: d.action for a, d in decisions.items() if isinstance(d.action, (Say, ActOn))}
+            outcome = resolve_replies(self.world, self.state, outcome, answers)
+            for agent in answers:
+                replied.setdefault(agent, decisions[agent])
+            budget -= len(repliers)
+            if budget <= 0 or not answers:
+                break
+        return outcome, replied
 
     def companions(self, player_action: Action | None) -> dict[str, tuple[str, ...]]:
         """Who goes along when the player walks toward their beat (the beat's people with them, not busy)."""
@@ -463,7 +570,7 @@ class Simulation:
                                       self.settings.player, own, performed)
         narrations = [Narration(text=t.beat.text, place=t.beat.place, statements=tuple(t.beat.statements),
                                 key=ids.canon(t.beat.id).text, kind=MEMORY_KIND[t.beat.kind], beat=t.beat.id,
-                                hearers=t.hearers if t.mode == "word" else None)
+                                hearers=t.hearers if t.mode == "word" else None, actors=tuple(t.beat.actors))
                       for t in tellings]
         return narrate(self.world, self.state, outcome, narrations)
 

@@ -28,6 +28,13 @@ class Told(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     kind: str = "event"  # the record's memory kind
 
 
+class Claim(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """What a line asserts that no record of the speaker's says: its listeners hold it as the speaker's word."""
+
+    text: str  # one statement, in the third person
+    actors: tuple[str, ...] = ()  # who it says did it (agent ids, the doer first)
+
+
 class Say(_Action, tag="say"):
     """Speak aloud; everyone present hears, `to` is the addressee (optional)."""
 
@@ -36,6 +43,7 @@ class Say(_Action, tag="say"):
     tells: tuple[Told, ...] = ()  # the records the line carries (none: an utterance only, never a belief)
     act: SpeechAct = "free"
     rendered: bool = False  # the words are the deterministic rendering (the model's phrasing failed its check)
+    claims: tuple[Claim, ...] = ()  # what the line asserts beyond any record (the person playing, read by minds.listening)
 
 
 class ReadThread(_Action, tag="read_thread"):

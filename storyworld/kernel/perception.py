@@ -21,6 +21,7 @@ class Perception(msgspec.Struct, frozen=True, kw_only=True):
     objects_here: tuple[str, ...]
     objects_held: tuple[str, ...]
     recent_talk: tuple[ThreadLine, ...]
+    voices: tuple[str, ...] = ()  # neighbouring places where someone is (heard through a door, seen across a yard)
 
     def summary(self, world: World) -> str:
         """A compact text for prompts and recall queries."""
@@ -57,4 +58,5 @@ def perceive(world: World, state: WorldState, agent_id: str, *, talk_lines: int 
         objects_here=here,
         objects_held=held,
         recent_talk=talk,
+        voices=tuple(e for e in place_def.exits if present_at(world, state, e)),
     )

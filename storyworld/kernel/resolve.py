@@ -9,8 +9,8 @@ import msgspec
 
 from memory.records import Deposit
 from storyworld.kernel import ids, verbs
+from storyworld.kernel.actions import ActOn, Action, Claim, Move, Observe, ReadThread, Say, Told, Wait
 from storyworld.kernel.wording import deed, direction_text, inline, split_directions
-from storyworld.kernel.actions import ActOn, Action, Move, Observe, ReadThread, Say, Told, Wait
 from storyworld.kernel.perception import present_at
 from storyworld.kernel.state import SimEvent, ThreadLine, WorldState
 from storyworld.world import World
@@ -39,6 +39,7 @@ class Narration(msgspec.Struct, frozen=True, kw_only=True):
     kind: str = "event"  # the statements' memory kind
     beat: str | None = None  # the canon beat it tells
     hearers: tuple[str, ...] | None = None  # None: seen by whoever is at `place`; else word reaching these
+    actors: tuple[str, ...] = ()  # who did it (the canon event's actors)
 
 
 class _Resolver:
@@ -57,13 +58,14 @@ class _Resolver:
         self.deposits: list[Deposit] = []
         self.results: dict[str, str] = {}
         self.retractions: list[tuple[str, str]] = []
+        self.offset = 0  # events of the round resolved before these (answers come after the round's lines)
 
     def present(self, place: str) -> tuple[str, ...]:
         return present_at(self.world, self.state, place)
 
     def event(self, actor: str, kind: str, text: str, place: str, witnesses: tuple[str, ...], **extra: Any) -> SimEvent:
         event = SimEvent(
-            id=ids.event_id(self.state.round, len(self.events)),
+            id=ids.event_id(self.state.round, self.offset + len(self.events)),
             round=self.state.round,
             place=place,
             actor=actor,
@@ -77,13 +79,19 @@ class _Resolver:
 
     def deposit_all(self, event: SimEvent, statements: tuple[str, ...], *, kind: str, event_id: str | None = None,
                     via: str = "witnessed", source: str | None = None, owners: tuple[str, ...] | None = None,
-                    based_on: tuple[int, ...] = (), place: str | None = None, group: str | None = None) -> None:
-        """One deposit per owner (the witnesses by default); `group` is what it is affiliated with (its event id)."""
+                    based_on: tuple[int, ...] = (), place: str | None = None, group: str | None = None,
+                    actors: tuple[str, ...] | None = None) -> None:
+        """One deposit per owner (the witnesses by default); `group` is what it is affiliated with (its event id).
+
+        `actors`: who did what the statements say (default: the event's actor, and its target when a person).
+        """
+        if actors is None:
+            actors = tuple(a for a in (event.actor, event.target) if a and a in self.world.agents)
         for owner in owners if owners is not None else event.witnesses:
             self.deposits.append(Deposit(
                 owner=owner, statements=statements, round=event.round, event_id=event_id or event.id,
                 via=via, source=source, place=place or event.place, kind=kind, based_on=based_on,
-                group=group or event_id or event.id,
+                group=group or event_id or event.id, actors=actors,
             ))
 
     # --- one method per action -------------------------------------------------------------
@@ -105,13 +113,15 @@ class _Resolver:
         to = f" {self.world.name_of(action.to)}" if action.to else ""  # "Ada tells Maren in ...", not "tells to Maren"
         text = f'{speaker} tells{to} in {where}: "{action.text}"' if action.to else (
             f'{speaker} says in {where}: "{action.text}"')
+        lie = lie or action.act == "lie"  # a denial chosen from memory is a lie too
         act = "lie" if lie else action.act
         event = self.event(action.actor, "say", text, place, witnesses, target=action.to, claim=action.text,
                            fallback=fallback, to=action.to, act=act, tells=tuple(t.record for t in action.tells),
                            rendered=action.rendered)
         self.state.threads.setdefault(place, []).append(
             ThreadLine(round=event.round, speaker=action.actor, text=action.text, event_id=event.id,
-                       heard_by=witnesses, to=action.to, narration=text, tells=action.tells, act=act)
+                       heard_by=witnesses, to=action.to, narration=text, tells=action.tells, act=act,
+                       claims=action.claims)
         )
         self.state.threads[place] = self.state.threads[place][-40:]
         # Everyone here heard it said (one utterance record); what it tells lands on the records it tells.
@@ -119,6 +129,7 @@ class _Resolver:
         listeners = tuple(w for w in witnesses if w != action.actor)
         for listener in listeners:
             self.tell(listener, action.actor, action.tells, round_=event.round, place=place, group=event.id)
+        self.claim(event, action.claims, listeners)
         if lie:
             # A lie is a claim of its own, held as told by the listeners: exposing the liar retracts it.
             claim_id = ids.claim_of(event.id).text
@@ -138,6 +149,15 @@ class _Resolver:
         for told in tells:
             self.deposits.append(Deposit(owner=listener, statements=(told.text,), round=round_, record=told.record,
                                          via="told", source=speaker, place=place, kind=told.kind, group=group))
+
+    def claim(self, event: SimEvent, claims: tuple[Claim, ...], listeners: tuple[str, ...]) -> None:
+        """What a line asserts of its own: one claim record per statement, the speaker's word, held as told by
+        its listeners (never by the speaker: what one says does not change what one holds)."""
+        if not claims:
+            return
+        actors = tuple(dict.fromkeys(a for claim in claims for a in claim.actors))
+        self.deposit_all(event, tuple(claim.text for claim in claims), kind="claim", event_id=ids.claim_of(event.id).text,
+                         via="told", source=event.actor, owners=listeners, group=event.id, actors=actors)
 
     def move(self, action: Move, *, fallback: bool = False, led_by: str | None = None) -> None:
         origin = self.state.positions[action.actor]
@@ -199,7 +219,7 @@ class _Resolver:
         # store matches a scene's facts by their position in it.
         where = f"in {inline(self.world.name_of(place))} in round {self.state.round}"
         facts = tuple(f"{self.world.name_of(x)} is {where}." for x in (*present, *objects))
-        self.deposit_all(event, facts, kind="observation", event_id=shared_id)
+        self.deposit_all(event, facts, kind="observation", event_id=shared_id, actors=())
         self.results[action.actor] = f"saw {names}" + (f" and {', '.join(self.world.name_of(o) for o in objects)}" if objects else "")
 
     def read_thread(self, action: ReadThread, *, fallback: bool = False) -> None:
@@ -384,6 +404,32 @@ def resolve_round(
     return outcome
 
 
+def resolve_replies(world: World, state: WorldState, outcome: RoundOutcome, answers: dict[str, Action]) -> RoundOutcome:
+    """Resolve the answers given within a round just resolved (after its lines were heard): the same round
+    number, their events after the round's own, words before walking (an answer may be to lead the one who
+    spoke); mutates state like resolve_round."""
+    if not answers:
+        return outcome
+    after = state.round
+    state.round = outcome.round
+    resolver = _Resolver(world, state, {})
+    resolver.offset = len(outcome.events)
+    try:
+        for actor in sorted(answers, key=lambda a: (_phase(answers[a]), a)):
+            if world.agents[actor].status == "active":
+                resolver.apply(answers[actor], False)
+                state.actions.append(answers[actor])
+    finally:
+        state.round = after
+    state.events.extend(resolver.events)
+    results = dict(outcome.results)
+    for actor, result in resolver.results.items():
+        results[actor] = f"{results[actor]}; {result}" if results.get(actor) else result
+    return msgspec.structs.replace(outcome, events=(*outcome.events, *resolver.events),
+                                   deposits=(*outcome.deposits, *resolver.deposits), results=results,
+                                   order=(*outcome.order, *(a for a in sorted(answers) if a not in outcome.order)))
+
+
 def narrate(world: World, state: WorldState, outcome: RoundOutcome, narrations: list[Narration] | tuple[Narration, ...]
             ) -> RoundOutcome:
     """Add what the story tells this round (after resolve_round) as narration events and their deposits."""
@@ -416,7 +462,7 @@ def narrate(world: World, state: WorldState, outcome: RoundOutcome, narrations: 
         for owner in witnesses:
             deposits.append(Deposit(owner=owner, statements=item.statements or (item.text,), round=outcome.round,
                                     event_id=item.key, via=via, place=state.positions.get(owner, where),
-                                    kind=item.kind, group=event.id))  # type: ignore[arg-type]
+                                    kind=item.kind, group=event.id, actors=item.actors))  # type: ignore[arg-type]
     state.events.extend(events)
     return msgspec.structs.replace(outcome, events=(*outcome.events, *events),
                                    deposits=(*outcome.deposits, *deposits))

@@ -2,38 +2,42 @@
 
 from __future__ import annotations
 
-import re
-
+from storyworld.kernel.actions import Action, ActOn, Move, Say
 from storyworld.kernel.state import CacheEntry, CachePolicy, ShortTerm
 
-_WORD = re.compile(r"[a-z0-9']+")
+
+def touched(action: Action | None) -> frozenset[str]:
+    """The ids an action is done to or toward (whom it spoke to, where it went, what it acted on)."""
+    match action:
+        case Say(to=to):
+            return frozenset({to} if to else ())
+        case Move(to=to):
+            return frozenset({to})
+        case ActOn(target=target, to=to, place=place):
+            return frozenset(x for x in (target, to, place) if x)
+    return frozenset()
 
 
-def _words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if len(w) > 2}
-
-
-def relevance(entry: CacheEntry, focus: str) -> float:
-    """Word overlap between an entry and the current focus (top goal); no model, no embedding."""
-    focus_words = _words(focus)
-    if not focus_words:
+def relevance(entry: CacheEntry, focus: frozenset[str]) -> float:
+    """How far an entry bears on what the agent is after: the share of the ids in focus (the people, places and
+    things its goal and its beat name) that the entry's typed action touches; no words, no model."""
+    if not focus:
         return 0.0
-    entry_words = _words(entry.action + " " + entry.result)
-    return len(focus_words & entry_words) / len(focus_words)
+    return len(focus & touched(entry.done)) / len(focus)
 
 
-def remember_result(stm: ShortTerm, entry: CacheEntry, *, policy: CachePolicy, size: int) -> None:
-    """Add an action–result pair, evicting by policy when the cache is over size."""
+def remember_result(stm: ShortTerm, entry: CacheEntry, *, policy: CachePolicy, size: int,
+                    focus: frozenset[str] = frozenset()) -> None:
+    """Add an action–result pair, evicting by policy when the cache is over size (`focus`: ids it is after)."""
     stm.cache.append(entry)
     while len(stm.cache) > max(1, size):
-        stm.cache.pop(_victim(stm, policy))
+        stm.cache.pop(_victim(stm, policy, focus))
 
 
-def _victim(stm: ShortTerm, policy: CachePolicy) -> int:
+def _victim(stm: ShortTerm, policy: CachePolicy, focus: frozenset[str] = frozenset()) -> int:
     """Index of the entry to evict."""
     if policy == "fifo":
         return 0
-    focus = stm.goals[-1] if stm.goals else ""
     newest = max(e.round for e in stm.cache)
     # the newest entry always stays: it is the result the agent is about to reason about
     candidates = [i for i, e in enumerate(stm.cache) if i != len(stm.cache) - 1]

@@ -6,7 +6,7 @@ from typing import Literal
 
 import msgspec
 
-from storyworld.kernel.actions import Action, Told
+from storyworld.kernel.actions import Action, Claim, Told
 
 
 class CanonProgress(msgspec.Struct, kw_only=True):
@@ -66,6 +66,7 @@ class ThreadLine(msgspec.Struct, frozen=True, kw_only=True):
     narration: str = ""  # the utterance as its hearers remember it ("Ada tells Maren in the mill: ...")
     tells: tuple[Told, ...] = ()  # the records the line carried
     act: str | None = None  # the speech act (a question is asked of whoever it was spoken to)
+    claims: tuple[Claim, ...] = ()  # what the line asserted beyond any record (the person's words, read)
 
 
 class CacheEntry(msgspec.Struct, frozen=True, kw_only=True):

@@ -44,6 +44,7 @@ class Plan(msgspec.Struct, frozen=True, kw_only=True):
     action: Action
     purpose: Purpose
     chosen_by: Literal["policy", "model", "fallback"] = "policy"
+    question: str = ""  # for an agenda's ask: the question, in the words of the goal it serves
 
     @property
     def needs_words(self) -> bool:
@@ -213,6 +214,8 @@ def policy(world: World, context: DecisionContext) -> Plan | None:
     intention = context.intention
     addressed = context.addressed_by
     away = intention is not None and intention.place != p.place
+    if context.replying and addressed is not None:
+        return Plan(action=Say(actor=agent, text="", to=addressed.speaker), purpose="answer")
     # a line that answers you does not demand another answer (two agents do not talk in a loop forever);
     # a question does, even one that crossed your own line to them
     is_reply = addressed is not None and not is_question(addressed.text) and any(

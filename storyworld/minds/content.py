@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import msgspec
 
 from memory import lexicon
 from storyworld.kernel.actions import ActOn, SpeechAct, Say
 from storyworld.kernel.state import ThreadLine
-from storyworld.minds import lines, render
+from storyworld.minds import aims, lines, questions, render
 from storyworld.world import World
 
 ANSWER_MIN = 0.30  # relevance at which a holding answers a question (below it: "I do not know")
@@ -57,16 +57,10 @@ SECRET_CUES = re.compile(r"\b(?:keep\w*\b.*\bsecret|secret\w*\s+(?:kept|safe)|hi
                          r"never learn|nobody know|no one know|cover\w* up|keep\w* it from|found out|"
                          r"find\w* out about)\b", re.IGNORECASE)
 SPOKEN_KINDS = frozenset({"event", "observation", "claim", "utterance", "inference", "reflection", "insight"})
-# Deeds a character with a secret keeps to itself when it did them (its goals say to hide something).
-GUILTY = frozenset(lexicon.key(w) for w in (
-    "murder", "murdered", "kill", "killed", "poison", "poisoned", "steal", "stole", "stolen", "theft", "forge",
-    "forged", "lie", "lied", "bribe", "bribed", "betray", "betrayed", "drug", "drugged", "smuggle", "smuggled",
-    "cheat", "cheated", "plot", "plotted", "hid", "hidden", "rob", "robbed", "wreck", "lure", "lured", "threaten",
-    "threatened", "blackmail", "blackmailed", "extort", "extorted", "ambush", "ambushed", "swindle", "swindled"))
-
-
 class Memory(Protocol):
     """What gathering reads of a store (any MemoryStore)."""
+
+    embedder: Any  # what reads goals for what they mean (minds.aims)
 
     def recall(self, owner: str, query: str, k: int | None = None, **options: Any) -> list[Any]: ...
 
@@ -92,6 +86,8 @@ class Known(msgspec.Struct, frozen=True, kw_only=True):
     private: bool = False  # a doing of the speaker's own that nobody else in play holds: answered, never volunteered
     quote: bool = False  # a line of the canon's dialogue: an answer as what its speaker said, in their words
     said_by: str | None = None  # who said it (a line of dialogue)
+    actors: tuple[str, ...] = ()  # who did what it says (the record's typed actors)
+    place: str | None = None  # where it happened (the record's place)
 
 
 class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
@@ -105,6 +101,12 @@ class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
     # records it keeps to itself -> those it would tell anyway (its goals name them for the matter)
     secrets: dict[int, tuple[str, ...]] = msgspec.field(default_factory=dict)
     vocabulary: frozenset[str] = frozenset()  # word keys of everything it holds: what its lines may say
+    asked: questions.Asked = msgspec.field(default_factory=questions.Asked)  # the shape of the question put to it
+    previous: tuple[Known, ...] = ()  # what it last told the one asking (a follow-up points back to it)
+    pointed: tuple[Known, ...] = ()  # holdings a shaped question picks: what the named told it; where one was last
+    news: tuple[Known, ...] = ()  # what it was told lately (news to pass on to whoever here lacks it)
+    questions: tuple[str, ...] = ()  # its goals to find something out, as questions to put to someone
+    seekers: tuple[str, ...] = ()  # who of those present has a goal to find something out (cares for news)
 
 
 class Speech(msgspec.Struct, frozen=True, kw_only=True):
@@ -115,6 +117,9 @@ class Speech(msgspec.Struct, frozen=True, kw_only=True):
     carries: tuple[Known, ...] = ()
     told_all: bool = False  # asked about what the asker already holds all of ("I have told you all I know")
     news: bool = False  # asked a question about nothing in particular ("What news?"): "unknown" is "no news"
+    question: str = ""  # an ask put in the asker's own words (a goal to find something out)
+    heard: bool = False  # what it carries answers news it was just told ("That is news to me; and …")
+    focus: Literal["", "source", "when", "where"] = ""  # a follow-up's answer: where it came from, when, where one is
 
 
 # ------------------------------------------------------------------------------- gathering
@@ -191,21 +196,23 @@ def as_asked(world: World, question: str, asker: str, answerer: str) -> str:
     return re.sub(r"\b(I|me)\b", asker_name, text)
 
 
-def secret_goals(world: World, agent: str) -> list[str]:
-    """The agent's goals that say to keep something hidden ("Keep the murder of his brother secret")."""
+def secret_goals(world: World, agent: str, encoder: Any = None) -> list[str]:
+    """The agent's goals that mean to keep something hidden, read by meaning when an encoder is given ("Make sure
+    nobody learns that she swapped the samples"); a plain cue ("Keep his trade secret") counts unless the goal
+    reads as one to find out or to tell ("Learn what is hidden in her store")."""
     goals = world.agents[agent].goals if agent in world.agents else []
-    return [g for g in goals if SECRET_CUES.search(g)]
+    kinds = {a.goal: a.kind for a in aims.aims_of(world, agent, encoder)} if encoder is not None else {}
+    return [g for g in goals if kinds.get(g) == "keep" or (SECRET_CUES.search(g) and kinds.get(g) not in ("learn", "tell"))]
 
 
 def _known(record: Any, owner: str, score: float, present: Iterable[str], mechanical: frozenset[str],
            world: World | None = None) -> Known:
     holding = record.owners[owner]
-    private = world is not None and render.speaks_of(world, record.text, owner) and not any(
-        o != owner and o in world.agents and world.agents[o].status == "active" for o in record.owners)
-    return Known(private=private, quote=not is_statement(record.text), said_by=record.speaker, 
+    private = world is not None and is_private(world, record, owner)
+    return Known(private=private, quote=not is_statement(record.text), said_by=record.speaker, actors=record.actors,
         record_id=record.id, text=record.text, kind=record.kind, via=holding.via, source=holding.source,
         confidence=holding.confidence, status=holding.status, round=record.round, since_round=holding.since_round, sediment=record.sediment,
-        score=round(float(score), 4), holders=tuple(a for a in present if a in record.owners),
+        score=round(float(score), 4), holders=tuple(a for a in present if a in record.owners), place=record.place,
         mechanical=record.event_id in mechanical,
     )
 
@@ -224,6 +231,16 @@ def is_statement(text: str) -> bool:
     if len(tokens) < 4 or tokens[0] in STAGE_WORDS:
         return False
     return not (PERSON_WORDS & set(tokens)) and "?" not in text and "!" not in text
+
+
+def is_private(world: World, record: Any, owner: str) -> bool:
+    """A deed of the owner's own (its typed actors, a deed's record) that no one else in play holds but those who
+    did it with it. A sight is not a deed: the actors of what one saw are its witnesses."""
+    if owner not in record.actors or record.kind != "event":
+        return False
+    partners = set(record.actors)
+    return not any(o not in partners and o in world.agents and world.agents[o].status == "active"
+                   for o in record.owners)
 
 
 def _usable(record: Any, owner: str) -> bool:
@@ -264,7 +281,7 @@ def _scored(world: World, store: Memory, owner: str, query: str, present: tuple[
         score = float(hit.score)
         if wanted:
             score += 0.25 * len(wanted & keys(record.text)) / len(wanted)
-        if about_self and render.speaks_of(world, record.text, subject):
+        if about_self and subject in record.actors:
             score += 0.08
         found.append(_known(record, owner, score, present, mechanical, world))
     found.sort(key=lambda k: (-k.score, k.record_id))
@@ -281,13 +298,22 @@ PRONOUNS = re.compile(r"\b(it|he|she|they|him|her|them|this|that|there)\b", re.I
 
 def gather(world: World, store: Memory, agent: str, *, round_: int, present: tuple[str, ...],
            addressed: ThreadLine | None, beat_text: str, moment_query: str, told: Iterable[int] = (),
-           mechanical: frozenset[str] = frozenset(), before: str = "") -> Knowledge:
+           mechanical: frozenset[str] = frozenset(), before: str = "", previous: tuple[int, ...] = ()) -> Knowledge:
     """Everything the speaker holds that this round's line may carry (one store read per question).
 
     `before`: the last line the two exchanged before the one spoken to the speaker, which a question's
     "it" and "he" point back to ("Do you think it will come again?").
     """
     heard: tuple[Known, ...] = ()
+    held = store.held_by(agent)
+    by_id = {r.id: r for r in held}
+    earlier = tuple(_known(by_id[r], agent, 1.0, present, mechanical, world) for r in previous if r in by_id)
+    asked = questions.Asked()
+    pointed: tuple[Known, ...] = ()
+    if addressed is not None and is_question(addressed.text):
+        asked = questions.read_question(world, addressed.text, addressed.speaker, agent,
+                                        tuple(a for k in earlier for a in k.actors))
+        pointed = _pointed(world, agent, asked, held, present, mechanical)
     if addressed is not None:
         query = as_asked(world, addressed.text, addressed.speaker, agent) if is_question(addressed.text) else addressed.text
         if before and PRONOUNS.search(addressed.text):
@@ -295,45 +321,82 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
         heard = _scored(world, store, agent, query, present, mechanical, subject=agent)
     beat = _scored(world, store, agent, beat_text, present, mechanical) if beat_text else ()
     moment = _scored(world, store, agent, moment_query, present, mechanical)
-    held = store.held_by(agent)
     lately = tuple(_known(r, agent, 0.0, present, mechanical, world) for r in held
                    if _usable(r, agent) and r.owners[agent].via == "witnessed"
                    and r.owners[agent].since_round >= round_ - 1 and r.event_id not in mechanical)
     vocabulary: set[str] = set()
     for record in held:
         vocabulary |= keys(record.text)
-    secrets = keep_to_self(world, agent, held)
+    encoder = store.embedder
+    kept: dict[int, float] = {}
+    hiding = set(secret_goals(world, agent, encoder))
+    finding = {a.goal for a in aims.aims_of(world, agent, encoder) if a.kind in ("learn", "tell")} if encoder else set()
+    for goal in world.agents[agent].goals if agent in world.agents else ():
+        if goal in finding:
+            continue  # a goal to find out or to tell hides nothing
+        # what a keep-it-hidden goal is about, or a deed a goal of another kind is plainly about (a private deed
+        # that close to what one is after is not told to whoever asks)
+        floor = KEEP_MATCH if goal in hiding else PRIVATE_MATCH
+        for hit in store.recall(agent, goal, k=RECALL_K):
+            if float(hit.score) >= floor:
+                kept[hit.record.id] = max(kept.get(hit.record.id, 0.0), float(hit.score))
+    secrets = keep_to_self(world, agent, held, kept)
+    news = tuple(_known(r, agent, 1.0, present, mechanical, world) for r in held
+                 if _usable(r, agent) and r.owners[agent].via == "told" and r.owners[agent].since_round >= round_ - 6
+                 and r.id not in secrets)
+    pronouns = world.agents[agent].pronouns if agent in world.agents else "they"
+    asks = tuple(q for a in (aims.aims_of(world, agent, encoder) if encoder is not None else ())
+                 if a.kind == "learn" for q in [aims.question_of(a.goal, pronouns, bool(a.people))] if q)
     return Knowledge(heard=heard, beat=beat, moment=moment, lately=lately, told=tuple(dict.fromkeys(told)),
-                     secrets=secrets, vocabulary=frozenset(vocabulary))
+                     secrets=secrets, vocabulary=frozenset(vocabulary), asked=asked, previous=earlier, pointed=pointed,
+                     news=news, questions=asks,
+                     seekers=tuple(a for a in present if encoder is not None and a in world.agents
+                                   and any(x.kind == "learn" for x in aims.aims_of(world, a, encoder))))
+
+
+def _pointed(world: World, agent: str, asked: questions.Asked, held: list[Any], present: tuple[str, ...],
+             mechanical: frozenset[str]) -> tuple[Known, ...]:
+    """What a shaped question points at among the holdings, by typed fields: what the people it names told the
+    agent (`source`), newest first; or the latest holding that places the person it asks after (`actors`, `place`)."""
+    if asked.kind == "said_by":
+        found = [r for r in held if _usable(r, agent) and r.owners[agent].via in ("told", "sediment")
+                 and r.owners[agent].source in asked.people]
+        found.sort(key=lambda r: (-r.owners[agent].since_round, -r.round, r.id))
+        return tuple(_known(r, agent, 1.0, present, mechanical, world) for r in found[:4])
+    if asked.kind == "where_now":
+        found = [r for r in held if r.place and set(asked.people) & set(r.actors) and r.namespace == "shared"
+                 and r.owners[agent].status in ("believed", "doubted")]
+        found.sort(key=lambda r: (-r.round, -r.id))
+        return tuple(_known(r, agent, 1.0, present, mechanical, world) for r in found[:1])
+    return ()
 
 
 # A goal that means to share a matter with someone names them after one of these ("Get Horatio to see it").
 ALLY_VERBS = ("get", "tell", "warn", "show", "convince", "help", "bring", "inform", "teach", "persuade", "make")
-# Taking what is someone else's: "took Clara's manuscript", "took the key from your sewing bag".
-TAKING = re.compile(r"\b(?:took|takes|taken|take|taking)\b(?:\s+\w+){0,4}?\s+(?:from\s+)?"
-                    r"(?:(?:[A-Z]\w*\s+)*[A-Z]\w*['\u2019]s|your)\b")
 # Words of a goal that say nothing of its matter ("Get Horatio to see…", "Tell Hamlet the truth about…").
 GENERIC_GOAL_WORDS = frozenset(lexicon.key(w) for w in (
     "get", "make", "see", "find", "learn", "keep", "help", "truth", "own", "eyes", "sure", "tell", "show", "warn",
     "convince", "bring", "persuade", "inform", "teach", "everything", "all", "whole", "real", "really"))
-KEEP_CUES = ("out of anyone", "out of everyone", "hide", "away from", "conceal", "secret", "nobody", "no one")
 
 
-def keep_to_self(world: World, agent: str, held: list[Any]) -> dict[int, tuple[str, ...]]:
-    """The records about its own doings a character keeps to itself, each with whom it would tell anyway.
+KEEP_MATCH = 0.3  # relevance of a deed to a goal that says to keep something hidden at which the deed is kept
+PRIVATE_MATCH = 0.5  # relevance of a private deed to any other goal (not to find out or tell) at which it is kept
 
-    A deed of its own is kept when it is a guilty one ("Claudius murdered his brother"); when a goal says to
-    keep that matter secret ("Keep his brandy trade secret"); or when nobody else in play holds it and a goal
-    says to keep that matter close ("Keep the harbour ledger out of anyone's hands"). A guilty deed is told to
-    nobody; another is told to those its goals name for that matter ("Get Horatio to see the apparition").
-    And what a goal means to tell someone is kept for them ("Tell Hamlet the truth about his murder": the
-    Ghost tells the murder to Hamlet, not to the watch).
+
+def keep_to_self(world: World, agent: str, held: list[Any], kept: dict[int, float] | None = None
+                 ) -> dict[int, tuple[str, ...]]:
+    """The records a character keeps to itself, each with whom it would tell anyway.
+
+    Decided from typed fields, never from the words of a record: a deed of its own (it is among the record's
+    actors) is kept when the world file lists its event among the character's `secrets`, or when nobody else
+    in play holds it (besides those who did it with it) and it is what a goal that says to keep something
+    hidden is about (`kept`: record id -> relevance of the deed to such a goal, from the store's recall). A
+    kept deed is told to nobody. And what a goal means to tell someone is for them ("Tell Hamlet the truth
+    about his murder": the Ghost tells the murder to Hamlet, not to the watch).
     """
     goals = world.agents[agent].goals if agent in world.agents else []
-    secret = [keys(g) for g in secret_goals(world, agent)]
-    keeping = [keys(g) for g in goals if any(c in g.lower() for c in KEEP_CUES)]
-    own = keys(world.agents[agent].name) if agent in world.agents else set()
-    active = {a.id for a in world.agents.values() if a.status == "active"}
+    declared = set(world.agents[agent].secrets) if agent in world.agents else set()
+    kept = kept or {}
     out: dict[int, tuple[str, ...]] = {}
     # what a goal means to tell someone is for them ("Tell Hamlet the truth about his murder")
     meant = [(a, keys(g) - keys(world.agents[a].name) - GENERIC_GOAL_WORDS) for g in goals for a in world.agents
@@ -344,16 +407,10 @@ def keep_to_self(world: World, agent: str, held: list[Any]) -> dict[int, tuple[s
         for listener, matter in meant:
             if matter & keys(record.text):
                 out[record.id] = (*out.get(record.id, ()), listener)
-        # a doing of its own: it is the subject of a clause of the record
-        if not render.is_subject_in(world, record.text, agent):
-            continue
-        words = keys(record.text) - own
-        private = not any(o in active for o in record.owners if o != agent)
-        if words & GUILTY or TAKING.search(record.text):
+        if agent not in record.actors:
+            continue  # not a deed of its own
+        if record.event_id in declared or (is_private(world, record, agent) and record.id in kept):
             out[record.id] = ()
-        elif any(words & g for g in secret) or (private and any(words & g for g in keeping)):
-            out[record.id] = tuple(dict.fromkeys((*out.get(record.id, ()), *(a for a in world.agents if a != agent and any(
-                _ally(world, g, a) and words & keys(g) for g in goals)))))
     return out
 
 
@@ -370,8 +427,11 @@ def _ally(world: World, goal: str, agent: str) -> bool:
 
 
 def _tellable(known: Known, listener: str | None, knowledge: Knowledge, *, asked: bool = False) -> bool:
-    """A holding the listener lacks, not kept secret, not mechanical (unless asked), not told lately (unless asked)."""
+    """A holding the listener lacks, not kept secret, not mechanical (unless asked), not told lately (unless asked),
+    and never told back to whoever told it."""
     if known.record_id in knowledge.secrets and listener not in knowledge.secrets[known.record_id]:
+        return False
+    if listener is not None and known.via in ("told", "sediment") and known.source == listener:
         return False
     if not asked and (known.mechanical or known.private or known.quote or known.record_id in knowledge.told
                       or known.confidence < 0.45):
@@ -394,13 +454,19 @@ def choose(world: World, speaker: str, purpose: str, action: Any, knowledge: Kno
         return Speech(act="lie" if action.verb == "lie" else "tell", to=to)
     if isinstance(action, ActOn) and action.verb in ("confront", "accuse"):
         # a deed of theirs the speaker holds, said to their face; else a demand for the truth
-        about = [k for k in (*knowledge.beat, *knowledge.moment) if render.speaks_of(world, k.text, to or "")
+        about = [k for k in (*knowledge.beat, *knowledge.moment) if (to or "") in k.actors
                  and _tellable(k, to, knowledge)]
         return Speech(act="tell" if about else "ask", to=to, carries=tuple(about[:1]))
     if purpose == "answer" and addressed is not None:
         return _answer(world, speaker, to, knowledge, addressed)
     if purpose == "greet":
         return Speech(act="greet", to=to)
+    if purpose == "tell":  # news it was told lately, on to someone who lacks it (not back to its teller)
+        fresh = sorted((k for k in knowledge.news if k.source != to and _tellable(k, to, knowledge)),
+                       key=lambda k: (-k.since_round, k.record_id))
+        return Speech(act="tell", to=to, carries=fresh[:1]) if fresh else None
+    if purpose == "seek":  # a goal to find something out, asked in its own words
+        return Speech(act="ask", to=to, question=knowledge.questions[0]) if knowledge.questions else None
     pool = knowledge.beat if purpose in ("beat", "act") else ()
     for known in (*pool, *knowledge.moment):
         if known.score >= TELL_MIN and _tellable(known, to, knowledge):
@@ -408,18 +474,30 @@ def choose(world: World, speaker: str, purpose: str, action: Any, knowledge: Kno
     fresh = [k for k in knowledge.lately if _tellable(k, to, knowledge)]
     if fresh:
         return Speech(act="react", to=to, carries=(fresh[-1],))
-    if arrivals and to in arrivals:
-        return Speech(act="greet", to=to)
-    return None if purpose == "chat" else Speech(act="ask", to=to)
+    if knowledge.questions:  # nothing to tell: ask after what its goals want to find out, in their words
+        return Speech(act="ask", to=to, question=knowledge.questions[0])
+    # nothing to tell and nothing to ask: a plain "what news?" or "well met" says nothing — better unsaid (a
+    # greeting on arrival is a deed the menu offers, not a line)
+    return None
 
 
-def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, addressed: ThreadLine) -> Speech:
-    """A question gets the best holding about it, an honest refusal, or "I do not know"; a remark, what bears on it.
+SAID_MAX = 3  # holdings one answer to "What did X tell you?" says at most
+BEARS = 0.5  # relevance at which a holding answers a question it shares no word of substance with (a paraphrase)
 
-    A question about nothing in particular ("What news?") is answered with news: a holding the asker lacks.
-    Where someone went is an answer only to a question of where.
+
+def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, addressed: ThreadLine) -> Speech | None:
+    """A question gets the best holding about it, a denial of what it keeps, or "I do not know"; a remark, what
+    bears on it, or word that it is news.
+
+    A follow-up is answered against the last answer (who told it, when); "what did X tell you" with what X told;
+    a question about nothing in particular ("What news?") with news: a holding the asker lacks. A holding answers
+    an open question only when it shares a word of substance with it (or is near it in meaning, `BEARS`): the
+    nearest record is not an answer to a question it does not bear on. Where someone went is an answer only to
+    a question of where.
     """
     question = is_question(addressed.text)
+    if question and knowledge.asked.kind != "open":
+        return _follow_up(to, knowledge)
     named = keys(world.agents[speaker].name) if speaker in world.agents else set()  # "Marcellus, what news?"
     if question and not keys(addressed.text) - named:
         news = next((k for k in (*knowledge.beat, *knowledge.moment, *knowledge.lately)
@@ -427,29 +505,76 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         return Speech(act="answer", to=to, carries=(news,)) if news else Speech(act="unknown", to=to, news=True)
     whereabouts = re.search(r"\bwhere\b", addressed.text, re.IGNORECASE) is not None
     floor = ANSWER_MIN if question else TELL_MIN
-    relevant = [k for k in knowledge.heard if k.score >= floor and (whereabouts or not k.mechanical)]
+    wanted = asked_keys(world, addressed.text, addressed.speaker, speaker)
+    relevant = [k for k in knowledge.heard if k.score >= floor and (whereabouts or not k.mechanical)
+                and (not question or _bears(world, k, wanted))]
+    kept = [k for k in relevant if k.record_id in knowledge.secrets and to not in knowledge.secrets[k.record_id]
+            and to not in k.holders]
+    if kept and kept[0].score >= relevant[0].score - ANSWER_MARGIN:
+        # asked after a deed it keeps, it denies knowing (a lie, held as its word); after what it means to tell
+        # someone else, it will not say
+        return Speech(act="lie" if knowledge.secrets[kept[0].record_id] == () else "refuse", to=to)
+    relevant = [k for k in relevant if k not in kept]  # never answered with a kept deed, nor a neighbour of it
+    # a remark that told it something it did not hold (what it holds of the line is in `heard`): news to it
+    held = {k.record_id for k in knowledge.heard}
+    told_news = bool(addressed.claims) or any(t.record not in held for t in addressed.tells)
+    fresh = sorted((k for k in knowledge.news if _tellable(k, to, knowledge) and to not in k.actors),
+                   key=lambda k: (-k.since_round, k.record_id))
+    if not question and fresh and (told_news or not relevant):
+        # a remark: news of its own the listener lacks in return ("That is news to me; and Pia told me that …")
+        return Speech(act="tell", to=to, carries=fresh[:1], heard=told_news)
     if not relevant:
-        return Speech(act="unknown" if question else "ask", to=to)
+        return Speech(act="unknown", to=to) if question else Speech(act="react", to=to) if told_news else None
     best = relevant[0]
-    if best.record_id in knowledge.secrets and to not in knowledge.secrets[best.record_id] and to not in best.holders:
-        return Speech(act="refuse", to=to)
     # what they lack, near the best; else the best even if they hold it ("you know it as well as I do"), unless
     # the speaker told it lately (then "I have told you all I know"); a remark gets only what they lack
     lacking = [k for k in relevant if k.score >= best.score - ANSWER_MARGIN and _tellable(k, to, knowledge, asked=question)]
     if lacking:
         return Speech(act="answer", to=to, carries=(lacking[0],))
     if not question:
-        return Speech(act="ask", to=to)
-    # the closest ones they hold already: the next one they lack that shares a word with the question as asked
-    # ("what did you see?" -> a sight), before "you know as much as I do"; a record only near it in recall is not
-    asked = asked_keys(world, addressed.text, addressed.speaker, speaker)
-    further = next((k for k in relevant if asked & keys(k.text) and _tellable(k, to, knowledge, asked=True)), None)
+        return Speech(act="react", to=to) if told_news else None  # a remark with nothing to say back: unsaid
+    # the closest ones they hold already: the next one that bears on the question and they lack, before
+    # "you know as much as I do"
+    further = next((k for k in relevant if _tellable(k, to, knowledge, asked=True)), None)
     if further is not None:
         return Speech(act="answer", to=to, carries=(further,))
     held = next((k for k in relevant if _tellable(k, None, knowledge, asked=True)), None)
     if held is not None and held.record_id not in knowledge.told:
         return Speech(act="answer", to=to, carries=(held,))
     return Speech(act="unknown", to=to, told_all=True)
+
+
+def _bears(world: World, known: Known, wanted: set[str]) -> bool:
+    """Whether a holding bears on what a question asks: a word of substance in common (a name counts only when
+    the question asks after nothing but people), who told it or did it named, or near it in meaning."""
+    if known.score >= BEARS:
+        return True
+    people = {w for a in world.agents.values() for n in a.all_names() for w in keys(n)}
+    substance = wanted - people
+    text = keys(known.text)
+    if substance:
+        return bool(substance & text)
+    by = {w for a in (known.source, *known.actors) if a in world.agents for w in keys(world.agents[a].name)}
+    return bool(wanted & (text | by))
+
+
+def _follow_up(to: str | None, knowledge: Knowledge) -> Speech:
+    """A shaped question's answer from typed fields: where the last answer came from, when it happened, what the
+    one named told, where the one asked after was last known to be; else "I do not know"."""
+    asked = knowledge.asked
+    if asked.kind in ("source", "when"):
+        # what the last answer rested on; else what the question, with the line before it, recalls surely
+        earlier = knowledge.previous[:1] or tuple(k for k in knowledge.heard[:1] if k.score >= BEARS)
+        if not earlier:
+            return Speech(act="unknown", to=to)
+        return Speech(act="answer", to=to, carries=earlier, focus=asked.kind)  # type: ignore[arg-type]
+    found = [k for k in knowledge.pointed if k.record_id not in knowledge.secrets or to in knowledge.secrets[k.record_id]]
+    if not found:
+        return Speech(act="unknown", to=to)
+    if asked.kind == "said_by":  # everything the one named told, in the order it was told (up to three)
+        told = sorted(found[:SAID_MAX], key=lambda k: (k.since_round, k.record_id))
+        return Speech(act="answer", to=to, carries=tuple(told))
+    return Speech(act="answer", to=to, carries=found[:1], focus="where" if asked.kind == "where_now" else "")
 
 
 def topics(world: World, speaker: str, listener: str | None, knowledge: Knowledge,

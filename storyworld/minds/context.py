@@ -17,8 +17,9 @@ from storyworld.world import World
 # What a chosen action is for. Policy: answer (someone spoke to you), summon (send the player word of a
 # beat elsewhere), lead (take a companion along), beat (go to or speak the canon's beat), act (do its
 # deed), idle (nothing due, alone). Model: chat (a line of its own choosing), greet, act. fallback: the
-# choice failed and the agent keeps still.
-Purpose = Literal["answer", "summon", "lead", "beat", "act", "idle", "chat", "greet", "fallback"]
+# choice failed and the agent keeps still. Agenda (minds.agenda): tell (news on to who lacks it), seek (ask
+# after a goal, or go where someone is).
+Purpose = Literal["answer", "summon", "lead", "beat", "act", "idle", "chat", "greet", "fallback", "tell", "seek"]
 
 
 class Recalled(msgspec.Struct, frozen=True, kw_only=True):
@@ -46,6 +47,7 @@ class DecisionContext(msgspec.Struct, frozen=True, kw_only=True):
     read_already: tuple[str, ...] = ()  # carriers this agent has read (what they say is known)
     player_call: Intention | None = None  # a beat the player is wanted at elsewhere, not yet sent word of
     knowledge: Knowledge = msgspec.field(default_factory=Knowledge)  # what it holds that this round's line may carry
+    replying: bool = False  # spoken to this round: it answers the line now, in the same round
 
 
 class Decision(msgspec.Struct, frozen=True, kw_only=True):

@@ -318,6 +318,9 @@ def tellings(world: World, state: WorldState, progress: CanonProgress, met: list
     out: list[Telling] = []
     for beat_id in met:
         beat = world.events_by_id[beat_id]
+        if player is not None and beat_id not in own and (
+                beat.actors == [player] or (beat.kind == "say" and player in beat.actors)):
+            continue  # the person's words and deeds are theirs: the story never narrates them saying or doing it
         if (beat.kind in ("act", "narration", "observe") or beat_id in performed) and beat_id not in own:
             out.append(Telling(beat=beat, mode="seen"))
     if player is None or not in_play(world, state, player):

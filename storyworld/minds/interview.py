@@ -28,6 +28,7 @@ class Answer(msgspec.Struct, frozen=True, kw_only=True):
     text: str
     records: tuple[content.Known, ...] = ()
     provenance: tuple[str, ...] = ()  # one line per record: "witnessed r12, The great hall", "told by Horatio r14"
+    rested_on: tuple[int, ...] = ()  # what the conversation is about after this answer (a follow-up points back to it)
 
 
 def how(world: World, known: content.Known) -> str:
@@ -57,6 +58,7 @@ class AsOf:
     def __init__(self, store: content.Memory, round_: int) -> None:
         self.store = store
         self.round = round_
+        self.embedder = store.embedder
 
     def _held(self, record: Any, owner: str) -> bool:
         holding = record.owners.get(owner)
@@ -74,22 +76,30 @@ class AsOf:
 
 
 def interview(world: World, store: content.Memory, agent: str, question: str, *, round_: int,
-              asker: str | None = None, candid: bool = False, before: str = "") -> Answer:
+              asker: str | None = None, candid: bool = False, before: str = "", previous: Answer | None = None) -> Answer:
     """What `agent` answers to `question` from what it holds by `round_` (asked by `asker`, else an interviewer).
 
     `candid`: it keeps nothing to itself (an author's interview of memory, not a scene); else it answers in
     character, refusing what it keeps secret. `before`: the line the two exchanged last, which a follow-up's
-    "it" or "that" points back to ("Who told you that?").
+    "it" or "that" points back to ("Who told you that?"); `previous`: the answer before this one in the same
+    conversation (its words are `before`, and what it rested on is what "Who told you?" and "When?" ask after).
     """
+    if previous is not None:
+        before = before or previous.text
+        earlier = tuple(k.record_id for k in previous.records) or previous.rested_on
+    else:
+        earlier = ()
     speaker = asker if asker in world.agents else INTERVIEWER
     addressed = ThreadLine(round=round_, speaker=speaker, text=question, event_id="interview", to=agent)
     knowledge = content.gather(world, store, agent, round_=round_, present=(), addressed=addressed, beat_text="",
-                               moment_query="", before=before)
+                               moment_query="", before=before, previous=earlier)
     if candid:
         knowledge = msgspec.structs.replace(knowledge, secrets={})
     speech = content.choose(world, agent, "answer", Say(actor=agent, text="", to=asker), knowledge,
                             addressed=addressed)
-    assert speech is not None  # an answer is always given
+    if speech is None:  # a remark it has nothing to say back to
+        speech = content.Speech(act="unknown", to=asker)
     text = render.floor(world, speech, agent, now=round_)
+    rested = tuple(k.record_id for k in speech.carries) or earlier  # a follow-up keeps the conversation's subject
     return Answer(agent=agent, question=question, act=speech.act, text=text, records=speech.carries,
-                  provenance=tuple(how(world, k) for k in speech.carries))
+                  provenance=tuple(how(world, k) for k in speech.carries), rested_on=rested)

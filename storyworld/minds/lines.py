@@ -175,9 +175,10 @@ def _stutters(tokens: list[str], name_words: set[str] = frozenset()) -> bool:
 
 
 def proper_words(text: str) -> list[str]:
-    """Capitalised words that do not open a sentence or clause (in English: names)."""
+    """Capitalised words that do not open a sentence (in English: names). A word after a comma is no sentence's
+    opening: "Dorotea Vask, Maraconez, asked me" names a Maraconez."""
     found = []
-    for part in re.split(r"(?<=[.!?;:,])\s+", text):
+    for part in re.split(r"(?<=[.!?;:])\s+", text):
         tokens = re.findall(r"[\w']+", part)
         found.extend(w for w in tokens[1:] if w[:1].isupper() and w not in ("I", "I'm", "I'll", "I've", "I'd"))
     return found

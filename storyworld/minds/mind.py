@@ -9,7 +9,7 @@ import msgspec
 
 from storyworld.kernel.actions import ActOn, Action, Observe, Say, Told, Wait
 from storyworld.llm.base import ModelError, tagged
-from storyworld.minds import choice, content, lines, render, words
+from storyworld.minds import agenda, choice, content, lines, render, words
 from storyworld.minds.choice import Plan
 from storyworld.minds.context import Decision, DecisionContext, Purpose
 from storyworld.world import World
@@ -64,6 +64,9 @@ class LLMMind:
     def choose(self, world: World, context: DecisionContext) -> tuple[Plan, dict[str, Any]]:
         """The plan: the policy's when it settles the choice, else the model's pick from the typed menu."""
         planned = choice.policy(world, context)
+        if planned is None or planned.purpose == "idle":
+            # nobody spoke to it and the canon asks nothing here: its goals say what to do next
+            planned = agenda.next_step(world, context) or planned
         if planned is not None:
             return planned, {}
         options = choice.menu(world, context)
@@ -133,6 +136,8 @@ class LLMMind:
             context.player_call.place if plan.purpose == "summon" and context.player_call is not None else None)
         overheard = [t.text for t in context.perception.recent_talk if t.speaker != context.agent]
         knowledge = context.knowledge
+        if plan.question:
+            knowledge = msgspec.structs.replace(knowledge, questions=(plan.question,))
         for _ in range(RETELLINGS):
             speech = content.choose(world, context.agent, plan.purpose, plan.action, knowledge,
                                     addressed=context.addressed_by, arrivals=context.arrivals)
@@ -156,7 +161,8 @@ class LLMMind:
                                                      tries=self.phrase_tries, max_tokens=self.line_tokens)
         action = plan.action
         if isinstance(action, Say):
-            tells = tuple(Told(record=k.record_id, text=k.text, kind=k.kind) for k in speech.carries)
+            # a follow-up's answer (who told it, when, where one is) tells what it says, not the record itself
+            tells = () if speech.focus else tuple(Told(record=k.record_id, text=k.text, kind=k.kind) for k in speech.carries)
             return msgspec.structs.replace(action, text=text, tells=tells, act=speech.act, rendered=rendered), rendered, \
                 why, costs
         return msgspec.structs.replace(action, text=text), rendered, why, costs

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 import msgspec
+from lemminflect import getAllLemmas
 
 from storyworld.kernel import verbs
 from storyworld.minds import lines
@@ -30,10 +31,6 @@ _BE = {"I": {"is": "am", "was": "was", "has": "have", "does": "do", "isn't": "am
                "hasn't": "haven't", "doesn't": "don't"},
        "they": {"is": "is", "was": "was", "has": "has", "does": "does", "isn't": "isn't", "wasn't": "wasn't",
                 "hasn't": "hasn't", "doesn't": "doesn't"}}  # a third person keeps its verb, only its tense may move
-_FEMALE = frozenset({"she", "her", "woman", "daughter", "queen", "mother", "wife", "sister", "lady", "girl",
-                     "widow", "maid", "princess", "empress", "nun", "aunt", "niece", "duchess", "bride"})
-_MALE = frozenset({"he", "his", "him", "man", "son", "king", "prince", "father", "brother", "husband", "lord",
-                   "boy", "uncle", "nephew", "emperor", "duke", "monk", "sir", "widower"})
 # The pronouns of the speaker (or listener) once they are the sentence's subject, by the persona's gender.
 _PRONOUNS = {("I", "m"): {"he": "I", "He": "I", "him": "me", "his": "my", "His": "My", "himself": "myself"},
              ("I", "f"): {"she": "I", "She": "I", "herself": "myself"},
@@ -61,7 +58,42 @@ def name_forms(world: World) -> list[tuple[str, str]]:
             bare = re.sub(r"^(the|a|an)\s+", "", name, flags=re.IGNORECASE)
             if bare != name and len(bare) > 2 and bare[0].isupper():
                 forms.setdefault(f"the {bare}", agent.id)
+    for surface, agent in first_names(world).items():
+        forms.setdefault(surface, agent)
     return sorted(forms.items(), key=lambda item: (-len(item[0]), item[0]))
+
+
+def first_names(world: World) -> dict[str, str]:
+    """A person's first name alone ("Kasimir" for "Kasimir Dole"), where it names one person only and is a
+    proper name: no other person's name starts with it, and the world's texts never write it in lower case
+    (so "King" of "King Hamlet" or "Lady" of "Lady Mi", which texts also use as words, stay out)."""
+    firsts: dict[str, list[str]] = {}
+    if world.info.name_order != "given-first":
+        return {}  # "Guan" of "Guan Yu" is his family's name, never what he is called
+    for agent in world.agents.values():
+        for name in (agent.name,):
+            parts = name.split()
+            if len(parts) >= 2 and parts[0][:1].isupper() and parts[0].isalpha():
+                firsts.setdefault(parts[0], [])
+                if agent.id not in firsts[parts[0]]:
+                    firsts[parts[0]].append(agent.id)
+    lowered = _lower_words(world)
+    return {first: who[0] for first, who in firsts.items() if len(who) == 1 and first.lower() not in lowered}
+
+
+_LOWER: dict[str, frozenset[str]] = {}
+
+
+def _lower_words(world: World) -> frozenset[str]:
+    """Every word the world's texts write in lower case (descriptions, goals, events): common words, not names."""
+    found = _LOWER.get(world.digest)
+    if found is None:
+        texts = [a.description for a in world.agents.values()] + [g for a in world.agents.values() for g in a.goals]
+        texts += [p.description for p in world.places.values()] + [e.text for e in world.events]
+        texts += [s for e in world.events for s in e.statements]
+        found = frozenset(w for t in texts for w in re.findall(r"\b[a-z][a-z']*\b", t))
+        _LOWER[world.digest] = found
+    return found
 
 
 class _Names(msgspec.Struct, frozen=True):
@@ -215,14 +247,10 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
 
 
 def gender(world: World, agent: str | None) -> str:
-    """"m", "f" or "" from the words of a persona (only to turn its "he"/"she" into "I" or "you")."""
+    """"m", "f" or "" from the world file's `pronouns` field (only to turn its "he"/"she" into "I" or "you")."""
     if agent not in world.agents:
         return ""
-    person = world.agents[agent]
-    words = re.findall(r"[a-z]+", f"{person.name} {person.description}".lower())
-    female = sum(w in _FEMALE for w in words)
-    male = sum(w in _MALE for w in words)
-    return "f" if female > male else "m" if male > female else ""
+    return {"he": "m", "she": "f"}.get(world.agents[agent].pronouns, "")
 
 
 def _in_the_past(text: str, spans: list[Span]) -> str:
@@ -288,14 +316,27 @@ def clause(text: str, world: World | None = None) -> str:
     """A statement fit to follow "that" or a colon: no closing stop, its first word lower-cased unless a name."""
     text = " ".join(text.split()).strip()
     text = text.rstrip(".")
-    opens_with_name = world is not None and any(span.start == 0 for span in find_names(world, text))  # "He Jin"
-    if text[:2] != "I " and text[:1].isupper() and len(text) > 1 and not opens_with_name:
-        first = text.split()[0]
-        # keep proper names ("Barnardo", "Denmark"); lower the article or the pronoun ("The figure" -> "the figure")
-        if first.lower() in {"the", "a", "an", "it", "there", "this", "that", "his", "her", "their", "my", "your",
-                             "you", "he", "she", "they", "we", "all", "some", "no", "every", "one", "two"}:
-            text = first.lower() + text[len(first):]
-    return text
+    if not text or text[:2] == "I " or not text[:1].isupper() or len(text) < 2:
+        return text
+    first = text.split()[0]
+    if world is None:
+        # without the world's names, only the words that are never names lose their capital
+        keep = first.lower() not in {"the", "a", "an", "it", "there", "this", "that", "his", "her", "their", "my",
+                                     "your", "you", "he", "she", "they", "we", "all", "some", "no", "every", "one",
+                                     "two", "on", "in", "at", "when", "after", "before", "last", "yesterday"}
+    else:
+        # a name keeps its capital ("He Jin", "Barnardo", "Denmark"); any other word opening it goes lower
+        keep = any(span.start == 0 for span in find_names(world, text)) or _names_a_thing(world, text)
+    return text if keep else first.lower() + text[len(first):]
+
+
+def _names_a_thing(world: World, text: str) -> bool:
+    """Whether the text opens with the name of a place or an object of the world (not "The" of "The hall")."""
+    for name in (*(p.name for p in world.places.values()), *(o.name for o in world.objects.values())):
+        first = name.split()[0] if name.split() else ""
+        if text.startswith(name) and first.lower() not in ("the", "a", "an"):
+            return True
+    return False
 
 
 def sentence(text: str) -> str:
@@ -345,21 +386,37 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
         "summon": ("you are wanted at {place}.", "they are asking for you at {place}.", "you must go at once."),
         "demand": ("I would have the truth from you.", "answer me plainly."),
         "lie": ("all is well; there is nothing to fear.",),
+        "deny": ("I know nothing about that, and I had no part in it.", "I cannot help you there; I know nothing of it.",
+                 "that is nothing to do with me; ask someone else.", "I have no idea what you mean by that."),
+        "heard": ("I did not know that; I will keep it in mind.", "that is news to me, and I will remember it.",
+                  "I had not heard that; thank you for telling me.", "that is new to me; I will remember it."),
+        "source_told": ("{source} told me, {when}.", "I had it from {source}, {when}."),
+        "source_you": ("you told me yourself, {when}.",),
+        "source_saw": ("I saw it with my own eyes, {when}; nobody had to tell me.",),
+        "source_read": ("I read it in {source}, {when}.",),
+        "source_inferred": ("I worked it out myself; nobody had to tell me.",),
+        "when": ("that was {when}, in {place}.", "it happened {when}, in {place}."),
+        "where": ("last I knew, {who} was in {place}.", "the last I heard, {who} was in {place}."),
     },
     "zh": {
         "unknown": ("此事我不知道。", "我未曾听说此事。"), "no_news": ("没有什么新消息。",), "told_all": ("我所知道的都已告诉你了。",), "refuse": ("此事我不便多说。", "不要问我这个。"),
         "greet": ("幸会。", "欢迎。"), "ask": ("有什么消息吗？", "你为何来此？"), "ask_about": ("你知道{topic}的事吗？",),
         "lead": ("随我去{place}。",), "summon": ("{place}有人找你。",), "demand": ("请你说实话。",),
-        "lie": ("一切安好，不必担心。",),
+        "lie": ("一切安好，不必担心。",), "deny": ("此事与我无关，我一无所知。",), "heard": ("原来如此，我记下了。",),
+        "source_told": ("是{source}告诉我的，{when}。",), "source_you": ("是你亲口告诉我的，{when}。",),
+        "source_saw": ("没人告诉我，是我亲眼所见，{when}。",), "source_read": ("我在{source}中读到的，{when}。",),
+        "source_inferred": ("没人告诉我，是我自己推想的。",), "when": ("那是{when}，在{place}。",),
+        "where": ("据我所知，{who}最后在{place}。",),
     },
 }
 PROVENANCE = {
     "en": {"quote": "{source} said: \u201c{q}\u201d", "quote_own": "I said it myself: \u201c{q}\u201d",
            "quote_you": "you said it yourself: \u201c{q}\u201d", "shared": "you know it as well as I do: {c}", "told_you": "you told me yourself that {c}",
-           "told": "{source} told me that {c}", "read": "I read in {source} that {c}", "saw": "I saw it myself: {c}",
+           "told": "{source} told me that {c}", "told_unsure": "{source} told me that {c}, though I cannot vouch for it",
+           "read": "I read in {source} that {c}", "saw": "I saw it myself: {c}",
            "inferred": "I believe that {c}", "plain": "{c}"},
     "zh": {"quote": "{source}说过：“{q}”", "quote_own": "我说过：“{q}”", "quote_you": "你说过：“{q}”",
-           "shared": "你我都知道：{c}", "told_you": "你亲口告诉我：{c}", "told": "{source}告诉我：{c}",
+           "shared": "你我都知道：{c}", "told_you": "你亲口告诉我：{c}", "told": "{source}告诉我：{c}", "told_unsure": "{source}告诉我：{c}，但我不敢担保",
            "read": "我在{source}中读到：{c}", "saw": "我亲眼所见：{c}", "inferred": "我想：{c}", "plain": "{c}"},
 }
 
@@ -396,12 +453,19 @@ def say_known(world: World, speaker: str, listener: str | None, known: object, n
         form = "quote_own" if by in (None, speaker) else ("quote_you" if by == listener else "quote")
         said = PROVENANCE[lang][form].format(q=text.strip(), source=world.name_of(by) if by else "")
         return said if said.endswith(("\u201d", "”")) else sentence(said)
-    if speaks_of(world, text, speaker) and lang == "en":
+    actors = getattr(known, "actors", ())
+    # a deed of the speaker's own is said plainly in the first person ("I counted the coins"); a record with no
+    # typed doer (a sight of who stood where) that names the speaker is too ("I am in the hall")
+    if lang == "en" and (speaker in actors or (not actors and speaks_of(world, text, speaker))):
         form = "plain"
     elif listener is not None and listener in holders:
         form = "shared"
+    elif via in ("told", "sediment") and source in world.agents and source != speaker and source in actors \
+            and getattr(known, "kind") == "utterance":
+        form = "plain"  # the teller's own words, which already say who told it ("Agathe told me she gave …")
     elif via in ("told", "sediment") and source in world.agents and source != speaker:
-        form = "told_you" if source == listener else "told"
+        unsure = getattr(known, "confidence", 1.0) < 0.5 or getattr(known, "status", "") == "doubted"
+        form = "told_you" if source == listener else "told_unsure" if unsure else "told"
     elif via == "read" and source:
         form = "read"
     elif via == "inferred":
@@ -411,7 +475,7 @@ def say_known(world: World, speaker: str, listener: str | None, known: object, n
     else:
         form = "plain"
     name = world.name_of(source) if source else ""
-    if form == "told" and lang == "en":
+    if form in ("told", "told_unsure") and lang == "en":
         body = _pronoun_for(world, body, source)  # "Claudius told me that he asked", not "...that Claudius asked"
     said = PROVENANCE[lang][form].format(c=clause(body, world) if form != "plain" else body.rstrip("."),
                                          source=inline(name) if form == "read" else name)
@@ -419,12 +483,36 @@ def say_known(world: World, speaker: str, listener: str | None, known: object, n
 
 
 def _pronoun_for(world: World, body: str, agent: str | None) -> str:
-    """The body with its opening name replaced by "he" or "she" when that name is `agent` (the one who told it)."""
-    spans = find_names(world, body)
-    if not spans or spans[0].start != 0 or spans[0].agent != agent:
-        return body
-    pronoun = {"m": "he", "f": "she"}.get(gender(world, agent))
-    return f"{pronoun}{body[spans[0].end:]}" if pronoun else body
+    """The body with the one who told it (named just before, in "X told me that") said by pronoun: "he" where
+    the name opens it, "him" or "her" where it is named later ("…that Ilario told her he might leave")."""
+    sex = gender(world, agent)  # "" when the world does not say: "they" and "them"
+    out, cursor = [], 0
+    for span in find_names(world, body):
+        if span.agent != agent or re.match(r"^['\u2019]s\b", body[span.end:]):
+            continue
+        out.append(body[cursor:span.start])
+        subject = {"m": "he", "f": "she"}.get(sex, "they")
+        out.append({"m": "him", "f": "her"}.get(sex, "them") if _object_position(body, span) else subject)
+        cursor = span.end
+    out.append(body[cursor:])
+    return "".join(out)
+
+
+_PREPOSITIONS = frozenset({"to", "with", "by", "for", "from", "at", "of", "about", "on", "in", "into", "onto", "upon",
+                           "against", "toward", "towards", "behind", "beside", "near", "than", "like", "without"})
+
+
+def _object_position(text: str, span: Span) -> bool:
+    """Whether a name stands where an object stands: after a preposition or a verb ("told Teodor", "to Teodor"),
+    not after an opener or a phrase of time ("that Teodor heard", "on Tuesday evening Teodor heard")."""
+    before = re.findall(r"[A-Za-z']+", text[: span.start])
+    if not before or text[: span.start].rstrip().endswith((",", ";", ":", ".")):
+        return False
+    word = before[-1].lower()
+    if word in _PREPOSITIONS:
+        return True
+    readings = getAllLemmas(word)
+    return "VERB" in readings and "NOUN" not in readings and word not in ("that", "and", "but")
 
 
 def floor(world: World, speech: object, speaker: str, *, now: int, place: str | None = None,
@@ -441,10 +529,25 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
     to = getattr(speech, "to")
     act = getattr(speech, "act")
     carries = getattr(speech, "carries")
+    focus = getattr(speech, "focus", "")
+    if carries and focus:
+        return _with_vocative(world, to, _focused(world, speaker, to, carries[0], focus, now, lang), lang)
+    if len(carries) > 1 and lang == "en":
+        first = say_known(world, speaker, to, carries[0], now).rstrip(".")
+        more = [clause(point_of_view(world, lines.first_sentences(getattr(k, "text"), 170) or getattr(k, "text"),
+                                     speaker, to, past=getattr(k, "round") < now), world) for k in carries[1:]]
+        source = getattr(carries[0], "source")
+        if source in world.agents:
+            more = [_pronoun_for(world, m, source) for m in more]
+        return _with_vocative(world, to, sentence("; and that ".join([first, *more])), lang)
     if carries:
         body = say_known(world, speaker, to, carries[0], now)
+        if getattr(speech, "heard", False) and lang == "en":
+            body = f"that is news to me; and {body[:1].lower() + body[1:] if not body.startswith('I ') else body}"
         return _with_vocative(world, to, body, lang)
-    key = {"answer": "unknown", "tell": "demand", "react": "ask"}.get(act, act)
+    if act == "ask" and getattr(speech, "question", ""):
+        return _with_vocative(world, to, getattr(speech, "question"), lang)
+    key = {"answer": "unknown", "tell": "demand", "react": "heard", "lie": "deny"}.get(act, act)
     if getattr(speech, "told_all", False):
         key = "told_all"
     elif act == "unknown" and getattr(speech, "news", False):
@@ -458,6 +561,8 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
     candidates: list[str] = []
     if key == "ask":  # a question about someone the asker knows of comes before a plain "what news?"
         about = TEMPLATES[lang]["ask_about"]
+        # one asked after already is not asked after again, in other words (that loop is filler)
+        topics = [t for t in topics if not any(t in old and old.rstrip().endswith(("?", "？")) for old in avoid)]
         candidates += [about[(turn + i) % len(about)].format(topic=topic) for topic in topics for i in range(len(about))]
     candidates += [options[(turn + i) % len(options)].format(place=place_name) for i in range(len(options))]
     overheard = [o for o in overheard if o]
@@ -467,6 +572,42 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
     if not fresh and optional:
         return ""
     return _with_vocative(world, to, (fresh or candidates)[0], lang)
+
+
+def ago(world: World, round_: int, now: int) -> str:
+    """A round said as time past from now: "just now", "a round ago", "5 rounds ago"."""
+    if language(world) == "zh":
+        return "刚才" if now - round_ <= 0 else f"{now - round_}个回合之前"
+    gap = now - round_
+    return "just now" if gap <= 0 else "a round ago" if gap == 1 else f"{gap} rounds ago"
+
+
+def _focused(world: World, speaker: str, listener: str | None, known: object, focus: str, now: int, lang: str) -> str:
+    """A follow-up's answer about a holding, from its typed fields: who told it, when it happened, where one was."""
+    table = TEMPLATES[lang]
+    via, source = getattr(known, "via"), getattr(known, "source")
+    place = getattr(known, "place")
+    place_name = inline(world.places[place].name) if place in world.places else (place or "")
+    if focus == "source":
+        when = ago(world, getattr(known, "since_round"), now)
+        if via in ("told", "sediment") and source and source == listener:
+            line = table["source_you"][0].format(when=when)
+        elif via in ("told", "sediment") and source in world.agents and source != speaker:
+            line = table["source_told"][now % len(table["source_told"])].format(source=world.name_of(source), when=when)
+        elif via == "read" and source:
+            line = table["source_read"][0].format(source=inline(world.name_of(source)), when=when)
+        elif via == "inferred":
+            line = table["source_inferred"][0]
+        else:
+            line = table["source_saw"][0].format(when=ago(world, getattr(known, "round"), now))
+    elif focus == "when":
+        options = table["when"]
+        line = options[now % len(options)].format(when=ago(world, getattr(known, "round"), now), place=place_name)
+    else:
+        who = next((a for a in getattr(known, "actors") if a not in (speaker, listener)), None)
+        options = table["where"]
+        line = options[now % len(options)].format(who=world.name_of(who) if who else "they", place=place_name)
+    return sentence(line)
 
 
 def _with_vocative(world: World, to: str | None, body: str, lang: str) -> str:

@@ -4,7 +4,9 @@ Each line a character spoke is judged against the store at the end of the run, r
 when the line was said (a holding counts from its `since_round`): grounded (its content words are
 in what the speaker held or in the line it answered), invented names, parroting, canon leaked
 before its time, repeats; and, over the store, what talk shared and what listeners came to believe
-that nothing supports.
+that nothing supports. Words are read with the scorer's own tokenizer and stopwords (`report.tokens`),
+never the speech gate's, and each figure is printed with the template share of the lines it counts:
+a figure that only templates reach says so.
 """
 
 from __future__ import annotations
@@ -13,17 +15,19 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from memory.records import normalise_text
 from storyworld.kernel import ids
 from storyworld.kernel.state import SimEvent
-from storyworld.minds import content, lines, render
+from storyworld.report.playquality import degenerate, overlap
+from storyworld.report.tokens import STOPWORDS, Names, content_words, fold, is_question, says_unknown, stem, tokens
 from storyworld.world import World
 
 GROUNDED_SHARE = 0.7  # of a line's content words in the speaker's knowledge or the line it answers
 LEAK_WORDS = 2  # content words a line shares with a canon event to come, that the speaker could not know
 RELEVANT = 0.3  # MiniLM cosine at which a record is about a question
+REPEAT = 0.7  # word overlap with the speaker's own earlier line that makes a repeat
+PARROT = 0.5  # share of a line's word trigrams heard from others that makes a parrot
 # The stock lines minds spoke before speech came from memory: none of them may come back.
-STOCK_LINES = frozenset(normalise_text(t) for t in (
+STOCK_LINES = frozenset(" ".join(tokens(t)) for t in (
     "I hear you, and I will think on what you say.", "that is a hard thing to answer, but I will not forget it.",
     "I have heard you; give me a moment to weigh it.", "you are welcome here.", "well met, and welcome.",
     "there is something I must tell you, and it will not wait.", "listen to me a moment; this matters.",
@@ -36,18 +40,18 @@ Cosine = Callable[[list[tuple[str, str]]], list[float]]
 class _Knowing:
     """What each agent held at each round, read back from the final store by holding age."""
 
-    def __init__(self, store: Any, world: World) -> None:
+    def __init__(self, store: Any) -> None:
         self.store = store
-        self.world = world
         self._held: dict[str, list[tuple[int, set[str], Any]]] = {}
 
     def held(self, agent: str) -> list[tuple[int, set[str], Any]]:
         if agent not in self._held:
-            self._held[agent] = [(r.owners[agent].since_round, content.keys(r.text), r) for r in self.store.held_by(agent)]
+            self._held[agent] = [(r.owners[agent].since_round, content_words(r.text), r)
+                                 for r in self.store.records() if agent in r.owners]
         return self._held[agent]
 
-    def keys(self, agent: str, round_: int) -> set[str]:
-        """Content-word keys of every record the agent held by `round_`."""
+    def words(self, agent: str, round_: int) -> set[str]:
+        """Content words of every record the agent held by `round_`."""
         out: set[str] = set()
         for since, words, _ in self.held(agent):
             if since < round_:  # a line is decided against what was held when the round began
@@ -56,6 +60,29 @@ class _Knowing:
 
     def records(self, agent: str, round_: int) -> list[Any]:
         return [r for since, _, r in self.held(agent) if since < round_]
+
+
+def trigrams(text: str) -> set[tuple[str, ...]]:
+    """A line's word trigrams."""
+    words = tokens(text)
+    return {tuple(words[i:i + 3]) for i in range(len(words) - 2)}
+
+
+def parrots(text: str, heard: list[str]) -> bool:
+    """Half or more of a line's trigrams were said by others in its speaker's hearing."""
+    mine = trigrams(text)
+    if not mine:
+        return False
+    theirs = set().union(*(trigrams(h) for h in heard)) if heard else set()
+    return len(mine & theirs) >= PARROT * len(mine)
+
+
+_PROPER = re.compile(r"(?<![.!?:;\"]\s)(?<!^)\b([A-Z][a-z'\u2019]+)")
+
+
+def proper_words(text: str) -> list[str]:
+    """Capitalised words that do not open a sentence, and are no stopword ("I", "The" after a comma)."""
+    return [w for w in _PROPER.findall(text.strip()) if fold(w) not in STOPWORDS]
 
 
 def _answered(events: list[SimEvent], index: int) -> SimEvent | None:
@@ -69,124 +96,132 @@ def _answered(events: list[SimEvent], index: int) -> SimEvent | None:
     return None
 
 
+class _Line:
+    """One character line's verdicts."""
+
+    def __init__(self, event: SimEvent, **verdicts: Any) -> None:
+        self.event = event
+        self.verdicts = verdicts
+
+    def why(self) -> list[str]:
+        return [k for k, bad in self.verdicts.items() if bad]
+
+
+def _judge(world: World, events: list[SimEvent], index: int, knowing: _Knowing, names: Names,
+           said_before: dict[str, list[str]], future: list[Any]) -> _Line:
+    """Every verdict on one line."""
+    event = events[index]
+    text = event.claim or ""
+    answered = _answered(events, index)
+    here = {w for a in (*event.witnesses, event.to or "") for w in names.words_of(a)}
+    known = knowing.words(event.actor, event.round) | content_words(answered.claim or "" if answered else "") \
+        | here | names.geography
+    said = content_words(text)
+    # a question asserts nothing: only statements are held to what the speaker knew
+    grounded = not said or is_question(text) or len(said & known) >= GROUNDED_SHARE * len(said)
+    invented = [w for w in proper_words(text) if stem(fold(w)) not in names.all_words and stem(fold(w)) not in known]
+    heard = [e.claim or "" for e in events[max(0, index - 400):index]
+             if e.kind == "say" and e.actor != event.actor and e.round >= event.round - 1 and event.actor in e.witnesses]
+    met = {e.beat for e in events[:index] if e.beat} | {e.id for e in events[:index]}
+    leak = any(len((said & content_words(f.text)) - known) >= LEAK_WORDS for f in future
+               if f.id not in met and f.round >= event.round)
+    earlier = said_before.setdefault(event.actor, [])
+    repeat = any(overlap(text, old) >= REPEAT for old in earlier)
+    earlier.append(text)
+    stock = " ".join(tokens(re.sub(r"^[^,]+,\s*", "", text))) in STOCK_LINES
+    return _Line(event, ungrounded=not grounded, invented=invented, parrot=parrots(text, heard), leak=leak,
+                 repeat=repeat, stock=stock, degenerate=degenerate(text, names), fallback=event.fallback)
+
+
 def score(world: World, events: list[SimEvent], store: Any, *, player: str | None, start_round: int,
           cosine: Cosine | None = None) -> dict[str, Any]:
     """The truth figures of one run (see `storyworld bench play --help`)."""
-    knowing = _Knowing(store, world)
-    people = render.person_names(world)
-    world_words = {w.lower() for n in people for w in re.findall(r"[\w']+", n)}
-    world_words |= {w.lower() for x in (*world.places.values(), *world.objects.values())
-                    for w in re.findall(r"[\w']+", x.name)}
+    knowing = _Knowing(store)
+    names = Names(world)
     future = [e for e in world.events if e.round >= start_round]
-    # a character knows the places and things of its world by name
-    geography = content.keys(" ".join([*(p.name for p in world.places.values()), *(o.name for o in world.objects.values())]))
     said_before: dict[str, list[str]] = {}
-    counts = dict(lines=0, clean=0, grounded=0, invented=0, parrot=0, leaks=0, repeats=0, rendered=0, stock=0)
-    examples: dict[str, list[str]] = {"unclean": [], "leaks": [], "invented": []}
-    for index, event in enumerate(events):
-        if event.kind != "say" or event.actor == player or not event.claim:
-            continue
-        text = event.claim
-        counts["lines"] += 1
-        counts["rendered"] += int(event.rendered)
-        answered = _answered(events, index)
-        heard = answered.claim or "" if answered is not None else ""
-        here = {w for a in (*event.witnesses, event.to or "") if a in world.agents
-                for w in content.keys(world.agents[a].name)}
-        known = knowing.keys(event.actor, event.round) | content.keys(heard) | here | geography
-        said = content.line_keys(text)
-        grounded = not said or len(said & known) >= GROUNDED_SHARE * len(said)
-        invented = [w for w in lines.proper_words(text) if w.lower() not in world_words and not content.keys(w) <= known]
-        # what others said within the speaker's hearing, this round (before it) or the last
-        others = [e.claim or "" for e in events[max(0, index - 400):index]
-                  if e.kind == "say" and e.actor != event.actor and e.round >= event.round - 1
-                  and event.actor in e.witnesses]
-        parrot = lines.parrots(text, others)
-        met = {e.id for e in events[:index]}
-        leak = any(len((said & content.keys(f.text)) - known) >= LEAK_WORDS and f.round >= event.round - 0
-                   for f in future if f.id not in met)
-        earlier = said_before.setdefault(event.actor, [])
-        repeat = any(lines.similarity(text, old) >= 0.7 for old in earlier)
-        earlier.append(text)
-        stock = normalise_text(re.sub(r"^[^,]+,\s*", "", text)) in STOCK_LINES
-        degenerate = lines.degenerate(text, names=people)
-        clean = grounded and not invented and not parrot and not leak and not repeat and not stock \
-            and not degenerate and not event.fallback
-        counts["clean"] += clean
-        counts["grounded"] += grounded
-        counts["invented"] += bool(invented)
-        counts["parrot"] += parrot
-        counts["leaks"] += leak
-        counts["repeats"] += repeat
-        counts["stock"] += stock
-        if not clean and len(examples["unclean"]) < 6:
-            why = [w for w, bad in (("ungrounded", not grounded), ("invented", invented), ("parrot", parrot),
-                                    ("leak", leak), ("repeat", repeat), ("stock", stock), ("degenerate", degenerate))
-                   if bad]
-            examples["unclean"].append(f"r{event.round} {event.actor}: {text} [{', '.join(why)}]")
-        if leak and len(examples["leaks"]) < 4:
-            examples["leaks"].append(f"r{event.round} {event.actor}: {text}")
-        if invented and len(examples["invented"]) < 4:
-            examples["invented"].append(f"r{event.round} {event.actor}: {text} ({', '.join(invented)})")
-    n = counts["lines"]
+    judged = [_judge(world, events, i, knowing, names, said_before, future) for i, e in enumerate(events)
+              if e.kind == "say" and e.actor != player and e.claim]
+    picked = {
+        "clean": [j for j in judged if not j.why()],
+        "grounded": [j for j in judged if not j.verdicts["ungrounded"]],
+        "invented": [j for j in judged if j.verdicts["invented"]],
+        "parrot": [j for j in judged if j.verdicts["parrot"]],
+        "leaks": [j for j in judged if j.verdicts["leak"]],
+        "repeats": [j for j in judged if j.verdicts["repeat"]],
+        "stock": [j for j in judged if j.verdicts["stock"]],
+    }
+    n = len(judged)
     rate = lambda k, d=n: round(k / d, 4) if d else 0.0  # noqa: E731
-    informative, questions = _informative(world, events, knowing, cosine)
+    informative, questions, answers = _informative(world, events, knowing, names, cosine)
     out: dict[str, Any] = {
-        "lines": n,
-        "clean_rate": rate(counts["clean"]),
-        "grounded_rate": rate(counts["grounded"]),
-        "invented_name_rate": rate(counts["invented"]),
-        "parrot_rate": rate(counts["parrot"]),
-        "future_leaks": counts["leaks"],
-        "stock_lines": counts["stock"],
+        "lines": n, "template_share": _share(judged),
+        "clean_rate": rate(len(picked["clean"])), "clean_template_share": _share(picked["clean"]),
+        "grounded_rate": rate(len(picked["grounded"])), "grounded_template_share": _share(picked["grounded"]),
+        "invented_name_rate": rate(len(picked["invented"])), "invented_template_share": _share(picked["invented"]),
+        "parrot_rate": rate(len(picked["parrot"])), "parrot_template_share": _share(picked["parrot"]),
+        "future_leaks": len(picked["leaks"]), "leaks_template_share": _share(picked["leaks"]),
+        "stock_lines": len(picked["stock"]),
         "questions_answered": questions,
-        "informative_answer_rate": rate(informative, questions),
-        "floor_rate": rate(counts["rendered"]),
+        "informative_answer_rate": rate(len(informative), questions),
+        "informative_template_share": _share(informative),
+        "answers_template_share": _share(answers),
+        "floor_rate": rate(sum(1 for j in judged if j.event.rendered)),
     }
     out |= talk_figures(store, events, start_round=start_round, carriers=frozenset(world.objects))
-    out["unclean_examples"] = examples["unclean"]
-    out["leak_examples"] = examples["leaks"]
-    out["invented_examples"] = examples["invented"]
+    out["unclean_examples"] = [f"r{j.event.round} {j.event.actor}: {j.event.claim} [{', '.join(j.why())}]"
+                               for j in judged if j.why()][:6]
+    out["leak_examples"] = [f"r{j.event.round} {j.event.actor}: {j.event.claim}" for j in picked["leaks"][:4]]
+    out["invented_examples"] = [f"r{j.event.round} {j.event.actor}: {j.event.claim} "
+                                f"({', '.join(j.verdicts['invented'])})" for j in picked["invented"][:4]]
     return out
 
 
-def _informative(world: World, events: list[SimEvent], knowing: _Knowing, cosine: Cosine | None) -> tuple[int, int]:
-    """(informative answers, questions answered): a question answered with a holding about it, or an honest
-    "I do not know" / refusal by someone who held nothing about it."""
-    answered = informative = 0
+def _share(lines: list[Any]) -> float | None:
+    """Of these lines, the share spoken as the deterministic rendering (the floor)."""
+    events = [getattr(x, "event", x) for x in lines]
+    return round(sum(1 for e in events if e.rendered) / len(events), 4) if events else None
+
+
+def _informative(world: World, events: list[SimEvent], knowing: _Knowing, names: Names,
+                 cosine: Cosine | None) -> tuple[list[SimEvent], int, list[SimEvent]]:
+    """(informative answers, questions answered, the answers): a question answered with a holding about it, or an
+    honest "I do not know" / refusal by someone who held nothing about it."""
+    informative: list[SimEvent] = []
+    answers: list[SimEvent] = []
     for index, event in enumerate(events):
-        if event.kind != "say" or not event.to or not event.claim or not content.is_question(event.claim):
+        if event.kind != "say" or not event.to or not event.claim or not is_question(event.claim):
             continue
-        # the reply is decided after the question was heard: a line of the same round crossed it
+        # the reply: the one asked, to the asker, after the question (later this round, or within two rounds)
         reply = next((e for e in events[index + 1:] if e.kind == "say" and e.actor == event.to
-                      and e.to == event.actor and event.round < e.round <= event.round + 2), None)
+                      and e.to == event.actor and event.round <= e.round <= event.round + 2), None)
         if reply is None or reply.act is None or reply.act == "free":
             continue
-        answered += 1
-        # the question as the one asked holds it ("my father" asked by Wren is Wren's father), without the two names
-        asked = content.asked_keys(world, event.claim, event.actor, event.to)
-        if not asked and reply.tells:
-            informative += 1  # "What news?" answered with news: any holding told is about it
+        answers.append(reply)
+        # what the question asks, without the names of the two who speak
+        asked = content_words(event.claim, names.words_of(event.actor) | names.words_of(event.to))
+        told = [_text(knowing, r) for r in reply.tells]
+        if reply.tells and not asked:
+            informative.append(reply)  # "What news?" answered with news: any holding told is about it
         elif reply.tells:
-            told = [store_text(knowing, r) for r in reply.tells]
-            if any(asked & content.keys(t) for t in told) or (cosine is not None and told and
-                                                                max(cosine([(event.claim, t) for t in told])) >= RELEVANT):
-                informative += 1
-        elif reply.act in ("unknown", "refuse"):
+            near = cosine([(event.claim, t) for t in told]) if cosine is not None and told else [0.0]
+            if any(asked & content_words(t) for t in told) or max(near) >= RELEVANT:
+                informative.append(reply)
+        elif reply.act in ("unknown", "refuse") or says_unknown(reply.claim or ""):
             # what it holds as fact: the memory of a line spoken ("Ada tells Maren: …") is not, what it told is
             held = [r for r in knowing.records(reply.actor, reply.round) if r.kind != "utterance"]
-            about = {r.id: r for r in held if len(asked & content.keys(r.text)) >= 2}
+            about = {r.id for r in held if len(asked & content_words(r.text)) >= 2}
             if cosine is not None and held:
-                near = cosine([(event.claim, r.text) for r in held])
-                about |= {r.id: r for r, c in zip(held, near) if c >= RELEVANT + 0.1}
+                close = cosine([(event.claim, r.text) for r in held])
+                about |= {r.id for r, c in zip(held, close) if c >= RELEVANT + 0.1}
             # honest: it held nothing about it, or the asker already held all it did ("I have told you all I know")
             asker_has = {r.id for r in knowing.records(event.actor, reply.round + 1)}
-            if reply.act == "refuse" or not about or set(about) <= asker_has:
-                informative += 1
-    return informative, answered
+            if reply.act == "refuse" or not about or about <= asker_has:
+                informative.append(reply)
+    return informative, len(answers), answers
 
 
-def store_text(knowing: _Knowing, record_id: int) -> str:
+def _text(knowing: _Knowing, record_id: int) -> str:
     """A record's text, or "" when it is gone."""
     try:
         return knowing.store.get(record_id).text

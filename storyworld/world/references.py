@@ -44,7 +44,7 @@ def check_references(
     places = _ids(problems, "place", raw_items["place"] or [])
     agents = _ids(problems, "agent", raw_items["agent"] or [])
     objects = _ids(problems, "object", raw_items["object"] or [])
-    _ids(problems, "event", raw_items["event"] or [])
+    events = _ids(problems, "event", raw_items["event"] or [])
     starts = _ids(problems, "start", raw_items["start"] or [])
     _check_id_clashes(problems, places, agents, objects)
     _check_info(problems, info, starts)
@@ -54,6 +54,10 @@ def check_references(
     _check_objects(problems, good["object"], places, agents, objects)
     _check_events(problems, good["event"], places, agents, archived, _default_start_round(info, good["start"]))
     _check_starts(problems, good["start"], places, agents, archived)
+    for index, agent in good["agent"]:
+        assert isinstance(agent, Agent)
+        for item, event_id in enumerate(agent.secrets):
+            _ref(problems, ("agent", index, "secrets", item), event_id, events, "event")
     _check_limits(problems, info, raw_items, good)
     _check_reachable(problems, good)
 

@@ -8,6 +8,7 @@ import msgspec
 
 AgentStatus = Literal["active", "archived"]
 EventKind = Literal["say", "act", "move", "observe", "narration"]
+Pronouns = Literal["he", "she", "they"]
 
 
 class Base(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, omit_defaults=True):
@@ -24,6 +25,9 @@ class WorldInfo(Base, frozen=True, kw_only=True):
     language: str = "en"
     default_start: str = ""
     description: str = ""
+    # how its people's names are built: "given-first" (Kasimir Dole, called Kasimir) or "family-first"
+    # (Guan Yu: "Guan" alone is nobody's name)
+    name_order: Literal["given-first", "family-first"] = "given-first"
 
 
 class Place(Base, frozen=True, kw_only=True):
@@ -48,6 +52,9 @@ class Agent(Base, frozen=True, kw_only=True):
     playable: bool = True
     aliases: list[str] = msgspec.field(default_factory=list)  # other names, in any script (Xuande, 玄德)
     native_name: str = ""  # the name in the source's own script (劉備 for Liu Bei)
+    pronouns: Pronouns = "they"  # how the world speaks of them: said by them, "he"/"she" in a record becomes "I"
+    # canon event ids whose deeds this character keeps to itself (asked, it denies); goals may say so too
+    secrets: list[str] = msgspec.field(default_factory=list)
 
     def all_names(self) -> list[str]:
         """Name, native name and aliases, each once, in that order."""

@@ -204,7 +204,7 @@ class PickSave(ModalScreen[Path | None]):
 
     @on(CatalogListed)
     def _fill(self, message: CatalogListed) -> None:
-        rows = message.saves
+        rows = [row for row in message.saves if not row.hosted]  # several people's game resumes as a host, from home
         table = self.query_one(DataTable)
         for row in rows:
             self.folders.append(row.folder)

@@ -31,6 +31,8 @@ class HomeScreen(Screen):
         Binding("c", "continue_game", "Continue", tooltip="Play on from the highlighted (or newest) save"),
         Binding("a", "author", "Author", tooltip="Turn a play or a chronicle into a world"),
         Binding("i", "inspect", "Inspect", tooltip="Open the memory inspector on the highlighted save"),
+        Binding("j", "join_game", "Join a game", tooltip="Play a seat of a game someone hosts (address and code)"),
+        Binding("h", "host_world", "Host this world", tooltip="Serve the highlighted world to several people"),
         Binding("q", "app.quit", "Quit", tooltip="Leave storyworld", show=False),  # Ctrl+Q shows in the footer
     ]
 
@@ -54,6 +56,8 @@ class HomeScreen(Screen):
             yield Button("Continue", id="continue")
             yield Button("Author", id="author")
             yield Button("Inspect", id="inspect")
+            yield Button("Join a game", id="join")
+            yield Button("Host this world", id="host")
             yield Button("Quit", id="quit", variant="error")
         yield Footer()
 
@@ -142,6 +146,11 @@ class HomeScreen(Screen):
         if row.problem:
             self._damaged(row)
             return
+        if row.hosted:  # several people's game: it goes on as a host, with its seats and codes
+            from tui.screens.host import HostScreen
+
+            self.app.push_screen(HostScreen(self.runtime, save=row.folder))
+            return
         self.start(LoadGame(row.folder))
 
     def _damaged(self, row: SaveRow) -> None:
@@ -205,6 +214,28 @@ class HomeScreen(Screen):
     @on(GameLoadFailed)
     def _not_inspectable(self, message: GameLoadFailed) -> None:
         self.notify(message.reason, severity="error", timeout=8, markup=False)
+
+    @on(Button.Pressed, "#join")
+    def action_join_game(self) -> None:
+        """The join form: the host's address and a seat's code."""
+        from tui.screens.join import JoinForm
+
+        self.app.push_screen(JoinForm())
+
+    @on(Button.Pressed, "#host")
+    def action_host_world(self) -> None:
+        """Host the highlighted world for several people (or a highlighted hosted save, with its seats)."""
+        from tui.screens.host import HostScreen
+
+        row = self._highlighted_save() if self.query_one("#saves", DataTable).has_focus else None
+        if row is not None and row.hosted and not row.problem:
+            self.app.push_screen(HostScreen(self.runtime, save=row.folder))
+            return
+        chosen = self._highlighted_world()
+        if chosen is None or chosen.world is None:
+            self.notify("Highlight a world to host.")
+            return
+        self.app.push_screen(HostScreen(self.runtime, world=chosen.world))
 
     @on(Button.Pressed, "#quit")
     def _quit(self) -> None:

@@ -1,0 +1,67 @@
+"""The agenda: what a character does next for its goals when nobody spoke to it and the canon asks nothing.
+
+Read against what it holds and who is here (DESIGN §4.2b): news it was told lately goes on to someone
+here who lacks it and cares (one with a goal to find something out first; never back to whoever told it,
+nor to the one it says did it); a goal to find something out is asked of someone here
+it has not asked yet, in the goal's own words; a goal to tell goes to whoever here lacks what bears on it;
+what it holds that bears on its goals and the moment goes to whoever here lacks it (one round in two); with
+nobody here to move, it seeks company in a neighbouring place. It waits only when nothing can move.
+"""
+
+from __future__ import annotations
+
+from storyworld.kernel.actions import Move, Say
+from storyworld.minds.choice import Plan
+from storyworld.minds.content import TELL_MIN, Known, Knowledge, _tellable
+from storyworld.minds.context import DecisionContext
+from storyworld.world import World
+
+NEWS_ROUNDS = 6  # a holding told within this many rounds is news to pass on
+SEEK_EVERY = 3  # a character seeks company at most once in this many rounds (it does not pace between rooms)
+
+
+def next_step(world: World, context: DecisionContext) -> Plan | None:
+    """The agenda's next step for this character now, or None when nothing on it can move."""
+    p = context.perception
+    knowledge = context.knowledge
+    present = [a for a in p.present if a != context.agent]
+    news = fresh_news(knowledge, context.perception.round)
+    for known in news:
+        # to whoever cares: one with a goal to find something out first; never to one it accuses (its doer)
+        for listener in sorted(present, key=lambda a: a not in knowledge.seekers):
+            if listener != known.source and listener not in known.actors and _tellable(known, listener, knowledge):
+                return Plan(action=Say(actor=context.agent, text="", to=listener), purpose="tell")
+    for question in knowledge.questions:
+        if present and not any(question.lower().rstrip("?") in line.lower() for line in context.own_lines):
+            return Plan(action=Say(actor=context.agent, text="", to=present[0]), purpose="seek", question=question)
+    if present and not _spoke_lately(context):
+        # what it holds that bears on its goals and this moment, to someone here who lacks it (one in two rounds:
+        # a character with something to say says it, and does not hold forth every round)
+        for known in knowledge.moment:
+            if known.score < TELL_MIN:
+                break
+            listener = next((a for a in sorted(present, key=lambda a: a not in knowledge.seekers)
+                             if a not in known.actors and _tellable(known, a, knowledge)), None)
+            if listener is not None:
+                return Plan(action=Say(actor=context.agent, text="", to=listener), purpose="chat")
+    if not present and (news or knowledge.questions) and not _moved_lately(context):
+        here = p.place
+        company = [e for e in world.places[here].exits if e in p.voices]
+        if company:
+            return Plan(action=Move(actor=context.agent, to=sorted(company)[0]), purpose="seek")
+    return None
+
+
+def fresh_news(knowledge: Knowledge, round_: int) -> list[Known]:
+    """What the character was told lately, newest first: news to pass on."""
+    told = [k for k in knowledge.news if k.via == "told" and k.since_round >= round_ - NEWS_ROUNDS]
+    return sorted(told, key=lambda k: (-k.since_round, k.record_id))
+
+
+def _spoke_lately(context: DecisionContext) -> bool:
+    return any(isinstance(c.done, Say) and c.round >= context.perception.round - 1 for c in context.shortterm.cache)
+
+
+def _moved_lately(context: DecisionContext) -> bool:
+    return any(isinstance(c.done, Move) and c.round >= context.perception.round - SEEK_EVERY
+               for c in context.shortterm.cache)

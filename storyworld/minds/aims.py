@@ -1,0 +1,169 @@
+"""Aims: what each goal of a character means to do — find out, tell, keep hidden, guard, leave (DESIGN §4.2b).
+
+A goal is an author's sentence ("Make sure nobody learns that she swapped the samples"). Its kind is
+read by meaning, not by its words: the goal is embedded beside a few exemplar goals of each kind and
+takes the kind it is nearest to, when near enough; the people it names come from the world's names.
+The agenda (`agenda.py`) turns aims and holdings into the next step.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol
+
+import re
+
+import msgspec
+import numpy as np
+
+from storyworld.minds import lines, render
+from storyworld.world import World
+
+AimKind = Literal["learn", "tell", "keep", "guard", "leave", "other"]
+
+# Exemplar goals of each kind, written as authors write goals (general, no world's names): a goal takes the
+# kind whose exemplars it is nearest to on average over its best three.
+EXEMPLARS: dict[str, tuple[str, ...]] = {
+    "keep": (
+        "Keep what she did a secret", "Make sure nobody finds out what he did", "Hide the truth about the theft",
+        "Cover up her part in the crime", "Keep anyone from learning who did it", "Conceal his guilt",
+        "Never let them discover what really happened", "Keep the affair hidden from everyone",
+        "Make sure no one learns she was there", "Stop the others from finding the evidence against him",
+    ),
+    "learn": (
+        "Find out who did it", "Learn the truth about what happened", "Discover who stole the money",
+        "Uncover what really happened that night", "Find out why he died", "Investigate the crime",
+        "Learn where the missing papers went", "Get to the bottom of the mystery", "Find the culprit",
+    ),
+    "tell": (
+        "Tell everyone the truth", "Warn the others of the danger", "Make sure the captain hears what she saw",
+        "Let her know what happened", "Spread the news", "Convince them that he is innocent",
+        "Report what he saw to the authorities", "Get the word to his friends",
+    ),
+    "guard": (
+        "Protect the family", "Keep the house safe", "Guard the treasure", "Keep the peace",
+        "Look after the children", "Defend the town", "Keep watch over the gate",
+    ),
+    "leave": (
+        "Get away from here", "Escape the city", "Leave before they catch her", "Run away", "Flee the country",
+    ),
+}
+# A goal is an imperative: its leading verb says whether it means to find out or to tell, whatever its object
+# (a goal to "Learn what is hidden in the store" is about hiding only in its object). Exemplar verbs, compared
+# by meaning, so that "Discover", "Uncover" or "Expose" lead as "Learn" does.
+LEADING: dict[str, tuple[str, ...]] = {
+    "learn": ("learn", "discover", "find", "uncover", "investigate", "prove", "solve", "search", "ask"),
+    "tell": ("tell", "warn", "inform", "reveal", "report", "confess", "announce"),
+}
+# cosine of a goal's first word to an exemplar verb for it to lead as that kind: near-identity only, since single
+# words sit close to their opposites in the embedder's space ("hide" is 0.7 from "reveal")
+LEADING_NEAR = 0.85
+NEAR = 0.3  # mean cosine a goal must reach to its kind's best exemplars to take that kind (else "other")
+MARGIN = 0.05  # how far ahead of the next kind it must be (a goal between two kinds is neither)
+
+
+class Encoder(Protocol):
+    """What aims need of an embedder: normalised vectors for texts."""
+
+    def encode(self, texts: list[str]) -> np.ndarray: ...
+
+
+class Aim(msgspec.Struct, frozen=True, kw_only=True):
+    """One goal read for what it means to do, and whom it names."""
+
+    goal: str
+    kind: AimKind
+    people: tuple[str, ...] = ()  # agent ids the goal names (the one to tell, the one to find out about)
+    score: float = 0.0  # how near its kind's exemplars it is
+
+
+_CACHE: dict[tuple[str, int], tuple[Aim, ...]] = {}
+_EXEMPLAR_VECTORS: dict[int, tuple[list[str], np.ndarray]] = {}
+
+
+def _exemplars(encoder: Encoder) -> tuple[list[str], np.ndarray]:
+    found = _EXEMPLAR_VECTORS.get(id(encoder))
+    if found is None:
+        kinds = [kind for kind, texts in EXEMPLARS.items() for _ in texts]
+        vectors = np.asarray(encoder.encode([t for texts in EXEMPLARS.values() for t in texts]), dtype=np.float32)
+        found = (kinds, vectors)
+        _EXEMPLAR_VECTORS[id(encoder)] = found
+    return found
+
+
+def classify(goals: list[str], encoder: Encoder) -> list[tuple[AimKind, float]]:
+    """Each goal's kind by meaning, with its score ("other" when no kind is near enough or clearly ahead)."""
+    if not goals:
+        return []
+    kinds, exemplars = _exemplars(encoder)
+    vectors = np.asarray(encoder.encode(list(goals)), dtype=np.float32)
+    sims = vectors @ exemplars.T
+    out: list[tuple[AimKind, float]] = []
+    for row in sims:
+        by_kind: dict[str, float] = {}
+        for kind in EXEMPLARS:
+            mine = np.sort(row[[i for i, k in enumerate(kinds) if k == kind]])[::-1][:3]
+            by_kind[kind] = float(mine.mean())
+        ranked = sorted(by_kind.items(), key=lambda item: -item[1])
+        best, score = ranked[0]
+        ahead = score - ranked[1][1] if len(ranked) > 1 else score
+        out.append((best if score >= NEAR and ahead >= MARGIN else "other", round(score, 4)))  # type: ignore[arg-type]
+    return out
+
+
+_LEADING_VECTORS: dict[int, tuple[list[str], np.ndarray]] = {}
+
+
+def leading(goals: list[str], encoder: Encoder) -> list[str]:
+    """Each goal's leading kind from its first word ("learn", "tell"), or "" when it leads as neither."""
+    if not goals:
+        return []
+    found = _LEADING_VECTORS.get(id(encoder))
+    if found is None:
+        kinds = [kind for kind, verbs in LEADING.items() for _ in verbs]
+        found = (kinds, np.asarray(encoder.encode([v for verbs in LEADING.values() for v in verbs]), dtype=np.float32))
+        _LEADING_VECTORS[id(encoder)] = found
+    kinds, vectors = found
+    firsts = [(g.split() or [""])[0].strip(".,;:").lower() for g in goals]
+    sims = np.asarray(encoder.encode(firsts), dtype=np.float32) @ vectors.T
+    return [kinds[int(row.argmax())] if float(row.max()) >= LEADING_NEAR else "" for row in sims]
+
+
+def aims_of(world: World, agent: str, encoder: Encoder) -> tuple[Aim, ...]:
+    """The agent's goals as aims (cached per world and encoder)."""
+    key = (f"{world.digest}:{agent}", id(encoder))
+    found = _CACHE.get(key)
+    if found is None:
+        goals = list(world.agents[agent].goals) if agent in world.agents else []
+        found = tuple(
+            Aim(goal=goal, kind=lead or kind, score=score,  # type: ignore[arg-type]
+                people=tuple(a for a in render.names_in(world, goal) if a != agent))
+            for goal, (kind, score), lead in zip(goals, classify(goals, encoder), leading(goals, encoder)))
+        _CACHE[key] = found
+    return found
+
+
+# Where a goal to find out opens its question: "Find out who took the ledger" -> "who took the ledger".
+_OPENING = re.compile(r"\b(?:who|whom|whose|what|where|when|why|how|which|whether|if)\b.*", re.IGNORECASE)
+
+
+_OWN = {"he": "I", "she": "I", "him": "me", "his": "my", "himself": "myself", "herself": "myself"}
+
+
+def question_of(goal: str, pronouns: str = "they", others_named: bool = False) -> str:
+    """A goal to find something out put as a question to someone: "Find out who took the ledger" -> "Do you know
+    who took the ledger?"; "" when the goal names nothing to ask ("Learn the truth"). A goal says its owner in
+    the third person ("why the sacks he carted felt light"): asked aloud, that is "I" — unless the goal names
+    someone else, whom its "he" may mean."""
+    opening = _OPENING.search(goal)
+    if opening is None:
+        return ""
+    body = opening.group(0).strip().rstrip(".")
+    if not others_named:
+        own = {w: v for w, v in _OWN.items() if pronouns == "they" or (w in ("he", "him", "his", "himself")) == (
+            pronouns == "he")}
+        if pronouns in ("she", "they"):
+            own["her"] = "my"
+        body = re.sub(r"\b(" + "|".join(own) + r")\b", lambda m: own[m.group(1)], body) if own else body
+    if len(lines.words(body)) < 3:
+        return ""
+    return f"Do you know {body}?"

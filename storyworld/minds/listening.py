@@ -1,0 +1,170 @@
+"""Listening: a line heard is read into what it asserts, so that what a character is told becomes its own.
+
+A line a character speaks carries the records it tells (`Say.tells`). A line the person playing types
+carries nothing yet: `hear` reads it into a claim — who did what, in the third person, the speaker's
+"I" and the listener's "you" turned into their names, a report frame ("I saw …", "I heard that …")
+unwrapped — and then finds whether it restates a record the speaker holds (then the line tells that
+record, and its listeners come to hold it told by the speaker) or is a claim of the speaker's own (then
+the listeners hold the claim, told by the speaker, and the speaker's word is what it rests on).
+Questions, greetings and stock lines are heard, never believed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+from lemminflect import getAllLemmas, getInflection
+
+from storyworld.kernel.actions import Claim, Say, Told
+from storyworld.minds import content, lines, render
+from storyworld.world import World
+
+MIN_CONTENT = 2  # content words beyond names a line needs to assert anything ("I saw him there" asserts nothing)
+SAME = 0.75  # cosine at which a claim restates a record the speaker holds (and names the same people)
+
+# Report frames a speaker puts before what it asserts: "I saw Vell knock …", "I heard that …". The verb of
+# perception keeps its deed's doer and the deed after it ("saw Vell knock" -> "Vell knocked").
+_SEEN = re.compile(r"^(?:i\s+(?:saw|watched|noticed|spotted|caught|heard|have\s+seen|had\s+seen))\s+", re.IGNORECASE)
+_FRAME = re.compile(
+    r"^(?:(?:listen|look|truly|honestly|in truth|believe me|you should know|you must know|know this|mark me|"
+    r"i tell you|i swear|i promise you|i am sure|i'm sure|i know|i think|i believe|i heard|i have heard|"
+    r"i was told|they say|people say|word is|it is said|the truth is)\b[,:]?\s*(?:that\s+)?)+",
+    re.IGNORECASE)
+_GREETING = re.compile(r"^(?:hello|hi|greetings|good (?:morning|day|evening|night)|well met|welcome|farewell|"
+                       r"goodbye|thank you|thanks|yes|no|aye|nay|indeed|please)\b", re.IGNORECASE)
+
+
+# The speaker's and the listener's own words: a claim left holding one was not read into the third person.
+_FIRST_SECOND = frozenset({"i", "me", "my", "mine", "myself", "you", "your", "yours", "yourself", "thou", "thee", "thy"})
+_REPORTED = re.compile(r"^(?P<who>.+?)\s+(?:told|tells|said\s+to|says\s+to|swore\s+to|whispered\s+to)\s+\S+"
+                       r"(?:\s+[^,]*?)?\s+that\s+(?P<what>.+)$", re.IGNORECASE)
+
+
+# A question without its mark opens with the verb before its subject ("Did Odo swap the sacks").
+_INVERTED = re.compile(r"^(?i:do|does|did|is|are|was|were|can|could|will|would|shall|should|has|have|had|may|might)"
+                       r"\s+(?:(?i:you|he|she|they|it|we|i)|[A-Z]\w*)\b")
+
+
+# "When I left …", "Where the path forks …": a wh-word opening a clause with its own subject, not a question.
+_CLAUSE = re.compile(r"^(?i:when|where|while|as|after|before|since|if|because|though|although|once)\s+"
+                     r"(?:(?i:i|you|he|she|we|they|it|the|a|an|my|our|his|her|their|everyone|nobody)\b|[A-Z]\w*)")
+
+
+def _asks(line: str) -> bool:
+    """Whether a line asks rather than asserts: a question mark, an inverted verb, or a wh-word opening it that is
+    not a clause of its own ("When I left late, a lamp was burning" asserts)."""
+    if "?" in line or _INVERTED.match(line):
+        return True
+    return content.is_question(line) and not _CLAUSE.match(line)
+
+
+class Reading(msgspec.Struct, frozen=True, kw_only=True):
+    """What a line asserts: one third-person statement and who it names (agent ids, the doer first)."""
+
+    text: str
+    actors: tuple[str, ...] = ()
+
+
+def read_claim(world: World, speaker: str, to: str | None, text: str) -> Reading | None:
+    """The statement a line asserts, in the third person, or None for a question, a greeting or a stock line."""
+    line = " ".join(text.split()).strip()
+    if not line or _asks(line) or _GREETING.match(line):
+        return None
+    line = _drop_vocative(world, to, line)
+    line = _FRAME.sub("", line).strip()
+    line = _reported(world, speaker, line)
+    seen = _SEEN.match(line)
+    if seen:
+        line = _deed_seen(world, line[seen.end():])
+    line = _third_person(world, speaker, to, line)
+    line = render.sentence(line[:1].upper() + line[1:]) if line else ""
+    named = tuple(render.names_in(world, line))
+    names = {w for a in named for n in world.agents[a].all_names() for w in lines.words(n)}
+    tokens = set(lines.words(line))
+    if len([w for w in content.line_keys(line) if w not in names]) < MIN_CONTENT or tokens & _FIRST_SECOND \
+            or "?" in line:
+        return None
+    return Reading(text=line, actors=named)
+
+
+def _drop_vocative(world: World, to: str | None, line: str) -> str:
+    """"Reeve, the tinker did it" -> "the tinker did it" (the name of whoever it is said to, as an address)."""
+    if to not in world.agents:
+        return line
+    names = [*world.agents[to].all_names(), *(f for f, a in render.first_names(world).items() if a == to)]
+    names += [re.sub(r"^(?:the|a|an)\s+", "", n, flags=re.IGNORECASE) for n in names]  # "the reeve" -> "Reeve, …"
+    for name in sorted(set(names), key=len, reverse=True):
+        if line.lower().startswith(name.lower()) and line[len(name):len(name) + 1] in (",", "!", ":"):
+            return line[len(name) + 1:].strip()
+    return line
+
+
+def _reported(world: World, speaker: str, line: str) -> str:
+    """"Ilario told me at the cages that he may leave" -> "Ilario may leave": what was reported, its "he" or
+    "she" the reporter's when the world's pronouns for them say so."""
+    match = _REPORTED.match(line)
+    if match is None:
+        return line
+    named = list(render.names_in(world, match.group("who")))
+    if len(named) != 1 or named[0] == speaker:
+        return line
+    who, what = named[0], match.group("what").strip()
+    pronoun = world.agents[who].pronouns
+    head = re.match(r"^(he|she|they)\b", what, re.IGNORECASE)
+    # with one person named, "he" is them (a world that gives no pronouns says "they" of everyone)
+    if head and head.group(1).lower() in (pronoun, "he", "she") and pronoun in (head.group(1).lower(), "they"):
+        what = world.name_of(who) + what[head.end():]
+    return what
+
+
+def _deed_seen(world: World, rest: str) -> str:
+    """What follows "I saw": "Vell knock the lantern over" -> "Vell knocked the lantern over"; "Tobiah washing
+    the horses" -> "Tobiah was washing the horses"; "Tobiah down at the river" -> "Tobiah was down at the river"."""
+    spans = render.find_names(world, rest)
+    if not spans or spans[0].start != 0:
+        return rest
+    head, after = rest[:spans[0].end], rest[spans[0].end:]
+    match = re.match(r"^(\s+)([a-z]+)\b", after)
+    if match is None:
+        return rest
+    word = match.group(2)
+    readings = getAllLemmas(word)
+    lemmas = readings.get("VERB", ())
+    # a word that is also a preposition, an adverb or an adjective ("down", "out") is a place or a state
+    if word in lemmas and not {"ADP", "ADV", "ADJ"} & set(readings):  # a bare verb: the deed seen, told in the past
+        past = getInflection(word, tag="VBD")
+        return head + match.group(1) + (past[0] if past else word) + after[match.end():]
+    if lemmas and word.endswith("ed"):
+        return rest  # already told in the past ("Vell knocked")
+    return f"{head} was{after}"
+
+
+def _third_person(world: World, speaker: str, to: str | None, line: str) -> str:
+    """The speaker's "I"/"me"/"my" and the listener's "you"/"your" as their names ("my brother" stays theirs)."""
+    me = world.name_of(speaker) if speaker in world.agents else "someone"
+    you = world.name_of(to) if to in world.agents else "someone"
+    line = re.sub(r"\bmy\b", f"{me}'s", line, flags=re.IGNORECASE)
+    line = re.sub(r"\b(?:I|me|myself)\b", me, line)
+    line = re.sub(r"\byour\b", f"{you}'s", line, flags=re.IGNORECASE)
+    line = re.sub(r"\b(?:you|yourself)\b", you, line, flags=re.IGNORECASE)
+    return re.sub(r"\b(\w+) (am|are)\b", lambda m: f"{m.group(1)} is", line)
+
+
+def hear(world: World, store: Any, say: Say) -> Say:
+    """A free line with what it tells: the record it restates that its speaker holds, else its own claim."""
+    if say.act != "free" or say.tells or say.claims:
+        return say
+    reading = read_claim(world, say.actor, say.to, say.text)
+    if reading is None:
+        return say
+    for hit in store.recall(say.actor, reading.text, k=3, expand=False):
+        record = hit.record
+        holding = record.owners.get(say.actor)
+        if float(hit.score) < SAME or holding is None or holding.status not in ("believed", "doubted"):
+            continue
+        people = set(reading.actors) - {say.actor}  # "I passed him twice": the speaker is in what it saw
+        if people <= set(record.actors) or people <= set(render.names_in(world, record.text)):
+            return msgspec.structs.replace(say, tells=(Told(record=record.id, text=record.text, kind=record.kind),))
+    return msgspec.structs.replace(say, claims=(Claim(text=reading.text, actors=reading.actors),))

@@ -1,0 +1,68 @@
+"""What a question asks: its shape, whom it names, and what of the conversation it points back to.
+
+"What did Pia tell you?" asks for what Pia told (holdings whose source is Pia); "Who told you?" and
+"How do you know?" ask where the last answer came from; "When was that?" when it happened; "Where is
+he now?" where the one it was about was last known to be. The shape is read from the question (the
+person playing types free text); everything the answer says comes from typed fields of the holdings:
+`source`, `via`, `since_round`, the record's `actors`, `round` and `place`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+import msgspec
+
+from storyworld.minds import render
+from storyworld.world import World
+
+AskedKind = Literal["open", "source", "said_by", "when", "where_now"]
+
+_SOURCE = re.compile(r"\bwho\s+(?:told|tells|said|says)\b|\bhow\s+(?:do|did|can|could)\s+you\s+know\b|"
+                     r"\b(?:where|from\s+whom|from\s+who|how)\s+did\s+you\s+(?:hear|learn|find\s+out|come\s+to\s+know)\b|"
+                     r"\bwho\s+(?:was\s+it\s+)?(?:that\s+)?(?:told|said)\b", re.IGNORECASE)
+_SAID_BY = re.compile(r"\bwhat\s+(?:did|has|have)\s+(?P<who>.+?)\s+(?:tell|told|say|said)\b", re.IGNORECASE)
+_WHEN = re.compile(r"^\s*(?:and\s+)?when\b", re.IGNORECASE)
+_WHERE_NOW = re.compile(r"\bwhere\s+(?:is|was|are|has|did)\s+(?P<who>he|she|they|him|her|[A-Z][\w' -]*?)"
+                        r"(?:\s+(?:now|gone|go|went|got\s+to))?\s*\??\s*$", re.IGNORECASE)
+_PRONOUN = {"he": "he", "him": "he", "she": "she", "her": "she", "they": "they"}
+
+
+class Asked(msgspec.Struct, frozen=True, kw_only=True):
+    """A question's shape: what kind of answer it wants and whom it names (agent ids)."""
+
+    kind: AskedKind = "open"
+    people: tuple[str, ...] = ()
+
+
+def read_question(world: World, text: str, asker: str | None, answerer: str,
+                  previous_actors: tuple[str, ...] = ()) -> Asked:
+    """The shape of a question as asked of `answerer`; `previous_actors`: who the last answer was about."""
+    if _SOURCE.search(text):
+        return Asked(kind="source")
+    said = _SAID_BY.search(text)
+    if said:
+        who = said.group("who").strip()
+        if re.fullmatch(r"i|me", who, re.IGNORECASE) and asker in world.agents:
+            return Asked(kind="said_by", people=(asker,))
+        named = tuple(a for a in render.names_in(world, who) if a != answerer)
+        if named:
+            return Asked(kind="said_by", people=named)
+    where = _WHERE_NOW.search(text.strip())
+    if where:
+        who = where.group("who").strip()
+        pronoun = _PRONOUN.get(who.lower())
+        if pronoun is not None:
+            # "he" is whoever the last answer was about that the world calls "he" (its pronouns field)
+            found = [a for a in previous_actors if a in world.agents and a not in (asker, answerer)
+                     and world.agents[a].pronouns in (pronoun, "they")]  # "they": the world does not say
+            if found:
+                return Asked(kind="where_now", people=(found[0],))
+        else:
+            named = tuple(a for a in render.names_in(world, who) if a != answerer)
+            if named:
+                return Asked(kind="where_now", people=named[:1])
+    if _WHEN.match(text) and len(text.split()) <= 6:
+        return Asked(kind="when")
+    return Asked()
