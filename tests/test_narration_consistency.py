@@ -64,9 +64,9 @@ def problems(world, events) -> list[str]:
     return found
 
 
-def run_hamlet(mind, rounds: int, **settings):
+def run_hamlet(mind, rounds: int, awake: str = "all", **settings):
     world = load_world(find_world("hamlet"))
-    sim = session.new_simulation(world, None, Settings(seed=3, awake="all", **settings), mind, embedder=HashEmbedder())
+    sim = session.new_simulation(world, None, Settings(seed=3, awake=awake, **settings), mind, embedder=HashEmbedder())
     for _ in range(rounds):
         sim.step()
     return world, sim
@@ -101,5 +101,6 @@ def test_a_few_rounds_of_hamlet_with_the_real_model_narrate_consistently():
     from storyworld.llm import load_model
     from storyworld.minds import LLMMind
 
-    world, sim = run_hamlet(LLMMind(load_model(seed=0)), 6)
+    # small: the player's place and its neighbours awake (as in play), Horatio waiting
+    world, sim = run_hamlet(LLMMind(load_model(seed=0)), 6, awake="near", player="horatio")
     assert problems(world, sim.state.events) == []
