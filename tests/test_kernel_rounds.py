@@ -195,7 +195,7 @@ def test_an_observation_is_one_affiliated_statement_per_fact_seen(world):
     sim.step()
     facts = [r for r in sim.store.records() if r.kind == "observation" and not r.sediment]
     texts = {r.text for r in facts}
-    assert {"Maren is in The harbour in round 0.", "Silas is in The harbour in round 0."} <= texts, texts
+    assert {"Maren is in the harbour in round 0.", "Silas is in the harbour in round 0."} <= texts, texts
     assert all(set(r.owners) == {"tobin"} for r in facts)
     ids = {r.id for r in facts}
     for record in facts:  # one deposit: each fact linked to the others

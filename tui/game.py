@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from storyworld.game import session as _session
-from tui.knowledge import KnowledgeCard, recalled
+from storyworld.report.roundview import in_story_order, round_view
+from tui.knowledge import RECALL_SHOWN, KnowledgeCard, ranked, recalled
 from tui.views import Moment, TranscriptEntry, build_moment, transcript_entries
 
 if TYPE_CHECKING:
     from storyworld.kernel.actions import Action
+    from storyworld.kernel.resolve import RoundOutcome
     from storyworld.game.session import Session
     from storyworld.game.simulation import RoundTiming, Watch
     from storyworld.world import World
@@ -138,7 +140,8 @@ class Game:
             company = [b for b in moment.entries if b.kind == "direction"][-1:]  # "With you: ..."
             resumed = TranscriptEntry(kind="direction", text=f"The game resumes at round {moment.round}.",
                                       round=moment.round)
-            entries = [*transcript_entries(sim, past[-history:], self.player), resumed, *company]
+            entries = [*transcript_entries(sim, in_story_order(past[-history:], self.player), self.player),
+                       resumed, *company]
             return replace(moment, entries=tuple(entries))
 
     # --- playing -------------------------------------------------------------------------------
@@ -149,8 +152,13 @@ class Game:
         `watch` is given the round's RoundProgress (who waits, thinks, has decided) as it changes.
         """
         outcome = self.session.play_round(action, progress=progress, cancelled=cancelled, watch=watch)
+        return self._after(outcome)
+
+    def _after(self, outcome: RoundOutcome) -> Moment:
+        """The screen's view of a round just played: its RoundView (story order) and the game as it stands."""
+        view = round_view(outcome.events, round_=outcome.round, results=outcome.results, player=self.player)
         with self.session.reading() as sim:  # only rounds step the game, and this worker runs them: still this round
-            return build_moment(sim, self.player, events=outcome.events, results=outcome.results,
+            return build_moment(sim, self.player, events=view.events, results=view.results,
                                 since_round=outcome.round, model=self.model_name)
 
     def now(self) -> Moment:
@@ -165,15 +173,13 @@ class Game:
     def retry(self, progress: Callable[[str, int, int], None] | None = None,
               cancelled: Callable[[], bool] | None = None) -> Moment:
         """Undo the last round and play it again, the player doing the same, under another seed."""
-        outcome = self.session.retry(progress=progress, cancelled=cancelled)
-        with self.session.reading() as sim:
-            return build_moment(sim, self.player, events=outcome.events, results=outcome.results,
-                                since_round=outcome.round, model=self.model_name)
+        return self._after(self.session.retry(progress=progress, cancelled=cancelled))
 
-    def recall(self, query: str, k: int = 6) -> tuple[KnowledgeCard, ...]:
-        """The player's own recall for a query, as knowledge cards."""
+    def recall(self, query: str, k: int = RECALL_SHOWN) -> tuple[tuple[KnowledgeCard, ...], int]:
+        """The player's own recall for a query: the cards about it, best first (at most `k`), and how many more."""
         with self.session.reading() as sim:  # the cards read the live records' owners
-            return recalled(sim, self.player, self.session.recall(query, k=k))
+            hits, more = ranked(self.session.recall(query, k=4 * k), shown=k)
+            return recalled(sim, self.player, hits), more
 
     def fell_back(self, round_: int) -> tuple[str, ...]:
         """The names of those whose decision in round `round_` was a logged fallback."""

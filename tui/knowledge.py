@@ -231,6 +231,21 @@ def _order(record: Any, events: dict[str, SimEvent]) -> int:
     return {"claim": 1, "event": 2}.get(record.kind, 3)
 
 
+RECALL_SHOWN = 6  # cards a /recall shows at most
+RECALL_FLOOR = 0.25  # below this a hit shares too little with the query to be "about" it (all-MiniLM cosine)
+RECALL_RATIO = 0.6  # and it must come near the best hit: the tail of one-hop neighbours is not an answer
+
+
+def ranked(hits: list[Any], shown: int = RECALL_SHOWN) -> tuple[list[Any], int]:
+    """The hits about the query, best first, at most `shown`, and how many more passed the cut-off."""
+    if not hits:
+        return [], 0
+    ordered = sorted(hits, key=lambda h: -h.score)
+    cut = max(RECALL_FLOOR, ordered[0].score * RECALL_RATIO)
+    kept = [h for h in ordered if h.score >= cut]
+    return kept[:shown], max(0, len(kept) - shown)
+
+
 def recalled(sim: Simulation, player: str, hits: list[Any]) -> tuple[KnowledgeCard, ...]:
     """The player's /recall answers as cards."""
     events = {e.id: e for e in sim.state.events}

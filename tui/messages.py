@@ -96,9 +96,11 @@ class RoundUndone(Message):
     """The last round was undone (and, when `replayed`, played again: `moment` is then the new round's view;
     else it is the view of the game now, or None when the screen still has what it showed before the round)."""
 
-    def __init__(self, moment: Moment | None, *, replayed: bool = False, seconds: float = 0.0, note: str = "") -> None:
+    def __init__(self, moment: Moment | None, *, replayed: bool = False, seconds: float = 0.0, note: str = "",
+                 seed: int | None = None) -> None:
         super().__init__()
         self.moment = moment
+        self.seed = seed  # the replay's new seed
         self.replayed = replayed
         self.seconds = seconds
         self.note = note
@@ -144,10 +146,11 @@ class ModelRetrying(Message):
 class RecallAnswered(Message):
     """The player's /recall found these records."""
 
-    def __init__(self, query: str, cards: tuple[KnowledgeCard, ...]) -> None:
+    def __init__(self, query: str, cards: tuple[KnowledgeCard, ...], more: int = 0) -> None:
         super().__init__()
         self.query = query
         self.cards = cards
+        self.more = more  # about the query too, but past the cards shown
 
 
 class SaveWritten(Message):

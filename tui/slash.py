@@ -6,7 +6,7 @@ from textual.suggester import Suggester
 
 from storyworld.kernel.actions import VERBS
 from storyworld.game.playerinput import (  # noqa: F401 — the action bar's parser lives in the core; re-exported here
-    COMMAND_NAMES, COMMANDS, Help, Play, Problem, Recall, Surroundings, parse,
+    ALIASES, COMMAND_NAMES, COMMANDS, Again, Help, Inventory, Play, Problem, Recall, Surroundings, parse,
 )
 
 

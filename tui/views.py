@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from storyworld.game.playerinput import Surroundings
 from storyworld.kernel.perception import present_at
+from storyworld.kernel.wording import inline
 from storyworld.minds import guide
 from tui.knowledge import KnowledgeCard, knowledge
 
@@ -208,13 +209,13 @@ def transcript_entries(sim: Simulation, events: tuple[SimEvent, ...] | list[SimE
             place = world.places[event.place]
             if event.led_by:
                 entries.append(TranscriptEntry(kind="direction", own=True, round=event.round,
-                                               text=f"You go with {world.name_of(event.led_by)} to {place.name}."))
+                                               text=f"You go with {world.name_of(event.led_by)} to {inline(place.name)}."))
             entries.append(TranscriptEntry(kind="heading", text=place.name, round=event.round))
             if place.description:
                 entries.append(TranscriptEntry(kind="direction", text=place.description, round=event.round))
         elif event.kind == "move" and event.led_by == player:
             entries.append(TranscriptEntry(kind="direction", round=event.round,
-                                           text=f"{actor} comes with you to {world.name_of(event.place)}."))
+                                           text=f"{actor} comes with you to {inline(world.name_of(event.place))}."))
         elif event.kind == "narration" and event.word_from:
             heard = sum(1 for b in entries if b.kind == "word")
             if heard < WORD_LINES:
@@ -234,7 +235,7 @@ def transcript_entries(sim: Simulation, events: tuple[SimEvent, ...] | list[SimE
         return entries
     mine = results.get(player, "")
     looked = any(e.kind == "observe" and e.actor == player for e in events)  # the scene seen is shown already
-    if mine and not looked and not any(b.kind == "line" and b.own for b in entries):
+    if mine and not looked and not any(b.own and b.kind in ("line", "direction") for b in entries):
         entries.append(TranscriptEntry(kind="result", text=mine, own=True, round=round_))
     return entries
 

@@ -28,7 +28,7 @@ def log_command(args: argparse.Namespace) -> int:
     from storyworld.game import session
 
     sim = session.load_simulation(existing_save(args.save), mind=None)
-    events = eventlog.entries(sim.state.events)
+    events = eventlog.entries(sim.state.events, player=sim.settings.player)
     if args.json:
         print(json.dumps(events, ensure_ascii=False))
         return 0

@@ -57,10 +57,12 @@ def screenplay_command(args: argparse.Namespace) -> int:
     except (KeyError, ValueError):
         positions = {}
     note = f"From the start \u201c{game.state.start_id}\u201d, memory backend {game.settings.backend}."
-    play = screenplay.render(world, game.state.events, positions=positions, max_rounds=args.max_scene_rounds, note=note)
+    player = game.settings.player  # the story order the player's screen showed (report.roundview)
+    play = screenplay.render(world, game.state.events, positions=positions, max_rounds=args.max_scene_rounds,
+                             note=note, player=player)
     if args.format == "fountain":
         text = screenplay.render_fountain(world, game.state.events, positions=positions,
-                                          max_rounds=args.max_scene_rounds, note=note)
+                                          max_rounds=args.max_scene_rounds, note=note, player=player)
         play = msgspec.structs.replace(play, markdown=text)
     if args.output:
         out = Path(args.output)

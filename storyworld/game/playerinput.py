@@ -24,6 +24,21 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("help", "/help", "this list"),
 )
 COMMAND_NAMES: tuple[str, ...] = tuple(name for name, _, _ in COMMANDS)
+# Interactive fiction's words (Inform 7 / Frotz), typed bare: (usage, what), shown in /help.
+ALIASES: tuple[tuple[str, str], ...] = (
+    ("look, l", "look around (/observe)"),
+    ("examine X, x X", "look closely at someone or something here (/act X examine)"),
+    ("inventory, i", "what you carry (no round passes)"),
+    ("again, g", "do your last action once more"),
+    ("wait, z", "let a round pass (/wait)"),
+    ("n e s w ne se sw nw u d, go X", "walk out by an exit: the Map tab gives each exit its direction"),
+)
+# Compass words name a place's exits in the order the world lists them: the first exit is north, and so on.
+DIRECTIONS: tuple[tuple[str, str], ...] = (
+    ("north", "n"), ("east", "e"), ("south", "s"), ("west", "w"), ("northeast", "ne"), ("southeast", "se"),
+    ("southwest", "sw"), ("northwest", "nw"), ("up", "u"), ("down", "d"),
+)
+_DIRECTION_INDEX = {word: i for i, pair in enumerate(DIRECTIONS) for word in pair}
 
 
 @dataclass(frozen=True)
@@ -46,13 +61,23 @@ class Help:
 
 
 @dataclass(frozen=True)
+class Inventory:
+    """List what the player carries; no round passes."""
+
+
+@dataclass(frozen=True)
+class Again:
+    """Do the player's last action once more (the screen knows which it was)."""
+
+
+@dataclass(frozen=True)
 class Problem:
     """The input could not be understood; `message` says why and what would work."""
 
     message: str
 
 
-Parsed = Play | Recall | Help | Problem
+Parsed = Play | Recall | Help | Inventory | Again | Problem
 
 
 @dataclass(frozen=True)
@@ -65,6 +90,12 @@ class Surroundings:
     objects: tuple[str, ...]  # objects here or held by the player
     aliases: dict[str, str]  # lower-cased name, id or alias -> id (agents, places, objects)
     ids: tuple[str, ...] = ()  # every agent, place and object id, for completion
+    held: tuple[str, ...] = ()  # the objects the player carries
+
+    def direction_of(self, exit_id: str) -> str:
+        """The compass word an exit answers to ("" past the tenth exit)."""
+        at = self.exits.index(exit_id)
+        return DIRECTIONS[at][0] if at < len(DIRECTIONS) else ""
 
     @classmethod
     def of(cls, world: World, state: Any, player: str) -> Surroundings:
@@ -86,6 +117,7 @@ class Surroundings:
         return cls(
             player=player, present=present, exits=tuple(world.places[place].exits), objects=objects,
             aliases=aliases, ids=tuple(sorted({*world.agents, *world.places, *world.objects})),
+            held=tuple(o for o in objects if state.object_holders.get(o) == player),
         )
 
     def resolve(self, word: str, among: tuple[str, ...]) -> str | None:
@@ -110,7 +142,8 @@ def parse(text: str, scene: Surroundings) -> Parsed:
     if not line:
         return Problem("type a line to say it, or /help for the commands")
     if not line.startswith("/"):
-        return _say(line, scene)  # plain text is speech: the most common thing a player does
+        alias = _fiction(line, scene)
+        return alias if alias is not None else _say(line, scene)  # plain text is speech: the most common thing
     head, _, rest = line[1:].partition(" ")
     name = head.lower()
     candidates = [c for c in COMMAND_NAMES if c.startswith(name)] if name else []
@@ -142,6 +175,44 @@ def parse(text: str, scene: Surroundings) -> Parsed:
         case "act":
             return _act(rest, scene)
     return Problem(f"unknown command /{head}; try /help")
+
+
+def _fiction(line: str, scene: Surroundings) -> Parsed | None:
+    """Interactive fiction's bare words (look, x X, i, again, z, n, go X), or None: the line is speech."""
+    head, _, rest = line.partition(" ")
+    word, rest = head.lower(), rest.strip()
+    actor = scene.player
+    if not rest:
+        if word in ("look", "l"):
+            return Play(Observe(actor=actor))
+        if word in ("wait", "z"):
+            return Play(Wait(actor=actor))
+        if word in ("inventory", "inv", "i"):
+            return Inventory()
+        if word in ("again", "g"):
+            return Again()
+        if word in _DIRECTION_INDEX:
+            at = _DIRECTION_INDEX[word]
+            if at >= len(scene.exits):
+                ways = ", ".join(f"{DIRECTIONS[i][1]} ({e})" for i, e in enumerate(scene.exits[:len(DIRECTIONS)]))
+                return Problem(f"no way {DIRECTIONS[at][0]} from here; exits: {ways or 'none'}")
+            return Play(Move(actor=actor, to=scene.exits[at]))
+        return None
+    if word in ("look", "l") and rest.lower().startswith("at "):
+        word, rest = "examine", rest[3:].strip()
+    if word in ("examine", "x", "go"):
+        target = rest[4:] if rest.lower().startswith("the ") else rest
+        if word == "go":
+            place = scene.resolve(target, scene.exits)
+            if place is None and target.lower() in _DIRECTION_INDEX:
+                return _fiction(target, scene)
+            return Play(Move(actor=actor, to=place)) if place is not None else None  # "Go away!" is speech
+        reachable = (*scene.objects, *scene.present)
+        found = scene.resolve(target, reachable)
+        if found is None:
+            return Problem(f"{target!r} is not here to examine; you can reach: {', '.join(reachable) or 'nothing'}")
+        return Play(ActOn(actor=actor, target=found, verb="examine"))
+    return None
 
 
 def _say(rest: str, scene: Surroundings) -> Parsed:

@@ -10,6 +10,7 @@ import msgspec
 from memory.records import Deposit, Kind, Via
 from storyworld.kernel import ids, verbs
 from storyworld.kernel.actions import ActOn, Action, Claim, Move, Observe, ReadThread, Say, Told, Wait
+from storyworld.kernel.wording import deed, direction_text, inline, split_directions
 from storyworld.kernel.perception import present_at
 from storyworld.kernel.state import SimEvent, ThreadLine, WorldState
 from storyworld.world import World
@@ -98,9 +99,20 @@ class _Resolver:
         place = self.state.positions[action.actor]
         witnesses = self.present(place)
         speaker = self.world.name_of(action.actor)
+        spoken, directions = split_directions(action.text)
+        if directions:  # "(bows) My lord." : the bow is done, never said
+            for direction in directions:
+                event = self.event(action.actor, "act", direction_text(speaker, direction), place, witnesses,
+                                   fallback=fallback, target=action.to)
+                self.deposit_all(event, (event.text,), kind="event")
+            if not spoken:
+                self.results[action.actor] = "done"
+                return
+            action = msgspec.structs.replace(action, text=spoken)
+        where = inline(self.world.name_of(place))
         to = f" {self.world.name_of(action.to)}" if action.to else ""  # "Ada tells Maren in ...", not "tells to Maren"
-        text = f'{speaker} tells{to} in {self.world.name_of(place)}: "{action.text}"' if action.to else (
-            f'{speaker} says in {self.world.name_of(place)}: "{action.text}"')
+        text = f'{speaker} tells{to} in {where}: "{action.text}"' if action.to else (
+            f'{speaker} says in {where}: "{action.text}"')
         lie = lie or action.act == "lie"  # a denial chosen from memory is a lie too
         act = "lie" if lie else action.act
         event = self.event(action.actor, "say", text, place, witnesses, target=action.to, claim=action.text,
@@ -158,8 +170,8 @@ class _Resolver:
         arrivals = self.present(action.to)
         witnesses = tuple(sorted(set(left_behind) | set(arrivals)))
         along = f" with {self.world.name_of(led_by)}" if led_by else ""
-        text = (f"{self.world.name_of(action.actor)} went{along} from {self.world.name_of(origin)} "
-                f"to {self.world.name_of(action.to)}.")
+        text = (f"{self.world.name_of(action.actor)} went{along} from {inline(self.world.name_of(origin))} "
+                f"to {inline(self.world.name_of(action.to))}.")
         event = self.event(action.actor, "move", text, action.to, witnesses, target=action.to, fallback=fallback,
                            from_place=origin, led_by=led_by)
         # one record (one event id), but each witness saw it where they stood: the leaving or the arriving
@@ -205,7 +217,7 @@ class _Resolver:
         # so they are affiliated as one deposit and each merges with other observers' same fact: every
         # observer of the scene deposits the same facts in the same order (themselves included), since the
         # store matches a scene's facts by their position in it.
-        where = f"in {self.world.name_of(place)} in round {self.state.round}"
+        where = f"in {inline(self.world.name_of(place))} in round {self.state.round}"
         facts = tuple(f"{self.world.name_of(x)} is {where}." for x in (*present, *objects))
         self.deposit_all(event, facts, kind="observation", event_id=shared_id, actors=())
         self.results[action.actor] = f"saw {names}" + (f" and {', '.join(self.world.name_of(o) for o in objects)}" if objects else "")
@@ -213,10 +225,10 @@ class _Resolver:
     def read_thread(self, action: ReadThread, *, fallback: bool = False) -> None:
         place = self.state.positions[action.actor]
         missed = [t for t in self.state.threads.get(place, []) if action.actor not in t.heard_by][-6:]
-        text = f"{self.world.name_of(action.actor)} caught up on what was said in {self.world.name_of(place)}."
+        text = f"{self.world.name_of(action.actor)} caught up on what was said in {inline(self.world.name_of(place))}."
         event = self.event(action.actor, "read", text, place, (action.actor,), fallback=fallback)
         for line in missed:
-            said = line.narration or f'{self.world.name_of(line.speaker)} said in {self.world.name_of(place)}: "{line.text}"'
+            said = line.narration or f'{self.world.name_of(line.speaker)} said in {inline(self.world.name_of(place))}: "{line.text}"'
             # the line itself, as its hearers hold it (one record), and what it told
             self.deposits.append(Deposit(owner=action.actor, statements=(said,), round=event.round,
                                          event_id=ids.of_event(line.event_id).text, via="read", source=line.speaker,
@@ -228,6 +240,7 @@ class _Resolver:
         place = self.state.positions[action.actor]
         witnesses = self.present(place)
         actor, target = self.world.name_of(action.actor), self.world.name_of(action.target)
+        where = inline(self.world.name_of(place))
         holders, places = self.state.object_holders, self.state.object_places
         is_object = action.target in self.world.objects
         verb = action.verb.strip().lower() or "use"
@@ -243,21 +256,21 @@ class _Resolver:
                 self.refuse(action.actor, f"{target} is not here to take")
                 return
             places[action.target], holders[action.target] = None, action.actor
-            text = f"{actor} took {target} in {self.world.name_of(place)}."
+            text = f"{actor} took {inline(target)} in {where}."
         elif verb == "give" and is_object:
             recipient = action.to if action.to in witnesses else None
             if holders.get(action.target) != action.actor or recipient is None or recipient == action.actor:
                 self.refuse(action.actor, f"cannot give {target}")
                 return
             holders[action.target] = recipient
-            text = f"{actor} gave {target} to {self.world.name_of(recipient)}."
+            text = f"{actor} gave {inline(target)} to {self.world.name_of(recipient)}."
         elif verb == "read" and is_object:
             reachable = holders.get(action.target) == action.actor or places.get(action.target) == place
             carried = self.world.objects[action.target].carries
             if not reachable or not carried:
                 self.refuse(action.actor, f"there is nothing to read in {target}")
                 return
-            text = f"{actor} read {target} in {self.world.name_of(place)}."
+            text = f"{actor} read {inline(target)} in {where}."
             event = self.event(action.actor, "act", text, place, witnesses, target=action.target, fallback=fallback,
                                verb="read")
             self.deposit_all(event, (text,), kind="event")
@@ -273,7 +286,8 @@ class _Resolver:
             if action.target in self.world.agents and action.target not in witnesses:
                 self.refuse(action.actor, f"{target} is not here")
                 return
-            text = f"{actor} {verbs.past(verb)} {target} in {self.world.name_of(place)}{verbs.detail(verb, action.text)}"
+            person = action.target in self.world.agents
+            text = f"{deed(actor, verb, target, person=person)} in {where}{verbs.detail(verb, action.text)}"
         event = self.event(action.actor, "act", text, place, witnesses, target=action.target, fallback=fallback,
                            verb=verb, to=action.to if verb == "give" else None, detail=action.text)
         self.deposit_all(event, (text,), kind="event")
@@ -315,11 +329,11 @@ class _Resolver:
         actor, target = self.world.name_of(action.actor), self.world.name_of(action.target)
         if action.target in self.world.objects and self.world.objects[action.target].forged:
             exposed = [ids.carrier(action.target).text]
-            text = f"{actor} exposed {target} as a forgery in {self.world.name_of(place)}."
+            text = f"{actor} exposed {target} as a forgery in {inline(self.world.name_of(place))}."
         else:
             exposed = [claim for claim, liar in self.state.lies.items() if liar == action.target]
-            text = f"{actor} exposed the lies of {target} in {self.world.name_of(place)}." if exposed else (
-                f"{actor} accused {target} in {self.world.name_of(place)}{': ' + action.text if action.text else '.'}")
+            text = f"{actor} exposed the lies of {target} in {inline(self.world.name_of(place))}." if exposed else (
+                f"{actor} accused {target} in {inline(self.world.name_of(place))}{': ' + action.text if action.text else '.'}")
         for claim in exposed:
             self.state.lies.pop(claim, None)
             self.retractions.append((claim, action.actor))
@@ -424,15 +438,22 @@ def narrate(world: World, state: WorldState, outcome: RoundOutcome, narrations: 
     events: list[SimEvent] = []
     deposits: list[Deposit] = []
     via: Via
-    for item in narrations:
+    canon = {e.id: i for i, e in enumerate(world.events)}
+    told = _told_upto(state, canon)
+    for item in sorted(narrations, key=lambda n: canon.get(n.beat or "", -1)):
         index = len(outcome.events) + len(events)
         if item.hearers is None:
             witnesses = present_at(world, state, item.place)
-            text, where, word_from, via = item.text, item.place, None, "witnessed"
+            text = seen_text(world, item, witnesses, told, canon)
+            if text is None:
+                continue  # it cannot be seen as the canon tells it: not narrated, and nobody comes to hold it
+            where, word_from, via = item.place, None, "witnessed"
+            if item.beat in canon:
+                told[item.place] = max(told.get(item.place, -1), canon[item.beat])
         else:
             witnesses = tuple(h for h in item.hearers if h in state.positions)
             where = state.positions[witnesses[0]] if witnesses else item.place
-            text = f"Word comes from {world.name_of(item.place)}: {item.text}"
+            text = f"Word comes from {inline(world.name_of(item.place))}: {item.text}"
             word_from, via = item.place, "told"
         if not witnesses:
             continue
@@ -446,6 +467,51 @@ def narrate(world: World, state: WorldState, outcome: RoundOutcome, narrations: 
     state.events.extend(events)
     return msgspec.structs.replace(outcome, events=(*outcome.events, *events),
                                    deposits=(*outcome.deposits, *deposits))
+
+
+def _told_upto(state: WorldState, canon: dict[str, int]) -> dict[str, int]:
+    """Per place, the latest canon beat (by story order) already narrated there as seen."""
+    upto: dict[str, int] = {}
+    for event in state.events:
+        if event.kind == "narration" and event.beat in canon and not event.word_from:
+            upto[event.place] = max(upto.get(event.place, -1), canon[event.beat])
+    return upto
+
+
+def seen_text(world: World, item: Narration, present: tuple[str, ...], told: dict[str, int],
+              order: dict[str, int]) -> str | None:
+    """What those present see of a canon beat, never contradicting who is there or what was told before it.
+
+    The canon's own words when its whole cast is present (and, for a beat its actors had to themselves,
+    nobody else); else a line built from its fields naming only people present; None when it cannot be
+    seen here (an actor is elsewhere, or a later beat of this place was told already: no effect before
+    its cause).
+    """
+    beat = world.events_by_id.get(item.beat or "")
+    if beat is None:
+        return item.text
+    if told.get(item.place, -1) > order[beat.id]:
+        return None
+    here = set(present)
+    actors = [a for a in beat.actors if a in world.agents]
+    if not all(a in here for a in actors):
+        return None
+    cast = {a for a in (*beat.actors, *beat.witness_ids()) if a in world.agents}
+    private = beat.witnesses is not None and cast <= set(actors)  # the author said nobody else saw it
+    if cast <= here and not (private and here - cast):
+        return item.text
+    if beat.kind != "say" or not actors:
+        return None  # only a spoken beat can be told from its fields alone
+    who = _names(world, actors)
+    if private:
+        return f"{who} {'think' if len(actors) > 1 else 'thinks'} aloud."
+    others = [a for a in sorted(cast - set(actors)) if a in here]
+    return f"{who} {'speak' if len(actors) > 1 else 'speaks'}{' to ' + _names(world, others) if others else ''}."
+
+
+def _names(world: World, agents: list[str]) -> str:
+    names = [world.name_of(a) for a in agents]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _phase(action: Action) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from storyworld.kernel.state import SimEvent
+from storyworld.report.roundview import in_story_order
 
 KIND_NAMES = {"say": "say", "move": "move", "observe": "observe", "read": "read_thread", "act": "act_on",
               "wait": "wait", "narration": "narration"}
@@ -34,9 +35,9 @@ def entry(event: SimEvent) -> dict[str, Any]:
     }
 
 
-def entries(events: list[SimEvent]) -> list[dict[str, Any]]:
-    """Every event of a run, in order."""
-    return [entry(e) for e in events]
+def entries(events: list[SimEvent], player: str | None = None) -> list[dict[str, Any]]:
+    """Every event of a run, round by round in the story order the play screen shows (report.roundview)."""
+    return [entry(e) for e in in_story_order(events, player)]
 
 
 def line(event: dict[str, Any], names: dict[str, str]) -> str:

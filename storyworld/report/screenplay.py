@@ -13,8 +13,10 @@ import msgspec
 
 from memory.records import normalise_text
 from storyworld.kernel import verbs
+from storyworld.kernel.wording import deed, inline
 from storyworld.kernel.actions import CARRIER_VERBS
 from storyworld.kernel.state import SimEvent
+from storyworld.report.roundview import in_story_order
 from storyworld.world import World
 
 # Event kinds that are bookkeeping rather than drama: looking around, catching up on talk, waiting.
@@ -72,15 +74,17 @@ class Screenplay(msgspec.Struct, frozen=True, kw_only=True):
         }
 
 
-def staged_events(world: World, events: Iterable[SimEvent], positions: dict[str, str] | None = None) -> list[StagedEvent]:
-    """The dramatizable events, deduplicated: noise kinds dropped, a repeated line or act by the same actor dropped.
+def staged_events(world: World, events: Iterable[SimEvent], positions: dict[str, str] | None = None,
+                  player: str | None = None) -> list[StagedEvent]:
+    """The dramatizable events in story order (report.roundview, as the play screen shows them to `player`),
+    deduplicated: noise kinds dropped, a repeated line or act by the same actor dropped.
 
     `positions` (agent -> place at the start) lets a move say where the actor came from.
     """
     where = dict(positions or {})
     seen: set[tuple[str, str, str]] = set()
     staged: list[StagedEvent] = []
-    for event in events:
+    for event in in_story_order(events, player):
         origin = where.get(event.actor)
         if event.kind == "move":
             where[event.actor] = event.place
@@ -109,22 +113,20 @@ def staged_events(world: World, events: Iterable[SimEvent], positions: dict[str,
     return staged
 
 
-def _inline(name: str) -> str:
-    """A name as it reads inside a sentence: "The harbour" -> "the harbour"."""
-    first, _, tail = name.partition(" ")
-    return f"{first.lower()} {tail}" if tail and first in ("A", "An", "The") else name
+_inline = inline  # a name as it reads inside a sentence: "The harbour" -> "the harbour"
 
 
 def _stage_text(world: World, event: SimEvent) -> str:
     """An act or narration as a stage direction: present tense, without the place the heading names."""
     text = event.text.strip()
-    place = f" in {world.name_of(event.place)}"
-    if place in text:
-        text = text.replace(place, "", 1)
+    for place in (f" in {inline(world.name_of(event.place))}", f" in {world.name_of(event.place)}"):
+        if place in text:
+            text = text.replace(place, "", 1)
+            break
     if event.kind == "act" and event.verb and event.target and event.verb not in CARRIER_VERBS and event.verb.isalpha():
         # a deed on the stage is said now ("strikes"), from its fields, not from the narration's past tense
-        text = (f"{world.name_of(event.actor)} {verbs.third_person(event.verb)} {world.name_of(event.target)}"
-                f"{verbs.detail(event.verb, event.detail)}")
+        text = (deed(world.name_of(event.actor), event.verb, world.name_of(event.target),
+                     person=event.target in world.agents, tense="present") + verbs.detail(event.verb, event.detail))
     # Object names such as "A sealed letter" read lower-case inside a sentence.
     for thing in world.objects.values():
         if _inline(thing.name) != thing.name:
@@ -166,9 +168,10 @@ def _cast(world: World, events_by_id: dict[str, SimEvent], staged: list[StagedEv
 
 
 def render(world: World, events: list[SimEvent], *, positions: dict[str, str] | None = None,
-           max_rounds: int = MAX_SCENE_ROUNDS, title: str | None = None, note: str = "") -> Screenplay:
-    """Render a run's events as a markdown screenplay."""
-    staged = staged_events(world, events, positions)
+           max_rounds: int = MAX_SCENE_ROUNDS, title: str | None = None, note: str = "",
+           player: str | None = None) -> Screenplay:
+    """Render a run's events as a markdown screenplay (in the story order `player`'s screen showed)."""
+    staged = staged_events(world, events, positions, player)
     grouped = scenes_of(staged, max_rounds=max_rounds)
     events_by_id = {e.id: e for e in events}
     title = title or world.file.world.title
@@ -214,9 +217,10 @@ def _cue(name: str) -> str:
 
 
 def render_fountain(world: World, events: list[SimEvent], *, positions: dict[str, str] | None = None,
-                    max_rounds: int = MAX_SCENE_ROUNDS, title: str | None = None, note: str = "") -> str:
+                    max_rounds: int = MAX_SCENE_ROUNDS, title: str | None = None, note: str = "",
+                    player: str | None = None) -> str:
     """A run's events as a Fountain screenplay (fountain.io) that screenwriting apps open."""
-    staged = staged_events(world, events, positions)
+    staged = staged_events(world, events, positions, player)
     grouped = scenes_of(staged, max_rounds=max_rounds)
     title = title or world.file.world.title
     lines = [f"Title: {title}", "Credit: Played out in storyworld", f"Source: {world.file.world.source or world.file.world.id}"]
@@ -247,7 +251,8 @@ def render_fountain(world: World, events: list[SimEvent], *, positions: dict[str
 def render_simulation(sim) -> Screenplay:
     """The screenplay of a simulation's run so far (from its start positions)."""
     note = f"From the start \u201c{sim.state.start_id}\u201d, memory backend {sim.settings.backend}."
-    return render(sim.world, sim.state.events, positions=sim.world.start_positions(sim.state.start_id), note=note)
+    return render(sim.world, sim.state.events, positions=sim.world.start_positions(sim.state.start_id), note=note,
+                  player=sim.settings.player)
 
 
 __all__ = ["StagedEvent", "ScreenplayScene", "Screenplay", "staged_events", "render", "render_fountain", "render_simulation", "scenes_of"]

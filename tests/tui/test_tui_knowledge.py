@@ -31,3 +31,24 @@ def test_a_line_that_repeats_what_the_player_knew_does_not_show_it_twice(tiny_wo
     assert statements.count(known) == 1, statements
     heard = next(c for c in cards if c.id == said)
     assert heard.learned == ()  # Maren held it before Tobin said it: nothing learned from the line
+
+
+def test_recall_is_ranked_with_a_cut_off_and_counts_the_rest():
+    """Issue 33: /recall keeps the hits near the best one (and above a floor), at most six, and says how many more."""
+    from memory.records import RecallHit
+    from tui.knowledge import ranked
+
+    def hit(score: float, via: str = "semantic") -> RecallHit:
+        from memory.records import Record
+
+        return RecallHit(record=Record(id=int(score * 1000), text=f"r{score}", kind="event", round=0), via=via,
+                         score=score)
+
+    # what /recall cup gave before: sixteen cards, the best 0.175 (nothing is about a cup)
+    assert ranked([hit(0.175), hit(0.157), *[hit(0.1 - i / 100, "affiliated") for i in range(8)]]) == ([], 0)
+    # /recall ghost: the six close hits, the affiliated tail (<= 0.19) cut off
+    ghost = [hit(s) for s in (0.447, 0.446, 0.432, 0.353, 0.326, 0.317)] + [hit(0.189, "affiliated")] * 3
+    kept, more = ranked(list(reversed(ghost)))
+    assert [h.score for h in kept] == [0.447, 0.446, 0.432, 0.353, 0.326, 0.317] and more == 0
+    kept, more = ranked([hit(0.5 - i / 100) for i in range(10)])
+    assert len(kept) == 6 and more == 4 and kept[0].score == 0.5

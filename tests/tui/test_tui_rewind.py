@@ -89,7 +89,7 @@ async def test_retry_plays_the_round_again_under_another_seed(runtime, tiny_worl
         await settle(pilot)
         assert screen.game.session.round == 1 and session.sim.settings.seed != seed
         after = transcript_text(screen)
-        assert any("(again)" in line for line in after)
+        assert any(f"(again, new seed {session.sim.settings.seed})" in line for line in after)  # says so
         assert after.count("MAREN (to Tobin) · you\nWhat do you carry?") == 1  # the round replaced, not doubled
         assert len(after) == len(lines)
         mine = [a for a in session.sim.state.actions if a.actor == "maren"]

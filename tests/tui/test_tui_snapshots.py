@@ -196,3 +196,27 @@ def test_the_panel_shows_knowledge_with_a_dispute_in_words(snap_compare, still_r
     """Who knows: one card per record, how Maren knows it and how sure; a dispute between owners in words."""
     app = make_app(runtime=still_runtime, world=tiny_world, player="maren")
     assert snap_compare(app, terminal_size=SIZE, run_before=_a_dispute_recalled)
+
+
+def test_undo_dialog_focuses_undo(snap_compare, still_runtime, tiny_world):
+    """Ctrl+Z after a round: the dialog asks, with Undo focused (Enter undoes, Esc cancels)."""
+    app = make_app(runtime=still_runtime, world=tiny_world, player="maren")
+
+    async def ask(pilot) -> None:
+        await play_a_round(pilot)
+        await pilot.press("ctrl+z")
+        await steady(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=ask)
+
+
+def test_retry_dialog_after_right_arrow_focuses_cancel(snap_compare, still_runtime, tiny_world):
+    """Ctrl+R, then →: the focus steps from Retry to Cancel, as in other terminal apps."""
+    app = make_app(runtime=still_runtime, world=tiny_world, player="maren")
+
+    async def ask(pilot) -> None:
+        await play_a_round(pilot)
+        await pilot.press("ctrl+r", "right")
+        await steady(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=ask)

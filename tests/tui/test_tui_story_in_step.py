@@ -42,4 +42,4 @@ async def test_a_line_says_so_when_the_player_is_led(tmp_path, tiny_world):
         await settle(pilot)
         assert screen.game.session.sim.state.positions["maren"] == "tavern"
         lines = [str(w.content) for w in screen.query_one(Transcript).query(".entry")]
-        assert "(You go with Tobin to The Gull tavern.)" in lines, "\n".join(lines)
+        assert "(You go with Tobin to the Gull tavern.)" in lines, "\n".join(lines)

@@ -20,6 +20,7 @@ from textual.widgets import Button, DataTable, Footer, Input, Label, ProgressBar
 
 from tui.cells import fit
 from tui.messages import DraftFailed, DraftReady, LoadProgressed, SaveFailed, WorldSaved
+from tui.widgets.buttons import Buttons
 
 if TYPE_CHECKING:
     from tui.runtime import Runtime
@@ -48,7 +49,7 @@ class AuthorSourceScreen(ModalScreen[None]):
             yield Select(KINDS, value="detect", allow_blank=False, id="kind")
             yield Static("Plays are parsed without a model; prose is read by the model with a fallback.",
                          classes="dialog-note")
-            with Horizontal(classes="dialog-buttons"):
+            with Buttons(classes="dialog-buttons"):
                 yield Button("Draft", id="draft", variant="primary")
                 yield Button("Cancel", id="cancel")
 

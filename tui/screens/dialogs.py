@@ -8,12 +8,13 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Input, Label, Static
 
 from tui import slash
 from tui.messages import CatalogListed
+from tui.widgets.buttons import Buttons
 
 KEYS: tuple[tuple[str, str], ...] = (
     ("Enter", "play the line (one round passes)"),
@@ -38,6 +39,11 @@ def help_text() -> Text:
         text.append(f"  {usage}\n", style="bold")
         text.append(f"      {what}\n")
     text.append("  Plain text without a slash is said aloud.\n\n", style="italic")
+    text.append("Interactive fiction's words (typed bare)\n", style="bold")
+    for usage, what in slash.ALIASES:
+        text.append(f"  {usage}\n", style="bold")
+        text.append(f"      {what}\n")
+    text.append("\n")
     text.append("Keys\n", style="bold")
     for key, what in KEYS:
         text.append(f"  {key:<10}", style="bold")
@@ -54,7 +60,7 @@ class HelpScreen(ModalScreen[None]):
         with Vertical(id="help-box", classes="dialog"):
             with VerticalScroll():
                 yield Static(help_text(), id="help-text")
-            with Horizontal(classes="dialog-buttons"):
+            with Buttons(classes="dialog-buttons"):
                 yield Button("Close", id="close", variant="primary")
 
     @on(Button.Pressed, "#close")
@@ -77,7 +83,7 @@ class AskName(ModalScreen[str | None]):
         with Vertical(classes="dialog"):
             yield Label(self.title_text, classes="dialog-title", markup=False)
             yield Input(value=self.value, placeholder=self.prompt, id="name")
-            with Horizontal(classes="dialog-buttons"):
+            with Buttons(classes="dialog-buttons"):
                 yield Button("OK", id="ok", variant="primary")
                 yield Button("Cancel", id="cancel")
 
@@ -110,7 +116,7 @@ class DamagedSave(ModalScreen[bool]):
             if self.fallback is not None:
                 yield Static(f"The newest good autosave is {self.fallback.parent.name}/{self.fallback.name}.",
                              id="fallback", markup=False)
-            with Horizontal(classes="dialog-buttons"):
+            with Buttons(classes="dialog-buttons"):
                 if self.fallback is not None:
                     yield Button("Load that autosave", id="use", variant="primary")
                 yield Button("Back", id="back")
@@ -145,7 +151,7 @@ class ModelDown(ModalScreen[str | None]):
             yield Static("The round was not played: the world and everyone's memory are as they were before it.",
                          id="state", markup=False)
             yield Static("Press r to retry the round, q to save and quit, Esc to go back.", id="keys", markup=False)
-            with Horizontal(classes="dialog-buttons"):
+            with Buttons(classes="dialog-buttons"):
                 yield Button("Retry (r)", id="retry", variant="primary")
                 yield Button("Save and quit (q)", id="quit")
                 yield Button("Back", id="back")
@@ -180,7 +186,7 @@ class PickSave(ModalScreen[Path | None]):
         with Vertical(classes="dialog -wide"):
             yield Label("Load a game", classes="dialog-title")
             yield DataTable(id="picker", cursor_type="row")
-            with Horizontal(classes="dialog-buttons"):
+            with Buttons(classes="dialog-buttons"):
                 yield Button("Load", id="ok", variant="primary")
                 yield Button("Cancel", id="cancel")
 
@@ -239,7 +245,7 @@ class PickOne(ModalScreen[str | None]):
             if self.note:
                 yield Static(self.note, classes="dialog-note", markup=False)
             yield OptionList(*[Option(label, id=ident) for label, ident in self.options], id="pick")
-            with Horizontal(classes="dialog-buttons"):
+            with Buttons(classes="dialog-buttons"):
                 yield Button("Cancel", id="cancel")
 
     def on_mount(self) -> None:
@@ -256,7 +262,7 @@ class PickOne(ModalScreen[str | None]):
 
 
 class Confirm(ModalScreen[bool]):
-    """Ask yes or no before an action that changes the game (e.g. undoing a merge)."""
+    """Ask yes or no before an action that changes the game (e.g. undoing a merge); the action is focused."""
 
     BINDINGS = [Binding("escape,n", "cancel", "Cancel", tooltip="Close without doing it"),
                 Binding("y", "confirm", "Yes", tooltip="Do it")]
@@ -271,12 +277,13 @@ class Confirm(ModalScreen[bool]):
         with Vertical(classes="dialog"):
             yield Label(self.title_text, classes="dialog-title", markup=False)
             yield Static(self.note, classes="dialog-note", markup=False)
-            with Horizontal(classes="dialog-buttons"):
+            with Buttons(classes="dialog-buttons"):
                 yield Button(self.yes, id="yes", variant="warning")
                 yield Button("Cancel", id="cancel")
 
     def on_mount(self) -> None:
-        self.query_one("#cancel").focus()  # a stray Enter must not change the game
+        # the key that opened it asked for this: Enter does it, Esc (or ← then Enter) does not
+        self.query_one("#yes").focus()
 
     @on(Button.Pressed, "#yes")
     def action_confirm(self) -> None:

@@ -12,6 +12,7 @@ from textual.widgets.option_list import Option
 
 from tui.catalog import WorldEntry
 from tui.game import NewGame
+from tui.widgets.buttons import Buttons
 
 
 class PickList(OptionList):
@@ -65,7 +66,7 @@ class NewGameScreen(ModalScreen[NewGame | None]):
                     yield Label("3. Start point", classes="section")
                     yield PickList(id="pick-start")
             yield Static("", id="choice-note", markup=False)
-            with Horizontal(classes="dialog-buttons"):
+            with Buttons(classes="dialog-buttons"):
                 yield Button("Start", id="start", variant="primary")
                 yield Button("Cancel", id="cancel")
         yield Footer()  # this dialog's keys, not the screen's below

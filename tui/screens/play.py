@@ -13,7 +13,6 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
 
-from saves.slots import AUTOSAVE_KEEP
 from tui import slash
 from tui.game import Game, LoadGame, NewGame
 from tui.messages import (
@@ -29,10 +28,11 @@ from tui.messages import (
     RoundCancelled,
     RoundFailed,
     RoundResolved,
+    RoundUndone,
     SaveFailed,
     SaveWritten,
 )
-from tui.screens.rewind import Rewinding
+from tui.rounds import Question, RoundController, one_line
 from tui.views import Moment, TranscriptEntry
 from tui.widgets.action_bar import ActionBar
 from tui.widgets.panels import CastPanel, GoalsPanel, MapPanel, StatusLine
@@ -45,13 +45,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("tui.play")
 
 
-def one_line(exc: BaseException) -> str:
-    """An exception as one line for the screen (the traceback goes to the log)."""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return text
-
-
-class PlayScreen(Rewinding, Screen):
+class PlayScreen(Screen):
     """Play one character: type an action, the other agents decide, the round resolves."""
 
     BINDINGS = [
@@ -74,15 +68,8 @@ class PlayScreen(Rewinding, Screen):
         super().__init__()
         self.request = request
         self.runtime = runtime
-        self.game: Game | None = None
-        self.moment: Moment | None = None
-        self.busy = False
-        """True from submitting an action until its round resolved, failed or was cancelled."""
-        self.pending = ""
-        """The line whose round is running (given back to the action bar if the round is cancelled)."""
-        self._pending_action: Any = None  # the action of that line, played again when a failed round is retried
-        self._cancel = threading.Event()
-        self._round_started = 0.0
+        self.rounds = RoundController(runtime, self.post_message)
+        """The game's rounds, undo and retry: this screen drives it and shows what it posts."""
         self._deciding = ""
         self._roster = False  # the round's progress per character has come: it says who is deciding
         self._ticker: Any = None
@@ -90,8 +77,21 @@ class PlayScreen(Rewinding, Screen):
         """Rounds whose result reached the screen (benchmarks and tests wait on it)."""
         self.round_shown = threading.Event()
         """Set each time a resolved round has been drawn."""
-        self._shown_before: list[Moment] = []
-        """The views shown before each of the last rounds (an undo shows them again, exactly)."""
+
+    @property
+    def game(self) -> Game | None:
+        """The game being played (None while it loads)."""
+        return self.rounds.game
+
+    @property
+    def moment(self) -> Moment | None:
+        """The view on screen."""
+        return self.rounds.moment
+
+    @property
+    def busy(self) -> bool:
+        """True while a round (or an undo) is under way."""
+        return self.rounds.busy
 
     def compose(self) -> ComposeResult:
         yield StatusLine("storyworld", id="status", markup=False)
@@ -132,19 +132,17 @@ class PlayScreen(Rewinding, Screen):
         transcript = self.query_one(Transcript)
         transcript.add_entries(moment.entries)
         self._show(moment)
-        self.moment = None  # nothing to play against until the game is loaded
+        self.rounds.moment = None  # nothing to play against until the game is loaded
         # once this screen has been drawn (a screen pushed from inside on_mount would be stuck open)
         self.call_after_refresh(self._welcome_once, request.world, request.player, moment.scene)
 
     def on_screen_resume(self) -> None:
         """Back from a dialog, the help or the inspector: the keys go to the action bar again."""
-        self.query_one("#action", Input).focus()
+        self._refocus()
 
     def on_unmount(self) -> None:
         # quitting mid-round: stop before the next agent instead of letting the worker thread finish the round
-        self._cancel.set()
-        if self.game is not None:
-            self.game.close()  # the save is free for another process
+        self.rounds.close()  # the save is free for another process
 
     def _loading_note(self) -> str:
         if isinstance(self.request, NewGame):
@@ -157,37 +155,7 @@ class PlayScreen(Rewinding, Screen):
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def load_game(self, request: NewGame | LoadGame) -> None:
         """Load model, embedder and memory (or a save) off the UI thread."""
-        from storyworld.errors import UserError
-
-        def report(stage: str, done: int, total: int) -> None:
-            self.post_message(LoadProgressed(stage, done, total))
-
-        from storyworld.llm import on_retry
-
-        try:
-            if isinstance(request, NewGame):
-                game = Game.new(request.world, request.player, request.start_id, self.runtime, report)
-            else:
-                game = Game.load(request.folder, self.runtime, report)
-            try:
-                game.session.claim()  # one writer per save: another process playing it refuses this one
-            except UserError as exc:
-                self.post_message(GameLoadFailed(one_line(exc)))  # no autosave to offer: it is the same save
-                return
-            on_retry(getattr(game.session.sim.mind, "lm", None), lambda note: self.post_message(ModelRetrying(note)))
-            moment = game.opening()
-        except UserError as exc:
-            self._load_failed(request, exc)
-            return
-        except Exception as exc:  # noqa: BLE001 — shown as one line, traceback logged; the app must not die
-            log.exception("loading failed")
-            self.post_message(GameLoadFailed(f"{type(exc).__name__}: {one_line(exc)}"))
-            return
-        self.post_message(GameLoaded(game, moment))
-        try:
-            game.autosave()
-        except (OSError, ValueError) as exc:
-            self.post_message(SaveFailed(one_line(exc)))
+        self.rounds.load(request)
 
     @on(LoadProgressed)
     def _load_progressed(self, message: LoadProgressed) -> None:
@@ -197,8 +165,8 @@ class PlayScreen(Rewinding, Screen):
 
     @on(GameLoaded)
     def _game_loaded(self, message: GameLoaded) -> None:
-        self.game = message.game
-        self.moment = message.moment
+        self.rounds.game = message.game
+        self.rounds.moment = message.moment
         transcript = self.query_one(Transcript)
         transcript.reset()
         transcript.add_entries(message.moment.entries)
@@ -229,24 +197,11 @@ class PlayScreen(Rewinding, Screen):
 
         self.app.push_screen(welcome, closed)
 
-    def _load_failed(self, request: NewGame | LoadGame, exc: Exception) -> None:
-        """Post GameLoadFailed with the newest good autosave of a save that would not load."""
-        fallback = None
-        if isinstance(request, LoadGame):
-            from saves import latest_good_autosave
-
-            fallback = latest_good_autosave(request.folder)
-        self.post_message(GameLoadFailed(one_line(exc).split("; newest good autosave")[0], fallback))
-
     def restart(self, request: NewGame | LoadGame) -> None:
         """Drop the current game and load another in this screen (it may be the app's only screen)."""
         self.request = request
-        if self.game is not None:
-            self.game.close()
-        self.game = None
-        self.moment = None
+        self.rounds.restart()
         self.rounds_shown = 0
-        self._shown_before.clear()
         transcript = self.query_one(Transcript)
         transcript.reset()
         transcript.add_note(self._loading_note())
@@ -279,7 +234,7 @@ class PlayScreen(Rewinding, Screen):
     # --- showing -------------------------------------------------------------------------------
     def _show(self, moment: Moment) -> None:
         """Update everything but the transcript from a moment."""
-        self.moment = moment
+        self.rounds.moment = moment
         self.query_one(StatusLine).show(moment, self.game.slot.name if self.game else "")
         self.query_one(WhoKnows).show(moment.who_knows, moment.player)
         self.query_one(CastPanel).show(moment.cast)
@@ -316,6 +271,19 @@ class PlayScreen(Rewinding, Screen):
                 event.input.value = ""
                 self.action_help()
                 return
+            case slash.Inventory():
+                event.input.value = ""
+                world, held = self.game.world, self.moment.scene.held
+                transcript.add_note("You carry " + (", ".join(world.name_of(o) for o in held) or "nothing") + ".")
+                return
+            case slash.Again():
+                event.input.value = ""
+                if self.rounds.last is None:
+                    transcript.add_note("Nothing to do again yet: play a line first.", "problem")
+                    return
+                parsed = slash.Play(self.rounds.last[0])
+                text = self.rounds.last[1]
+        match parsed:
             case slash.Recall(query=query):
                 event.input.value = ""
                 if self.busy:
@@ -335,11 +303,7 @@ class PlayScreen(Rewinding, Screen):
 
     def _start_round(self, action: Any, text: str) -> None:
         """Run the round of `action` (typed as `text`) in the worker, with the screen showing it is under way."""
-        self.pending = text
-        self._pending_action = action
-        self.busy = True
-        self._cancel.clear()
-        self._round_started = self.runtime.timer()
+        self.rounds.begin(action, text)
         self.set_class(True, "-thinking")
         self._progress(f"Round {self.moment.round if self.moment else ''}: the others are deciding… (Esc cancels)")
         self.query_one(Transcript).add_pending(self._pending_entry(action))
@@ -350,26 +314,35 @@ class PlayScreen(Rewinding, Screen):
 
     def _pending_entry(self, action: Any) -> TranscriptEntry:
         """The player's submitted action as a transcript entry, shown until the round resolves."""
-        from storyworld.kernel.actions import Say, describe
+        from storyworld.kernel.actions import ActOn, Move, Say, describe
+        from storyworld.kernel.wording import deed, inline
 
         assert self.game is not None
         world = self.game.world
         me = world.agents[self.game.player].name
-        if isinstance(action, Say):
-            to = world.agents[action.to].name if action.to in world.agents else ""
-            return TranscriptEntry(kind="line", speaker=me, text=action.text, to=to, own=True)
-        return TranscriptEntry(kind="direction", text=f"{me} {describe(action)}", own=True)
+        match action:
+            case Say():
+                to = world.agents[action.to].name if action.to in world.agents else ""
+                return TranscriptEntry(kind="line", speaker=me, text=action.text, to=to, own=True)
+            case Move():
+                text = f"{me} goes to {inline(world.name_of(action.to))}."
+            case ActOn() if action.verb not in ("lead", "lie"):
+                text = deed(me, action.verb, world.name_of(action.target), person=action.target in world.agents,
+                            tense="present") + "."
+            case _:
+                text = f"{me} {describe(action)}"
+        return TranscriptEntry(kind="direction", text=text, own=True)
 
     def _tick(self) -> None:
         """Keep the progress line's clock moving while agents think."""
         if self.busy:
-            seconds = self.runtime.timer() - self._round_started
-            note = " — cancelling after this one" if self._cancel.is_set() else " · Esc cancels"
+            seconds = self.runtime.timer() - self.rounds.started
+            note = " — cancelling after this one" if self.rounds.cancel.is_set() else " · Esc cancels"
             self._progress(f"{self._deciding} · {seconds:.0f} s{note}", counting=self._roster)
 
     def _round_over(self) -> None:
         """Common end of a round, however it ended."""
-        self.busy = False
+        self.rounds.end()
         self._roster = False
         self.set_class(False, "-thinking")
         self.query_one(Transcript).clear_pending()
@@ -379,43 +352,8 @@ class PlayScreen(Rewinding, Screen):
 
     @work(thread=True, exclusive=True, group="round", exit_on_error=False)
     def run_round(self, action: Any) -> None:
-        """Step the simulation with the player's action; posts RoundResolved/RoundCancelled/RoundFailed."""
-        from storyworld.errors import Cancelled
-        from storyworld.game.simulation import ModelFailed as ModelDown
-        from storyworld.game.simulation import RoundRefused
-
-        game = self.game
-        assert game is not None
-        world = game.world
-        started = self.runtime.timer()
-        round_ = game.session.round
-
-        def progress(agent: str, index: int, total: int) -> None:
-            self.post_message(AgentDeciding(agent, world.agents[agent].name, index, total))
-
-        try:
-            moment = game.play_round(action, progress, self._cancel.is_set,
-                                     watch=lambda shown: self.post_message(DecisionsProgressed(shown)))
-        except Cancelled as exc:
-            self.post_message(RoundCancelled(one_line(exc)))
-            return
-        except ModelDown as exc:  # after the model's retries: nothing of the round was applied
-            self.post_message(ModelFailed(one_line(exc)))
-            return
-        except RoundRefused as exc:  # refused whole: the world and memory are as they were
-            self.post_message(RoundFailed(one_line(exc)))
-            return
-        except Exception as exc:  # noqa: BLE001 — one line on screen, traceback in the log
-            log.exception("round failed")
-            self.post_message(RoundFailed(f"{type(exc).__name__}: {one_line(exc)}", unchanged=False))
-            return
-        self.post_message(RoundResolved(moment, self.runtime.timer() - started, game.fell_back(round_)))
-        try:
-            folder = game.autosave()
-        except (OSError, ValueError) as exc:  # SaveError is a ValueError
-            self.post_message(SaveFailed(one_line(exc)))
-        else:
-            self.post_message(SaveWritten(folder, "autosave"))
+        """Step the simulation with the player's action (the controller posts what came of it)."""
+        self.rounds.play(action)
 
     @on(AgentDeciding)
     def _agent_deciding(self, message: AgentDeciding) -> None:
@@ -443,21 +381,20 @@ class PlayScreen(Rewinding, Screen):
     @on(RoundResolved)
     def _round_resolved(self, message: RoundResolved) -> None:
         self._round_over()
-        self.pending = ""
         moment = message.moment
-        if self.moment is not None:
-            self._shown_before.append(self.moment)  # what an undo shows again
-            del self._shown_before[:-AUTOSAVE_KEEP]
+        self.rounds.shown(moment)
         self.query_one(Transcript).begin_round()
         self.query_one(Transcript).add_entries(moment.entries, round_label=f"— round {moment.round - 1} —")
         if moment.hint:
-            self.query_one(Transcript).add_note(f"Hint: {moment.hint}", "hint")
+            self.query_one(Transcript).add_hint(moment.hint)
         self._show(moment)
         fell_back = ""
         if message.fell_back:  # said, not hidden: whose turn the model's reply could not make
             fell_back = (f" {', '.join(message.fell_back)} fell back to looking on (the model's reply was unusable).")
             self.query_one(Transcript).add_note(f"Fallback this round: {', '.join(message.fell_back)}", "problem")
-        self._progress(f"Round {moment.round - 1} resolved in {message.seconds:.1f} s.{fell_back} Your move.")
+        # said once the round's lines are drawn, never before them
+        self.call_after_refresh(self._progress, f"Round {moment.round - 1} resolved in {message.seconds:.1f} s."
+                                f"{fell_back} Your move.")
         self.query_one("#action", Input).focus()
         self.rounds_shown += 1
         self.call_after_refresh(self.round_shown.set)
@@ -476,16 +413,16 @@ class PlayScreen(Rewinding, Screen):
             self._give_back_line()
             self._progress("The round failed; the world and memory are as they were before it. Try another action.")
         else:
-            self.pending = ""
+            self.rounds.give_back()
             self._progress("The round failed partway: the game on screen may be inconsistent; "
                            "the last autosave holds the round before it (F6 loads it).")
 
     def _give_back_line(self) -> None:
         """Put the line of a round that did not happen back into the action bar."""
         action = self.query_one("#action", Input)
+        line = self.rounds.give_back()
         if not action.value:
-            action.value = self.pending
-        self.pending = ""
+            action.value = line
 
     @on(ModelRetrying)
     def _model_retrying(self, message: ModelRetrying) -> None:
@@ -500,7 +437,7 @@ class PlayScreen(Rewinding, Screen):
         self._round_over()
         self.query_one(Transcript).add_note(f"The model failed: {message.reason}", "problem")
         self._progress("The model failed; the round was not played. r retries, q saves and quits.")
-        action, text = self._pending_action, self.pending
+        action, text = self.rounds.pending_action, self.rounds.pending
 
         def chosen(choice: str | None) -> None:
             if choice == "retry" and action is not None:
@@ -516,14 +453,8 @@ class PlayScreen(Rewinding, Screen):
     @work(thread=True, exclusive=True, group="save", exit_on_error=False)
     def save_and_quit(self) -> None:
         """Save the game into its slot, then quit (a failed save is said and the app stays)."""
-        assert self.game is not None
-        try:
-            folder = self.game.save()
-        except (OSError, ValueError) as exc:  # SaveError is a ValueError
-            self.post_message(SaveFailed(one_line(exc)))
-            return
-        self.post_message(SaveWritten(folder, "saved"))
-        self.app.call_from_thread(self.app.exit)
+        if self.rounds.save("saved"):
+            self.app.call_from_thread(self.app.exit)
 
     @on(SaveWritten)
     def _save_written(self, message: SaveWritten) -> None:
@@ -540,27 +471,32 @@ class PlayScreen(Rewinding, Screen):
     @work(thread=True, exclusive=True, group="recall", exit_on_error=False)
     def recall(self, query: str) -> None:
         """The player's own /recall (embedding: off the UI thread)."""
-        assert self.game is not None
         try:
-            cards = self.game.recall(query)
+            cards, more = self.rounds.recall(query)
         except Exception as exc:  # noqa: BLE001 — one line on screen
             log.exception("recall failed")
             self.post_message(RoundFailed(f"recall: {one_line(exc)}"))
             return
-        self.post_message(RecallAnswered(query, cards))
+        self.post_message(RecallAnswered(query, cards, more))
 
     @on(RecallAnswered)
     def _recall_answered(self, message: RecallAnswered) -> None:
+        found = len(message.cards)
+        if not found:  # the panel keeps the moment's cards: nothing you hold is about it
+            self._progress(f"You recall nothing about “{message.query}”: try other words.")
+            return
         self.query_one(WhoKnows).show(message.cards, self.game.player if self.game else "")
         self.query_one(TabbedContent).active = "tab-who"
-        found = len(message.cards)
-        self._progress(f"You recall {found} thing{'s' if found != 1 else ''} about “{message.query}” (Who knows tab).")
+        self._refocus()
+        more = f"; {message.more} more, less close: add words to narrow it" if message.more else ""
+        self._progress(f"You recall {found} thing{'s' if found != 1 else ''} about “{message.query}”, closest first "
+                       f"(Who knows tab){more}.")
 
     # --- actions -------------------------------------------------------------------------------
     def action_cancel_round(self) -> None:
         """Ask the running round to stop before it resolves."""
         if self.busy:
-            self._cancel.set()
+            self.rounds.cancel.set()
             self._progress("Cancelling: the round stops after the agent deciding now…")
         else:
             self.query_one("#action", Input).focus()
@@ -595,11 +531,18 @@ class PlayScreen(Rewinding, Screen):
         side.display = True
         at = self.TABS.index(side.active) if side.active in self.TABS else -1
         side.active = self.TABS[(at + 1) % len(self.TABS)]
+        self._refocus()
 
     def action_toggle_panel(self) -> None:
         """Give the transcript the whole width, or bring the panel back."""
         side = self.query_one("#side")
         side.display = not side.display
+        self._refocus()
+
+    def _refocus(self) -> None:
+        """The keys go back to the action bar (after a panel changed, or a modal closed)."""
+        if self.app.screen is self:
+            self.call_after_refresh(self.query_one("#action", Input).focus)
 
     def action_save_as(self) -> None:
         """Ask for a name and save into a new slot."""
@@ -632,13 +575,7 @@ class PlayScreen(Rewinding, Screen):
     @work(thread=True, exclusive=True, group="save", exit_on_error=False)
     def save_game(self, what: str, name: str) -> None:
         """Write a named save or a branch."""
-        assert self.game is not None
-        try:
-            folder = self.game.save_as(name) if what == "save as" else self.game.branch(name)
-        except (OSError, ValueError) as exc:
-            self.post_message(SaveFailed(one_line(exc)))
-            return
-        self.post_message(SaveWritten(folder, "saved" if what == "save as" else "branched"))
+        self.rounds.save(what, name)
 
     def action_load(self) -> None:
         """Pick a save and load it in place of this game."""
@@ -653,3 +590,57 @@ class PlayScreen(Rewinding, Screen):
                 self.restart(LoadGame(folder))
 
         self.app.push_screen(PickSave(self.runtime.saves()), picked)
+
+    # --- undo and retry ------------------------------------------------------------------------
+    def action_undo(self) -> None:
+        """Undo the last round (after a yes: the round is discarded)."""
+        self._confirm_discard("undo")
+
+    def action_retry(self) -> None:
+        """Undo the last round and play it again under a new seed (after a yes)."""
+        self._confirm_discard("retry")
+
+    def _confirm_discard(self, what: str) -> None:
+        from tui.screens.dialogs import Confirm
+
+        question = self.rounds.rewind_question(what)
+        if not isinstance(question, Question):
+            self.notify(question)
+            return
+        last = self.game.session.round - 1 if self.game else 0
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.rounds.begin(self.rounds.pending_action, "")
+                self.set_class(True, "-thinking")
+                self._progress(f"{'Undoing' if what == 'undo' else 'Replaying'} round {last}…")
+                self.rewind_round(what)
+
+        self.app.push_screen(Confirm(question.title, question.note, yes=question.yes), answered)
+
+    @work(thread=True, exclusive=True, group="round", exit_on_error=False)
+    def rewind_round(self, what: str) -> None:
+        """Undo the last round (what="undo"), or undo and replay it (what="retry")."""
+        self.rounds.rewind(what)
+
+    @on(RoundUndone)
+    def _round_undone(self, message: RoundUndone) -> None:
+        """Show the round undone (the screen as before it), or replayed (its new entries)."""
+        self._round_over()
+        transcript = self.query_one(Transcript)
+        transcript.undo_round()
+        moment = self.rounds.after_undo(message)
+        self._show(moment)
+        if not message.replayed:
+            self._progress(message.note or f"Round {moment.round} undone; the world is as it was before it. Your move.")
+        else:
+            transcript.begin_round()
+            label = f"— round {moment.round - 1} (again, new seed {message.seed}) —"
+            transcript.add_entries(moment.entries, round_label=label)
+            if moment.hint:
+                transcript.add_hint(moment.hint)
+            self._progress(f"Round {moment.round - 1} played again under a new seed ({message.seed}) "
+                           f"in {message.seconds:.1f} s. Your move.")
+            self.rounds_shown += 1
+            self.call_after_refresh(self.round_shown.set)
+        self.query_one("#action", Input).focus()

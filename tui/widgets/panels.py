@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from storyworld.game.playerinput import DIRECTIONS
 from tui.views import CastEntry, MapView, Moment, badge_colour
 
 
@@ -46,9 +47,10 @@ class MapPanel(Static):
         text.append(view.here_name + "\n", style="bold")
         if view.here_description:
             text.append(view.here_description + "\n", style="italic")
-        text.append("\nExits (/move …)\n", style="bold")
-        for ident, name in view.exits:
-            text.append(f"→ {ident}", style="bold")
+        text.append("\nExits (/move …, or the direction)\n", style="bold")
+        for at, (ident, name) in enumerate(view.exits):
+            way = f"{DIRECTIONS[at][1]:<2} " if at < len(DIRECTIONS) else ""
+            text.append(f"{way}→ {ident}", style="bold")
             text.append(f"  {name}\n" if name.lower() != ident else "\n", style="dim")
         if not view.exits:
             text.append("none\n", style="dim")

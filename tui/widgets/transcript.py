@@ -85,6 +85,11 @@ class Transcript(VerticalScroll):
         """Remove the pending line."""
         self.query(".-pending").remove()
 
+    def add_hint(self, text: str) -> None:
+        """The director's hint for where the player stands now; an earlier one goes (its /move was from there)."""
+        self.query(".-hint").remove()
+        self.add_note(f"Hint: {text}", "hint")
+
     def add_note(self, text: str, kind: str = "note") -> None:
         """A line from the game itself (help, problems, recall headers), not from the story."""
         self.mount(Static(Text(text), classes=f"entry -{kind}"))
