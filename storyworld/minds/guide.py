@@ -33,6 +33,11 @@ class Suggestion(msgspec.Struct, frozen=True, kw_only=True):
     status: str  # next | done | passed
 
 
+def whole(text: str) -> str:
+    """A canon text for the Now line and hints, whole: the screen wraps it (a cut with "…" lost its end)."""
+    return " ".join(text.split())
+
+
 def involvement(world: World, start_id: str | None) -> dict[str, float]:
     """How much the first scenes after a start involve each agent: actors count double, sooner counts more."""
     start = world.start(start_id)
@@ -70,7 +75,7 @@ def cast_lines(world: World, start_id: str | None) -> list[CastLine]:
         company = f", with {', '.join(others[:3])}{' and others' if len(others) > 3 else ''}" if others else ", alone"
         nxt = next((e for e in upcoming if agent.id in e.actors or agent.id in e.witness_ids()), None)
         if nxt is not None and nxt.round <= start.round + WINDOW:
-            soon = f" Next: {clip(nxt.text, 90)}"
+            soon = f" Next: {whole(nxt.text)}"
         else:
             soon = " Nothing comes their way soon."
         lines.append(CastLine(agent=agent.id, name=agent.name, score=round(scores.get(agent.id, 0.0), 3),
@@ -108,7 +113,7 @@ def happening(world: World, state: WorldState, player: str) -> str:
     if local:
         # the beat due now, not the oldest one nobody has played yet (it drops out of the window soon)
         latest = max(e.round for e in local)
-        return clip(next(e for e in local if e.round == latest).text, 160)
+        return whole(next(e for e in local if e.round == latest).text)
     coming = [a for a in state.positions if a != player and a not in state.absent
               and (i := direction.intention_for(world, state, state.canon, a)) is not None and i.place == here
               and state.positions[a] != here]
@@ -118,10 +123,10 @@ def happening(world: World, state: WorldState, player: str) -> str:
     if own and own[0].place != here:
         path = direction.shortest_path(world, here, own[0].place)
         way = f" (/move {path[0]})" if path else ""
-        return f"Quiet here; you are wanted at {world.places[own[0].place].name}{way}: {clip(own[0].text, 100)}"
+        return f"Quiet here; you are wanted at {world.places[own[0].place].name}{way}: {whole(own[0].text)}"
     if own and own[0].round <= clock + direction.LOOKAHEAD:
         # the player's next beat is here but not due yet: say so, or the line goes blank between two beats
-        return f"Next here: {clip(own[0].text, 150)}"
+        return f"Next here: {whole(own[0].text)}"
     elsewhere = sorted(
         (e for e in due if e.place != here and e.round <= clock + 1),
         key=lambda e: (len(direction.shortest_path(world, here, e.place)) or 99, e.round))
@@ -129,7 +134,7 @@ def happening(world: World, state: WorldState, player: str) -> str:
         event = elsewhere[0]
         path = direction.shortest_path(world, here, event.place)
         way = f" (/move {path[0]})" if path else ""
-        return f"Quiet here. At {world.places[event.place].name}{way}: {clip(event.text, 110)}"
+        return f"Quiet here. At {world.places[event.place].name}{way}: {whole(event.text)}"
     return ""
 
 
