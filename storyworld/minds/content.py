@@ -548,15 +548,14 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
 
 
 def _bears(world: World, known: Known, wanted: set[str]) -> bool:
-    """Whether a holding bears on what a question asks: a word of substance in common (a name counts only when
-    the question asks after nothing but people), who told it or did it named, or near it in meaning."""
-    if known.score >= BEARS:
-        return True
+    """Whether a holding bears on what a question asks: a word of substance in common, or near it in meaning
+    (`BEARS`); a question that asks after nothing but people ("What do you know of Fen?") is borne on only by
+    what names them, did by them or was told by them."""
     people = {w for a in world.agents.values() for n in a.all_names() for w in keys(n)}
     substance = wanted - people
     text = keys(known.text)
     if substance:
-        return bool(substance & text)
+        return bool(substance & text) or known.score >= BEARS
     by = {w for a in (known.source, *known.actors) if a in world.agents for w in keys(world.agents[a].name)}
     return bool(wanted & (text | by))
 

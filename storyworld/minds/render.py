@@ -533,13 +533,16 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
     if carries and focus:
         return _with_vocative(world, to, _focused(world, speaker, to, carries[0], focus, now, lang), lang)
     if len(carries) > 1 and lang == "en":
-        first = say_known(world, speaker, to, carries[0], now).rstrip(".")
-        more = [clause(point_of_view(world, lines.first_sentences(getattr(k, "text"), 170) or getattr(k, "text"),
-                                     speaker, to, past=getattr(k, "round") < now), world) for k in carries[1:]]
+        # what one teller told, all of it ("What did Pia tell you?"): "Pia told me that A; and that B"
         source = getattr(carries[0], "source")
-        if source in world.agents:
-            more = [_pronoun_for(world, m, source) for m in more]
-        return _with_vocative(world, to, sentence("; and that ".join([first, *more])), lang)
+        bodies = [clause(point_of_view(world, lines.first_sentences(getattr(k, "text"), 170) or getattr(k, "text"),
+                                       speaker, to, past=getattr(k, "round") < now), world) for k in carries]
+        if source in world.agents and source != speaker:
+            bodies = [_pronoun_for(world, b, source) for b in bodies]
+            opening = "you told me yourself that " if source == to else f"{world.name_of(source)} told me that "
+        else:
+            opening = ""
+        return _with_vocative(world, to, sentence(opening + "; and that ".join(bodies)), lang)
     if carries:
         body = say_known(world, speaker, to, carries[0], now)
         if getattr(speech, "heard", False) and lang == "en":
