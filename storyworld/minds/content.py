@@ -518,9 +518,12 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         # someone else, it will not say
         return Speech(act="lie" if knowledge.secrets[kept[0].record_id] == () else "refuse", to=to)
     relevant = [k for k in relevant if k not in kept]  # never answered with a kept deed, nor a neighbour of it
-    # a remark that told it something it did not hold (what it holds of the line is in `heard`): news to it
-    held = {k.record_id for k in knowledge.heard}
-    told_news = bool(addressed.claims) or any(t.record not in held for t in addressed.tells)
+    # a remark that told it something it did not hold before the line (by the time it answers, a line of last
+    # round has landed: what it held since then is what the line told it): news to it
+    held_before = {k.record_id for k in knowledge.heard if k.since_round < addressed.round}
+    told_news = bool(addressed.claims) or any(t.record not in held_before for t in addressed.tells)
+    told_now = {t.record for t in addressed.tells}
+    relevant = [k for k in relevant if k.record_id not in told_now]  # the line's own news is no answer to it
     fresh = sorted((k for k in knowledge.news if _tellable(k, to, knowledge) and to not in k.actors),
                    key=lambda k: (-k.since_round, k.record_id))
     if not question and fresh and (told_news or not relevant):

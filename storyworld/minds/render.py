@@ -546,7 +546,7 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
     if carries:
         body = say_known(world, speaker, to, carries[0], now)
         if getattr(speech, "heard", False) and lang == "en":
-            body = f"that is news to me; and {body[:1].lower() + body[1:] if not body.startswith('I ') else body}"
+            body = sentence(f"that is news to me; and {clause(body, world)}")  # a name keeps its capital
         return _with_vocative(world, to, body, lang)
     if act == "ask" and getattr(speech, "question", ""):
         return _with_vocative(world, to, getattr(speech, "question"), lang)
