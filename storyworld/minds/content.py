@@ -138,12 +138,19 @@ def line_keys(text: str) -> set[str]:
     return keys(text) - SPEECH_WORDS
 
 
+# "When I left …", "Where the path forks …": a wh-word opening a clause with its own subject, not a question.
+_CLAUSE = re.compile(r"^(?i:when|where|while|as|after|before|since|if|because|though|although|once)\s+"
+                     r"(?:(?i:i|you|he|she|we|they|it|the|a|an|my|our|his|her|their|everyone|nobody)\b|[A-Z]\w*)")
+
+
 def is_question(text: str) -> bool:
     """Whether a line asks something (a question mark, or the shape of a question)."""
     stripped = text.strip()
     if stripped.endswith("?") or "?" in stripped:
         return True
     first = (lines.words(stripped) or [""])[0]
+    if _CLAUSE.match(stripped):
+        return False  # "When I left, a lamp was burning": a wh-word opening a clause of its own asserts
     return first in {"what", "who", "where", "when", "why", "how", "which", "whether"} or stripped.lower().startswith(
         ("tell me", "do you know", "have you", "did you", "can you", "will you", "is it", "are you"))
 

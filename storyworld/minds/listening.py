@@ -45,17 +45,10 @@ _INVERTED = re.compile(r"^(?i:do|does|did|is|are|was|were|can|could|will|would|s
                        r"\s+(?:(?i:you|he|she|they|it|we|i)|[A-Z]\w*)\b")
 
 
-# "When I left …", "Where the path forks …": a wh-word opening a clause with its own subject, not a question.
-_CLAUSE = re.compile(r"^(?i:when|where|while|as|after|before|since|if|because|though|although|once)\s+"
-                     r"(?:(?i:i|you|he|she|we|they|it|the|a|an|my|our|his|her|their|everyone|nobody)\b|[A-Z]\w*)")
-
-
 def _asks(line: str) -> bool:
     """Whether a line asks rather than asserts: a question mark, an inverted verb, or a wh-word opening it that is
     not a clause of its own ("When I left late, a lamp was burning" asserts)."""
-    if "?" in line or _INVERTED.match(line):
-        return True
-    return content.is_question(line) and not _CLAUSE.match(line)
+    return bool(_INVERTED.match(line)) or content.is_question(line)
 
 
 class Reading(msgspec.Struct, frozen=True, kw_only=True):
