@@ -438,11 +438,11 @@ def _ally(world: World, goal: str, agent: str) -> bool:
 
 def _tellable(known: Known, listener: str | None, knowledge: Knowledge, *, asked: bool = False) -> bool:
     """A holding the listener lacks, not kept secret, not mechanical (unless asked), not told lately (unless asked),
-    and never told back to whoever told it."""
+    and never told back unasked to whoever told it."""
     if known.record_id in knowledge.secrets and listener not in knowledge.secrets[known.record_id]:
         return False
-    if listener is not None and known.via in ("told", "sediment") and known.source == listener:
-        return False
+    if not asked and listener is not None and known.via in ("told", "sediment") and known.source == listener:
+        return False  # asked, it may say it back ("you told me yourself that …")
     if not asked and (known.mechanical or known.private or known.quote or known.record_id in knowledge.told
                       or known.confidence < 0.45):
         return False

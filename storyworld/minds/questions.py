@@ -22,7 +22,7 @@ AskedKind = Literal["open", "source", "said_by", "when", "where_now"]
 _SOURCE = re.compile(r"\bwho\s+(?:told|tells|said|says)\b|\bhow\s+(?:do|did|can|could)\s+you\s+know\b|"
                      r"\b(?:where|from\s+whom|from\s+who|how)\s+did\s+you\s+(?:hear|learn|find\s+out|come\s+to\s+know)\b|"
                      r"\bwho\s+(?:was\s+it\s+)?(?:that\s+)?(?:told|said)\b", re.IGNORECASE)
-_SAID_BY = re.compile(r"\bwhat\s+(?:did|has|have)\s+(?P<who>.+?)\s+(?:tell|told|say|said)\b", re.IGNORECASE)
+_SAID_BY = re.compile(r"\bwhat\s+(?:\w+ly\s+)?(?:did|has|have)\s+(?P<who>.+?)\s+(?:tell|told|say|said)\b", re.IGNORECASE)
 _WHEN = re.compile(r"^\s*(?:and\s+)?when\b", re.IGNORECASE)
 _WHERE_NOW = re.compile(r"\bwhere\s+(?:is|was|are|has|did)\s+(?P<who>he|she|they|him|her|[A-Z][\w' -]*?)"
                         r"(?:\s+(?:now|gone|go|went|got\s+to))?\s*\??\s*$", re.IGNORECASE)
