@@ -5,6 +5,7 @@ one led is told so, and looking around sees who arrived in the same round."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -239,3 +240,24 @@ def test_words_to_the_brothers_do_not_skip_the_oath_to_the_bowing(kingdoms):
     line = SimEvent(id="r0001-00", round=1, place="peach-garden", actor="liu-bei", kind="say", text="Brothers.",
                     claim="Brothers.", to="guan-yu", witnesses=here)
     assert bowing.id in direction.update(kingdoms, state, state.canon, [line], player="liu-bei")
+
+
+def test_the_persons_line_to_someone_else_does_not_meet_their_spoken_beat():
+    """Goals tick a spoken beat of the person's only for a line said to the beat's people."""
+    from storyworld.kernel.state import CanonProgress, SimEvent
+    from storyworld.minds import direction
+
+    tiny = load_world(Path(__file__).parent / "data" / "worlds" / "tiny.toml")
+    state = initial_state(tiny, "arrival")
+    state.round = state.start_round + 2 * 4  # the story clock at t11 (Maren asks the tavern about the lamp)
+    state.positions["maren"] = "tavern"
+    words = "Who ordered the lamp dark on the night of the wreck?"
+
+    def said(to):
+        return SimEvent(id="r0008-00", round=state.round, place="tavern", actor="maren", kind="say", text=words,
+                        claim=words, to=to, witnesses=("maren", "ada", "silas", "tobin"))
+
+    for to, met in (("tobin", False), ("ada", True)):
+        progress = CanonProgress(met=["t08", "t09", "t10"])
+        direction.update(tiny, state, progress, [said(to)], player="maren")
+        assert ("t11" in progress.met) is met, to

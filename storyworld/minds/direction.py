@@ -179,8 +179,12 @@ class _Round:
         for a in actors:
             if a in self.spent:
                 continue
+            people = {*beat.actors, *beat.witness_ids()} - {a}
             line = next((e for e in self.lines.get((a, beat.place), ())
-                         if carries(beat, " ".join(p for p in (e.claim or e.text, self.told.get(e.id, "")) if p))),
+                         if carries(beat, " ".join(p for p in (e.claim or e.text, self.told.get(e.id, "")) if p))
+                         # the person's line meets their beat only when said to its people: words shared with
+                         # a line to someone else said nothing of the kind (Goals must not tick it)
+                         and (a != self.player or e.to in people or (not people and e.to is None))),
                         None)
             if line is not None:
                 self.spent.add(a)
