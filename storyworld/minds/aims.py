@@ -76,17 +76,22 @@ class Aim(msgspec.Struct, frozen=True, kw_only=True):
     score: float = 0.0  # how near its kind's exemplars it is
 
 
-_CACHE: dict[tuple[str, int], tuple[Aim, ...]] = {}
-_EXEMPLAR_VECTORS: dict[int, tuple[list[str], np.ndarray]] = {}
+_CACHE: dict[tuple[str, tuple[str, int]], tuple[Aim, ...]] = {}
+_EXEMPLAR_VECTORS: dict[tuple[str, int], tuple[list[str], np.ndarray]] = {}
+
+
+def _key(encoder: Encoder) -> tuple[str, int]:
+    """A cache key for an encoder: its id, with its class (an id is reused once an encoder is freed)."""
+    return f"{type(encoder).__module__}.{type(encoder).__qualname__}", id(encoder)
 
 
 def _exemplars(encoder: Encoder) -> tuple[list[str], np.ndarray]:
-    found = _EXEMPLAR_VECTORS.get(id(encoder))
+    found = _EXEMPLAR_VECTORS.get(_key(encoder))
     if found is None:
         kinds = [kind for kind, texts in EXEMPLARS.items() for _ in texts]
         vectors = np.asarray(encoder.encode([t for texts in EXEMPLARS.values() for t in texts]), dtype=np.float32)
         found = (kinds, vectors)
-        _EXEMPLAR_VECTORS[id(encoder)] = found
+        _EXEMPLAR_VECTORS[_key(encoder)] = found
     return found
 
 
@@ -96,6 +101,9 @@ def classify(goals: list[str], encoder: Encoder) -> list[tuple[AimKind, float]]:
         return []
     kinds, exemplars = _exemplars(encoder)
     vectors = np.asarray(encoder.encode(list(goals)), dtype=np.float32)
+    if vectors.shape[1] != exemplars.shape[1]:  # another encoder at a reused id: read the exemplars again
+        _EXEMPLAR_VECTORS.pop(_key(encoder), None)
+        kinds, exemplars = _exemplars(encoder)
     sims = vectors @ exemplars.T
     out: list[tuple[AimKind, float]] = []
     for row in sims:
@@ -110,27 +118,30 @@ def classify(goals: list[str], encoder: Encoder) -> list[tuple[AimKind, float]]:
     return out
 
 
-_LEADING_VECTORS: dict[int, tuple[list[str], np.ndarray]] = {}
+_LEADING_VECTORS: dict[tuple[str, int], tuple[list[str], np.ndarray]] = {}
 
 
 def leading(goals: list[str], encoder: Encoder) -> list[str]:
     """Each goal's leading kind from its first word ("learn", "tell"), or "" when it leads as neither."""
     if not goals:
         return []
-    found = _LEADING_VECTORS.get(id(encoder))
+    found = _LEADING_VECTORS.get(_key(encoder))
+    firsts = [(g.split() or [""])[0].strip(".,;:").lower() for g in goals]
+    asked = np.asarray(encoder.encode(firsts), dtype=np.float32)
+    if found is not None and found[1].shape[1] != asked.shape[1]:
+        found = None  # another encoder at a reused id
     if found is None:
         kinds = [kind for kind, verbs in LEADING.items() for _ in verbs]
         found = (kinds, np.asarray(encoder.encode([v for verbs in LEADING.values() for v in verbs]), dtype=np.float32))
-        _LEADING_VECTORS[id(encoder)] = found
+        _LEADING_VECTORS[_key(encoder)] = found
     kinds, vectors = found
-    firsts = [(g.split() or [""])[0].strip(".,;:").lower() for g in goals]
-    sims = np.asarray(encoder.encode(firsts), dtype=np.float32) @ vectors.T
+    sims = asked @ vectors.T
     return [kinds[int(row.argmax())] if float(row.max()) >= LEADING_NEAR else "" for row in sims]
 
 
 def aims_of(world: World, agent: str, encoder: Encoder) -> tuple[Aim, ...]:
     """The agent's goals as aims (cached per world and encoder)."""
-    key = (f"{world.digest}:{agent}", id(encoder))
+    key = (f"{world.digest}:{agent}", _key(encoder))
     found = _CACHE.get(key)
     if found is None:
         goals = list(world.agents[agent].goals) if agent in world.agents else []
