@@ -16,7 +16,6 @@ from storyworld.minds.content import TELL_MIN, Known, Knowledge, _tellable
 from storyworld.minds.context import DecisionContext
 from storyworld.world import World
 
-NEWS_ROUNDS = 6  # a holding told within this many rounds is news to pass on
 SEEK_EVERY = 3  # a character seeks company at most once in this many rounds (it does not pace between rooms)
 
 
@@ -25,7 +24,7 @@ def next_step(world: World, context: DecisionContext) -> Plan | None:
     p = context.perception
     knowledge = context.knowledge
     present = [a for a in p.present if a != context.agent]
-    news = fresh_news(knowledge, context.perception.round)
+    news = fresh_news(knowledge)
     for known in news:
         # to whoever cares: one with a goal to find something out first; never to one it accuses (its doer)
         for listener in sorted(present, key=lambda a: a not in knowledge.seekers):
@@ -52,10 +51,9 @@ def next_step(world: World, context: DecisionContext) -> Plan | None:
     return None
 
 
-def fresh_news(knowledge: Knowledge, round_: int) -> list[Known]:
-    """What the character was told lately, newest first: news to pass on."""
-    told = [k for k in knowledge.news if k.via == "told" and k.since_round >= round_ - NEWS_ROUNDS]
-    return sorted(told, key=lambda k: (-k.since_round, k.record_id))
+def fresh_news(knowledge: Knowledge) -> list[Known]:
+    """What the character was told lately (gathered as `Knowledge.news`), newest first: news to pass on."""
+    return sorted(knowledge.news, key=lambda k: (-k.since_round, k.record_id))
 
 
 def _spoke_lately(context: DecisionContext) -> bool:

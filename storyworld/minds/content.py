@@ -352,7 +352,7 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
                 kept[hit.record.id] = max(kept.get(hit.record.id, 0.0), float(hit.score))
     secrets = keep_to_self(world, agent, held, kept)
     news = tuple(_known(r, agent, 1.0, present, mechanical, world) for r in held
-                 if _usable(r, agent) and r.owners[agent].via == "told" and r.owners[agent].since_round >= round_ - 6
+                 if _usable(r, agent) and r.owners[agent].via == "told" and r.owners[agent].since_round >= round_ - NEWS_ROUNDS
                  and r.id not in secrets)
     pronouns = world.agents[agent].pronouns if agent in world.agents else "they"
     asks = tuple(q for a in (aims.aims_of(world, agent, encoder) if encoder is not None else ())
@@ -491,6 +491,7 @@ def choose(world: World, speaker: str, purpose: str, action: Any, knowledge: Kno
     return None
 
 
+NEWS_ROUNDS = 6  # a holding told within this many rounds is news to pass on (Knowledge.news)
 SAID_MAX = 3  # holdings one answer to "What did X tell you?" says at most
 BEARS = 0.5  # relevance at which a holding answers a question it shares no word of substance with (a paraphrase)
 
