@@ -110,7 +110,7 @@ def test_a_question_gets_the_best_holding_the_asker_lacks_else_an_honest_answer(
     assert both.act == "answer" and both.carries == (held_by_both,)  # "you know it as well as I do: ..."
     told = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
                           _knowledge(heard=(held_by_both,), told=(1,)), addressed=asked)
-    assert told.act == "unknown" and told.told_all  # "I have told you all I know of it", not the same line again
+    assert told.act == "answer" and told.again and told.carries == (held_by_both,)  # "As I said, …": asked again
     further = _known(record_id=3, text="Elias hid the sealed letter under the lamp.", score=0.45)
     beyond = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
                             _knowledge(heard=(held_by_both, further), told=(1,)), addressed=asked)
@@ -118,7 +118,7 @@ def test_a_question_gets_the_best_holding_the_asker_lacks_else_an_honest_answer(
     aside = _known(record_id=4, text="Silas darkened the lamp at the harbour.", score=0.45)
     off = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
                          _knowledge(heard=(held_by_both, aside), told=(1,)), addressed=asked)
-    assert off.act == "unknown" and off.told_all  # near in recall but not about it: not an answer
+    assert off.act == "answer" and off.again and off.carries == (held_by_both,)  # near in recall but not about it
 
 
 def test_a_kept_deed_of_ones_own_is_refused_and_never_told(tiny):

@@ -10,6 +10,8 @@ nobody here to move, it seeks company in a neighbouring place. It waits only whe
 
 from __future__ import annotations
 
+import re
+
 from storyworld.kernel.actions import Move, Say
 from storyworld.minds.choice import Plan
 from storyworld.minds.content import TELL_MIN, Known, Knowledge, _tellable
@@ -31,8 +33,11 @@ def next_step(world: World, context: DecisionContext) -> Plan | None:
             if listener != known.source and listener not in known.actors and _tellable(known, listener, knowledge):
                 return Plan(action=Say(actor=context.agent, text="", to=listener), purpose="tell")
     for question in knowledge.questions:
-        if present and not any(question.lower().rstrip("?") in line.lower() for line in context.own_lines):
-            return Plan(action=Say(actor=context.agent, text="", to=present[0]), purpose="seek", question=question)
+        # of someone here it has not asked yet (who may know: one with news first); asked of all, it moves on
+        unasked = [a for a in present if not _asked(context, question, a)]
+        if unasked:
+            listener = sorted(unasked, key=lambda a: a not in knowledge.seekers)[0]
+            return Plan(action=Say(actor=context.agent, text="", to=listener), purpose="seek", question=question)
     if present and not _spoke_lately(context):
         # what it holds that bears on its goals and this moment, to someone here who lacks it (one in two rounds:
         # a character with something to say says it, and does not hold forth every round)
@@ -54,6 +59,17 @@ def next_step(world: World, context: DecisionContext) -> Plan | None:
 def fresh_news(knowledge: Knowledge) -> list[Known]:
     """What the character was told lately (gathered as `Knowledge.news`), newest first: news to pass on."""
     return sorted(knowledge.news, key=lambda k: (-k.since_round, k.record_id))
+
+
+def _asked(context: DecisionContext, question: str, listener: str) -> bool:
+    """Whether the character put this question to this listener while it remembers (its short-term cache)."""
+    wanted = {w for w in re.findall(r"[a-z']+", question.lower()) if len(w) > 3}
+    for c in context.shortterm.cache:
+        if isinstance(c.done, Say) and c.done.to == listener and c.done.act == "ask":
+            said = set(re.findall(r"[a-z']+", c.done.text.lower()))
+            if len(wanted & said) * 2 >= len(wanted):  # the model may phrase it: most of its words are there
+                return True
+    return False
 
 
 def _spoke_lately(context: DecisionContext) -> bool:

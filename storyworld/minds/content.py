@@ -118,11 +118,14 @@ class Speech(msgspec.Struct, frozen=True, kw_only=True):
     act: SpeechAct
     to: str | None
     carries: tuple[Known, ...] = ()
-    told_all: bool = False  # asked about what the asker already holds all of ("I have told you all I know")
+    told_all: bool = False  # asked about what it holds nothing more of to tell ("I have told you all I know")
     news: bool = False  # asked a question about nothing in particular ("What news?"): "unknown" is "no news"
     question: str = ""  # an ask put in the asker's own words (a goal to find something out)
     heard: bool = False  # what it carries answers news it was just told ("That is news to me; and …")
     focus: Literal["", "source", "when", "where"] = ""  # a follow-up's answer: where it came from, when, where one is
+    again: bool = False  # an answer it gave this listener lately, given again ("As I said, …")
+    restate: bool = False  # a follow-up's answer that says what it is about (the question named it, not a last answer)
+    echo: str = ""  # a reaction's: what the line just told it, said back as a question ("You saw …? I did not know that")
 
 
 # ------------------------------------------------------------------------------- gathering
@@ -436,6 +439,9 @@ def _ally(world: World, goal: str, agent: str) -> bool:
 # ------------------------------------------------------------------------------- choosing
 
 
+TOLD_MIN = 0.2  # what it was told and doubts still goes on, hedged ("…, though I cannot vouch for it")
+
+
 def _tellable(known: Known, listener: str | None, knowledge: Knowledge, *, asked: bool = False) -> bool:
     """A holding the listener lacks, not kept secret, not mechanical (unless asked), not told lately (unless asked),
     and never told back unasked to whoever told it."""
@@ -444,7 +450,7 @@ def _tellable(known: Known, listener: str | None, knowledge: Knowledge, *, asked
     if not asked and listener is not None and known.via in ("told", "sediment") and known.source == listener:
         return False  # asked, it may say it back ("you told me yourself that …")
     if not asked and (known.mechanical or known.private or known.quote or known.record_id in knowledge.told
-                      or known.confidence < 0.45):
+                      or known.confidence < (TOLD_MIN if known.via == "told" else 0.45)):
         return False
     return listener is None or listener not in known.holders
 
@@ -508,7 +514,7 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     """
     question = is_question(addressed.text)
     if question and knowledge.asked.kind != "open":
-        return _follow_up(to, knowledge)
+        return _follow_up(to, knowledge, keys(addressed.text))
     named = keys(world.agents[speaker].name) if speaker in world.agents else set()  # "Marcellus, what news?"
     if question and not keys(addressed.text) - named:
         news = next((k for k in (*knowledge.beat, *knowledge.moment, *knowledge.lately)
@@ -531,6 +537,7 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     held_before = {k.record_id for k in knowledge.heard if k.since_round < addressed.round}
     told_news = bool(addressed.claims) or any(t.record not in held_before for t in addressed.tells)
     told_now = {t.record for t in addressed.tells}
+    echo = addressed.claims[0].text if addressed.claims else addressed.tells[0].text if addressed.tells else ""
     relevant = [k for k in relevant if k.record_id not in told_now]  # the line's own news is no answer to it
     fresh = sorted((k for k in knowledge.news if _tellable(k, to, knowledge) and to not in k.actors),
                    key=lambda k: (-k.since_round, k.record_id))
@@ -538,23 +545,24 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         # a remark: news of its own the listener lacks in return ("That is news to me; and Pia told me that …")
         return Speech(act="tell", to=to, carries=fresh[:1], heard=told_news)
     if not relevant:
-        return Speech(act="unknown", to=to) if question else Speech(act="react", to=to) if told_news else None
+        return Speech(act="unknown", to=to) if question else Speech(act="react", to=to, echo=echo) if told_news else None
     best = relevant[0]
     # what they lack, near the best; else the best even if they hold it ("you know it as well as I do"), unless
-    # the speaker told it lately (then "I have told you all I know"); a remark gets only what they lack
+    # the speaker told it lately (then "as I said, …"); a remark gets only what they lack
     lacking = [k for k in relevant if k.score >= best.score - ANSWER_MARGIN and _tellable(k, to, knowledge, asked=question)]
     if lacking:
         return Speech(act="answer", to=to, carries=(lacking[0],))
     if not question:
-        return Speech(act="react", to=to) if told_news else None  # a remark with nothing to say back: unsaid
+        return Speech(act="react", to=to, echo=echo) if told_news else None  # a remark with nothing to say back: unsaid
     # the closest ones they hold already: the next one that bears on the question and they lack, before
     # "you know as much as I do"
     further = next((k for k in relevant if _tellable(k, to, knowledge, asked=True)), None)
     if further is not None:
         return Speech(act="answer", to=to, carries=(further,))
     held = next((k for k in relevant if _tellable(k, None, knowledge, asked=True)), None)
-    if held is not None and held.record_id not in knowledge.told:
-        return Speech(act="answer", to=to, carries=(held,))
+    if held is not None:
+        # asked again what it told lately: the answer again, as such ("As I said, …"), not "that is all I know"
+        return Speech(act="answer", to=to, carries=(held,), again=held.record_id in knowledge.told)
     return Speech(act="unknown", to=to, told_all=True)
 
 
@@ -571,7 +579,7 @@ def _bears(world: World, known: Known, wanted: set[str]) -> bool:
     return bool(wanted & (text | by))
 
 
-def _follow_up(to: str | None, knowledge: Knowledge) -> Speech:
+def _follow_up(to: str | None, knowledge: Knowledge, asked_words: set[str]) -> Speech:
     """A shaped question's answer from typed fields: where the last answer came from, when it happened, what the
     one named told, where the one asked after was last known to be; else "I do not know"."""
     asked = knowledge.asked
@@ -580,7 +588,9 @@ def _follow_up(to: str | None, knowledge: Knowledge) -> Speech:
         earlier = knowledge.previous[:1] or tuple(k for k in knowledge.heard[:1] if k.score >= BEARS)
         if not earlier:
             return Speech(act="unknown", to=to)
-        return Speech(act="answer", to=to, carries=earlier, focus=asked.kind)  # type: ignore[arg-type]
+        # "Who told you that Tobiah was at the wagon?" names its matter: the answer says it back with its source
+        return Speech(act="answer", to=to, carries=earlier, focus=asked.kind,  # type: ignore[arg-type]
+                      restate=bool(asked_words & keys(earlier[0].text)))
     found = [k for k in knowledge.pointed if k.record_id not in knowledge.secrets or to in knowledge.secrets[k.record_id]]
     if not found:
         return Speech(act="unknown", to=to)

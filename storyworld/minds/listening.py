@@ -150,11 +150,13 @@ def hear(world: World, store: content.Memory, say: Say) -> Say:
     reading = read_claim(world, say.actor, say.to, say.text)
     if reading is None:
         return say
-    for hit in store.recall(say.actor, reading.text, k=3, expand=False):
+    for hit in store.recall(say.actor, reading.text, k=5, expand=False):
         record = hit.record
         holding = record.owners.get(say.actor)
         if float(hit.score) < SAME or holding is None or holding.status not in ("believed", "doubted"):
             continue
+        if record.kind == "utterance" and not record.sediment:
+            continue  # a line said in play is the saying, not the thing said: telling it again tells its content
         people = set(reading.actors) - {say.actor}  # "I passed him twice": the speaker is in what it saw
         if people <= set(record.actors) or people <= set(render.names_in(world, record.text)):
             return msgspec.structs.replace(say, tells=(Told(record=record.id, text=record.text, kind=record.kind),))

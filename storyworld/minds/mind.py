@@ -117,6 +117,8 @@ class LLMMind:
             # the simulation refuses to play; never a character's choice to look around. A garbage reply
             # is the plan's own fallback (complete_json gives None); any other exception is our bug: it surfaces
             raise
+        log.debug("r%d %s: %s %s by %s (%s)", context.perception.round, context.agent, plan.purpose,
+                  type(action).__name__, plan.chosen_by, " ".join(steps))
         intention = context.intention
         for_beat = intention is not None and intention.place == context.perception.place and (
             plan.purpose in ("beat", "act") or (plan.purpose == "answer" and intention.role == "actor"))
@@ -147,7 +149,7 @@ class LLMMind:
                                  optional=plan.purpose not in ("answer", "summon", "lead", "act"))
             if not floor:
                 return None
-            if speech.act not in ("tell", "react") or not lines.parrots(floor, overheard):
+            if speech.act not in ("tell", "react") or speech.echo or not lines.parrots(floor, overheard):
                 break
             # told unasked, it would repeat what was just said here in the same words: tell something else
             knowledge = msgspec.structs.replace(knowledge, told=(*knowledge.told, *(k.record_id for k in speech.carries)))

@@ -366,8 +366,10 @@ def names_in(world: World, text: str) -> Iterable[str]:
 # four words or more, so that two of them to one listener ("Liu Bei, what …") share less than half their trigrams.
 TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
     "en": {
-        "unknown": ("I do not know; I know nothing of that.", "I cannot tell you; I have heard nothing of it.",
-                    "that is beyond what I know.", "nobody has told me anything of that.", "I have no answer for you there."),
+        # each says "I do not know" in so many words: an asker must never mistake it for an evasion
+        "unknown": ("I do not know; nothing of that has come my way.", "nobody has told me a word of it, so I do not know.",
+                    "that I do not know, and I will not guess at it.", "I have seen and heard nothing of it; I do not know.",
+                    "I do not know, I am sorry to say."),
         "no_news": ("nothing new that I know of.", "I have no news for you.", "nothing has come to my ears.",
                     "all is quiet, as far as I know.", "I have heard nothing new."),
         "told_all": ("I have told you all I know of it.", "you know as much of it as I do.",
@@ -531,7 +533,12 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
     carries = getattr(speech, "carries")
     focus = getattr(speech, "focus", "")
     if carries and focus:
-        return _with_vocative(world, to, _focused(world, speaker, to, carries[0], focus, now, lang), lang)
+        line = _focused(world, speaker, to, carries[0], focus, now, lang)
+        if getattr(speech, "restate", False) and lang == "en":
+            matter = lines.first_sentences(getattr(carries[0], "text"), 120) or getattr(carries[0], "text")
+            said = point_of_view(world, matter, speaker, to, past=getattr(carries[0], "round") < now)
+            line = sentence(f"{clause(said, world)}: {clause(line, world)}")
+        return _with_vocative(world, to, line, lang)
     if len(carries) > 1 and lang == "en":
         # what one teller told, all of it ("What did Pia tell you?"): "Pia told me that A; and that B"
         source = getattr(carries[0], "source")
@@ -545,9 +552,17 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
         return _with_vocative(world, to, sentence(opening + "; and that ".join(bodies)), lang)
     if carries:
         body = say_known(world, speaker, to, carries[0], now)
+        if getattr(speech, "again", False) and lang == "en":
+            body = sentence(f"as I said, {clause(body, world)}")
         if getattr(speech, "heard", False) and lang == "en":
             body = sentence(f"that is news to me; and {clause(body, world)}")  # a name keeps its capital
         return _with_vocative(world, to, body, lang)
+    echo = getattr(speech, "echo", "")
+    if act == "react" and echo and lang == "en":
+        # news heard is said back as a question, then taken in: the hearer shows what it heard
+        heard = TEMPLATES[lang]["heard"][now % len(TEMPLATES[lang]["heard"])]
+        told = clause(point_of_view(world, lines.first_sentences(echo, 120) or echo, speaker, to), world)
+        return _with_vocative(world, to, f"{told}? {heard[:1].upper()}{heard[1:]}", lang)
     if act == "ask" and getattr(speech, "question", ""):
         return _with_vocative(world, to, getattr(speech, "question"), lang)
     key = {"answer": "unknown", "tell": "demand", "react": "heard", "lie": "deny"}.get(act, act)
@@ -621,7 +636,9 @@ def _with_vocative(world: World, to: str | None, body: str, lang: str) -> str:
     if lang == "zh":
         return f"{name}，{body}"
     first = body.split(" ", 1)[0]
-    if first not in ("I", "I'm", "I'll", "I've") and not any(first == n.split(" ")[0] for n in world_names(world)):
+    # a name keeps its capital; "The" of "The infirmary" is no name ("Emeric, the bishop's envoy is coming")
+    if first not in ("I", "I'm", "I'll", "I've") and not any(
+            first == n.split(" ")[0] and first.lower() not in ("the", "a", "an") for n in world_names(world)):
         body = body[:1].lower() + body[1:]
     return f"{name}, {body}"
 
