@@ -158,3 +158,5 @@ def test_author_names_option_hands_the_authors_own_names_in(tmp_path, capsys):
     assert "fang-yuan" not in load_world(out).agents
     assert main([*args, "--names", str(tmp_path / "none.toml")]) == 1
     assert "none.toml" in capsys.readouterr().err
+    assert main(["author", str(source), "--kind", "prose", "--names", str(names)]) == 1  # the review screen: no
+    assert "--names needs --headless" in capsys.readouterr().err
