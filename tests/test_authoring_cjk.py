@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,7 +11,10 @@ import pytest
 from storyworld.authoring.prose import cjk
 from storyworld.authoring.pipeline import author_source
 from storyworld.authoring.prose import author_prose, split_chapters
+from storyworld.errors import UserError
+from storyworld.locations import user_worlds_dir
 from storyworld.world import load_world, world_from_file
+from storyworld.world.lang import names_toml, read_names
 
 ROOT = Path(__file__).parent.parent
 
@@ -30,6 +35,30 @@ KNOWN = [
     cjk.Known(kind="person", id="fang-yuan", name="Fang Yuan", native="方遠", aliases=("Zizhou", "子舟")),
     cjk.Known(kind="place", id="linjiang", name="Linjiang city", native="臨江城"),
 ]
+
+
+FERRY_WORLD = """
+[world]
+id = "ferry"
+title = "The ferry"
+language = "zh"
+
+[[place]]
+id = "linjiang"
+name = "Linjiang city"
+native_name = "臨江城"
+
+[[agent]]
+id = "fang-yuan"
+name = "Fang Yuan"
+home = "linjiang"
+native_name = "方遠"
+aliases = ["Zizhou", "子舟"]
+
+[[start]]
+id = "beginning"
+round = 1
+"""
 
 
 def test_chapters_paragraphs_and_sentences():
@@ -55,9 +84,8 @@ def test_names_in_the_source_script_with_english_aliases_are_one_agent():
     assert cast.place_english == {"linjiang": "Linjiang city"}
 
 
-def test_a_chinese_draft_passes_check(monkeypatch):
-    monkeypatch.setattr(cjk, "known_names", lambda folders=None: KNOWN)
-    draft = author_prose(TALE, world_id="ferry-zh")
+def test_a_chinese_draft_passes_check():
+    draft = author_prose(TALE, world_id="ferry-zh", names=KNOWN)  # what `author --names FILE` hands in
     world = world_from_file(draft.world)
     assert world.warnings == []
     fang = world.agents["fang-yuan"]
@@ -65,6 +93,34 @@ def test_a_chinese_draft_passes_check(monkeypatch):
     # "子舟曰" is Fang Yuan speaking: the event names him, not a second person.
     assert any("fang-yuan" in e.actors and "子舟曰" in e.text for e in draft.world.event)
     assert {p.name for p in draft.world.place} >= {"Linjiang city"}
+
+
+def test_the_names_are_the_language_pack_and_what_the_author_hands_in_never_another_world():
+    """Authoring reads no installed world: a user world with native names adds nothing unless handed in."""
+    bundled = cjk.known_names()
+    assert {k.native for k in bundled} >= {"劉備", "洛陽"} and next(k for k in bundled if k.native == "劉備").id == "liu-bei"
+    user_worlds_dir().mkdir(parents=True, exist_ok=True)
+    path = user_worlds_dir() / "ferry.toml"
+    path.write_text(FERRY_WORLD, encoding="utf-8")
+    assert "方遠" not in {k.native for k in cjk.known_names()}  # the installed world is not read
+    handed = read_names(path)  # ...only when handed in (`author --names FILE`)
+    assert handed[0].native == "方遠" and handed[0].aliases == ("Zizhou", "子舟")
+    known = cjk.known_names(handed)
+    assert [k.native for k in handed] == ["方遠", "臨江城"] and known[:2] == list(handed)
+    assert len(known) == len(bundled) + 2
+    names_file = path.with_name("names.toml")
+    names_file.write_text(names_toml(KNOWN, "my ferry people"), encoding="utf-8")
+    assert read_names(names_file) == tuple(KNOWN)
+    names_file.write_text('[[name]]\nkind = "person"\nid = "x"\nname = "X"\nnative = "甲"\nborn = 1\n', encoding="utf-8")
+    with pytest.raises(UserError, match="names.toml.*born"):
+        read_names(names_file)
+
+
+def test_the_shipped_name_dictionary_is_the_bundled_worlds_names():
+    """zh-names.toml is regenerated from worlds/three_kingdoms.toml by scripts/native_names.py."""
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "native_names.py"), "--check"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
 
 
 def test_the_bundled_three_kingdoms_world_has_chinese_names():
@@ -86,3 +142,21 @@ def test_sanguo_chapters_author_into_a_playable_world(shared_dir, tmp_path):
     assert len(draft.world.start) == 10 and any(a.playable for a in agents.values())
     world = world_from_file(draft.world)
     assert world.warnings == []
+
+
+def test_author_names_option_hands_the_authors_own_names_in(tmp_path, capsys):
+    """`storyworld author --names FILE`: the one way a name outside the language pack reaches authoring."""
+    from storyworld.cli import main
+
+    source, names, out = tmp_path / "ferry.txt", tmp_path / "ferry-names.toml", tmp_path / "ferry.toml"
+    source.write_text(TALE, encoding="utf-8")
+    names.write_text(names_toml(KNOWN), encoding="utf-8")
+    args = ["author", str(source), "--kind", "prose", "--headless", "--max-chunks", "0", "--out", str(out)]
+    assert main([*args, "--names", str(names)]) == 0
+    assert "Fang Yuan" in load_world(out).agents["fang-yuan"].aliases
+    assert main(args) == 0  # without it, nobody knows him: he keeps an id of his source script
+    assert "fang-yuan" not in load_world(out).agents
+    assert main([*args, "--names", str(tmp_path / "none.toml")]) == 1
+    assert "none.toml" in capsys.readouterr().err
+    assert main(["author", str(source), "--kind", "prose", "--names", str(names)]) == 1  # the review screen: no
+    assert "--names needs --headless" in capsys.readouterr().err

@@ -56,6 +56,7 @@ class EventDraft(msgspec.Struct, frozen=True, kw_only=True):
     text: str
     statements: tuple[str, ...] = ()
     flags: tuple[str, ...] = ()
+    staging: bool = False  # the play's staging, not its story (schema.Event.staging)
 
 
 class StartDraft(msgspec.Struct, frozen=True, kw_only=True):
@@ -148,7 +149,8 @@ def assemble_world(
     world_events = [
         Event(id=event_id, round=draft.round, place=place_ids[draft.place],
               actors=[agent_ids[k] for k in draft.actors], witnesses=[agent_ids[k] for k in draft.witnesses],
-              kind=draft.kind, text=draft.text, statements=list(draft.statements), flags=list(draft.flags))
+              kind=draft.kind, staging=draft.staging, text=draft.text, statements=list(draft.statements),
+              flags=list(draft.flags))
         for event_id, draft in zip(event_ids(len(events)), events)
     ]
     order = [place_ids[key] for key in place_order] if place_order is not None else [e.place for e in world_events]

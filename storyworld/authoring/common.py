@@ -11,6 +11,7 @@ from typing import Union
 import msgspec
 
 from storyworld.errors import Cancelled as AuthoringCancelled  # the author cancelled the pipeline (one Cancelled)
+from storyworld.world.lang import english
 from storyworld.world.schema import WorldFile
 
 # progress(done, total, message): called by the pipelines after each unit of work.
@@ -95,3 +96,10 @@ def trim_text(text: str, limit: int = MAX_EVENT_TEXT) -> str:
     if space > limit // 2:
         cut = cut[:space]
     return cut.rstrip(" ,;:") + "…"
+
+
+def is_stage_business(direction: str) -> bool:
+    """Whether a stage direction only stages the scene ("Enter Hamlet", "Flourish", "Music within"): it opens
+    with a word of the English pack's stage business. Its event is then `staging`, not story."""
+    first = re.search(r"[A-Za-z][A-Za-z’'\-]*", direction)
+    return first is not None and first.group(0).lower() in english().stage_business

@@ -17,7 +17,7 @@ from typing import Literal
 import msgspec
 
 from storyworld.authoring.assemble import AgentDraft, EventDraft, PlaceDraft, StartDraft, assemble_world, assign_ids
-from storyworld.authoring.common import CancelToken, ProgressCallback, check_cancel, report, trim_text
+from storyworld.authoring.common import CancelToken, ProgressCallback, check_cancel, is_stage_business, report, trim_text
 from storyworld.world.schema import CanonKind, WorldFile, WorldInfo
 
 ElementKind = Literal["heading", "character", "dialogue", "parenthetical", "action", "transition"]
@@ -295,5 +295,6 @@ def _events(beats: list[_Beat]) -> list[EventDraft]:
             said_in_scene += 1
         kind: CanonKind = "say" if beat.kind == "say" else ("act" if beat.actors else "narration")
         events.append(EventDraft(round=round_number, place=beat.place, kind=kind, actors=beat.actors,
-                                 witnesses=tuple(present[beat.scene]), text=trim_text(beat.text)))
+                                 witnesses=tuple(present[beat.scene]), text=trim_text(beat.text),
+                                 staging=kind != "say" and is_stage_business(beat.text)))
     return events

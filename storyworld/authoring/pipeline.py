@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -12,6 +13,7 @@ from storyworld.authoring.common import CancelToken, Draft, ProgressCallback, re
 from storyworld.authoring.play import looks_like_play, parse_play
 from storyworld.authoring.prose import author_prose
 from storyworld.errors import UserError
+from storyworld.world.lang import NativeName
 
 log = logging.getLogger("storyworld.authoring")
 
@@ -81,13 +83,15 @@ def author_source(
     cancel: CancelToken = None,
     seed: int = 0,
     into: Any = None,
+    names: Sequence[NativeName] = (),
 ) -> Draft:
     """Draft a world from a source file; the draft passes `storyworld check` (WorldError otherwise).
 
     Plays never use a model. For prose, `lm` is used when given; else, when `use_model` and
     `max_chunks != 0`, the model named by `model_path`/`server_url` (default: the bundled GGUF) is
     loaded. A missing bundled model downgrades to the deterministic fallback with a note; a model
-    the user named explicitly that cannot be loaded is an error.
+    the user named explicitly that cannot be loaded is an error. `names`: for Chinese prose, people and places
+    known by their native names besides the language pack's (`storyworld author --names FILE`).
     """
     from storyworld.world import world_from_file
 
@@ -132,7 +136,7 @@ def author_source(
             report(progress, 0, 1, "loading the model")
             model = _load_model(model_path, server_url, seed, notes)
         draft = author_prose(text, world_id=world_id, title=title, lm=model, max_model_chunks=max_chunks,
-                             progress=progress, cancel=cancel, seed=seed)
+                             progress=progress, cancel=cancel, seed=seed, names=names)
         draft.notes = [*notes, *draft.notes]
         if model is not None and lm is None:
             model.close()

@@ -34,6 +34,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--max-chunks", type=int, metavar="N",
         help="prose: at most N chunks go to the model, the rest to the fallback (default: one per chapter; 0: no model)",
     )
+    parser.add_argument("--names", metavar="FILE", action="append", default=[],
+                        help="Chinese prose: people and places known by their names in the source's script, besides "
+                        "the bundled dictionary; a names file ([[name]] tables, as storyworld/world/lang/zh-names.toml) "
+                        "or a world file (its native names). May be given more than once; earlier files win")
     parser.add_argument("--seed", type=int, default=0, help="seed for the model")
     add_model_options(parser)
     parser.set_defaults(func=run_author)
@@ -50,6 +54,8 @@ def run_author(args: argparse.Namespace) -> int:
     if args.into and (kind or _detected_kind(source)) != "card":
         raise UserError("--into is for character cards (--kind card)")
     if not args.headless and (kind or _detected_kind(source)) in ("play", "prose"):
+        if args.names:
+            raise UserError("--names needs --headless (the review screen goes by the bundled dictionary only)")
         return _run_tui(args.frontend.author, source, kind)
     return _run_headless(source, args)
 
@@ -122,7 +128,9 @@ def _draft_and_write(source: Path, args: argparse.Namespace, world_id: str, into
 
     from storyworld.authoring.pipeline import author_source
     from storyworld.world import write_world
+    from storyworld.world.lang import read_names
 
+    names = [entry for file in args.names for entry in read_names(Path(file))]
     console = Console(stderr=True)
     with Progress(
         TextColumn("[bold]authoring"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
@@ -136,6 +144,7 @@ def _draft_and_write(source: Path, args: argparse.Namespace, world_id: str, into
         draft = author_source(
             source, kind=None if args.kind == "auto" else args.kind, world_id=world_id, into=into, title=args.title, model_path=args.model,
             server_url=args.server, max_chunks=args.max_chunks, progress=show, seed=args.seed,
+            names=names,
         )
         bar.update(task, description="done")
     write_world(draft.world, out)

@@ -16,10 +16,12 @@ from typing import Any, Literal, Protocol
 import msgspec
 
 from memory import lexicon
+from memory.records import Record
 from storyworld.kernel.actions import ActOn, SpeechAct, Say
 from storyworld.kernel.state import ThreadLine
 from storyworld.minds import aims, lines, questions, render
 from storyworld.world import World
+from storyworld.world.lang import english
 
 ANSWER_MIN = 0.30  # relevance at which a holding answers a question (below it: "I do not know")
 ANSWER_MARGIN = 0.1  # how far below the best holding one the asker lacks may be and still be the answer
@@ -224,7 +226,8 @@ def _known(record: Any, owner: str, score: float, present: Iterable[str], mechan
            world: World | None = None) -> Known:
     holding = record.owners[owner]
     private = world is not None and is_private(world, record, owner)
-    return Known(private=private, quote=not is_statement(record.text), said_by=record.speaker, actors=record.actors,
+    quote = not is_statement(record.text) or (world is not None and is_staging(world, record))
+    return Known(private=private, quote=quote, said_by=record.speaker, actors=record.actors,
         record_id=record.id, text=record.text, kind=record.kind, via=holding.via, source=holding.source,
         confidence=holding.confidence, status=holding.status, round=record.round, since_round=holding.since_round, sediment=record.sediment,
         score=round(float(score), 4), holders=tuple(a for a in present if a in record.owners), place=record.place,
@@ -232,20 +235,19 @@ def _known(record: Any, owner: str, score: float, present: Iterable[str], mechan
     )
 
 
-# A play's stage directions, which an authored world keeps as events ("Enter Hamlet and Horatio", "Exeunt").
-STAGE_WORDS = frozenset({"enter", "enters", "exit", "exeunt", "re-enter", "reenter", "flourish", "alarum", "alarums",
-                         "aside", "within", "sennet", "trumpets", "music", "dies", "manet", "manent", "retreat"})
-PERSON_WORDS = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "you", "your", "yours",
-                          "thou", "thee", "thy", "thine", "ye", "i'm", "i'll", "i've", "you're", "we're", "let's"})
-
-
 def is_statement(text: str) -> bool:
     """Whether a record reads as a statement about the world, fit to be told: third person, a sentence, no
-    question or cry, no stage direction. A line of dialogue kept as canon ("Say, what, is Horatio there?") is not."""
+    question or cry. A line of dialogue kept as canon ("Say, what, is Horatio there?") is not."""
     tokens = lines.words(text)
-    if len(tokens) < 4 or tokens[0] in STAGE_WORDS:
+    if len(tokens) < 4:
         return False
-    return not (PERSON_WORDS & set(tokens)) and "?" not in text and "!" not in text
+    return not (english().person & set(tokens)) and "?" not in text and "!" not in text
+
+
+def is_staging(world: World, record: Record) -> bool:
+    """A record of the canon's staging (an entrance, a flourish, an aside; the world file's typed `staging`):
+    its witnesses hold it, nobody tells or quotes it."""
+    return record.event_id in world.staging_events
 
 
 def is_private(world: World, record: Any, owner: str) -> bool:
@@ -258,21 +260,20 @@ def is_private(world: World, record: Any, owner: str) -> bool:
                    for o in record.owners)
 
 
-def _usable(record: Any, owner: str) -> bool:
-    """A holding fit to say aloud: believed (or doubted), not retracted, not a private note, a statement (not a
-    line of dialogue or a stage direction), and not a line said in play (what was said is heard by those there;
-    what it told travels as the record it told)."""
+def _usable(world: World, record: Any, owner: str) -> bool:
+    """A holding fit to say aloud: believed (or doubted), not retracted, not a private note, not the canon's
+    staging, a statement (not a line of dialogue), and not a line said in play (what was said is heard by those
+    there; what it told travels as the record it told)."""
     holding = record.owners.get(owner)
     return (holding is not None and holding.status in ("believed", "doubted") and record.namespace == "shared"
             and record.kind in SPOKEN_KINDS and "contaminated" not in holding.flags
-            and not (record.kind == "utterance" and not record.sediment)
+            and not (record.kind == "utterance" and not record.sediment) and not is_staging(world, record)
             and (is_statement(record.text) or is_quotable(record)))
 
 
 def is_quotable(record: Any) -> bool:
     """A line of the canon's dialogue, held as said by its speaker: it can be told as what was said, in quotes."""
-    tokens = lines.words(record.text)
-    return record.kind == "utterance" and record.sediment and len(tokens) >= 4 and tokens[0] not in STAGE_WORDS
+    return record.kind == "utterance" and record.sediment and len(lines.words(record.text)) >= 4
 
 
 def _scored(world: World, store: Memory, owner: str, query: str, present: tuple[str, ...],
@@ -291,7 +292,7 @@ def _scored(world: World, store: Memory, owner: str, query: str, present: tuple[
     found: list[Known] = []
     for hit in store.recall(owner, query, k=RECALL_K):
         record = hit.record
-        if not _usable(record, owner):
+        if not _usable(world, record, owner):
             continue
         score = float(hit.score)
         if wanted:
@@ -337,7 +338,7 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
     beat = _scored(world, store, agent, beat_text, present, mechanical) if beat_text else ()
     moment = _scored(world, store, agent, moment_query, present, mechanical)
     lately = tuple(_known(r, agent, 0.0, present, mechanical, world) for r in held
-                   if _usable(r, agent) and r.owners[agent].via == "witnessed"
+                   if _usable(world, r, agent) and r.owners[agent].via == "witnessed"
                    and r.owners[agent].since_round >= round_ - 1 and r.event_id not in mechanical)
     vocabulary: set[str] = set()
     for record in held:
@@ -357,7 +358,7 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
                 kept[hit.record.id] = max(kept.get(hit.record.id, 0.0), float(hit.score))
     secrets = keep_to_self(world, agent, held, kept)
     news = tuple(_known(r, agent, 1.0, present, mechanical, world) for r in held
-                 if _usable(r, agent) and r.owners[agent].via == "told" and r.owners[agent].since_round >= round_ - NEWS_ROUNDS
+                 if _usable(world, r, agent) and r.owners[agent].via == "told" and r.owners[agent].since_round >= round_ - NEWS_ROUNDS
                  and r.id not in secrets)
     pronouns = world.agents[agent].pronouns if agent in world.agents else "they"
     asking = tuple((q, a.people) for a in (aims.aims_of(world, agent, encoder) if encoder is not None else ())
@@ -375,7 +376,7 @@ def _pointed(world: World, agent: str, asked: questions.Asked, held: list[Any], 
     """What a shaped question points at among the holdings, by typed fields: what the people it names told the
     agent (`source`), newest first; or the latest holding that places the person it asks after (`actors`, `place`)."""
     if asked.kind == "said_by":
-        found = [r for r in held if _usable(r, agent) and r.owners[agent].via in ("told", "sediment")
+        found = [r for r in held if _usable(world, r, agent) and r.owners[agent].via in ("told", "sediment")
                  and r.owners[agent].source in asked.people]
         found.sort(key=lambda r: (-r.owners[agent].since_round, -r.round, r.id))
         return tuple(_known(r, agent, 1.0, present, mechanical, world) for r in found[:4])
@@ -418,7 +419,7 @@ def keep_to_self(world: World, agent: str, held: list[Any], kept: dict[int, floa
     meant = [(a, keys(g) - keys(world.agents[a].name) - GENERIC_GOAL_WORDS) for g in goals for a in world.agents
              if a != agent and _ally(world, g, a)]
     for record in held:
-        if not _usable(record, agent):
+        if not _usable(world, record, agent):
             continue
         for listener, matter in meant:
             if matter & keys(record.text):

@@ -50,10 +50,10 @@ def how(world: World, known: content.Known) -> str:
     return f"{known.via} r{known.since_round}"
 
 
-def answerable(record: Any, owner: str) -> bool:
+def answerable(world: World, record: Any, owner: str) -> bool:
     """Whether the answer path may carry this holding at all (believed or doubted, shared, a spoken kind, not a
     line said in play): what `bench knows` may ask a character about."""
-    return content._usable(record, owner)
+    return content._usable(world, record, owner)
 
 
 class AsOf:

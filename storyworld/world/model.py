@@ -41,6 +41,7 @@ class World:
         # Validation rejects decreasing rounds; the stable sort only guards worlds built in code.
         self.events: list[Event] = sorted(file.event, key=lambda event: event.round)
         self.events_by_id: dict[str, Event] = {e.id: e for e in self.events}
+        self.staging_events: frozenset[str] = frozenset(e.id for e in self.events if e.staging)
         self.starts: dict[str, Start] = {s.id: s for s in file.start}
         if not digest:
             digest = hashlib.blake2b(world_to_toml(file).encode(), digest_size=32).hexdigest()

@@ -85,6 +85,9 @@ class Event(Base, frozen=True, kw_only=True):
     actors: list[str] = msgspec.field(default_factory=list)
     witnesses: list[str] | None = None  # None: the actors
     kind: CanonKind = "narration"
+    # the play's staging, not its story: stage business (an entrance, a flourish) or a line the stage sets apart
+    # (an aside, a voice from within); its witnesses hold it, nobody tells or quotes it. Set where it is authored.
+    staging: bool = False
     text: str
     statements: list[str] = msgspec.field(default_factory=list)
     flags: list[str] = msgspec.field(default_factory=list)

@@ -12,19 +12,9 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from storyworld.world.lang import english
+
 SMALL_CAPS = dict(zip("ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘǫʀꜱᴛᴜᴠᴡʏᴢ", "ABCDEFGHIJKLMNOPQRSTUVWYZ"))
-# First words of stage directions: never a speaker, never a place.
-STAGE_WORDS = {
-    "enter", "enters", "re-enter", "reenter", "exit", "exeunt", "exeun", "manet", "manent", "flourish", "flourishes",
-    "alarum", "alarums", "alarm", "alarms", "drum", "drums", "thunder", "lightning", "trumpet", "trumpets", "sennet",
-    "hautboys", "hautboy", "music", "dies", "die", "dying", "retreat", "march", "noise", "knock", "knocking",
-    "knocks", "excursions", "tucket", "cornets", "storm", "shout", "shouts", "cry", "cries", "bell", "bells",
-    "cannon", "cannons", "ordnance", "lights", "torches", "song", "sings", "dance", "dances", "kneels", "rises",
-    "falls", "sleeps", "wakes", "stabs", "fight", "fights", "they", "within", "aside", "finis", "end", "curtain",
-    "reads", "writes", "draws", "kills", "kisses", "embrace", "embraces", "retire", "retires", "whispers",
-    "thunders", "lightnings", "peal", "shot", "shots", "flourish.", "loud", "soft", "still", "horns", "horn",
-    "sound", "sounds", "trumpets.", "wind", "winds", "a", "an", "the", "thunder.",
-}
 HEADING_WORDS = {"act", "actus", "scene", "scena", "scoena", "scaena", "contents", "dramatis", "finis", "section"}
 GUTENBERG_START_RE = re.compile(r"^\s*\*{3}\s*START OF (THE|THIS) PROJECT GUTENBERG", re.I)
 GUTENBERG_END_RE = re.compile(r"^\s*(\*{3}\s*END OF (THE|THIS) PROJECT GUTENBERG|End of (the )?Project Gutenberg)", re.I)
@@ -71,16 +61,16 @@ def is_stage_words(label: str) -> bool:
         return False
     if all(len(w) == 1 for w in words) or words[0] in HEADING_WORDS:
         return True  # "1.F." is a licence section, "ACT II" a heading: neither speaks
-    return words[0] in STAGE_WORDS - {"a", "an", "the"} or all(w in STAGE_WORDS or w == "and" for w in words)
+    stage = english().stage_openings  # first words of stage directions: never a speaker, never a place
+    return words[0] in stage - {"a", "an", "the"} or all(w in stage or w == "and" for w in words)
 
 
 def is_stage_place(name: str) -> bool:
     """Whether a would-be place is only stage business (`Thunder and lightning`, `Drum`), not `Within the castle`."""
     words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z’'\-]*", name)]
-    return bool(words) and all(w in STAGE_WORDS or w in {"and", "of", "the", "a", "an"} for w in words)
+    stage = english().stage_openings
+    return bool(words) and all(w in stage or w in {"and", "of", "the", "a", "an"} for w in words)
 
-
-STAGE_SENTENCE_EXTRA = {"and", "within", "afar", "off", "again", "then", "heard", "here", "there", "still", "at", "distance"}
 
 
 def is_direction_line(stripped: str) -> bool:
@@ -101,7 +91,8 @@ def is_direction_line(stripped: str) -> bool:
         words = words[1:]  # "A march afar off."
     if not words or words[0] == "and":
         return False
-    return all(w in STAGE_WORDS or w in STAGE_SENTENCE_EXTRA for w in words) and len(words) <= 6
+    pack = english()
+    return all(w in pack.stage_openings or w in pack.stage_fillers for w in words) and len(words) <= 6
 
 
 def normalize_edition(text: str) -> str:
@@ -205,7 +196,7 @@ def _is_location_line(line: str) -> bool:
         return False
     if CAPS_PREFIX_RE.match(" " + stripped) or ACT_LINE_RE.match(stripped) or SCENE_ONLY_RE.match(stripped):
         return False
-    if first_word(stripped) in STAGE_WORDS - {"a", "an", "the"}:
+    if first_word(stripped) in english().stage_openings - {"a", "an", "the"}:
         return False
     if re.search(r"\b(Enter|Exeunt|Exit)\b", stripped):
         return False

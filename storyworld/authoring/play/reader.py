@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 import msgspec
 
 from storyworld.authoring.assemble import EventDraft
-from storyworld.authoring.common import CancelToken, ProgressCallback, check_cancel, fold, report, trim_text
+from storyworld.authoring.common import (CancelToken, ProgressCallback, check_cancel, fold, is_stage_business, report,
+                                         trim_text)
 from storyworld.authoring.play.places import ANOTHER_PART_RE, place_key_in, scene_location
 from storyworld.authoring.play.props import Prop, PropTracker
 from storyworld.authoring.play.roster import SpeakerRoster
@@ -173,12 +174,16 @@ class _PlayReader:
                 if key not in self.scenes[-1].present:
                     self.scenes[-1].present.append(key)
 
-    def add(self, kind: CanonKind, actors: list[str], witnesses: list[str], body: str, flags: list[str] | None = None) -> None:
+    def add(self, kind: CanonKind, actors: list[str], witnesses: list[str], body: str, flags: list[str] | None = None,
+            *, staging: bool | None = None) -> None:
+        """One event; a direction's is `staging` when it only stages the scene (None: by its first word)."""
         if not self.scenes:
             return
+        if staging is None:
+            staging = kind != "say" and is_stage_business(body)
         self.events.append(EventDraft(
             round=self.current_round(), place=self.scenes[-1].place, kind=kind, actors=tuple(dict.fromkeys(actors)),
-            witnesses=tuple(dict.fromkeys(witnesses)), text=trim_text(body), flags=tuple(flags or ()),
+            witnesses=tuple(dict.fromkeys(witnesses)), text=trim_text(body), flags=tuple(flags or ()), staging=staging,
         ))
 
     # --- scenes -------------------------------------------------------------------------------
@@ -238,7 +243,7 @@ class _PlayReader:
             self.props.direction(clause, entered or cast.mentions(rest), [], self.last_speakers,
                                  self.scenes[-1].place if self.scenes else "", len(self.events))
             if entered:
-                self.add("move", entered, list(stage.present), clause)
+                self.add("move", entered, list(stage.present), clause, staging=True)
             return
         exit_match = re.match(r"^(exit|exeunt|exeun|manet|manent)\b\s*,?\s*(?P<rest>.*)$", clause, re.I)
         if exit_match or re.search(r"\bwho go(es)? out\b|\bgoes out\b", low):
@@ -252,7 +257,7 @@ class _PlayReader:
             witnesses = list(stage.present)
             left = stage.leave(leaving)
             if left:
-                self.add("move", left, witnesses, clause)
+                self.add("move", left, witnesses, clause, staging=True if exit_match else None)
             return
         named = cast.mentions(clause)
         actors = _actors_of(clause, named, self.last_speakers, cast)
@@ -350,7 +355,7 @@ class _PlayReader:
             if said.offstage:
                 text = f"(within) {text}"
         self.add("say", said.speakers, [w for w in witnesses if w not in stage.dead or w in said.speakers], text,
-                 said.flags)
+                 said.flags, staging=said.aside or said.offstage)
         self.props.speech(text, said.speakers[0], self.scenes[-1].place, len(self.events))
         if not said.aside:
             # "Fulvia is dead.": a death off stage, told; who is on stage is plainly not dead.

@@ -3,8 +3,9 @@
 Names come from what classical Chinese fiction itself says: `姓劉，名備，字玄德` (surname, given
 name, courtesy name), and speech cues (`。玄德曰`); a name whose first character is a common
 surname and which speaks, or is named often, is a person. English names and aliases come from the
-installed worlds that list native names (the bundled Three Kingdoms world does): 劉備, Liu Bei and
-Xuande are then one agent. Names no world knows stay in the source script.
+language pack's name dictionary (`storyworld/world/lang/zh-names.toml`, made from the bundled Three
+Kingdoms world) and from the names the author hands in (`storyworld author --names FILE`): 劉備, Liu Bei
+and Xuande are then one agent. Names neither knows stay in the source script; no other world is read.
 """
 
 from __future__ import annotations
@@ -12,13 +13,12 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from pathlib import Path
-
-import msgspec
+from collections.abc import Sequence
 
 from storyworld.authoring.common import slugify, unique_id
 from storyworld.authoring.prose.parts import Chapter, Person, ProseMentions
 from storyworld.authoring.prose.script import HAN, HAN_RE, is_cjk
+from storyworld.world.lang import NativeName, native_names, once
 
 __all__ = ["Known", "han_cast", "chapter_number", "is_cjk", "known_names", "sentences", "split_chapters",
            "split_paragraphs"]
@@ -36,14 +36,8 @@ MIN_MENTIONS = 3
 
 
 
-class Known(msgspec.Struct, frozen=True, kw_only=True):
-    """A name an installed world knows in the source script."""
-
-    kind: str  # "person" | "place"
-    id: str
-    name: str  # English display name
-    native: str
-    aliases: tuple[str, ...] = ()
+# A name known in the source script (kind "person" or "place", its id, English name, native name, aliases).
+Known = NativeName
 
 
 def chapter_number(token: str, fallback: int) -> int:
@@ -106,37 +100,9 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in SENTENCE_RE.split(text.replace("\n", "")) if s and s.strip()]
 
 
-def known_names(folders: list[Path] | None = None) -> list[Known]:
-    """Persons and places with native names in the installed and bundled worlds."""
-    from storyworld.locations import BUNDLED_WORLDS, user_worlds_dir
-    from storyworld.world import WorldError, load_world
-
-    out: list[Known] = []
-    seen: set[str] = set()
-    for folder in folders if folders is not None else [user_worlds_dir(), BUNDLED_WORLDS]:
-        if not folder.is_dir():
-            continue
-        for path in sorted(folder.glob("*.toml")):
-            try:
-                text = path.read_text(encoding="utf-8")
-            except OSError:
-                continue
-            if "native_name" not in text:
-                continue
-            try:
-                world = load_world(path).file
-            except WorldError:
-                continue  # a broken user world is no dictionary
-            for agent in world.agent:
-                if agent.native_name and agent.native_name not in seen:
-                    seen.add(agent.native_name)
-                    out.append(Known(kind="person", id=agent.id, name=agent.name, native=agent.native_name,
-                                     aliases=tuple(agent.aliases)))
-            for place in world.place:
-                if place.native_name and place.native_name not in seen:
-                    seen.add(place.native_name)
-                    out.append(Known(kind="place", id=place.id, name=place.name, native=place.native_name))
-    return out
+def known_names(extra: Sequence[Known] = ()) -> list[Known]:
+    """The names handed in (`extra`, first: they win a native name both give), then the zh pack's dictionary."""
+    return list(once([*extra, *native_names("zh")]))
 
 
 VERB_CHARS = set("大怒喜驚笑問答歎嘆叱謂急亦乃便又曰日見聞視與謝拜泣告令至皆")
@@ -157,7 +123,10 @@ def _stable_id(name: str, taken: set[str], english: str = "") -> str:
 
 def han_cast(chapters: list[Chapter], known: list[Known] | None = None, *,
                min_mentions: int = MIN_MENTIONS) -> ProseMentions:
-    """ProseMentions for Chinese text: persons named in the source script, with courtesy and English aliases."""
+    """ProseMentions for Chinese text: persons named in the source script, with courtesy and English aliases.
+
+    `known`: the names to go by (default `known_names()`, the language pack's dictionary alone).
+    """
     known = known_names() if known is None else known
     text = "\n".join(p for chapter in chapters for p in chapter.paragraphs)
     native_aliases = _native_aliases(known)

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from storyworld.authoring.common import CancelToken, Draft, ProgressCallback, report
 from storyworld.authoring.prose.cast import build_cast
-from storyworld.authoring.prose.cjk import han_cast
+from storyworld.authoring.prose.cjk import Known, han_cast, known_names
 from storyworld.authoring.prose.chapters import MAX_CHUNK_CHARS, chunk_chapters, split_chapters
 from storyworld.authoring.prose.extract import extract_chunks, pick_model_chunks
 from storyworld.authoring.prose.script import is_cjk
@@ -32,13 +33,18 @@ def author_prose(
     progress: ProgressCallback | None = None,
     cancel: CancelToken = None,
     seed: int = 0,
+    names: Sequence[Known] = (),
 ) -> Draft:
-    """Draft a world from prose: the model reads up to `max_model_chunks` chunks (None: one per chapter), the fallback the rest."""
+    """Draft a world from prose: the model reads up to `max_model_chunks` chunks (None: one per chapter), the fallback the rest.
+
+    `names`: people and places the author knows by their names in the source's script (Chinese prose), besides
+    the language pack's dictionary.
+    """
     started = time.perf_counter()
     chapters = split_chapters(text)
     chunks = chunk_chapters(chapters, max_chunk_chars)
     report(progress, 0, len(chunks), "finding the cast")
-    cast = han_cast(chapters) if is_cjk(text) else build_cast(chapters)
+    cast = han_cast(chapters, known_names(names)) if is_cjk(text) else build_cast(chapters)
     model_chunks = pick_model_chunks(chunks, cast, max_model_chunks) if lm is not None else set()
     extractions, model_calls = extract_chunks(chunks, cast, lm, model_chunks, seed=seed, progress=progress,
                                               cancel=cancel)
