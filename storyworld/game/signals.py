@@ -10,7 +10,7 @@ import contextlib
 import signal
 import threading
 from collections.abc import Iterator
-from typing import Any
+from types import FrameType
 
 from storyworld.errors import UserError
 
@@ -29,7 +29,7 @@ class Stopped(UserError):
 _state = threading.local()
 
 
-def _handler(signum: int, frame: Any) -> None:
+def _handler(signum: int, frame: FrameType | None) -> None:
     if getattr(_state, "saving", 0):
         _state.pending = signum  # raised as the save finishes
         return
