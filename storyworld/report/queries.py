@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memory.records import Record
+    from storyworld.report.runs import Run
 
 
-def who_knows(sim: Any, query: str, k: int = 8) -> list[dict[str, object]]:
+def who_knows(sim: Run, query: str, k: int = 8) -> list[dict[str, object]]:
     """Records matching a query across every owner, best first, with each owner's provenance."""
-    best: dict[int, tuple[float, Any]] = {}
+    best: dict[int, tuple[float, Record]] = {}
     for agent in sorted(sim.world.agents):
         for hit in sim.store.recall(agent, query, k=k):
             if hit.via != "semantic":
