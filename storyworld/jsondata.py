@@ -6,6 +6,7 @@ from typing import Any, TypeAlias
 
 # any JSON value, as json.loads gives it (narrow it with isinstance before use)
 JSON: TypeAlias = "None | bool | int | float | str | list[JSON] | dict[str, JSON]"
-# JSON read back (a bench's --out file) and indexed many levels deep by the keys its writer chose; Any spares a
-# check per level where a wrong key fails loudly anyway (a KeyError or TypeError in a report, never in a run)
-Document: TypeAlias = dict[str, Any]  # see above: a JSON document read by key
+# A bench's figures as JSON: built, then read back by key (in process, or from its --out file) many levels deep by
+# the keys its writer chose. Any spares an isinstance per level where a wrong key fails loudly anyway (a KeyError
+# or TypeError in a bench's report, never in a game); a TypedDict per bench is the precise type, not yet written.
+Document: TypeAlias = dict[str, Any]  # see above: a bench's JSON figures, read by key
