@@ -6,7 +6,8 @@ from typing import Any, TypeAlias
 
 # any JSON value, as json.loads gives it (narrow it with isinstance before use)
 JSON: TypeAlias = "None | bool | int | float | str | list[JSON] | dict[str, JSON]"
-# A bench's figures as JSON: built, then read back by key (in process, or from its --out file) many levels deep by
-# the keys its writer chose. Any spares an isinstance per level where a wrong key fails loudly anyway (a KeyError
-# or TypeError in a bench's report, never in a game); a TypedDict per bench is the precise type, not yet written.
-Document: TypeAlias = dict[str, Any]  # see above: a bench's JSON figures, read by key
+# JSON built, then read back by key many levels deep by the keys its writer chose: a bench's figures (in process, or
+# from its --out file), a card's object. Any spares an isinstance per level where a wrong key fails loudly anyway
+# (a KeyError or TypeError in a bench's report or an export, never in a game); a TypedDict per writer is the
+# precise type, not yet written.
+Document: TypeAlias = dict[str, Any]  # see above: JSON read back by key
