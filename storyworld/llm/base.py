@@ -9,7 +9,7 @@ import logging
 import time
 from collections.abc import Iterator
 from collections.abc import Mapping
-from typing import Any
+from typing import cast
 
 import msgspec
 
@@ -145,13 +145,13 @@ def parse_json_reply(completion: Completion, schema: Schema, model_name: str) ->
         log.warning("%s: reply breaks the schema: %s: %r", model_name, "; ".join(problems[:3]),
                     completion.text[:200])
         return None
-    return obj
+    return cast(Reply, obj)  # it fits the schema, and every reply's schema is an object's
 
 
 _UNPARSED = object()
 
 
-def _loads_lenient(text: str) -> Any:
+def _loads_lenient(text: str) -> object:
     """json.loads, then the outermost {...} span: servers that ignore the schema wrap JSON in prose.
 
     Raw newlines and tabs inside strings are accepted (strict=False): small models emit them, and
