@@ -24,6 +24,7 @@ from saves.slots import AUTOSAVE_KEEP, AUTOSAVES_SUFFIX
 from storyworld.errors import SaveRefused, UserError
 from storyworld.game.simulation import Simulation, Watch, initial_state
 from storyworld.kernel.state import Settings, WorldState
+from storyworld.llm.base import model_of
 from storyworld.world import World, check_bytes, load_world, world_to_toml
 
 if TYPE_CHECKING:
@@ -380,8 +381,8 @@ class Session:
     @property
     def model(self) -> str:
         """The name of the model the minds run on ("" when there is none)."""
-        lm = getattr(self.sim.mind, "lm", None)
-        return getattr(lm, "name", "") or self.sim.settings.model or ""
+        lm = model_of(self.sim.mind)
+        return (lm.name if lm is not None else "") or self.sim.settings.model or ""
 
     @property
     def last_timing(self) -> RoundTiming:

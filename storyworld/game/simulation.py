@@ -14,7 +14,7 @@ import msgspec
 from storyworld.kernel.actions import ActOn, Action, Move, Say
 from storyworld.kernel.actions import describe
 from storyworld.errors import Cancelled, UserError
-from storyworld.llm.base import ModelError
+from storyworld.llm.base import ModelError, model_of
 from storyworld.llm.concurrency import lanes, parallelism, run_ordered
 from storyworld.kernel.resolve import Narration, RoundOutcome, narrate, resolve_replies, resolve_round
 from storyworld.kernel import ids
@@ -368,8 +368,9 @@ class Simulation:
             context, recall_s = self.context_for(agent, replying=replying)
             timing.recall_s += recall_s
             contexts.append(context)
-        parallel = self.parallel if self.parallel is not None else parallelism(self.mind)
-        lane_count = lanes(self.mind)
+        model = model_of(self.mind)
+        parallel = self.parallel if self.parallel is not None else parallelism(model)
+        lane_count = lanes(model)
         lane_of: Callable[[int], int] | None = None
         if lane_count:
             # an agent keeps its lane (its server's cache holds its prompts), whoever else is awake

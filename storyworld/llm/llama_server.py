@@ -213,7 +213,9 @@ class ServerPool(LanguageModel):
     def __init__(self, model_path: str | os.PathLike[str], lanes: int = 2, n_ctx: int = 2048,
                  threads: int | None = None, extra_args: tuple[str, ...] = ()) -> None:
         """Start `lanes` llama-servers of one slot each, sharing the cores between them."""
-        self.lanes = self.parallel = self.slots = max(1, lanes)
+        self.lanes: int = max(1, lanes)
+        self.parallel: int = self.lanes
+        self.slots = self.lanes
         self.n_ctx = n_ctx
         # Generating, a small model is fastest on one thread (storyworld.llm.local.default_decode_threads);
         # a prompt is a batch that every core helps with, and the lanes seldom evaluate prompts at once.

@@ -78,7 +78,7 @@ class ServerModel(LanguageModel):
         or the server's slot count where it reports one (llama.cpp's /props), else 4.
         """
         self.url = base_url(url)
-        self.timeout = timeout
+        self.timeout: float = timeout
         self.api_key = api_key
         self.n_ctx = n_ctx
         self._schema_form: str | None = None
@@ -97,7 +97,7 @@ class ServerModel(LanguageModel):
         self.model = model
         self.name = f"{model.rsplit('/', 1)[-1]}@{urllib.parse.urlsplit(self.url).netloc}"
         self.slots = self.server_slots(connect_timeout)
-        self.parallel = parallel if parallel and parallel > 0 else (self.slots or DEFAULT_PARALLEL)
+        self.parallel: int = parallel if parallel and parallel > 0 else (self.slots or DEFAULT_PARALLEL)
 
     def server_slots(self, timeout: float = 10.0) -> int | None:
         """The server's parallel slots if it says (llama.cpp: /props total_slots, or /slots), else None."""

@@ -170,7 +170,7 @@ class Retrying(ModelWrapper):
 
         def watch() -> None:
             while not done.wait(self.notice_s):
-                limit = getattr(self.unwrap(), "timeout", None)
+                limit = self.unwrap().timeout
                 listener(f"{self.name}: waiting for the model's reply, {time.monotonic() - started:.0f} s so far"
                          + (f" (a request gives up after {limit:g} s)" if isinstance(limit, (int, float)) else ""))
 

@@ -132,6 +132,7 @@ class ReviewScreen(Screen):
     def run_pipeline(self, source: Path, kind: str | None) -> None:
         """Draft the world off the UI thread; progress and the draft come back as messages."""
         from storyworld.authoring.pipeline import author_source, detect_file_kind
+        from storyworld.llm.base import model_of
         from storyworld.errors import UserError
 
         def progress(done: int, total: int, message: str) -> None:
@@ -142,7 +143,7 @@ class ReviewScreen(Screen):
             lm = None
             if kind == "prose":
                 # the game's model when it has one; a scripted runtime gets the deterministic fallback
-                lm = getattr(self.runtime.mind(), "lm", None)
+                lm = model_of(self.runtime.mind())
             draft = author_source(source, kind=kind, lm=lm, use_model=lm is not None, progress=progress,
                                   cancel=self._cancel, seed=self.runtime.seed)
         except UserError as exc:
