@@ -30,7 +30,7 @@ _state = threading.local()
 
 
 def _handler(signum: int, frame: FrameType | None) -> None:
-    if getattr(_state, "saving", 0):
+    if getattr(_state, "saving", 0):  # thread-local: unset in a thread that never saved
         _state.pending = signum  # raised as the save finishes
         return
     raise Stopped(signum)
@@ -53,7 +53,7 @@ def stopping_signals() -> Iterator[None]:
 @contextlib.contextmanager
 def saving() -> Iterator[None]:
     """A save being written: a stop that comes meanwhile is raised once it is done."""
-    _state.saving = getattr(_state, "saving", 0) + 1
+    _state.saving = getattr(_state, "saving", 0) + 1  # thread-local: unset until this thread's first save
     try:
         yield
     finally:

@@ -99,6 +99,7 @@ class LlamaServerProcess:
         extra_args: tuple[str, ...] = (),
     ) -> None:
         """Start the server and wait until it answers /health; ModelError (one line) if it cannot."""
+        self.process: subprocess.Popen[bytes] | None = None  # none until started (stop() before then: nothing)
         self.binary = binary or find_llama_server()
         if self.binary is None:
             raise ModelError(
@@ -122,7 +123,6 @@ class LlamaServerProcess:
             *extra_args,
         ]
         env = {**os.environ, "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
-        self.process: subprocess.Popen[bytes] | None = None
         try:
             with self.log_path.open("wb") as log:
                 self.process = subprocess.Popen(
@@ -164,7 +164,7 @@ class LlamaServerProcess:
 
     def stop(self) -> None:
         """Terminate the server (kill after 10 s) and remove its log; safe to call twice."""
-        process, self.process = getattr(self, "process", None), None
+        process, self.process = self.process, None
         if process is not None and process.poll() is None:
             process.terminate()
             try:

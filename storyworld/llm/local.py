@@ -369,6 +369,7 @@ class LlamaModel(LanguageModel):
         self._llama_cpp = llama_cpp
         # a recurrent model's state cannot be cut back to a prefix, so there is nothing to restore into
         cacheable = reuse_prefix and prefix_cache_mb > 0 and not (
+            # llama-cpp-python's private flags, absent from older versions
             getattr(self._llama, "_is_recurrent", False) or getattr(self._llama, "_is_hybrid", False))
         self.prefix_cache = PrefixCache(prefix_cache_mb << 20) if cacheable else None
         self._llama.prefix_cache = self.prefix_cache
@@ -485,7 +486,7 @@ class LlamaModel(LanguageModel):
         """
         out: ModelStats = {"grammar_steps": self.grammar_steps, "grammar_full_checks": self.grammar_full_checks,
                                "grammar_s": round(self.grammar_s, 3), "calls_s": round(self.calls_s, 3)}
-        llama = getattr(self, "_llama", None)
+        llama = getattr(self, "_llama", None)  # a load that failed never set it; a second close finds None
         if llama is not None:
             perf = self._llama_cpp.llama_cpp.llama_perf_context(llama._ctx.ctx)
             out.update(prompt_s=round(perf.t_p_eval_ms / 1000, 3), prompt_tokens_evaluated=int(perf.n_p_eval),
@@ -509,7 +510,7 @@ class LlamaModel(LanguageModel):
 
     def close(self) -> None:
         """Free the model and its context now rather than at garbage collection."""
-        llama = getattr(self, "_llama", None)
+        llama = getattr(self, "_llama", None)  # a load that failed never set it; a second close finds None
         if llama is not None:
             llama.close()
             self._llama = None
