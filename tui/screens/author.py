@@ -229,7 +229,7 @@ class ReviewScreen(Screen):
         tabs.get_tab("tab-cast").label = f"Cast ({len(world.agent)})"
         tabs.get_tab("tab-places").label = f"Places ({len(world.place)})"
         tabs.get_tab("tab-events").label = f"Events ({len(world.event)})"
-        kind = getattr(self.draft, "kind", "") if self.draft is not None else ""
+        kind = self.draft.kind if self.draft is not None else ""
         title = f"{world.world.title} [{world.world.id}]" + (f" — drafted from a {kind}" if kind else "")
         if errors:
             title += f" — {errors} error{'s' if errors != 1 else ''} to fix before saving"
