@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ("memory", "storyworld", "saves")
 GOAL = 20
-CEILING = 27  # lowered as Any goes (issue 34)
+CEILING = 5  # lowered as Any goes (issue 34)
 
 
 def any_lines(path: Path) -> list[int]:
