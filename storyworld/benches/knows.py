@@ -60,7 +60,8 @@ def register(benches: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=bench_knows)
 
 
-def asker(world: World, store: Memory, round_: int, lm: LanguageModel | None = None) -> tuple[Callable[[str, str], str], str]:
+def asker(world: World, store: Memory, round_: int,
+          lm: LanguageModel | None = None) -> tuple[Callable[[str, str], str], str]:
     """ask(agent, question) -> the answer's words, over the interview path; and whether that path calls a model."""
     from storyworld.minds.interview import interview
 

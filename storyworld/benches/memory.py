@@ -239,7 +239,8 @@ def _call_figures(calls: dict[str, list[float]]) -> dict[str, object]:
     }
 
 
-def _save_and_open(store: ConsensusStore, folder_arg: str | None, embedder: Embedder, settings: MemorySettings) -> dict[str, object]:
+def _save_and_open(store: ConsensusStore, folder_arg: str | None, embedder: Embedder,
+                   settings: MemorySettings) -> dict[str, object]:
     """Save and reopen the store three times (median reported: one fsync can stall on a busy disk).
 
     CPU seconds beside wall seconds: on a shared machine the gap is time spent waiting for a core.

@@ -83,8 +83,8 @@ class Played:
     problems: list[str] = field(default_factory=list)
 
 
-def play_script(world: World, player_id: str, script: list[str], lm: LanguageModel, *, rounds: int, seed: int, awake: AwakePolicy,
-                start: str | None) -> Played:
+def play_script(world: World, player_id: str, script: list[str], lm: LanguageModel, *, rounds: int, seed: int,
+                awake: AwakePolicy, start: str | None) -> Played:
     """Play `script` as `player_id` for `rounds` rounds, every other character minded by `lm`."""
     from storyworld.game import session
     from storyworld.game.script import ScriptedPlayer

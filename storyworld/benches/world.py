@@ -112,7 +112,8 @@ def _rounded(value: object) -> object:
     return round(value, 4) if isinstance(value, float) else value
 
 
-def table7(world: World, start: Start, report: SedimentReport, stats: StoreStats, lm: LanguageModel | None) -> dict[str, object]:
+def table7(world: World, start: Start, report: SedimentReport, stats: StoreStats,
+           lm: LanguageModel | None) -> dict[str, object]:
     """The paper's Table 7 row: what sedimenting the canon cost, and what the cast is made of.
 
     Model calls are the equivalence judge's (the only model on the sedimentation path; 0 without

@@ -78,7 +78,8 @@ def export_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _card(args: argparse.Namespace, world: World, sim: Simulation | None, fmt: str) -> tuple[bytes, Path, dict[str, object], str]:
+def _card(args: argparse.Namespace, world: World, sim: Simulation | None,
+          fmt: str) -> tuple[bytes, Path, dict[str, object], str]:
     """The card file, where it goes, its figures and a line saying what it is."""
     agent = resolve_agent(world, args.card)
     who, memories = _card_parts(world, sim, agent)
@@ -92,7 +93,8 @@ def _card(args: argparse.Namespace, world: World, sim: Simulation | None, fmt: s
     return body, out, summary, f"{who.name} as a {FORMAT_NAMES[fmt]}, {held} of its own"
 
 
-def _lorebook(args: argparse.Namespace, world: World, sim: Simulation | None, fmt: str) -> tuple[bytes, Path, dict[str, object], str]:
+def _lorebook(args: argparse.Namespace, world: World, sim: Simulation | None,
+              fmt: str) -> tuple[bytes, Path, dict[str, object], str]:
     """The lorebook file (with --card, followed by the character's memories), where it goes, its figures, a line."""
     agent = resolve_agent(world, args.card) if args.card else None
     who, memories = _card_parts(world, sim, agent) if agent else (None, [])

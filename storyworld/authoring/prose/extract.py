@@ -179,7 +179,8 @@ def pick_model_chunks(chunks: list[Chunk], cast: ProseMentions, max_chunks: int 
     return set(picked)
 
 
-def extract_chunks(chunks: list[Chunk], cast: ProseMentions, lm: LanguageModel | None, model_chunks: set[int], *, seed: int = 0,
+def extract_chunks(chunks: list[Chunk], cast: ProseMentions, lm: LanguageModel | None, model_chunks: set[int], *,
+                   seed: int = 0,
                    progress: ProgressCallback | None = None,
                    cancel: CancelToken = None) -> tuple[list[tuple[Chunk, Extraction]], int]:
     """(chunk, extraction) for every chunk that names a person, and how many chunks went to the model.
