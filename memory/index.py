@@ -104,6 +104,8 @@ class _Matches(Protocol):
 class _Usearch(Protocol):
     """The part of usearch's Index this wrapper uses."""
 
+    expansion_search: int  # candidates a search looks at (set again on an index read back)
+
     def add(self, keys: np.ndarray, vectors: np.ndarray, *, threads: int = 0) -> object:
         """Insert rows under keys."""
 
@@ -284,7 +286,7 @@ class VectorIndex:
         return made, notice
 
     @staticmethod
-    def _restored(index_data: bytes, dim: int, keys: list[int]) -> tuple[Any, str | None]:
+    def _restored(index_data: bytes, dim: int, keys: list[int]) -> tuple[_Usearch | None, str | None]:
         """The usearch graph read from its bytes when it matches the records (width, count, keys); else why not."""
         Index = usearch_index_class()
         try:

@@ -409,7 +409,7 @@ class StoreShell(Generic[Settings]):
         owner = self._check_owner(deposit.owner, f"{where}.owner")
         # Rounds are story time: canon before a start point (sediment) has negative rounds (DESIGN §4.1).
         for name in ("round", "expires_at"):
-            value = getattr(deposit, name)
+            value = getattr(deposit, name)  # the fields checked alike, by name (the message names the field)
             if (value is not None or name == "round") and (isinstance(value, bool) or not isinstance(value, int)):
                 raise ValueError(f"{where}.{name}: must be an integer{' round or None' if name != 'round' else ''}, got {value!r}")
         if deposit.via not in VIAS:
@@ -419,7 +419,7 @@ class StoreShell(Generic[Settings]):
         if deposit.namespace != "shared" and deposit.namespace != f"private:{owner}":
             raise ValueError(f"{where}.namespace: {deposit.namespace!r} must be 'shared' or 'private:{owner}'")
         for name in ("event_id", "source", "place", "group"):
-            value = getattr(deposit, name)
+            value = getattr(deposit, name)  # the fields checked alike, by name (the message names the field)
             if value is not None:
                 self._check_text(value, f"{where}.{name}")
                 if len(value) > MAX_KEY_CHARS:

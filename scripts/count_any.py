@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ("memory", "storyworld", "saves")
 GOAL = 20
-CEILING = 307  # the count once the wave's branches were merged (house, lost2, together, agency, will); lower it as Any goes
+CEILING = 5  # lowered as Any goes (issue 34)
 
 
 def any_lines(path: Path) -> list[int]:

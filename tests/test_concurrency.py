@@ -15,6 +15,7 @@ from storyworld.game import session
 from storyworld.kernel.actions import Move, Observe, Say
 from storyworld.llm.concurrency import LANE, lanes, parallelism, run_ordered
 from storyworld.llm import wrap
+from storyworld.llm.base import LanguageModel, model_of
 from storyworld.minds import Decision
 from storyworld.errors import Cancelled
 from storyworld.kernel.state import Settings
@@ -88,11 +89,11 @@ def test_a_lane_takes_its_items_one_at_a_time_in_input_order(parallel):
 
 
 def test_lanes_are_read_through_wrappers():
-    class Pool:
+    class Pool(LanguageModel):
         lanes = 3
         parallel = 3
 
-    assert lanes(wrap(Pool())) == 3 and lanes(object()) == 0
+    assert lanes(wrap(Pool())) == 3 and lanes(LanguageModel()) == 0 and lanes(None) == 0
 
 
 def test_parallel_one_is_a_plain_loop_on_the_calling_thread():
@@ -124,7 +125,7 @@ def test_cancel_stops_new_starts_and_says_which_was_next():
 
 
 def test_parallelism_is_read_through_wrappers_and_minds():
-    class Backend:
+    class Backend(LanguageModel):
         parallel = 6
 
         def complete(self, *a, **k):  # pragma: no cover - never called
@@ -134,8 +135,9 @@ def test_parallelism_is_read_through_wrappers_and_minds():
         def __init__(self, lm) -> None:
             self.lm = lm
 
-    assert parallelism(Mind(wrap(Backend()))) == 6
-    assert parallelism(Mind(object())) == 1
+    assert parallelism(model_of(Mind(wrap(Backend())))) == 6
+    assert model_of(Mind(object())) is None and model_of(object()) is None
+    assert parallelism(LanguageModel()) == 1
     assert parallelism(None) == 1
 
 

@@ -94,6 +94,7 @@ class Game:
             progress: LoadProgress | None = None) -> Game:
         """Load the embedder and the mind, sediment the canon, and give the game a fresh slot."""
         from storyworld.kernel.state import Settings
+        from storyworld.llm.base import model_of
 
         report = progress or (lambda stage, done, total: None)
         report("loading the embedder", 0, 3)
@@ -101,9 +102,9 @@ class Game:
         runtime.prepare(lambda line: report(line, 1, 3))
         report("loading the model", 1, 3)
         mind = runtime.mind()
-        lm = getattr(mind, "lm", None)
+        lm = model_of(mind)
         settings = Settings(seed=runtime.seed, awake=runtime.awake, player=player,  # type: ignore[arg-type]
-                            model=getattr(lm, "name", "") or runtime.model_name)
+                            model=(lm.name if lm is not None else "") or runtime.model_name)
         report("remembering the story so far", 2, 3)
         session = _session.Session.new(
             world, start_id, settings, mind, embedder=embedder, saves_root=runtime.saves(), clock=runtime.clock,

@@ -146,6 +146,7 @@ class RoundController:
         """Load model, embedder and memory (or a save); posts GameLoaded or GameLoadFailed, then autosaves."""
         from storyworld.errors import UserError
         from storyworld.llm import on_retry
+        from storyworld.llm.base import model_of
 
         def report(stage: str, done: int, total: int) -> None:
             self.post(LoadProgressed(stage, done, total))
@@ -160,7 +161,7 @@ class RoundController:
             except UserError as exc:
                 self.post(GameLoadFailed(one_line(exc)))  # no autosave to offer: it is the same save
                 return
-            on_retry(getattr(game.session.sim.mind, "lm", None), lambda note: self.post(ModelRetrying(note)))
+            on_retry(model_of(game.session.sim.mind), lambda note: self.post(ModelRetrying(note)))
             moment = game.opening()
         except UserError as exc:
             self.post(GameLoadFailed(one_line(exc).split("; newest good autosave")[0], _fallback(request)))

@@ -15,12 +15,17 @@ import hashlib
 import io
 import json
 import zipfile
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
 from storyworld.errors import UserError
 from storyworld.world import World
+
+if TYPE_CHECKING:
+    from PIL.Image import Image as Picture
+
+    from storyworld.jsondata import Document
 
 CardFormat = Literal["v2", "v3", "png", "charx"]
 LorebookFormat = Literal["st", "v3"]
@@ -35,7 +40,7 @@ ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # a CHARX's entries carry no wall-clock time: 
 BACKFILL_NOTE = ("This card was written as Character Card V3; this `chara` copy is its Character Card V2 form "
                  "for readers that know only V2.")
 # SillyTavern's defaults for a world-info entry (public/scripts/world-info.js, newWorldInfoEntryDefinition).
-ST_ENTRY_DEFAULTS: dict[str, Any] = {
+ST_ENTRY_DEFAULTS: dict[str, object] = {
     "keysecondary": [], "constant": False, "vectorized": False, "selective": True, "selectiveLogic": 0,
     "addMemo": True, "order": 100, "position": 0, "disable": False, "excludeRecursion": False,
     "preventRecursion": False, "delayUntilRecursion": 0, "probability": 100, "useProbability": True, "depth": 4,
@@ -95,9 +100,9 @@ def persona(world: World, agent_id: str, *, scenario: str, first_mes: str = "", 
                    scenario=scenario, first_mes=first_mes, world_id=world.id, world_title=world.title, round=round_)
 
 
-def _book_entry(memory: Memory, index: int, name: str, spec: str) -> dict[str, Any]:
+def _book_entry(memory: Memory, index: int, name: str, spec: str) -> Document:
     """A character_book entry (V2 or V3 field set) for one memory, scoped to the character by characterFilter."""
-    entry: dict[str, Any] = {
+    entry: Document = {
         "keys": list(memory.keys),
         "content": memory.text,
         "extensions": {
@@ -124,10 +129,10 @@ def _book_entry(memory: Memory, index: int, name: str, spec: str) -> dict[str, A
 
 
 def card_json(who: Persona, memories: list[Memory], *, spec: Literal["v2", "v3"], now: int = 0,
-              icon_uri: str | None = None) -> dict[str, Any]:
+              icon_uri: str | None = None) -> Document:
     """The card as the spec's JSON object (`spec`, `spec_version`, `data`), its memories as the character book."""
     where = f"round {who.round} of a storyworld save" if who.round is not None else "its world file"
-    data: dict[str, Any] = {
+    data: Document = {
         "name": who.name,
         "description": who.description,
         "personality": "",
@@ -176,16 +181,16 @@ def card_bytes(who: Persona, memories: list[Memory], fmt: CardFormat, *, now: in
     return charx_zip(v3, png_bytes(picture))
 
 
-def dump_json(obj: Any) -> bytes:
+def dump_json(obj: object) -> bytes:
     """JSON as a card file holds it: UTF-8, names kept as written."""
     return json.dumps(obj, ensure_ascii=False, indent=2).encode("utf-8") + b"\n"
 
 
-def _b64(card: dict[str, Any]) -> str:
+def _b64(card: Document) -> str:
     return base64.b64encode(json.dumps(card, ensure_ascii=False).encode("utf-8")).decode("ascii")
 
 
-def portrait(who: Persona, image: bytes | None = None, where: str = "--image") -> Any:
+def portrait(who: Persona, image: bytes | None = None, where: str = "--image") -> Picture:
     """The card's picture (a Pillow image): the image given, in any format Pillow reads, else a plain portrait."""
     from PIL import Image, ImageDraw, ImageFont, UnidentifiedImageError
 
@@ -211,7 +216,7 @@ def portrait(who: Persona, image: bytes | None = None, where: str = "--image") -
     return picture
 
 
-def png_bytes(picture: Any, text: dict[str, str] | None = None) -> bytes:
+def png_bytes(picture: Picture, text: dict[str, str] | None = None) -> bytes:
     """The picture as a PNG file with these tEXt chunks (a picture's own earlier chunks are not carried over)."""
     from PIL import PngImagePlugin
 
@@ -224,7 +229,7 @@ def png_bytes(picture: Any, text: dict[str, str] | None = None) -> bytes:
 
 
 
-def charx_zip(card: dict[str, Any], icon_png: bytes) -> bytes:
+def charx_zip(card: Document, icon_png: bytes) -> bytes:
     """A CHARX file: `card.json` at the zip's root and the icon under assets/, ASCII paths, no encryption."""
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
@@ -263,7 +268,7 @@ def _sentence(name: str, description: str) -> str:
 
 
 def lorebook_json(world: World, fmt: LorebookFormat, memories: list[Memory] | None = None,
-                  owner: str = "") -> dict[str, Any]:
+                  owner: str = "") -> Document:
     """A world lorebook: SillyTavern world info (`entries` by uid, keywords in `key`) or lorebook_v3 (`keys`).
 
     With `memories`, the owner's memories follow the world's entries, each scoped by `characterFilter` to
@@ -295,7 +300,7 @@ def lorebook_json(world: World, fmt: LorebookFormat, memories: list[Memory] | No
     return {"spec": "lorebook_v3", "data": book}
 
 
-def _st_entry(keys: tuple[str, ...], content: str, comment: str, extensions: dict[str, Any]) -> dict[str, Any]:
+def _st_entry(keys: tuple[str, ...], content: str, comment: str, extensions: dict[str, object]) -> Document:
     """A SillyTavern world-info entry with its defaults; the caller numbers it (uid, order, displayIndex)."""
     return {"uid": 0, "key": list(keys), "comment": comment, "content": content, **ST_ENTRY_DEFAULTS,
             "extensions": extensions}

@@ -19,7 +19,6 @@ import struct
 import zipfile
 import zlib
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
@@ -146,7 +145,7 @@ def charx_card_json(data: bytes, where: str = "card") -> bytes:
     return body
 
 
-def _text(obj: dict[str, Any], field: str, where: str, prefix: str) -> str:
+def _text(obj: dict[str, object], field: str, where: str, prefix: str) -> str:
     value = obj.get(field, "")
     if value is None:
         return ""
@@ -155,7 +154,7 @@ def _text(obj: dict[str, Any], field: str, where: str, prefix: str) -> str:
     return value
 
 
-def card_from_json(raw: Any, where: str = "card") -> Card:
+def card_from_json(raw: object, where: str = "card") -> Card:
     """A Card from decoded card JSON (V1 bare fields, or V2/V3 with `data`)."""
     if not isinstance(raw, dict):
         raise UserError(f"{where}: a character card is a JSON object, not {type(raw).__name__}")
@@ -200,7 +199,7 @@ def card_from_json(raw: Any, where: str = "card") -> Card:
     return Card(name=name, spec=version, lore=lore, **fields)
 
 
-def _meant_for(entry: dict[str, Any], name: str) -> bool:
+def _meant_for(entry: dict[str, object], name: str) -> bool:
     """Whether a lorebook entry's SillyTavern `characterFilter` (on the entry or in its extensions) admits `name`."""
     extensions = entry.get("extensions")
     scope = entry.get("characterFilter")

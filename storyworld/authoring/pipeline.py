@@ -7,13 +7,17 @@ import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from storyworld.authoring.common import CancelToken, Draft, ProgressCallback, report, slugify
 from storyworld.authoring.play import looks_like_play, parse_play
 from storyworld.authoring.prose import author_prose
 from storyworld.errors import UserError
 from storyworld.world.lang import NativeName
+
+if TYPE_CHECKING:
+    from storyworld.llm.base import LanguageModel
+    from storyworld.world.schema import WorldFile
 
 log = logging.getLogger("storyworld.authoring")
 
@@ -74,7 +78,7 @@ def author_source(
     kind: SourceKind | None = None,
     world_id: str | None = None,
     title: str | None = None,
-    lm: Any = None,
+    lm: LanguageModel | None = None,
     model_path: str | None = None,
     server_url: str | None = None,
     use_model: bool = True,
@@ -82,7 +86,7 @@ def author_source(
     progress: ProgressCallback | None = None,
     cancel: CancelToken = None,
     seed: int = 0,
-    into: Any = None,
+    into: WorldFile | None = None,
     names: Sequence[NativeName] = (),
 ) -> Draft:
     """Draft a world from a source file; the draft passes `storyworld check` (WorldError otherwise).
@@ -146,7 +150,7 @@ def author_source(
     return draft
 
 
-def _load_model(model_path: str | None, server_url: str | None, seed: int, notes: list[str]) -> Any:
+def _load_model(model_path: str | None, server_url: str | None, seed: int, notes: list[str]) -> LanguageModel | None:
     from storyworld.llm import ModelError, load_model
 
     try:

@@ -7,13 +7,18 @@ deletions raise ReviewError (a UserError), whose one-line message the screen can
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Literal, TypedDict, Unpack
+from typing import TYPE_CHECKING, Literal, TypedDict, Unpack
 
 import msgspec
 
 from storyworld.authoring.common import slugify
 from storyworld.errors import UserError
-from storyworld.world.schema import Agent, Event, Place, Start, WorldFile, WorldObject
+from storyworld.world.schema import (Agent, AgentStatus, CanonKind, Event, Place, Pronouns, Start, WorldFile,
+                                    WorldObject)
+
+if TYPE_CHECKING:
+    import os
+    from pathlib import Path
 
 IssueTarget = Literal["world", "place", "agent", "object", "event", "start"]
 
@@ -51,6 +56,34 @@ class Tables(RefTables, total=False):
     """Some tables of a world file, rewritten."""
 
     agent: list[Agent]
+
+
+class AgentChanges(TypedDict, total=False):
+    """An agent's fields that an edit may change (never its id: rename_agent does that)."""
+
+    name: str
+    description: str
+    home: str
+    goals: list[str]
+    status: AgentStatus
+    playable: bool
+    aliases: list[str]
+    native_name: str
+    pronouns: Pronouns
+    secrets: list[str]
+
+
+class EventChanges(TypedDict, total=False):
+    """An event's fields that an edit may change (never its id)."""
+
+    round: int
+    place: str
+    actors: list[str]
+    witnesses: list[str] | None
+    kind: CanonKind
+    text: str
+    statements: list[str]
+    flags: list[str]
 
 
 def _replace(world: WorldFile, **tables: Unpack[Tables]) -> WorldFile:
@@ -139,7 +172,7 @@ def _rewrite_place_refs(world: WorldFile, old: str, new: str) -> Tables:
 def dedupe_events(events: list[Event]) -> list[Event]:
     """Drop events that repeat an earlier one (same round, place, kind, actors and text); witnesses and flags merge."""
     kept: list[Event] = []
-    index_of: dict[tuple[Any, ...], int] = {}
+    index_of: dict[tuple[int, str, str, tuple[str, ...], str], int] = {}
     for event in events:
         key = (event.round, event.place, event.kind, tuple(sorted(event.actors)), event.text.strip())
         if key not in index_of:
@@ -235,7 +268,7 @@ def set_playable(world: WorldFile, agent_id: str, playable: bool = True) -> Worl
     return _replace(world, agent=agents)
 
 
-def edit_agent(world: WorldFile, agent_id: str, **changes: Any) -> WorldFile:
+def edit_agent(world: WorldFile, agent_id: str, **changes: Unpack[AgentChanges]) -> WorldFile:
     """Change an agent's fields other than its id (name, description, home, goals, status, playable, aliases)."""
     agent = _agent(world, agent_id)
     if "id" in changes:
@@ -312,7 +345,7 @@ def delete_event(world: WorldFile, event_id: str) -> WorldFile:
     return _replace(world, event=[e for e in world.event if e.id != event_id])
 
 
-def edit_event(world: WorldFile, event_id: str, **changes: Any) -> WorldFile:
+def edit_event(world: WorldFile, event_id: str, **changes: Unpack[EventChanges]) -> WorldFile:
     """Change an event's fields (text, kind, place, actors, witnesses, statements, flags, round); the id stays."""
     if "id" in changes:
         raise ReviewError("an event's id cannot be edited")
@@ -411,7 +444,7 @@ def _issue_from_check(text: str, severity: str) -> Issue:
                  severity=severity)  # type: ignore[arg-type]
 
 
-def save_draft(world: WorldFile, path: Any) -> Any:
+def save_draft(world: WorldFile, path: str | os.PathLike[str]) -> Path:
     """Write the reviewed world as TOML (validated first: an invalid world raises WorldError, nothing written)."""
     from storyworld.world import write_world
 

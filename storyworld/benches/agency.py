@@ -4,16 +4,23 @@ run's log, its store and interviews, scored apart from the code that made the li
 from __future__ import annotations
 
 import argparse
-import inspect
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from storyworld.benches import print_figures
 from storyworld.errors import UserError
 from storyworld.llm.options import add_model_options, load_lm
 from storyworld.locations import find_world
 from storyworld.world import load_world
+
+if TYPE_CHECKING:
+    from storyworld.jsondata import Document
+    from storyworld.llm.base import LanguageModel
+    from storyworld.minds.content import Memory
+    from storyworld.report.agency import Ask
+    from storyworld.report.keys import Key
+    from storyworld.world import World
 
 DEFINITIONS = """Every figure is scored with the bench's own tokenizer and stopwords (report.tokens), never the code
 that produced the lines; "carries" means a word (or phrase) of every word group of the key, compared by crude stems.
@@ -72,24 +79,20 @@ def register(benches: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=bench_agency)
 
 
-def interviewer(world: Any, store: Any, round_: int, lm: Any) -> tuple[Any, bool]:
+def interviewer(world: World, store: Memory, round_: int, lm: LanguageModel | None) -> tuple[Ask, bool]:
     """The `Ask` callable over the interview path (`storyworld ask`), and whether that path keeps a conversation
-    (a follow-up asked after the answer before it)."""
-    from storyworld.minds.interview import interview
+    (a follow-up asked after the answer before it: it does)."""
+    from storyworld.minds.interview import Answer, interview
     from storyworld.report.agency import Reply
 
-    accepted = inspect.signature(interview).parameters
-    extra = {"lm": lm} if "lm" in accepted and lm is not None else {}  # the path phrases with a model when it can
-
     def ask(agent: str, question: str, asker: str | None, previous: Reply | None) -> Reply:
-        options: dict[str, Any] = {}
-        if previous is not None:
-            options = {"previous": previous.raw} if "previous" in accepted else {"before": previous.text}
-        answer = interview(world, store, agent, question, round_=round_, asker=asker, **options, **extra)
+        before = previous.raw if previous is not None and isinstance(previous.raw, Answer) else None
+        # the path phrases with the model when given one
+        answer = interview(world, store, agent, question, round_=round_, asker=asker, previous=before, lm=lm)
         return Reply(text=answer.text, act=answer.act, sources=tuple((k.via, k.source) for k in answer.records),
-                     rendered=getattr(answer, "rendered", None), raw=answer)
+                     rendered=answer.rendered, raw=answer)
 
-    return ask, "previous" in accepted or "before" in accepted
+    return ask, True
 
 
 def bench_agency(args: argparse.Namespace) -> int:
@@ -135,7 +138,7 @@ def bench_agency(args: argparse.Namespace) -> int:
         entries = eventlog.entries(sim.state.events)
         ask, conversation = interviewer(world, sim.store, sim.state.round, lm)
         facts = list(key.told) if key and key.told else agency.derived_facts(entries, names, player)
-        result: dict[str, Any] = {
+        result: dict[str, object] = {
             "world": world.id, "player": player, "script": str(script_file), "rounds": rounds, "seed": args.seed,
             "model": lm.name, "key": str(args.key) if key else None,
             "facts_from": "key" if key and key.told else "the player's addressed statements in the log (no key)",
@@ -157,7 +160,7 @@ def bench_agency(args: argparse.Namespace) -> int:
     return 0
 
 
-def _people_in_key(key: Any) -> list[tuple[str, str]]:
+def _people_in_key(key: Key | None) -> list[tuple[str, str]]:
     if key is None:
         return []
     out = [(f"told[{i}].to", t.to) for i, t in enumerate(key.told)]
@@ -169,7 +172,7 @@ def _people_in_key(key: Any) -> list[tuple[str, str]]:
 ROWS = ("told_rows", "secret_rows", "spread_holders", "spread_examples", "filler_examples", "not_same_round_examples")
 
 
-def print_report(result: dict[str, Any]) -> None:
+def print_report(result: Document) -> None:
     """The figures as `key: value` lines, then the rows behind them."""
     print_figures(result, False, skip=ROWS)
     for row in result["told_rows"]:

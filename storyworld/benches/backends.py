@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TextIO, TypedDict
 
 import msgspec
 
@@ -29,10 +29,14 @@ from storyworld.locations import find_world
 from storyworld.world import load_world
 
 if TYPE_CHECKING:  # annotations only: the bench loads these when it runs
+    from memory.baselines.generative import Rater, Reflector
     from memory.embedder import Embedder
     from memory.store import Judge
+    from storyworld.game.simulation import Simulation
+    from storyworld.jsondata import Document
     from storyworld.kernel.state import Settings
     from storyworld.llm.base import LanguageModel
+    from storyworld.minds import Mind
     from storyworld.world import World
 
 REPLAY_STRUCTURE = ("sediment", "sim", "total", "shared", "linked")
@@ -53,23 +57,23 @@ def run_one(
     rounds: int,
     start: str | None,
     seed: int,
-    mind: Any,
+    mind: Mind | None,
     embedder: Embedder | None,
     merge: bool = True,
     cache: CachePolicy = "fifo",
     judge: Judge | None = None,
     horizons: tuple[int, ...] = (),
     model_name: str = "",
-    log: Any = None,
+    log: TextIO | None = None,
     save_dir: Path | None = None,
-    quality: Any = None,
+    quality: Callable[[Simulation], dict[str, object]] | None = None,
     later: list | None = None,
-    store_options: dict[str, Any] | None = None,
+    store_options: GenerativeHooks | None = None,
     ops: list | None = None,
     awake: AwakePolicy = "all",
     player: str | None = None,
     max_awake: int = 4,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """One backend's run: sediment, N rounds with the kernel, then every figure the tables need.
 
     Horizons past `rounds` continue the same run afterwards; with `later` given, that continuation
@@ -86,7 +90,7 @@ def run_one(
     run = _MeteredRun(sim, horizons, label=f"[{backend}{'' if merge else ' no-merge'} {cache}]", log=log)
     run.meter.ops = ops  # a list to fill with the write/read stream (for --replay), or None
     beyond = max((h for h in horizons if h > rounds), default=rounds)
-    growth: list[dict[str, int]] = []
+    growth: list[dict[str, int | float]] = []
     decide_s = 0.0
     decisions = fallbacks = 0
     for index in range(rounds):
@@ -98,7 +102,7 @@ def run_one(
                        "linked": shape["linked"]})
     sim.store = run.meter.store
     store_stats = run.meter.store.stats()
-    result: dict[str, Any] = {"backend": backend, "merge": merge, "cache": cache,
+    result: dict[str, object] = {"backend": backend, "merge": merge, "cache": cache,
                               **_store_figures(sim, run.meter, store_stats)}
     result.update(decisions=decisions, fallbacks=fallbacks, decide_s=decide_s, sediment_s=sediment_s,
                   seconds=time.perf_counter() - began, growth=growth, horizons=run.snapshots)
@@ -128,9 +132,8 @@ def run_one(
     return result
 
 
-def _new_run(world: World, backend: str, start: str | None, settings: Settings, mind: Any, *, embedder: Embedder | None,
-             judge: Judge | None,
-             store_options: dict[str, Any] | None) -> Any:
+def _new_run(world: World, backend: str, start: str | None, settings: Settings, mind: Mind | None, *,
+             embedder: Embedder | None, judge: Judge | None, store_options: GenerativeHooks | None) -> Simulation:
     """A simulation at the start with the canon before it sedimented (a baseline built with `store_options`)."""
     from storyworld.game import session
 
@@ -149,7 +152,7 @@ def _new_run(world: World, backend: str, start: str | None, settings: Settings, 
 class _MeteredRun:
     """A simulation whose store is metered while it steps; sharing snapshots at the horizons, progress on `log`."""
 
-    def __init__(self, sim: Any, horizons: tuple[int, ...], *, label: str, log: Any) -> None:
+    def __init__(self, sim: Simulation, horizons: tuple[int, ...], *, label: str, log: TextIO | None) -> None:
         self.sim = sim
         self.meter = Metered(sim.store, sim.state.round)
         sim.store = self.meter
@@ -157,9 +160,9 @@ class _MeteredRun:
         self.label = label
         self.log = log
         self.first = sim.state.round
-        self.snapshots: dict[str, dict[str, Any]] = {}
+        self.snapshots: dict[str, dict[str, int | float]] = {}
 
-    def step(self, index: int, last: int) -> dict[str, Any]:
+    def step(self, index: int, last: int) -> dict[str, int | float]:
         """Round `index` (0-based since the start) of `last`; the store's structure after it."""
         self.meter.round = index
         t0 = time.perf_counter()
@@ -174,7 +177,7 @@ class _MeteredRun:
         return shape
 
 
-def _store_figures(sim: Any, meter: Metered, store_stats: StoreStats) -> dict[str, Any]:
+def _store_figures(sim: Simulation, meter: Metered, store_stats: StoreStats) -> dict[str, object]:
     """Structure, latency, leaks and actions of a finished run."""
     figures = {**structure(meter.store), **latency(meter)}
     figures["leaks"] = max(int(store_stats.get("leaks", 0)), meter.leaks)
@@ -184,12 +187,13 @@ def _store_figures(sim: Any, meter: Metered, store_stats: StoreStats) -> dict[st
     return figures
 
 
-def _cast_figures(world: Any, backend: str, sim: Any, meter: Metered, store_stats: StoreStats) -> dict[str, Any]:
+def _cast_figures(world: World, backend: str, sim: Simulation, meter: Metered,
+                  store_stats: StoreStats) -> dict[str, object]:
     """Who owns what, the pictures of the run, the store's own figures, and (consensus) Table 4."""
     from storyworld.report.relations import relations_summary
 
     agents = sorted(a.id for a in world.file.agent)
-    figures: dict[str, Any] = {
+    figures: dict[str, object] = {
         "agents": agents,
         "ownership": ownership_matrix(meter.store, agents),
         "owned_per_agent": {a: len(meter.store.held_by(a)) for a in agents},
@@ -205,7 +209,7 @@ def _cast_figures(world: Any, backend: str, sim: Any, meter: Metered, store_stat
     return figures
 
 
-def replay(world: World, start: str | None, ops: list[tuple], backends: list[str], embedder_kind: str) -> dict[str, Any]:
+def replay(world: World, start: str | None, ops: list[tuple], backends: list[str], embedder_kind: str) -> dict[str, object]:
     """Feed one recorded write/read stream into a fresh store per backend, interleaved round by round.
 
     Every store gets the same sediment, the same deposits and the same recall queries, in one
@@ -239,7 +243,7 @@ def replay(world: World, start: str | None, ops: list[tuple], backends: list[str
                     meter.affiliate(op[2])
                 else:
                     meter.recall(op[2], op[3], k=op[4])
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for backend, meter in meters.items():
         figures = latency(meter)
         out[backend] = {
@@ -265,7 +269,14 @@ REFLECTION_SCHEMA = {
 }
 
 
-def generative_hooks(lm: LanguageModel, seed: int = 0) -> dict[str, Any]:
+class GenerativeHooks(TypedDict):
+    """Generative Agents' model calls, as the baseline store takes them."""
+
+    rate: Rater
+    reflect: Reflector
+
+
+def generative_hooks(lm: LanguageModel, seed: int = 0) -> GenerativeHooks:
     """Generative Agents' model calls: importance 1-10 of a memory, and one reflection over evidence."""
 
     def rate(text: str) -> int | None:
@@ -447,13 +458,13 @@ def _plan(args: argparse.Namespace) -> tuple[list[str], list[str], tuple[int, ..
     return backends, ablations, horizons
 
 
-def _quality_scorer(args: argparse.Namespace, lm: Any) -> Callable[[Any], dict[str, Any]] | None:
+def _quality_scorer(args: argparse.Namespace, lm: LanguageModel) -> Callable[[Simulation], dict[str, object]] | None:
     """With --quality, the model-judged scoring of a finished run (a failure is reported, never fatal)."""
     if not args.quality:
         return None
     from storyworld.report.quality import score_run
 
-    def quality(sim: Any) -> dict[str, Any]:
+    def quality(sim: Simulation) -> dict[str, object]:
         try:
             return score_run(sim, lm, scorings=args.scorings, seed=args.seed)
         except Exception as exc:  # noqa: BLE001 — hours of simulation must not be lost to the judge
@@ -463,7 +474,7 @@ def _quality_scorer(args: argparse.Namespace, lm: Any) -> Callable[[Any], dict[s
     return quality
 
 
-def _header(world: World, args: argparse.Namespace, lm: LanguageModel) -> dict[str, Any]:
+def _header(world: World, args: argparse.Namespace, lm: LanguageModel) -> Document:
     """What the comparison ran on; its backends are filled in as they finish."""
     return {
         "world": world.file.world.id,
@@ -481,14 +492,14 @@ def _header(world: World, args: argparse.Namespace, lm: LanguageModel) -> dict[s
     }
 
 
-def merge_results(paths: list[str]) -> dict[str, Any]:
+def merge_results(paths: list[str]) -> Document:
     """Earlier --out files as one result: the first file's header, every file's backends and ablation cells.
 
     Table 3's fifo row is the consensus run (same seed and settings) when no file ran it as a cell.
     """
-    merged: dict[str, Any] | None = None
-    cells: list[dict[str, Any]] = []
-    parts: list[dict[str, Any]] = []
+    merged: Document | None = None
+    cells: list[Document] = []
+    parts: list[Document] = []
     for path in paths:
         try:
             part = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -524,7 +535,7 @@ def merge_results(paths: list[str]) -> dict[str, Any]:
     return merged
 
 
-def _emit(result: dict[str, Any], args: argparse.Namespace) -> int:
+def _emit(result: Document, args: argparse.Namespace) -> int:
     """Print, write and plot a result."""
     text = json.dumps(result, default=str)
     if args.out:

@@ -9,12 +9,16 @@ matrices: interactions, records held in common, affiliation links across memorie
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from storyworld.benches.backends_tables import LABELS
 
+if TYPE_CHECKING:
+    from storyworld.jsondata import Document
 
-def _pyplot():
+
+def _pyplot() -> ModuleType:
     import matplotlib
 
     matplotlib.use("Agg")  # files only, never a window
@@ -23,7 +27,7 @@ def _pyplot():
     return plt
 
 
-def write_plots(result: dict[str, Any], folder: Path) -> list[Path]:
+def write_plots(result: Document, folder: Path) -> list[Path]:
     """Write growth.png, latency.png and ownership.png (when there is a consensus run); returns the paths."""
     plt = _pyplot()
     folder.mkdir(parents=True, exist_ok=True)
@@ -105,7 +109,7 @@ def write_plots(result: dict[str, Any], folder: Path) -> list[Path]:
     return written
 
 
-def _latency(plt: Any, runs: dict[str, Any], title: str, path: Path) -> Path:
+def _latency(plt: ModuleType, runs: Document, title: str, path: Path) -> Path:
     """remember and recall ms per 5-round bin, one line per backend."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
     for backend, run in runs.items():
@@ -126,7 +130,7 @@ def _latency(plt: Any, runs: dict[str, Any], title: str, path: Path) -> Path:
     return path
 
 
-def write_relation_plots(relations: dict[str, Any], agents: list[str], title: str, folder: Path) -> list[Path]:
+def write_relation_plots(relations: Document, agents: list[str], title: str, folder: Path) -> list[Path]:
     """interaction.png, affiliation.png (when there are affiliation edges) and relations.png."""
     plt = _pyplot()
     folder.mkdir(parents=True, exist_ok=True)
@@ -137,12 +141,12 @@ def write_relation_plots(relations: dict[str, Any], agents: list[str], title: st
     return written
 
 
-def _community_of(relations: dict[str, Any]) -> dict[str, int]:
+def _community_of(relations: Document) -> dict[str, int]:
     """Agent -> index of its community."""
     return {agent: i for i, members in enumerate(relations.get("communities", [])) for agent in members}
 
 
-def _interaction_graph(plt: Any, relations: dict[str, Any], agents: list[str], title: str, path: Path) -> Path:
+def _interaction_graph(plt: ModuleType, relations: Document, agents: list[str], title: str, path: Path) -> Path:
     """Agents as nodes sized by weighted degree, edges weighted by interactions, colour by community."""
     import networkx as nx
 
@@ -178,7 +182,7 @@ def _interaction_graph(plt: Any, relations: dict[str, Any], agents: list[str], t
     return path
 
 
-def _affiliation_graph(plt: Any, affiliation: dict[str, Any], title: str, path: Path) -> Path:
+def _affiliation_graph(plt: ModuleType, affiliation: Document, title: str, path: Path) -> Path:
     """Consensus records as nodes (size: owners), affiliation edges, colour: Louvain cluster; 3 labelled."""
     import networkx as nx
 
@@ -216,7 +220,7 @@ def _affiliation_graph(plt: Any, affiliation: dict[str, Any], title: str, path: 
     return path
 
 
-def _relation_matrices(plt: Any, relations: dict[str, Any], agents: list[str], title: str, path: Path) -> Path:
+def _relation_matrices(plt: ModuleType, relations: Document, agents: list[str], title: str, path: Path) -> Path:
     """Three agent x agent matrices ordered by community, and the Fig. 7 contrast of conversing pairs."""
     import numpy as np
 

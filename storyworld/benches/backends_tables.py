@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from storyworld.benches.metering import ACTION_NAMES
+
+if TYPE_CHECKING:
+    from storyworld.jsondata import Document
 
 LABELS = {"consensus": "Consensus", "generative": "Gen. Agents", "gmemory": "G-Memory", "collaborative": "Collaborative"}
 QUALITY_KEYS = ("grounding", "trajectory", "narrative", "goal")
@@ -18,20 +21,20 @@ def _frac(part: float, whole: float) -> float:
     return part / whole if whole else 0.0
 
 
-def _below_closest(runs: dict[str, Any], key: str) -> tuple[str, float]:
+def _below_closest(runs: Document, key: str) -> tuple[str, float]:
     """The baseline with the fewest `key` entries, and how far below it consensus is (0.25 = 25% fewer)."""
     others = {b: r[key] for b, r in runs.items() if b != "consensus"}
     closest = min(others, key=lambda b: others[b])
     return closest, (1 - runs["consensus"][key] / others[closest] if others[closest] else 0.0)
 
 
-def _table(header: list[str], rows: list[list[Any]]) -> str:
+def _table(header: list[str], rows: list[list[object]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
-def render_markdown(result: dict[str, Any]) -> str:
+def render_markdown(result: Document) -> str:
     """The paper's tables for one comparison, as markdown."""
     runs = result.get("backends", {})
     out = [f"# Backends on {result.get('world')} from {result.get('start')}: {result.get('rounds')} rounds, "
@@ -61,7 +64,7 @@ def importance_note(ga_model: bool) -> str:
             "asks the model.")
 
 
-def _store_tables(runs: dict[str, Any]) -> list[str]:
+def _store_tables(runs: Document) -> list[str]:
     """Tables 1, 2, 8 and 5: entries, sharing and linking, consensus structure, actions."""
     out = ["## Table 1: store size (entries)", "",
            _table(["Backend", "Sediment", "Sim", "Total"],
@@ -89,7 +92,7 @@ def _store_tables(runs: dict[str, Any]) -> list[str]:
     return out
 
 
-def _latency_tables(runs: dict[str, Any]) -> list[str]:
+def _latency_tables(runs: Document) -> list[str]:
     """Remember and recall cost per backend, overall and per 5-round bin."""
     out = ["", "## Memory-operation latency (ms; remember per deposit, recall per call)", "",
            _table(["Backend", "remember", "remember/round", "recall", "recall p50", "leaks"],
@@ -105,7 +108,7 @@ def _latency_tables(runs: dict[str, Any]) -> list[str]:
     bins = sorted({row["rounds"] for r in runs.values() for row in r["latency_bins"]},
                   key=lambda s: int(s.split("-")[0]))
     if bins:
-        def cell(r: dict[str, Any], rounds: str, key: str) -> str:
+        def cell(r: Document, rounds: str, key: str) -> str:
             row = next((x for x in r["latency_bins"] if x["rounds"] == rounds), None)
             return f"{row[key]:.2f}" if row else "-"
 
@@ -116,7 +119,7 @@ def _latency_tables(runs: dict[str, Any]) -> list[str]:
     return out
 
 
-def _replay_tables(replayed: dict[str, Any]) -> list[str]:
+def _replay_tables(replayed: Document) -> list[str]:
     """The consensus run's stream replayed into every backend: entries and costs on one workload."""
     if not replayed:
         return []
@@ -139,7 +142,7 @@ def _replay_tables(replayed: dict[str, Any]) -> list[str]:
     return out
 
 
-def _table4_section(runs: dict[str, Any]) -> list[str]:
+def _table4_section(runs: Document) -> list[str]:
     """Table 4 for each run that measured it (the consensus run)."""
     with_t4 = {b: r for b, r in runs.items() if r.get("table4")}
     if not with_t4:
@@ -157,7 +160,7 @@ def _table4_section(runs: dict[str, Any]) -> list[str]:
     return out
 
 
-def _horizon_table(runs: dict[str, Any]) -> list[str]:
+def _horizon_table(runs: Document) -> list[str]:
     """Sharing measured after N rounds of the same run."""
     horizon_rows = [[LABELS.get(b, b), h, s["sim"], _pct(s["shared"], s["shared_fraction"]),
                      _pct(s["linked"], s["linked_fraction"])]
@@ -168,7 +171,7 @@ def _horizon_table(runs: dict[str, Any]) -> list[str]:
             _table(["Backend", "Rounds", "Sim entries", "Shared", "Linked"], horizon_rows)]
 
 
-def _ablation_table(ablations: list[dict[str, Any]]) -> list[str]:
+def _ablation_table(ablations: list[Document]) -> list[str]:
     """Table 3: the consensus store one factor at a time (with quality columns when every cell has them)."""
     header = ["Merge", "Cache", "Store", "Sim", "Shared", "Linked"]
     rows = []
@@ -184,7 +187,7 @@ def _ablation_table(ablations: list[dict[str, Any]]) -> list[str]:
     return ["", "## Table 3: one factor at a time (consensus)", "", _table(header, rows)]
 
 
-def _quality_table(runs: dict[str, Any], model: Any) -> list[str]:
+def _quality_table(runs: Document, model: object) -> list[str]:
     """Model-judged continuation quality per backend, when it was scored."""
     with_quality = {b: r for b, r in runs.items() if "grounding" in r.get("quality", {})}
     if not with_quality:

@@ -11,10 +11,13 @@ import argparse
 import statistics
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from storyworld.benches import print_figures
 from storyworld.errors import UserError
+
+if TYPE_CHECKING:
+    from storyworld.jsondata import Document
 
 
 def register(benches: argparse._SubParsersAction) -> None:
@@ -45,7 +48,7 @@ def bench_editions(args: argparse.Namespace) -> int:
     """Parse every edition and print its figures, then the worst and the mean."""
     from storyworld.authoring.play import parse_play
 
-    rows: dict[str, dict[str, Any]] = {}
+    rows: dict[str, Document] = {}
     for path in _files(args.files):
         text = path.read_text(encoding="utf-8", errors="replace")
         started = time.perf_counter()
@@ -64,7 +67,7 @@ def bench_editions(args: argparse.Namespace) -> int:
             "seconds": round(time.perf_counter() - started, 3),
         }
     listed = [r for r in rows.values() if r.get("precision") is not None]
-    result: dict[str, Any] = {"files": len(rows), "with_personae": len(listed)}
+    result: dict[str, object] = {"files": len(rows), "with_personae": len(listed)}
     if listed:
         for key in ("precision", "principal_recall"):
             values = [r[key] for r in listed if r[key] is not None]

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from memory.embedder import Embedder
 
 
-def fresh_embedder(kind: str) -> Any:
+def fresh_embedder(kind: str) -> Embedder:
     """A new embedder per run, so no run inherits another's encode cache; warmed so loading is not timed."""
     if kind == "hash":
         return WordHashEmbedder()
@@ -23,12 +28,10 @@ class WordHashEmbedder:
 
     dim = 256
 
-    def encode(self, texts: list[str]) -> Any:
+    def encode(self, texts: list[str]) -> np.ndarray:
         """Embed texts -> float32 (n, 256), rows L2-normalised."""
         import hashlib
         import re
-
-        import numpy as np
 
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
 
 import msgspec
 
-from storyworld.llm.base import CALL_TAG, Completion, LanguageModel, Message, Schema
+from storyworld.llm.base import CALL_TAG, Completion, LanguageModel, Message, Reply, Schema
 from storyworld.llm.concurrency import LANE
 from storyworld.llm.local import shared_prefix
 from storyworld.llm.wrappers import ModelWrapper
@@ -64,7 +63,7 @@ class CallLog(ModelWrapper):
         return completion
 
     def complete_json(self, messages: list[Message], schema: Schema, max_tokens: int = 128,
-                      temperature: float = 0.7, seed: int = 0) -> tuple[Any | None, Completion]:
+                      temperature: float = 0.7, seed: int = 0) -> tuple[Reply | None, Completion]:
         """Forward and log."""
         obj, completion = self.inner.complete_json(messages, schema, max_tokens, temperature, seed)
         self._add(messages, schema, completion)
@@ -84,7 +83,7 @@ def unshared_tokens(calls: list[Call], prompts: list[list[int]]) -> list[int]:
 
 
 def floor_figures(calls: list[Call], tokenize: Tokenize | None, rounds: int, spent: dict[str, float],
-                  seconds_per_round: float, decisions: int, lanes_at_once: bool) -> dict[str, Any]:
+                  seconds_per_round: float, decisions: int, lanes_at_once: bool) -> dict[str, object]:
     """The floor and what it is made of, per round and per decision; `spent` is the model's counters' growth.
 
     Without a tokenizer (a remote server's model) only the measured figures are given.
@@ -95,7 +94,7 @@ def floor_figures(calls: list[Call], tokenize: Tokenize | None, rounds: int, spe
     prompt_s, generation_s = spent.get("prompt_s", 0.0), spent.get("generation_s", 0.0)
     prompt_rate = evaluated / prompt_s if prompt_s else 0.0
     generation_rate = generated / generation_s if generation_s else 0.0
-    out: dict[str, Any] = {
+    out: dict[str, object] = {
         "prompt_tokens_evaluated_per_decision": round(evaluated / decisions, 2) if decisions else 0.0,
         "tokens_generated_per_decision": round(generated / decisions, 2) if decisions else 0.0,
         "prompt_tokens_per_s": round(prompt_rate, 1),

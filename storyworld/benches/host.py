@@ -20,12 +20,18 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from storyworld.benches import print_figures
 from storyworld.errors import UserError
 from storyworld.locations import find_world
 from storyworld.world import load_world
+
+if TYPE_CHECKING:
+    from memory.embedder import Embedder
+    from storyworld.host.client import Player
+    from storyworld.minds import Decision, DecisionContext
+    from storyworld.world import World
 
 
 def register(benches: argparse._SubParsersAction) -> None:
@@ -41,14 +47,14 @@ def register(benches: argparse._SubParsersAction) -> None:
 class LookingAround:
     """The host's mind for the bench: every unseated character looks around (the same in both configurations)."""
 
-    def decide(self, world: Any, context: Any) -> Any:
+    def decide(self, world: World, context: DecisionContext) -> Decision:
         from storyworld.kernel.actions import Observe
         from storyworld.minds import Decision
 
         return Decision(action=Observe(actor=context.agent))
 
 
-def line(world: Any, agent: str, round_: int, dish: str) -> str:
+def line(world: World, agent: str, round_: int, dish: str) -> str:
     """The scripted line of a character in a round; each configuration has its own dish, so neither finds
     the other's lines in the embedder's cache (the lines are alike in form and length)."""
     return f"{world.name_of(agent)} remarks on the {dish} of course {round_}."
@@ -57,7 +63,8 @@ def line(world: Any, agent: str, round_: int, dish: str) -> str:
 class _Config:
     """One configuration: a hosted game and its connected clients."""
 
-    def __init__(self, world: Any, characters: list[str], clients: int, folder: Path, embedder: Any) -> None:
+    def __init__(self, world: World, characters: list[str], clients: int, folder: Path,
+                 embedder: Embedder | None) -> None:
         from storyworld.host.seats import HostedSession, new_seats
         from storyworld.host.server import Hosting, WorldServer
         from storyworld.kernel.state import Settings
@@ -68,7 +75,7 @@ class _Config:
         self.dish = "soup" if clients == 1 else "fish"
         self.hosting = Hosting(WorldServer(session, turn_timeout=600.0)).start()
         self.world = world
-        self.players: list[Any] = []
+        self.players: list[Player] = []
 
     async def join(self) -> None:
         from storyworld.host.client import Player
@@ -81,7 +88,7 @@ class _Config:
         """One round: every client sends its line; seconds until the last client has its Resolved."""
         from storyworld.host.protocol import Resolved
 
-        async def resolved(player: Any) -> None:
+        async def resolved(player: Player) -> None:
             while not isinstance(await player.receive(600), Resolved):
                 pass
 
@@ -93,6 +100,7 @@ class _Config:
             said = Say(actor=seat.agent, text=line(self.world, seat.agent, round_, self.dish))
             self.hosting.call(server.submit, seat.agent, said)
         for player in self.players:
+            assert player.welcome is not None  # every player joined in join()
             await player.send_line(line(self.world, player.welcome.character, round_, self.dish))
         await asyncio.gather(*(resolved(p) for p in self.players))
         return time.perf_counter() - started

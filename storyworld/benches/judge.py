@@ -11,11 +11,13 @@ import argparse
 import json
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # annotations only: the bench loads these when it runs
+    from storyworld.jsondata import Document
     from memory.embedder import Embedder
     from memory.settings import MemorySettings
+    from memory.store import Judge
     from storyworld.llm.base import LanguageModel
 
 # Used only when memory.devset (tests/data/merge_pairs.*) is not installed: same-fact paraphrases
@@ -116,7 +118,7 @@ def load_pairs() -> tuple[list[Pair], str]:
 class CountingJudge:
     """A judge that remembers each verdict (so no pair is asked twice) and times the calls."""
 
-    def __init__(self, judge: Any) -> None:
+    def __init__(self, judge: Judge) -> None:
         """Wrap `judge`."""
         self.judge = judge
         self.verdicts: dict[tuple[str, str], bool | None] = {}
@@ -132,7 +134,7 @@ class CountingJudge:
         return self.verdicts[key]
 
 
-def _scores(decisions: list[bool], labels: list[bool]) -> dict[str, Any]:
+def _scores(decisions: list[bool], labels: list[bool]) -> dict[str, object]:
     """Precision, recall and F1 of merge decisions against labels."""
     tp = sum(d and l for d, l in zip(decisions, labels))
     fp = sum(d and not l for d, l in zip(decisions, labels))
@@ -140,7 +142,7 @@ def _scores(decisions: list[bool], labels: list[bool]) -> dict[str, Any]:
     return _prf(tp, fp, fn)
 
 
-def _prf(tp: int, fp: int, fn: int) -> dict[str, Any]:
+def _prf(tp: int, fp: int, fn: int) -> dict[str, object]:
     """Precision, recall, F1 and counts from confusion counts."""
     precision = tp / (tp + fp) if tp + fp else 1.0
     recall = tp / (tp + fn) if tp + fn else 1.0
@@ -150,7 +152,7 @@ def _prf(tp: int, fp: int, fn: int) -> dict[str, Any]:
 
 
 def evaluate(pairs: list[Pair], embedder: Embedder, judge: CountingJudge, settings: MemorySettings,
-             all_pairs: bool = False) -> dict[str, Any]:
+             all_pairs: bool = False) -> dict[str, object]:
     """Merge precision/recall with the judge off and on, and how the judge answered in the band.
 
     With memory.devset installed the figures come from its `evaluate` (a real ConsensusStore per
@@ -179,7 +181,7 @@ def evaluate(pairs: list[Pair], embedder: Embedder, judge: CountingJudge, settin
             all_verdicts.append((verdict, pair.same))
         off.append(merged)
         on.append(merged or (in_band and verdict is True))
-    report: dict[str, Any] = {"method": "replay of the store's merge rule"}
+    report: Document = {"method": "replay of the store's merge rule"}
     try:
         from memory import devset
     except ImportError:
@@ -208,7 +210,7 @@ def evaluate(pairs: list[Pair], embedder: Embedder, judge: CountingJudge, settin
     return report
 
 
-def _verdict_counts(verdicts: list[tuple[bool | None, bool]]) -> dict[str, Any]:
+def _verdict_counts(verdicts: list[tuple[bool | None, bool]]) -> dict[str, object]:
     """How the judge answered against the labels: yes/no/none, and its accuracy where it answered."""
     answered = [(v, l) for v, l in verdicts if v is not None]
     return {
@@ -251,7 +253,7 @@ def decision_messages(index: int) -> list[dict[str, str]]:
     ]
 
 
-def time_decisions(lm: LanguageModel, count: int) -> dict[str, Any]:
+def time_decisions(lm: LanguageModel, count: int) -> dict[str, object]:
     """Seconds and tokens per schema-constrained decision, with generation tokens per second."""
     rows = []
     cpu_started = time.process_time()  # all threads' CPU: on a busy machine wall time says little
@@ -295,7 +297,7 @@ def bench_judge(args: argparse.Namespace) -> int:
     embedder = shared_embedder()
     settings = MemorySettings()
     pairs, source = load_pairs()
-    report: dict[str, Any] = {
+    report: dict[str, object] = {
         "model": lm.name, "model_load_s": round(load_s, 2), "pairs_from": source,
         "merge_low": settings.merge_low, "merge_high": settings.merge_high,
         "load_average": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
@@ -315,7 +317,7 @@ def bench_judge(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_report(report: dict[str, Any]) -> None:
+def _print_report(report: Document) -> None:
     """The report as aligned lines."""
     print(f"model {report['model']} (loaded in {report['model_load_s']} s); pairs: {report['pairs_from']}; "
           f"load average {report['load_average']}")

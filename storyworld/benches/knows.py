@@ -5,12 +5,20 @@ answers: accuracy on what a character holds, "I do not know" on what it does not
 from __future__ import annotations
 
 import argparse
-import inspect
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from storyworld.errors import UserError
 from storyworld.llm.options import add_model_options, load_lm
 from storyworld.locations import existing_save
+
+if TYPE_CHECKING:
+    from storyworld.game.simulation import Simulation
+    from storyworld.jsondata import Document
+    from storyworld.llm.base import LanguageModel
+    from storyworld.minds.content import Memory
+    from storyworld.report.interviews import Probe
+    from storyworld.world import World
 
 DEFINITIONS = """Questions (never the text of a record):
   with --key     the key's [[question]] entries: agent, question, knows (true/false), answer (word groups)
@@ -52,27 +60,18 @@ def register(benches: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=bench_knows)
 
 
-def takes_model() -> bool:
-    """Whether the interview path phrases its answers with a language model (it is given one when it does)."""
-    from storyworld.minds.interview import interview
-
-    return "lm" in inspect.signature(interview).parameters
-
-
-def asker(world: Any, store: Any, round_: int, lm: Any = None) -> tuple[Any, str]:
+def asker(world: World, store: Memory, round_: int,
+          lm: LanguageModel | None = None) -> tuple[Callable[[str, str], str], str]:
     """ask(agent, question) -> the answer's words, over the interview path; and whether that path calls a model."""
     from storyworld.minds.interview import interview
 
-    accepted = inspect.signature(interview).parameters
-    extra = {"lm": lm} if "lm" in accepted and lm is not None else {}
-
     def ask(agent: str, question: str) -> str:
-        return interview(world, store, agent, question, round_=round_, candid=True, **extra).text
+        return interview(world, store, agent, question, round_=round_, candid=True, lm=lm).text
 
-    return ask, ("yes" if extra else "no: the interview path takes no model; its answers are the rendering's words")
+    return ask, ("yes" if lm is not None else "no: no model was given; the answers are the rendering's words")
 
 
-def probes_for(args: argparse.Namespace, sim: Any) -> tuple[list[Any], str]:
+def probes_for(args: argparse.Namespace, sim: Simulation) -> tuple[list[Probe], str]:
     """The questions: the key's, or made from the store; and where they came from."""
     from storyworld.report import interviews
     from storyworld.report.keys import load_key
@@ -108,11 +107,11 @@ def bench_knows(args: argparse.Namespace) -> int:
     folder = existing_save(args.save)
     sim = session.load_simulation(folder, mind=None)
     probes, origin = probes_for(args, sim)
-    lm = load_lm(args, seed=args.seed) if takes_model() else None
+    lm = load_lm(args, seed=args.seed)  # the interview path phrases its answers with it
     try:
         ask, model = asker(sim.world, sim.store, sim.state.round, lm)
-        result: dict[str, Any] = {"save": str(folder), "world": sim.world.id, "round": sim.state.round,
-                                  "seed": args.seed, "questions_from": origin, "model_asked": model}
+        result: Document = {"save": str(folder), "world": sim.world.id, "round": sim.state.round,
+                            "seed": args.seed, "questions_from": origin, "model_asked": model}
         result |= interviews.score(probes, ask, examples=args.examples)
     finally:
         if lm is not None:

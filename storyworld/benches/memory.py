@@ -10,9 +10,10 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # annotations only: the bench loads these when it runs
+    from storyworld.jsondata import Document
     from memory.consensus import ConsensusStore
     from memory.embedder import Embedder
     from memory.settings import MemorySettings
@@ -221,7 +222,7 @@ def _timed_calls(store: ConsensusStore, embedder: Embedder, samples: int, make: 
     return calls
 
 
-def _call_figures(calls: dict[str, list[float]]) -> dict[str, Any]:
+def _call_figures(calls: dict[str, list[float]]) -> dict[str, object]:
     """p50 and p95 milliseconds of each kind of call, and recall against embedding the query alone."""
     return {
         "remember_new_p50_ms": _ms(calls["new"], 0.5),
@@ -238,7 +239,8 @@ def _call_figures(calls: dict[str, list[float]]) -> dict[str, Any]:
     }
 
 
-def _save_and_open(store: ConsensusStore, folder_arg: str | None, embedder: Embedder, settings: MemorySettings) -> dict[str, Any]:
+def _save_and_open(store: ConsensusStore, folder_arg: str | None, embedder: Embedder,
+                   settings: MemorySettings) -> dict[str, object]:
     """Save and reopen the store three times (median reported: one fsync can stall on a busy disk).
 
     CPU seconds beside wall seconds: on a shared machine the gap is time spent waiting for a core.
@@ -274,11 +276,11 @@ def _save_and_open(store: ConsensusStore, folder_arg: str | None, embedder: Embe
     }
 
 
-def _devset_figures(embedder: Embedder, settings: MemorySettings) -> dict[str, Any]:
+def _devset_figures(embedder: Embedder, settings: MemorySettings) -> dict[str, object]:
     """Merge precision and recall on each labelled split of statement pairs that is installed."""
     from memory.devset import SPLITS, DevSetError, evaluate, load_pairs
 
-    result: dict[str, Any] = {}
+    result: dict[str, object] = {}
     for split, path in SPLITS.items():
         try:
             pairs = load_pairs(path)
@@ -306,7 +308,7 @@ def _load_average() -> float | None:
         return None
 
 
-def _print(result: dict[str, Any], as_json: bool) -> None:
+def _print(result: Document, as_json: bool) -> None:
     """One JSON object, or `key: value` lines with each category table indented."""
     if as_json:
         print(json.dumps(result))

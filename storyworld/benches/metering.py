@@ -65,6 +65,10 @@ class Metered:
         """The store's notices."""
         return self.store.notices
 
+    @notices.setter
+    def notices(self, value: list[str]) -> None:
+        self.store.notices = value
+
     @property
     def settings(self) -> StoreSettings:
         """The store's settings."""

@@ -8,7 +8,13 @@ rule (guard, cosine, structural rules) over a grid of thresholds, for choosing t
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memory.devset import DevPair
+    from memory.embedder import Embedder
+    from memory.settings import MemorySettings
+    from storyworld.jsondata import Document
 
 # The grid --sweep walks: merge_high x frame_min x deed_cosine_min (frame_cosine_min stays as set).
 SWEEP_HIGH = (0.86, 0.88, 0.9, 0.92)
@@ -16,7 +22,7 @@ SWEEP_FRAME = (0.75, 0.8, 0.85, 0.9)
 SWEEP_DEED = (0.7, 0.75, 0.8, 0.85, 1.01)
 
 
-def _prf(tp: int, fp: int, fn: int) -> dict[str, Any]:
+def _prf(tp: int, fp: int, fn: int) -> dict[str, object]:
     """Precision, recall and F1 from confusion counts."""
     precision = tp / (tp + fp) if tp + fp else 1.0
     recall = tp / (tp + fn) if tp + fn else 1.0
@@ -42,7 +48,7 @@ def bench_pairs(paths: list[str], sweep: bool = False, listing: bool = False, as
             raise UserError(f"{path}: no pairs")
     embedder = shared_embedder()
     settings = MemorySettings()
-    report: dict[str, Any] = {
+    report: Document = {
         "settings": {"merge_high": settings.merge_high, "frame_min": settings.frame_min,
                      "frame_cosine_min": settings.frame_cosine_min, "deed_cosine_min": settings.deed_cosine_min},
         "files": {},
@@ -67,7 +73,7 @@ def bench_pairs(paths: list[str], sweep: bool = False, listing: bool = False, as
     return 0
 
 
-def _sweep(pairs: list, embedder: Any, settings: Any) -> list[dict[str, Any]]:
+def _sweep(pairs: list[DevPair], embedder: Embedder, settings: MemorySettings) -> list[Document]:
     """Precision/recall of the merge rule at each grid point (a replay of ConsensusStore._cosine_match, judge off)."""
     import msgspec
     import numpy as np
@@ -79,7 +85,7 @@ def _sweep(pairs: list, embedder: Any, settings: Any) -> list[dict[str, Any]]:
     vectors = dict(zip(texts, np.asarray(embedder.encode(texts), dtype=np.float32)))
     seen = [(p, normalise_text(p.a) == normalise_text(p.b), guard.check(p.b, p.a).ok, float(vectors[p.a] @ vectors[p.b]))
             for p in pairs]
-    rows = []
+    rows: list[Document] = []
     for high in SWEEP_HIGH:
         for frame_min in SWEEP_FRAME:
             for deed in SWEEP_DEED:
@@ -95,7 +101,7 @@ def _sweep(pairs: list, embedder: Any, settings: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def _print(report: dict[str, Any]) -> None:
+def _print(report: Document) -> None:
     """The report as aligned lines."""
     s = report["settings"]
     print(f"merge rule: guard, then cosine >= merge_high {s['merge_high']}, or frames >= frame_min {s['frame_min']} "

@@ -7,7 +7,7 @@ import logging
 import statistics
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from storyworld.benches import print_figures
 from storyworld.errors import UserError
@@ -15,6 +15,12 @@ from storyworld.kernel.state import AwakePolicy
 from storyworld.llm.options import add_model_options, load_lm
 from storyworld.locations import existing_save, find_world
 from storyworld.world import load_world
+
+if TYPE_CHECKING:
+    from storyworld.game.simulation import Simulation
+    from storyworld.kernel.state import WorldState
+    from storyworld.llm.base import LanguageModel
+    from storyworld.world import World
 
 DEFINITIONS = """figures (agents only; the player's own lines and moves are not scored):
   fallback_rate           decisions that ended in a logged fallback (a rejected line replaced, a failed choice)
@@ -70,15 +76,15 @@ def register(benches: argparse._SubParsersAction) -> None:
 class Played:
     """A scripted run: the simulation after it, and how long and how well each round went."""
 
-    sim: Any
+    sim: Simulation
     round_s: list[float] = field(default_factory=list)
     decisions: int = 0
     fallbacks: int = 0
     problems: list[str] = field(default_factory=list)
 
 
-def play_script(world: Any, player_id: str, script: list[str], lm: Any, *, rounds: int, seed: int, awake: AwakePolicy,
-                start: str | None) -> Played:
+def play_script(world: World, player_id: str, script: list[str], lm: LanguageModel, *, rounds: int, seed: int,
+                awake: AwakePolicy, start: str | None) -> Played:
     """Play `script` as `player_id` for `rounds` rounds, every other character minded by `lm`."""
     from storyworld.game import session
     from storyworld.game.script import ScriptedPlayer
@@ -138,7 +144,7 @@ def bench_play(args: argparse.Namespace) -> int:
     return 0
 
 
-def world_names(world: Any) -> tuple[str, ...]:
+def world_names(world: World) -> tuple[str, ...]:
     """Every name in the world file: people (names and aliases), places, objects."""
     from storyworld.report.tokens import Names
 
@@ -146,7 +152,7 @@ def world_names(world: Any) -> tuple[str, ...]:
     return (*(f for forms in names.people.values() for f in forms), *names.places.values(), *names.objects.values())
 
 
-def canon_progress(state: Any) -> dict[str, float | int]:
+def canon_progress(state: WorldState) -> dict[str, float | int]:
     """How much of the canon due during the run was reached, read from the saved progress: met / (met + dropped)."""
     met, dropped = len(state.canon.met), len(state.canon.dropped)
     return {"canon_met": met, "canon_dropped": dropped,

@@ -38,7 +38,7 @@ import os
 import statistics
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -50,7 +50,9 @@ from storyworld.locations import find_world
 from storyworld.world import load_world
 
 if TYPE_CHECKING:  # annotations only
+    from storyworld.jsondata import Document
     from storyworld.game.simulation import Simulation
+    from storyworld.llm.local import ChatTokenizer
     from storyworld.world import World
 
 
@@ -124,7 +126,7 @@ class Run:
         self.remember_s.append(timing.remember_s)
         self.events.append(msgspec.json.encode(outcome.events))
 
-    def report(self) -> dict[str, Any]:
+    def report(self) -> Document:
         """Means per round, and where a round's time went."""
         rounds = max(len(self.round_s), 1)
         total_round = sum(self.round_s)
@@ -181,7 +183,7 @@ def _mean(values: Sequence[float]) -> float:
     return round(statistics.fmean(values), 4) if values else 0.0
 
 
-def _load_model(args: argparse.Namespace, parallel: int | None) -> Any:
+def _load_model(args: argparse.Namespace, parallel: int | None) -> LanguageModel:
     """The model the options name, served with `parallel` slots when local and parallel > 1; its calls logged."""
     from storyworld.llm import open_backend, wrap
 
@@ -196,7 +198,7 @@ def _call_log(lm: LanguageModel) -> CallLog | None:
     return find_wrapper(lm, CallLog)
 
 
-def _tokenizers(args: argparse.Namespace, runs: list[Run]) -> list[Any]:
+def _tokenizers(args: argparse.Namespace, runs: list[Run]) -> list[ChatTokenizer]:
     """Give each run the tokens of its prompts: the in-process model's own, else the GGUF's vocabulary.
 
     Returns what must be closed. A remote server's model is unknown here, so its runs get no floor.
@@ -206,7 +208,7 @@ def _tokenizers(args: argparse.Namespace, runs: list[Run]) -> list[Any]:
 
     if args.server:
         return []
-    shared: list[Any] = []
+    shared: list[ChatTokenizer] = []
     for run in runs:
         backend = run.lm.unwrap()
         if isinstance(backend, LlamaModel):
@@ -291,11 +293,11 @@ def bench_round(args: argparse.Namespace) -> int:
     return 0
 
 
-def _summary(args: argparse.Namespace, world: World, player: str, runs: list[Run], reports: dict[str, Any],
-             load_before: list[float]) -> dict[str, Any]:
+def _summary(args: argparse.Namespace, world: World, player: str, runs: list[Run], reports: dict[str, Document],
+             load_before: list[float]) -> Document:
     """The top-level figures: the first configuration's, the sequential one's, their ratio."""
     main = reports[runs[0].name]
-    result: dict[str, Any] = {
+    result: Document = {
         "world": world.file.world.id,
         "model": main["model"],
         "awake_policy": args.awake,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import statistics
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -25,6 +25,11 @@ from memory.records import RecallHit, normalise_text
 from storyworld.kernel import ids
 
 if TYPE_CHECKING:  # annotations only
+    from memory.devset import DevPair
+    from memory.embedder import Embedder
+    from memory.records import Record
+    from storyworld.jsondata import Document
+    from storyworld.kernel.state import SimEvent
     from storyworld.world import World
 
 
@@ -71,7 +76,7 @@ def word_overlap(query: str, text: str) -> float:
     return len(wanted & set(_WORD.findall(text.lower()))) / len(wanted) if wanted else 0.0
 
 
-def recall_cost(samples: list[RecallSample], mentions: Callable[[str, str], bool] = mentions_query) -> dict[str, Any]:
+def recall_cost(samples: list[RecallSample], mentions: Callable[[str, str], bool] = mentions_query) -> dict[str, object]:
     """Recall amplification and the query's share in semantic hits vs expansion rows."""
     hits = [len(s.semantic) for s in samples]
     expanded = [len(s.affiliated) for s in samples]
@@ -97,7 +102,7 @@ def recall_cost(samples: list[RecallSample], mentions: Callable[[str, str], bool
     }
 
 
-def siblings(records: Iterable[Any], neighbours: Callable[[int], list[int]]) -> dict[str, Any]:
+def siblings(records: Iterable[Record], neighbours: Callable[[int], list[int]]) -> dict[str, object]:
     """Median affiliated neighbours of records held by exactly one owner vs four or more."""
     one, many = [], []
     for record in records:
@@ -116,10 +121,10 @@ def _has(name: str, text: str) -> bool:
 
 
 def keep_shorter(
-    records: Iterable[Any],
+    records: Iterable[Record],
     names: Iterable[str],
     actors: Mapping[str, tuple[str, ...]] | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """What keep-shorter merges discarded, from the merge logs.
 
     `names`: the world's agent and place names (display names); `actors`: event id -> the names of its
@@ -163,12 +168,12 @@ def keep_shorter(
 
 
 def table4(
-    records: list[Any],
+    records: list[Record],
     neighbours: Callable[[int], list[int]],
     samples: list[RecallSample],
     names: Iterable[str],
     actors: Mapping[str, tuple[str, ...]] | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Every Table 4 figure for one store and its logged recalls."""
     return {
         "rows": len(records),
@@ -183,19 +188,19 @@ def world_names(world: World) -> list[str]:
     return [a.name for a in world.file.agent] + [p.name for p in world.file.place]
 
 
-def event_actors(world: World, sim_events: Iterable[Any]) -> dict[str, tuple[str, ...]]:
+def event_actors(world: World, sim_events: Iterable[SimEvent]) -> dict[str, tuple[str, ...]]:
     """Store event id -> actor display names, for the canon's events and every key the run's events deposited under."""
     display = {a.id: a.name for a in world.file.agent}
     out: dict[str, tuple[str, ...]] = {}
     for event in world.file.event:
         out[event.id] = tuple(display.get(a, a) for a in event.actors)
-    for event in sim_events:
-        for key in ids.keys_of(event):  # the event's own records, its claim, the carrier it read, the scene
-            out[key] = (display.get(event.actor, event.actor),)
+    for played in sim_events:
+        for key in ids.keys_of(played):  # the event's own records, its claim, the carrier it read, the scene
+            out[key] = (display.get(played.actor, played.actor),)
     return out
 
 
-def render(figures: dict[str, Any]) -> str:
+def render(figures: Document) -> str:
     """Table 4 as one markdown row set (one world, one backend)."""
     r, a, m = figures["recall"], figures["affiliated"], figures["keep_shorter"]
     header = ["rows", "calls", "hits+exp.", "amp.", "q in hits", "q in exp.", "q words hits / exp.", "1 / 4+ own.", "seen",
@@ -218,7 +223,7 @@ def pair_names(texts: Iterable[str]) -> list[str]:
     return sorted({m.group(0) for t in texts for m in _CAPITALISED.finditer(t)})
 
 
-def keep_shorter_on_pairs(pairs: Iterable[Any], embedder: Any) -> dict[str, Any]:
+def keep_shorter_on_pairs(pairs: Iterable[DevPair], embedder: Embedder) -> dict[str, object]:
     """Each labelled pair deposited by two owners into a fresh store; keep-shorter figures over the merges made."""
     from memory import ConsensusStore
 

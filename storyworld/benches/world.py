@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memory.store import StoreStats
 from storyworld.benches import print_figures
 
 if TYPE_CHECKING:  # annotations only
+    from storyworld.game.sediment import SedimentReport
     from storyworld.llm.base import LanguageModel
     from storyworld.world import World
+    from storyworld.world.schema import Start
 
 
 def register(benches: argparse._SubParsersAction) -> None:
@@ -110,7 +112,8 @@ def _rounded(value: object) -> object:
     return round(value, 4) if isinstance(value, float) else value
 
 
-def table7(world: World, start: Any, report: Any, stats: StoreStats, lm: LanguageModel | None) -> dict[str, Any]:
+def table7(world: World, start: Start, report: SedimentReport, stats: StoreStats,
+           lm: LanguageModel | None) -> dict[str, object]:
     """The paper's Table 7 row: what sedimenting the canon cost, and what the cast is made of.
 
     Model calls are the equivalence judge's (the only model on the sedimentation path; 0 without

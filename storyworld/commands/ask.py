@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from storyworld.commands.terminal import checked_count, checked_text
 from storyworld.errors import UserError
 from storyworld.locations import existing_save
 
 if TYPE_CHECKING:  # annotations only
+    from storyworld.minds.interview import Answer
     from storyworld.world import World
 
 
@@ -53,7 +54,7 @@ def resolve_agent(world: World, wanted: str, what: str = "character") -> str:
     raise UserError(f"no {what} {wanted!r} in {world.id}; characters: {cast}")
 
 
-def answer_json(world: World, answer: Any, *, asker: str | None, round_: int) -> dict[str, object]:
+def answer_json(world: World, answer: Answer, *, asker: str | None, round_: int) -> dict[str, object]:
     """The answer as one JSON-able object: the act, its words, and each record it rests on with its provenance."""
     return {
         "agent": answer.agent, "name": world.name_of(answer.agent), "asker": asker, "round": round_,
@@ -65,7 +66,7 @@ def answer_json(world: World, answer: Any, *, asker: str | None, round_: int) ->
     }
 
 
-def answer_lines(world: World, answer: Any) -> list[str]:
+def answer_lines(world: World, answer: Answer) -> list[str]:
     """The answer line, then one line per record it rests on: `  #12 told by Barnardo r2: <the record>`."""
     out = [f"{world.name_of(answer.agent)} [{answer.act}]: {answer.text}"]
     for known, line in zip(answer.records, answer.provenance):

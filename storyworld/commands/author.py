@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from storyworld.errors import UserError
 from storyworld.llm.options import add_model_options
+
+if TYPE_CHECKING:
+    from saves.lock import SaveLock
+    from storyworld.world.schema import WorldFile
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -105,13 +109,13 @@ def _run_headless(source: Path, args: argparse.Namespace) -> int:
             claim.release()
 
 
-def _reload(path: Path) -> Any:
+def _reload(path: Path) -> WorldFile:
     from storyworld.world import load_world
 
     return load_world(path).file
 
 
-def _claim(out: Path) -> Any:
+def _claim(out: Path) -> SaveLock:
     """The same lock a save's writer takes, on the world file written back; one line naming its holder."""
     from saves import SaveError, lock_save
 
@@ -121,7 +125,7 @@ def _claim(out: Path) -> Any:
         raise UserError(str(exc)) from None
 
 
-def _draft_and_write(source: Path, args: argparse.Namespace, world_id: str, into: Any, out: Path) -> int:
+def _draft_and_write(source: Path, args: argparse.Namespace, world_id: str, into: WorldFile | None, out: Path) -> int:
     """Draft the world with a progress bar, then write it atomically to `out`."""
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn

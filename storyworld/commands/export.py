@@ -6,13 +6,19 @@ import argparse
 import json
 import re
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, cast
 
 from storyworld.authoring import cardexport
 from storyworld.commands.ask import resolve_agent
 from storyworld.commands.terminal import printable
 from storyworld.errors import UserError
+
+if TYPE_CHECKING:
+    from storyworld.game.simulation import Simulation
+    from storyworld.kernel.state import SimEvent, WorldState
+    from storyworld.world import World
 
 FORMAT_HELP = ("card: v2 or v3 (JSON), png (a picture with `ccv3` and `chara` chunks, the default) or charx (a zip "
                "with card.json); lorebook: st (SillyTavern world info, the default) or v3 (lorebook_v3)")
@@ -72,7 +78,8 @@ def export_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _card(args: argparse.Namespace, world: Any, sim: Any, fmt: str) -> tuple[bytes, Path, dict[str, Any], str]:
+def _card(args: argparse.Namespace, world: World, sim: Simulation | None,
+          fmt: str) -> tuple[bytes, Path, dict[str, object], str]:
     """The card file, where it goes, its figures and a line saying what it is."""
     agent = resolve_agent(world, args.card)
     who, memories = _card_parts(world, sim, agent)
@@ -80,13 +87,14 @@ def _card(args: argparse.Namespace, world: Any, sim: Any, fmt: str) -> tuple[byt
     body = cardexport.card_bytes(who, memories, cast(cardexport.CardFormat, fmt), now=int(time.time()),
                                  image=image, image_name=args.image or "--image")
     out = Path(args.output or f"{_file_name(who.name)}{cardexport.SUFFIX[fmt]}")
-    summary = {"file": str(out), "format": fmt, "world": world.id, "agent": agent, "round": who.round,
+    summary: dict[str, object] = {"file": str(out), "format": fmt, "world": world.id, "agent": agent, "round": who.round,
                "memories": len(memories)}
     held = _count(len(memories), "memory", "memories")
     return body, out, summary, f"{who.name} as a {FORMAT_NAMES[fmt]}, {held} of its own"
 
 
-def _lorebook(args: argparse.Namespace, world: Any, sim: Any, fmt: str) -> tuple[bytes, Path, dict[str, Any], str]:
+def _lorebook(args: argparse.Namespace, world: World, sim: Simulation | None,
+              fmt: str) -> tuple[bytes, Path, dict[str, object], str]:
     """The lorebook file (with --card, followed by the character's memories), where it goes, its figures, a line."""
     agent = resolve_agent(world, args.card) if args.card else None
     who, memories = _card_parts(world, sim, agent) if agent else (None, [])
@@ -94,13 +102,13 @@ def _lorebook(args: argparse.Namespace, world: Any, sim: Any, fmt: str) -> tuple
     book = cardexport.lorebook_json(world, cast(cardexport.LorebookFormat, fmt), memories, owner)
     out = Path(args.output or f"{world.id}-lorebook.json")
     entries = len(cardexport.world_lore(world)) + len(memories)
-    summary = {"file": str(out), "format": fmt, "world": world.id, "agent": agent, "entries": entries,
+    summary: dict[str, object] = {"file": str(out), "format": fmt, "world": world.id, "agent": agent, "entries": entries,
                "memories": len(memories)}
     mine = f", {_count(len(memories), 'memory', 'memories')} of {owner}'s scoped to {owner}" if agent else ""
     return cardexport.dump_json(book), out, summary, f"{world.title} as a lorebook ({fmt}), {entries} entries{mine}"
 
 
-def _source(source: str) -> tuple[Any, Any]:
+def _source(source: str) -> tuple[World, Simulation | None]:
     """(world, simulation) of a save folder, or (world, None) of a world file or id."""
     from storyworld.locations import existing_save, find_world
     from storyworld.world import load_world
@@ -120,7 +128,7 @@ def _read_image(path: str) -> bytes:
         raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
-def _card_parts(world: Any, sim: Any, agent: str) -> tuple[cardexport.Persona, list[cardexport.Memory]]:
+def _card_parts(world: World, sim: Simulation | None, agent: str) -> tuple[cardexport.Persona, list[cardexport.Memory]]:
     """The persona and memories of a card: from a save, the records the agent holds; from a world, its canon."""
     if sim is None:
         start = world.start()
@@ -130,13 +138,13 @@ def _card_parts(world: Any, sim: Any, agent: str) -> tuple[cardexport.Persona, l
         return who, canon_memories(world, agent, start.id)
     state = sim.state
     place = state.positions.get(agent, world.agents[agent].home)
-    said = [e.claim for e in state.events if e.actor == agent and e.kind == "say" and (e.claim or "").strip()]
+    said = [e.claim or "" for e in state.events if e.actor == agent and e.kind == "say" and (e.claim or "").strip()]
     who = cardexport.persona(world, agent, scenario=_scenario(world, agent, place, "", state),
                              first_mes=said[-1] if said else "", round_=state.round)  # where it left off
     return who, save_memories(world, sim, agent)
 
 
-def _scenario(world: Any, agent: str, place: str, opening: str, state: Any = None) -> str:
+def _scenario(world: World, agent: str, place: str, opening: str, state: WorldState | None = None) -> str:
     """Where the character stands: the world, the start or the save's round, the place and who is there."""
     name = world.name_of(agent)
     if state is None:
@@ -151,7 +159,7 @@ def _scenario(world: Any, agent: str, place: str, opening: str, state: Any = Non
     return f"{when} {where}."
 
 
-def canon_memories(world: Any, agent: str, start_id: str) -> list[cardexport.Memory]:
+def canon_memories(world: World, agent: str, start_id: str) -> list[cardexport.Memory]:
     """The canon before the start that the agent witnessed: what it holds when the story begins."""
     from storyworld.minds.content import Known
     from storyworld.minds.interview import how
@@ -170,7 +178,7 @@ def canon_memories(world: Any, agent: str, start_id: str) -> list[cardexport.Mem
     return out
 
 
-def save_memories(world: Any, sim: Any, agent: str) -> list[cardexport.Memory]:
+def save_memories(world: World, sim: Simulation, agent: str) -> list[cardexport.Memory]:
     """The records of the save's store that the agent holds and may read (not faded), with its own holding only."""
     from storyworld.minds.content import Known
     from storyworld.minds.interview import how
@@ -193,7 +201,7 @@ def save_memories(world: Any, sim: Any, agent: str) -> list[cardexport.Memory]:
     return out
 
 
-def _event_people(world: Any, events: dict[str, Any], event_id: str | None) -> list[str | None]:
+def _event_people(world: World, events: dict[str, SimEvent], event_id: str | None) -> list[str | None]:
     """Who took part in the event a record came from: the actor, whom it was said to, what it was done to."""
     if not event_id:
         return []
@@ -204,13 +212,13 @@ def _event_people(world: Any, events: dict[str, Any], event_id: str | None) -> l
     return list(canon.actors) if canon is not None else []
 
 
-def _named(world: Any, text: str) -> list[str]:
+def _named(world: World, text: str) -> list[str]:
     from storyworld.minds.render import names_in
 
     return list(names_in(world, text))
 
 
-def _keys(world: Any, agent: str, ids: list[str | None], place: str | None) -> tuple[str, ...]:
+def _keys(world: World, agent: str, ids: Sequence[str | None], place: str | None) -> tuple[str, ...]:
     """The names that call a memory up: the people and things it involves (never the character itself), its place."""
     keys = [world.name_of(i) for i in ids if i and i != agent and (i in world.agents or i in world.objects)]
     if place and place in world.places:

@@ -8,10 +8,16 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from storyworld.errors import UserError
 from storyworld.llm.options import add_model_options, load_lm
+
+if TYPE_CHECKING:
+    from storyworld.host.seats import HostedSession, Seat
+    from storyworld.host.server import WorldServer
+    from storyworld.llm.base import LanguageModel
+    from storyworld.minds import Mind
 
 DEFAULT_PORT = 8765
 LOOPBACK = "127.0.0.1"
@@ -80,7 +86,7 @@ def host(args: argparse.Namespace) -> int:
     return 0
 
 
-def _start(args: argparse.Namespace, mind: Any, lm: Any) -> Any:
+def _start(args: argparse.Namespace, mind: Mind, lm: LanguageModel) -> HostedSession:
     """A new hosted game with fresh codes, saved at its start before anyone joins."""
     from saves import SaveError
     from storyworld.game.session import unique_folder
@@ -96,7 +102,7 @@ def _start(args: argparse.Namespace, mind: Any, lm: Any) -> Any:
     slot = Path(args.save) if args.save else unique_folder(saves_dir(), f"{world.file.world.id}-hosted")
     if slot.exists():
         raise UserError(f"{slot}: a save is already there; resume it with `storyworld host {slot}`")
-    settings = Settings(seed=args.seed, model=getattr(lm, "name", "") or "")
+    settings = Settings(seed=args.seed, model=lm.name or "")
     _say(f"preparing {world.file.world.title} (remembering the story so far)…")
     session = HostedSession.new(world, args.start, settings, mind, slot=slot, saves_root=saves_dir())
     session.seats = new_seats(agents)
@@ -109,7 +115,7 @@ def _start(args: argparse.Namespace, mind: Any, lm: Any) -> Any:
     return session
 
 
-def _resume(folder: Path, mind: Any, seats: list[Any]) -> Any:
+def _resume(folder: Path, mind: Mind, seats: list[Seat]) -> HostedSession:
     """A hosted save with its seats and codes, played on in its own save."""
     from storyworld.host.seats import HostedSession
 
@@ -119,7 +125,7 @@ def _resume(folder: Path, mind: Any, seats: list[Any]) -> Any:
     return session
 
 
-async def _serve(server: Any, args: argparse.Namespace) -> None:
+async def _serve(server: WorldServer, args: argparse.Namespace) -> None:
     """Serve until SIGINT or SIGTERM, printing where to join once listening."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -137,7 +143,7 @@ async def _serve(server: Any, args: argparse.Namespace) -> None:
         raise UserError(f"cannot listen on {args.bind}:{args.port} ({exc.strerror or exc})") from None
 
 
-def _console(server: Any, loop: asyncio.AbstractEventLoop) -> None:
+def _console(server: WorldServer, loop: asyncio.AbstractEventLoop) -> None:
     """The host's own commands, typed where it runs: /undo and /retry (the host's alone), /codes."""
     for typed in sys.stdin:
         command = typed.strip().lower()
@@ -152,7 +158,7 @@ def _console(server: Any, loop: asyncio.AbstractEventLoop) -> None:
             _say("host commands: /undo (the last round), /retry (the last round again), /codes")
 
 
-def _announce(server: Any, bind: str, port: int) -> None:
+def _announce(server: WorldServer, bind: str, port: int) -> None:
     """Where people join, one line per seat, and who can reach it."""
     from storyworld.host.server import reachable_address
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from storyworld.commands.terminal import checked_count, checked_text, printable
 from storyworld.errors import UserError
@@ -12,7 +12,10 @@ from storyworld.locations import existing_save
 from storyworld.report.queries import who_knows
 
 if TYPE_CHECKING:  # annotations only
+    from pathlib import Path
+
     from storyworld.game.simulation import Simulation
+    from storyworld.report.queries import KnowsRow
 
 
 MAX_K = 1000  # records a who-knows lists at most
@@ -40,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     unmerge.set_defaults(func=unmerge_command)
 
 
-def _load(save: str) -> Any:
+def _load(save: str) -> Simulation:
     from storyworld.game import session
 
     return session.load_simulation(existing_save(save), mind=None)
@@ -49,7 +52,7 @@ def _load(save: str) -> Any:
 def stats_command(args: argparse.Namespace) -> int:
     """Print store metrics."""
     sim = _load(args.save)
-    stats = sim.store.stats()
+    stats: dict[str, object] = dict(sim.store.stats())  # the store's figures, and the round beside them
     stats.setdefault("round", sim.state.round)
     if args.json:
         print(json.dumps(stats, default=str))
@@ -76,7 +79,7 @@ def who_knows_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _who_knows_lines(rows: list[dict[str, Any]]) -> list[str]:
+def _who_knows_lines(rows: list[KnowsRow]) -> list[str]:
     """who-knows as text: each record, then each owner's provenance, what it rests on and its disputes."""
     out: list[str] = []
     for row in rows:
@@ -100,7 +103,7 @@ def display_name(sim: Simulation, agent: str) -> str:
     return sim.world.name_of(agent)
 
 
-def add_disputes(sim: Simulation, rows: list[dict[str, Any]]) -> None:
+def add_disputes(sim: Simulation, rows: list[KnowsRow]) -> None:
     """Each row gains `disputes`: records other owners hold that contradict it, with a one-line summary."""
     from memory.disputes import describe
 
@@ -121,7 +124,7 @@ def unmerge_command(args: argparse.Namespace) -> int:
         claim.release()
 
 
-def _unmerge(args: argparse.Namespace, folder: Any) -> int:
+def _unmerge(args: argparse.Namespace, folder: Path) -> int:
     """The unmerge itself, under the save's lock: read, split, write back atomically (the manifest's meta kept)."""
     from storyworld.game import session
 

@@ -6,13 +6,24 @@ import argparse
 import json
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from memory import BACKENDS
 from storyworld.errors import UserError
 from storyworld.game.signals import stopping_signals
 from storyworld.llm.options import add_model_options, load_lm
 from storyworld.locations import find_world
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+    from saves.lock import SaveLock
+    from saves.slots import Aside
+    from storyworld.game.script import ScriptedPlayer
+    from storyworld.game.session import Session
+    from storyworld.llm.base import LanguageModel
+    from storyworld.minds import Mind
+    from storyworld.world import World
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -107,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
             lm.close()
 
 
-def _world(args: argparse.Namespace) -> Any:
+def _world(args: argparse.Namespace) -> World:
     """The world of a new run, its start point and player checked (the player's name becomes its id)."""
     from storyworld.world import load_world
 
@@ -118,7 +129,7 @@ def _world(args: argparse.Namespace) -> Any:
     return world
 
 
-def _claim(target: Path, args: argparse.Namespace) -> Any:
+def _claim(target: Path, args: argparse.Namespace) -> SaveLock:
     """Lock `target` for this run; a new run onto an existing save needs --overwrite. Nothing is deleted here."""
     from saves import autosave_folder, recover
     from saves.folder import old_path
@@ -148,13 +159,13 @@ def _resume_hint(args: argparse.Namespace, target: Path | None) -> str:
     return f"resume with: storyworld run {args.world} --rounds {args.rounds} --resume {target}{model}"
 
 
-def _play(args: argparse.Namespace, lm: Any, mind: Any, world: Any, target: Path | None,
-          script_lines: list[str] | None, bar: Any) -> int:
+def _play(args: argparse.Namespace, lm: LanguageModel, mind: Mind, world: World | None, target: Path | None,
+          script_lines: list[str] | None, bar: Progress) -> int:
     """The run itself: new or resumed, a round at a time, each saved before the next."""
     with bar:
         game, done = _open(args, lm, mind, world, target, bar)
         sim = game.sim
-        player = None
+        player: ScriptedPlayer | None = None
         if script_lines is not None:
             from storyworld.game.script import ScriptedPlayer
 
@@ -184,7 +195,7 @@ class _Replacing:
 
     def __init__(self, target: Path) -> None:
         self.target = target
-        self.aside: Any = None
+        self.aside: Aside | None = None
 
     def before_save(self) -> None:
         from saves.slots import set_aside
@@ -210,7 +221,8 @@ def _replacing(args: argparse.Namespace, target: Path | None) -> _Replacing | No
     return _Replacing(target) if target.exists() or autosave_folder(target).exists() else None
 
 
-def _open(args: argparse.Namespace, lm: Any, mind: Any, world: Any, target: Path | None, bar: Any) -> tuple[Any, int]:
+def _open(args: argparse.Namespace, lm: LanguageModel, mind: Mind, world: World | None, target: Path | None,
+          bar: Progress) -> tuple[Session, int]:
     """The game to play on: resumed from its save, or new (sedimented, and its start saved unless it replaces one)."""
     from saves import SaveError
     from storyworld.game import session
@@ -223,6 +235,7 @@ def _open(args: argparse.Namespace, lm: Any, mind: Any, world: Any, target: Path
         return game, game.sim.state.round - game.sim.state.start_round
     settings = Settings(seed=args.seed, backend=args.backend, cache_policy=args.cache, awake=args.awake,
                         merge=not args.no_merge, player=args.player, model=lm.name)
+    assert world is not None  # a new run's world was loaded and checked before anything else (run())
     task = bar.add_task("sediment", total=None, detail="")
     judge = None
     if args.judge:
@@ -242,7 +255,8 @@ def _open(args: argparse.Namespace, lm: Any, mind: Any, world: Any, target: Path
     return game, 0
 
 
-def _rounds(args: argparse.Namespace, lm: Any, game: Any, done: int, target: Path | None, player: Any, bar: Any,
+def _rounds(args: argparse.Namespace, lm: LanguageModel, game: Session, done: int, target: Path | None,
+            player: ScriptedPlayer | None, bar: Progress,
             replacing: _Replacing | None) -> None:
     """Play rounds until --rounds, each saved before the next; a stop or a refused round says where the save stands."""
     from storyworld.game.signals import Stopped
@@ -277,7 +291,7 @@ def _rounds(args: argparse.Namespace, lm: Any, game: Any, done: int, target: Pat
         bar.update(task, completed=done)
 
 
-def _save_round(args: argparse.Namespace, game: Any, target: Path | None, replacing: _Replacing | None) -> None:
+def _save_round(args: argparse.Namespace, game: Session, target: Path | None, replacing: _Replacing | None) -> None:
     """The round just resolved, saved (a stop meanwhile waits for it); the old game replaced goes once it is."""
     from saves import AutosaveError, SaveError
     from storyworld.game.signals import Stopped, saving

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from storyworld.kernel.actions import ActOn, Action, Move, Observe, ReadThread, Say, Wait
 from storyworld.kernel.perception import present_at
@@ -11,6 +11,7 @@ from storyworld.world.limits import player_line
 from storyworld.world.schema import Agent
 
 if TYPE_CHECKING:
+    from storyworld.kernel.state import WorldState
     from storyworld.world import World
 
 COMMANDS: tuple[tuple[str, str, str], ...] = (
@@ -98,7 +99,7 @@ class Surroundings:
         return DIRECTIONS[at][0] if at < len(DIRECTIONS) else ""
 
     @classmethod
-    def of(cls, world: World, state: Any, player: str) -> Surroundings:
+    def of(cls, world: World, state: WorldState, player: str) -> Surroundings:
         """The scene around the player in a world state."""
         place = state.positions[player]
         present = present_at(world, state, place, besides=player)

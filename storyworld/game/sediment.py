@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 import msgspec
 
-from memory.records import Kind
+from memory.records import Deposit, Kind
 from storyworld.world.schema import CanonKind, Event
 from storyworld.world import World
 
@@ -43,17 +43,22 @@ class SedimentReport(msgspec.Struct, frozen=True, kw_only=True):
     seconds: float
 
 
-def _statements(event: Event) -> dict[str, Any]:
+class _Content(TypedDict, total=False):
+    """A deposit's content: ready statements or a text to split."""
+
+    statements: tuple[str, ...]
+    text: str
+
+
+def _statements(event: Event) -> _Content:
     """The deposit's content: the event's own statements when given, else its text for the store to split."""
     if event.statements:
-        return {"statements": list(event.statements)}
+        return {"statements": tuple(event.statements)}
     return {"text": event.text}
 
 
-def event_deposits(event: Event) -> list[Any]:
+def event_deposits(event: Event) -> list[Deposit]:
     """One memory Deposit per witness of a canon event, all with the event's id (so they merge into one record)."""
-    from memory import Deposit
-
     speaker = event.actors[0] if event.kind == "say" and event.actors else None
     content = _statements(event)
     deposits = []

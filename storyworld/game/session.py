@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Self
 
 import msgspec
 
@@ -24,14 +24,20 @@ from saves.slots import AUTOSAVE_KEEP, AUTOSAVES_SUFFIX
 from storyworld.errors import SaveRefused, UserError
 from storyworld.game.simulation import Simulation, Watch, initial_state
 from storyworld.kernel.state import Settings, WorldState
+from storyworld.llm.base import model_of
 from storyworld.world import World, check_bytes, load_world, world_to_toml
 
 if TYPE_CHECKING:
+    from memory.embedder import Embedder
+    from memory.records import RecallHit
+    from memory.store import Judge, MemoryStore
+    from saves.lock import SaveLock
     from storyworld.game.playerinput import Surroundings
     from storyworld.game.simulation import RoundTiming
     from storyworld.kernel.actions import Action
     from storyworld.kernel.resolve import RoundOutcome
-    from storyworld.kernel.state import SimEvent
+    from storyworld.kernel.state import CanonProgress, SimEvent
+    from storyworld.minds import Mind
 
 log = logging.getLogger("storyworld.game.session")
 
@@ -53,7 +59,8 @@ _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(GameState)
 
 
-def make_store(backend: str, *, embedder: Any = None, merge: bool = True, judge: Any = None) -> Any:
+def make_store(backend: str, *, embedder: Embedder | None = None, merge: bool = True,
+               judge: Judge | None = None) -> MemoryStore:
     """A fresh in-memory store for a backend name (the consensus store or a baseline)."""
     if backend == "consensus":
         from memory import ConsensusStore, MemorySettings
@@ -67,7 +74,7 @@ def make_store(backend: str, *, embedder: Any = None, merge: bool = True, judge:
     raise UserError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
 
 
-def store_from_files(backend: str, files: dict[str, bytes], *, embedder: Any = None) -> Any:
+def store_from_files(backend: str, files: dict[str, bytes], *, embedder: Embedder | None = None) -> MemoryStore:
     """Rebuild a store from the files of a save."""
     if backend == "consensus":
         from memory import ConsensusStore
@@ -82,10 +89,10 @@ def new_simulation(
     world: World,
     start_id: str | None,
     settings: Settings,
-    mind: Any,
+    mind: Mind | None,
     *,
-    embedder: Any = None,
-    judge: Any = None,
+    embedder: Embedder | None = None,
+    judge: Judge | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Simulation:
     """A simulation at a start point with the canon before it sedimented into the store."""
@@ -98,12 +105,12 @@ def new_simulation(
     return Simulation(world, state, store, settings, mind)
 
 
-def simulation_files(sim: Simulation) -> tuple[dict[str, bytes], dict[str, Any]]:
+def simulation_files(sim: Simulation) -> tuple[dict[str, bytes], dict[str, object]]:
     """The files and manifest metadata of a save of this simulation."""
     files = dict(sim.store.dump())
     files[STATE_FILE] = _encoder.encode(GameState(format=GAME_FORMAT, settings=sim.settings, state=sim.state))
     files[WORLD_FILE] = world_to_toml(sim.world.file).encode("utf-8")
-    meta = {
+    meta: dict[str, object] = {
         "world": sim.state.world_id,
         "world_title": sim.world.file.world.title,
         "world_digest": sim.state.world_digest,
@@ -149,7 +156,7 @@ def read_game(folder: Path) -> tuple[GameState, dict[str, bytes]]:
     return game, files
 
 
-def _witnessed_apart(progress: Any) -> None:
+def _witnessed_apart(progress: CanonProgress) -> None:
     """Format 1 kept "beat@witness" marks among the met beat ids; format 2 keeps them in `witnessed`."""
     marks = [entry for entry in progress.met if "@" in entry]
     progress.met[:] = [entry for entry in progress.met if "@" not in entry]
@@ -169,7 +176,8 @@ def refused(folder: Path, reason: str) -> SaveRefused:
     return SaveRefused(reason, good)
 
 
-def load_simulation(folder: Path, mind: Any, *, embedder: Any = None, world: World | None = None) -> Simulation:
+def load_simulation(folder: Path, mind: Mind | None, *, embedder: Embedder | None = None,
+                    world: World | None = None) -> Simulation:
     """Resume a simulation from a save folder, with the world as it was when the save was made."""
     game, files = read_game(Path(folder))
     if world is None:
@@ -265,7 +273,7 @@ def slot_of(folder: Path) -> Path:
     return folder
 
 
-def claim_slot(folder: Path) -> Any:
+def claim_slot(folder: Path) -> SaveLock:
     """saves.lock_save on `folder`, its refusal as one UserError line; then the writer sweeps beside it.
 
     Holding the lock, nobody else writes there: every temp folder a killed writer left (a half-written
@@ -304,7 +312,7 @@ class Session:
         self.sim = sim
         self.lock = threading.RLock()  # re-entrant: a view built inside a round's hold takes it again
         self._slot = Path(slot) if slot is not None else None
-        self._claim: Any = None  # saves.SaveLock on the slot while this game is its writer (claim())
+        self._claim: SaveLock | None = None  # the lock on the slot while this game is its writer (claim())
         self.saves_root = saves_root  # where save-as and branch put new slots
         self.clock = clock  # stamps saved_at into the save's metadata when given
 
@@ -336,8 +344,9 @@ class Session:
             self._claim = None
 
     @classmethod
-    def new(cls, world: World, start_id: str | None, settings: Settings, mind: Any, *, slot: Path | None = None,
-            saves_root: Path | None = None, embedder: Any = None, judge: Any = None,
+    def new(cls, world: World, start_id: str | None, settings: Settings, mind: Mind | None, *,
+            slot: Path | None = None, saves_root: Path | None = None, embedder: Embedder | None = None,
+            judge: Judge | None = None,
             progress: Callable[[int, int], None] | None = None,
             clock: Callable[[], datetime] | None = None) -> Self:
         """A new game at a start point (canon sedimented); `slot` None with a `saves_root`: a fresh slot there."""
@@ -347,7 +356,7 @@ class Session:
         return cls(sim, slot, saves_root=saves_root, clock=clock)
 
     @classmethod
-    def load(cls, folder: Path, mind: Any, *, embedder: Any = None, world: World | None = None,
+    def load(cls, folder: Path, mind: Mind | None, *, embedder: Embedder | None = None, world: World | None = None,
              saves_root: Path | None = None, clock: Callable[[], datetime] | None = None) -> Self:
         """Resume the save in `folder` (an autosave plays on into its own save); UserError when damaged."""
         sim = load_simulation(Path(folder), mind, embedder=embedder, world=world)
@@ -372,8 +381,8 @@ class Session:
     @property
     def model(self) -> str:
         """The name of the model the minds run on ("" when there is none)."""
-        lm = getattr(self.sim.mind, "lm", None)
-        return getattr(lm, "name", "") or self.sim.settings.model or ""
+        lm = model_of(self.sim.mind)
+        return (lm.name if lm is not None else "") or self.sim.settings.model or ""
 
     @property
     def last_timing(self) -> RoundTiming:
@@ -381,7 +390,7 @@ class Session:
         return self.sim.last_timing
 
     @property
-    def store(self) -> Any:
+    def store(self) -> MemoryStore:
         """The memory store (read it under `lock`; only rounds and an inspector's unmerge write it)."""
         return self.sim.store
 
@@ -403,7 +412,7 @@ class Session:
         with self.lock:
             return [e for e in self.sim.state.events if who in e.witnesses or e.actor == who]
 
-    def recall(self, query: str, k: int = 6) -> list[Any]:
+    def recall(self, query: str, k: int = 6) -> list[RecallHit]:
         """The player's own recall for a query: hits on records the player holds, best first."""
         with self.lock:
             return [h for h in self.sim.store.recall(self.player, query, k=k) if self.player in h.record.owners]
@@ -488,7 +497,7 @@ class Session:
             sim.rng = random.Random(derive_seed(seed, sim.state.round))
             return self.play_round(action, progress=progress, cancelled=cancelled)
 
-    def files(self) -> tuple[dict[str, bytes], dict[str, Any]]:
+    def files(self) -> tuple[dict[str, bytes], dict[str, object]]:
         """The files and metadata of a save of the game as it is now."""
         with self.lock:
             files, meta = simulation_files(self.sim)
@@ -524,8 +533,9 @@ class Session:
         slot = self._require_slot()
         write_save(slot, files, meta)
         # the writer holding the save's lock sweeps every dead writer's temp folder beside it, however young
-        return autosave(autosave_folder(slot), files, meta, round=meta["round"], keep=AUTOSAVE_KEEP,
-                        exclusive=holds(slot))
+        round_ = meta["round"]  # always the int simulation_files put there
+        return autosave(autosave_folder(slot), files, meta, round=round_ if isinstance(round_, int) else None,
+                        keep=AUTOSAVE_KEEP, exclusive=holds(slot))
 
     def _new_slot(self, name: str) -> Path:
         if self.saves_root is None:

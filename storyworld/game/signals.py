@@ -10,7 +10,7 @@ import contextlib
 import signal
 import threading
 from collections.abc import Iterator
-from typing import Any
+from types import FrameType
 
 from storyworld.errors import UserError
 
@@ -29,8 +29,8 @@ class Stopped(UserError):
 _state = threading.local()
 
 
-def _handler(signum: int, frame: Any) -> None:
-    if getattr(_state, "saving", 0):
+def _handler(signum: int, frame: FrameType | None) -> None:
+    if getattr(_state, "saving", 0):  # thread-local: unset in a thread that never saved
         _state.pending = signum  # raised as the save finishes
         return
     raise Stopped(signum)
@@ -53,7 +53,7 @@ def stopping_signals() -> Iterator[None]:
 @contextlib.contextmanager
 def saving() -> Iterator[None]:
     """A save being written: a stop that comes meanwhile is raised once it is done."""
-    _state.saving = getattr(_state, "saving", 0) + 1
+    _state.saving = getattr(_state, "saving", 0) + 1  # thread-local: unset until this thread's first save
     try:
         yield
     finally:

@@ -7,14 +7,14 @@ import logging
 import random
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from storyworld.kernel.actions import ActOn, Action, Move, Say
 from storyworld.kernel.actions import describe
 from storyworld.errors import Cancelled, UserError
-from storyworld.llm.base import ModelError
+from storyworld.llm.base import ModelError, model_of
 from storyworld.llm.concurrency import lanes, parallelism, run_ordered
 from storyworld.kernel.resolve import Narration, RoundOutcome, narrate, resolve_replies, resolve_round
 from storyworld.kernel import ids
@@ -23,7 +23,7 @@ from storyworld.minds import direction, listening, render
 from storyworld.minds.status import update_status
 from storyworld.kernel.perception import perceive, present_at
 from storyworld.kernel.shortterm import new_shortterm, remember_result
-from storyworld.kernel.state import CacheEntry, Settings, WorldState
+from storyworld.kernel.state import CacheEntry, Settings, ThreadLine, WorldState
 from storyworld.world import World
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ class RoundTiming(msgspec.Struct, kw_only=True):
 REPLY_PASSES = 2  # one asked by the person and by another in one round answers both, the person first
 
 
-def _answered(thread: list[Any], position: int) -> bool:
+def _answered(thread: list[ThreadLine], position: int) -> bool:
     """Whether the one a line was spoken to has answered its speaker since (in the same round or after)."""
     line = thread[position]
     return any(later.speaker == line.to and later.to == line.speaker for later in thread[position + 1:])
@@ -211,7 +211,7 @@ class Simulation:
                     found.append(line.to)
         return found
 
-    def addressed_by(self, agent: str) -> Any:
+    def addressed_by(self, agent: str) -> ThreadLine | None:
         """The latest line spoken to `agent` last round (or this one) by someone still present, or None."""
         place = self.state.positions[agent]
         found = []
@@ -227,7 +227,7 @@ class Simulation:
         mine = [line for line in found if line.speaker == self.settings.player]
         return mine[0] if mine else found[0] if found else None
 
-    def player_call(self, agent: str) -> Any:
+    def player_call(self, agent: str) -> direction.Intention | None:
         """The player's due beat elsewhere, if `agent` is with the player and nobody has sent word of it yet."""
         player = self.settings.player
         if player is None or agent == player or self.state.positions.get(agent) != self.state.positions.get(player):
@@ -292,7 +292,7 @@ class Simulation:
                  if isinstance(a, Say) and a.actor == agent and a.act == "ask" and a.to]
         return tuple(asked[-limit:])
 
-    def exchange_before(self, agent: str, addressed: Any, rounds: int = 6) -> str:
+    def exchange_before(self, agent: str, addressed: ThreadLine | None, rounds: int = 6) -> str:
         """The last line `agent` and whoever spoke to it said to each other before that line (what "it" means)."""
         if addressed is None:
             return ""
@@ -368,8 +368,9 @@ class Simulation:
             context, recall_s = self.context_for(agent, replying=replying)
             timing.recall_s += recall_s
             contexts.append(context)
-        parallel = self.parallel if self.parallel is not None else parallelism(self.mind)
-        lane_count = lanes(self.mind)
+        model = model_of(self.mind)
+        parallel = self.parallel if self.parallel is not None else parallelism(model)
+        lane_count = lanes(model)
         lane_of: Callable[[int], int] | None = None
         if lane_count:
             # an agent keeps its lane (its server's cache holds its prompts), whoever else is awake

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from storyworld.errors import UserError
 from storyworld.game.session import Session
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from datetime import datetime
+
+    from storyworld.game.simulation import Simulation
 
 CODE_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i: read aloud or typed without mistakes
 CODE_GROUPS = 3
@@ -55,13 +61,16 @@ def seats_of_save(folder: Path) -> list[Seat]:
 class HostedSession(Session):
     """A Session whose saves (the slot and every autosave) also carry the seats, so `host SAVE` keeps them."""
 
-    seats: list[Seat]
+    def __init__(self, sim: Simulation, slot: Path | None, *, saves_root: Path | None = None,
+                 clock: Callable[[], datetime] | None = None) -> None:
+        super().__init__(sim, slot, saves_root=saves_root, clock=clock)
+        self.seats: list[Seat] = []  # given by whoever hosts it, right after new() or load()
 
-    def files(self) -> tuple[dict[str, bytes], dict[str, Any]]:
+    def files(self) -> tuple[dict[str, bytes], dict[str, object]]:
         """The session's save files, with the seats in the manifest's metadata."""
         files, meta = super().files()
-        meta["seats"] = msgspec.to_builtins(list(getattr(self, "seats", [])))
-        seats = getattr(self, "seats", [])
+        seats = self.seats
+        meta["seats"] = msgspec.to_builtins(list(seats))
         meta["character"] = ",".join(seat.agent for seat in seats)
         meta["character_name"] = ", ".join(self.world.name_of(seat.agent) for seat in seats) + " (hosted)"
         return files, meta

@@ -15,8 +15,8 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, TypeVar
 
 import msgspec
 from websockets.asyncio.server import ServerConnection, serve
@@ -33,7 +33,13 @@ from storyworld.host.protocol import (
 from storyworld.host.seats import HostedSession, Seat
 from storyworld.kernel.actions import Action, Wait, describe
 
+if TYPE_CHECKING:
+    from storyworld.game.playerinput import Parsed
+    from storyworld.host.protocol import Holding, HostMessage, View
+    from storyworld.kernel.resolve import RoundOutcome
+
 log = logging.getLogger("storyworld.host.server")
+_T = TypeVar("_T")
 
 HOST_ONLY = ("/retry", "/undo", "/rewind")
 FLOOD_RATE = 20.0  # messages a second a connection may send, on average
@@ -189,7 +195,7 @@ class WorldServer:
         self.round_seconds.append(self.clock() - started)
         self.say(f"round {round_} played ({len(seated) - len(waited)} of {len(seated)} seats acted)")
 
-    def _step(self, seated: dict[str, Action]) -> Any:
+    def _step(self, seated: dict[str, Action]) -> RoundOutcome:
         """The round itself, then its autosave (on a thread: both block)."""
         from saves import SaveError
 
@@ -201,7 +207,7 @@ class WorldServer:
                 self.say(f"round {outcome.round} played but not saved: {exc}")
         return outcome
 
-    def _resolved(self, outcome: Any, waited: set[str]) -> dict[str, Resolved]:
+    def _resolved(self, outcome: RoundOutcome, waited: set[str]) -> dict[str, Resolved]:
         """Each connected seat's share of the round (built under the session's lock)."""
         with self.session.reading() as sim:
             return {agent: Resolved(round=outcome.round, waited=agent in waited, view=views.view(sim, agent),
@@ -245,7 +251,7 @@ class WorldServer:
             sim.settings = msgspec.structs.replace(sim.settings, seed=seed)
             sim.rng = random.Random(derive_seed(seed, sim.state.round))
 
-    def _views(self) -> dict[str, Any]:
+    def _views(self) -> dict[str, View]:
         with self.session.reading() as sim:
             return {agent: views.view(sim, agent) for agent in list(self.connections)}
 
@@ -365,11 +371,11 @@ class WorldServer:
         self._wake.set()
         return True
 
-    def _parse(self, agent: str, text: str) -> Any:
+    def _parse(self, agent: str, text: str) -> Parsed:
         with self.session.reading() as sim:
             return parse(text, Surroundings.of(sim.world, sim.state, agent))
 
-    def _recall(self, agent: str, query: str) -> Any:
+    def _recall(self, agent: str, query: str) -> tuple[Holding, ...]:
         with self.session.reading() as sim:
             return views.recall(sim, agent, query)
 
@@ -391,7 +397,7 @@ class WorldServer:
                         seconds_left=self._seconds_left())
 
     # --- sending -----------------------------------------------------------------------------------
-    async def _send(self, ws: ServerConnection, message: Any) -> None:
+    async def _send(self, ws: ServerConnection, message: HostMessage) -> None:
         """Queue a message for a connection (never waits on the client); one that stops reading is let go."""
         outbox = self._outboxes.get(ws)
         if outbox is None or outbox.put(encode(message).decode("utf-8")):
@@ -404,12 +410,12 @@ class WorldServer:
         self._closing.add(closing)
         closing.add_done_callback(self._closing.discard)
 
-    async def _send_to(self, agent: str, message: Any) -> None:
+    async def _send_to(self, agent: str, message: HostMessage) -> None:
         ws = self.connections.get(agent)
         if ws is not None:
             await self._send(ws, message)
 
-    async def _broadcast(self, message: Any) -> None:
+    async def _broadcast(self, message: HostMessage) -> None:
         await asyncio.gather(*(self._send(ws, message) for ws in list(self.connections.values())))
 
     async def _broadcast_bye(self, reason: str) -> None:
@@ -461,12 +467,12 @@ class Hosting:
             self._failure = exc
             self._ready.set()
 
-    def call(self, function: Callable[..., Any], *args: Any) -> None:
+    def call(self, function: Callable[..., object], *args: object) -> None:
         """Run `function(*args)` on the server's loop (the server's state belongs to that thread)."""
         assert self._loop is not None
         self._loop.call_soon_threadsafe(function, *args)
 
-    def wait_for(self, coroutine: Any, timeout: float | None = None) -> Any:
+    def wait_for(self, coroutine: Coroutine[object, object, _T], timeout: float | None = None) -> _T:
         """Run a coroutine on the server's loop (WorldServer.undo) and wait for its result."""
         assert self._loop is not None
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(timeout)

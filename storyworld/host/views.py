@@ -8,12 +8,13 @@ Call them with the session's lock held (Session.reading()).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from storyworld.host.protocol import Entry, Holding, View
 from storyworld.kernel.perception import present_at
 
 if TYPE_CHECKING:
+    from memory.records import Holding as Held, Record
     from storyworld.game.simulation import Simulation
     from storyworld.kernel.state import SimEvent
     from storyworld.world import World
@@ -61,7 +62,7 @@ def history(sim: Simulation, agent: str, after_round: int | None = None) -> tupl
     return entries(sim.world, events, agent)[-CATCH_UP_ENTRIES:]
 
 
-def how(world: World, holding: Any) -> str:
+def how(world: World, holding: Held) -> str:
     """How a character came to hold a record, in its own terms: 'witnessed r3', 'told by Ada r5'."""
     source = world.name_of(holding.source) if holding.source else ""
     match holding.via:
@@ -76,7 +77,7 @@ def how(world: World, holding: Any) -> str:
     return f"{holding.via} r{holding.since_round}"
 
 
-def holding_of(world: World, record: Any, agent: str) -> Holding:
+def holding_of(world: World, record: Record, agent: str) -> Holding:
     """One record as `agent` holds it (its own holding only: other owners are not its to see)."""
     held = record.owners[agent]
     return Holding(id=record.id, text=record.text, round=record.round, how=how(world, held), status=held.status)

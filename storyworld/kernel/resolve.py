@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TypedDict, Unpack
 
 import msgspec
 
@@ -42,6 +42,24 @@ class Narration(msgspec.Struct, frozen=True, kw_only=True):
     actors: tuple[str, ...] = ()  # who did it (the canon event's actors)
 
 
+class EventDetails(TypedDict, total=False):
+    """The optional fields of a SimEvent that an event's kind fills in."""
+
+    target: str | None
+    claim: str | None
+    fallback: bool
+    to: str | None
+    verb: str | None
+    from_place: str | None
+    detail: str
+    act: str | None
+    tells: tuple[int, ...]
+    rendered: bool
+    led_by: str | None
+    beat: str | None
+    word_from: str | None
+
+
 class _Resolver:
     """Applies actions one at a time to the state, collecting events and deposits."""
 
@@ -63,7 +81,8 @@ class _Resolver:
     def present(self, place: str) -> tuple[str, ...]:
         return present_at(self.world, self.state, place)
 
-    def event(self, actor: str, kind: str, text: str, place: str, witnesses: tuple[str, ...], **extra: Any) -> SimEvent:
+    def event(self, actor: str, kind: str, text: str, place: str, witnesses: tuple[str, ...],
+              **extra: Unpack[EventDetails]) -> SimEvent:
         event = SimEvent(
             id=ids.event_id(self.state.round, self.offset + len(self.events)),
             round=self.state.round,

@@ -9,7 +9,7 @@ import logging
 import time
 from collections.abc import Iterator
 from collections.abc import Mapping
-from typing import Any
+from typing import Protocol, cast, runtime_checkable
 
 import msgspec
 
@@ -75,6 +75,9 @@ class LanguageModel:
 
     name: str = "model"
     n_ctx: int = 2048
+    parallel: int | None = None  # requests it serves at once (a server's slots); None: what it wraps says, else 1
+    lanes: int | None = None  # single-sequence servers it routes calls among by concurrency.LANE; None: none
+    timeout: float | None = None  # seconds a request may take before it gives up (a server's); None: no limit
 
     def complete(
         self,
@@ -145,13 +148,26 @@ def parse_json_reply(completion: Completion, schema: Schema, model_name: str) ->
         log.warning("%s: reply breaks the schema: %s: %r", model_name, "; ".join(problems[:3]),
                     completion.text[:200])
         return None
-    return obj
+    return cast(Reply, obj)  # it fits the schema, and every reply's schema is an object's
+
+
+@runtime_checkable
+class OnModel(Protocol):
+    """Anything that decides with a language model (a mind such as LLMMind): the model it runs on."""
+
+    lm: LanguageModel
+
+
+def model_of(thing: object) -> LanguageModel | None:
+    """The language model `thing` runs on (a mind's `lm`); None for a mind that runs on none (scripted, tests)."""
+    lm = thing.lm if isinstance(thing, OnModel) else None
+    return lm if isinstance(lm, LanguageModel) else None
 
 
 _UNPARSED = object()
 
 
-def _loads_lenient(text: str) -> Any:
+def _loads_lenient(text: str) -> object:
     """json.loads, then the outermost {...} span: servers that ignore the schema wrap JSON in prose.
 
     Raw newlines and tabs inside strings are accepted (strict=False): small models emit them, and

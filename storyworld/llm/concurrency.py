@@ -11,9 +11,11 @@ from __future__ import annotations
 import concurrent.futures
 import contextvars
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from storyworld.errors import Cancelled
+from storyworld.llm.base import LanguageModel
+from storyworld.llm.wrappers import ModelWrapper
 
 C = TypeVar("C")
 D = TypeVar("D")
@@ -104,27 +106,27 @@ def run_ordered(
     return [slots[index] for index in range(len(items))]
 
 
-def _count(model: Any, name: str) -> int | None:
-    """A positive int attribute `name` of `model` or of what it wraps (`inner`) or drives (`lm`)."""
-    for _ in range(16):  # a bounded walk: wrappers (`inner`) and minds (`lm`)
+def _count(model: LanguageModel | None, read: Callable[[LanguageModel], int | None]) -> int | None:
+    """A positive figure `read` of `model`, or of what it wraps (a wrapper's `inner`)."""
+    for _ in range(16):  # a bounded walk down the wrappers
         if model is None:
             break
-        value = getattr(model, name, None)
+        value = read(model)
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
             return value
-        model = getattr(model, "inner", None) or getattr(model, "lm", None)
+        model = model.inner if isinstance(model, ModelWrapper) else None
     return None
 
 
-def lanes(model: Any) -> int:
+def lanes(model: LanguageModel | None) -> int:
     """How many lanes `model` routes calls by (LANE): a pool of single-sequence servers; else 0."""
-    return _count(model, "lanes") or 0
+    return _count(model, lambda m: m.lanes) or 0
 
 
-def parallelism(model: Any) -> int:
+def parallelism(model: LanguageModel | None) -> int:
     """How many requests `model` serves at once: its `parallel` (e.g. a server's slots), else 1.
 
     Wrappers are looked through. One in-process llama.cpp context decodes one prompt at a time,
     so a plain local model says 1 and deciding stays sequential there.
     """
-    return _count(model, "parallel") or 1
+    return _count(model, lambda m: m.parallel) or 1

@@ -99,6 +99,7 @@ class LlamaServerProcess:
         extra_args: tuple[str, ...] = (),
     ) -> None:
         """Start the server and wait until it answers /health; ModelError (one line) if it cannot."""
+        self.process: subprocess.Popen[bytes] | None = None  # none until started (stop() before then: nothing)
         self.binary = binary or find_llama_server()
         if self.binary is None:
             raise ModelError(
@@ -122,7 +123,6 @@ class LlamaServerProcess:
             *extra_args,
         ]
         env = {**os.environ, "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
-        self.process: subprocess.Popen[bytes] | None = None
         try:
             with self.log_path.open("wb") as log:
                 self.process = subprocess.Popen(
@@ -164,7 +164,7 @@ class LlamaServerProcess:
 
     def stop(self) -> None:
         """Terminate the server (kill after 10 s) and remove its log; safe to call twice."""
-        process, self.process = getattr(self, "process", None), None
+        process, self.process = self.process, None
         if process is not None and process.poll() is None:
             process.terminate()
             try:
@@ -213,7 +213,9 @@ class ServerPool(LanguageModel):
     def __init__(self, model_path: str | os.PathLike[str], lanes: int = 2, n_ctx: int = 2048,
                  threads: int | None = None, extra_args: tuple[str, ...] = ()) -> None:
         """Start `lanes` llama-servers of one slot each, sharing the cores between them."""
-        self.lanes = self.parallel = self.slots = max(1, lanes)
+        self.lanes: int = max(1, lanes)
+        self.parallel: int = self.lanes
+        self.slots = self.lanes
         self.n_ctx = n_ctx
         # Generating, a small model is fastest on one thread (storyworld.llm.local.default_decode_threads);
         # a prompt is a batch that every core helps with, and the lanes seldom evaluate prompts at once.

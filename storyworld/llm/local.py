@@ -11,7 +11,8 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import TYPE_CHECKING, NoReturn
 
 from storyworld.llm.base import (
     ModelStats,
@@ -27,6 +28,9 @@ from storyworld.llm.probe import probe as probe_in_child
 if TYPE_CHECKING:  # numpy and llama-cpp-python load with the model only
     import numpy as np
     from llama_cpp import Llama
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    from storyworld.llm.shortlist import Patched, ShortlistGrammar
 
     Tokens = Sequence[int] | np.ndarray  # token ids, as a list or llama.cpp's own array
 
@@ -42,13 +46,13 @@ _PARAMS_LOCK = threading.Lock()
 
 
 @contextlib.contextmanager
-def plain_cpu_buffers(llama_cpp_module: Any) -> Iterator[None]:
+def plain_cpu_buffers(llama_cpp_module: ModuleType) -> Iterator[None]:
     """While open, models load with `use_extra_bufts = False` (llama-cpp-python has no argument)."""
     low_level = llama_cpp_module.llama_cpp
     with _PARAMS_LOCK:
         original = low_level.llama_model_default_params
 
-        def without_extra_buffers() -> Any:
+        def without_extra_buffers() -> object:
             params = original()
             params.use_extra_bufts = False
             return params
@@ -131,7 +135,7 @@ class PrefixCache:
         self._np = np
         self.capacity_bytes = capacity_bytes
         # token bytes -> (tokens, the state's buffer, its length); buffers are kept as llama.cpp wrote them
-        self._entries: OrderedDict[bytes, tuple[Any, Any, int]] = OrderedDict()
+        self._entries: OrderedDict[bytes, tuple[np.ndarray, ctypes.Array[ctypes.c_uint8], int]] = OrderedDict()
         self.bytes = 0
         self.saves = 0
         self.restores = 0
@@ -219,7 +223,7 @@ class PrefixCache:
         self.bytes = 0
 
 
-def _cached_llama_class(llama_cpp_module: Any) -> Any:
+def _cached_llama_class(llama_cpp_module: ModuleType) -> Patched:
     """llama_cpp.Llama whose `generate` first restores the best saved prefix from its `prefix_cache`."""
     base = llama_cpp_module.Llama
 
@@ -227,7 +231,7 @@ def _cached_llama_class(llama_cpp_module: Any) -> Any:
         prefix_cache: PrefixCache | None = None
         last_prompt: list[int] = []
 
-        def generate(self, tokens: Any, *args: Any, **kwargs: Any) -> Iterator[int]:
+        def generate(self, tokens: Sequence[int], *args: object, **kwargs: object) -> Iterator[int]:
             tokens = list(tokens)
             self.last_prompt = tokens
             if self.prefix_cache is not None:
@@ -245,14 +249,14 @@ class _Formatted(Exception):
         self.tokens = tokens
 
 
-def chat_prompt_tokens(llama: Any, messages: list[Message], schema: Schema | None = None, *,
+def chat_prompt_tokens(llama: Patched, messages: list[Message], schema: Schema | None = None, *,
                        prefill: bool = True) -> list[int]:
     """The tokens a call with `messages` (and `schema`) evaluates: the chat handler's own formatting and
     tokenization, then the reply's fixed beginning. Nothing is evaluated; `llama` may be vocabulary-only.
     """
     from storyworld.llm.shortlist import forced_prefix
 
-    def formatted(prompt: Any, **kwargs: Any) -> Any:
+    def formatted(prompt: Sequence[int], **kwargs: object) -> NoReturn:
         raise _Formatted(list(prompt))
 
     llama.create_completion = formatted
@@ -347,7 +351,7 @@ class LlamaModel(LanguageModel):
         self.grammar_s = 0.0
         self.calls_s = 0.0  # wall seconds inside complete(), for the breakdown in stats()
         self.name = path.stem
-        self._grammars: dict[str, Any] = {}
+        self._grammars: dict[str, LlamaGrammar] = {}
         self._lock = threading.Lock()  # one llama context cannot decode two prompts at once
         loading = contextlib.nullcontext() if extra_buffers else plain_cpu_buffers(llama_cpp)
         try:
@@ -365,12 +369,13 @@ class LlamaModel(LanguageModel):
         self._llama_cpp = llama_cpp
         # a recurrent model's state cannot be cut back to a prefix, so there is nothing to restore into
         cacheable = reuse_prefix and prefix_cache_mb > 0 and not (
+            # llama-cpp-python's private flags, absent from older versions
             getattr(self._llama, "_is_recurrent", False) or getattr(self._llama, "_is_hybrid", False))
         self.prefix_cache = PrefixCache(prefix_cache_mb << 20) if cacheable else None
         self._llama.prefix_cache = self.prefix_cache
         self.prompt_tokens_seen = 0  # prompt tokens of every call, evaluated or reused
 
-    def _grammar(self, schema: Schema) -> Any:
+    def _grammar(self, schema: Schema) -> LlamaGrammar:
         """The grammar for `schema`, built once per distinct schema (building costs milliseconds)."""
         key = json.dumps(schema)  # order matters: see below
         grammar = self._grammars.get(key)
@@ -420,7 +425,7 @@ class LlamaModel(LanguageModel):
                     # beginning goes after the prompt, and back in front of the text that comes out
                     complete_tokens = self._llama.create_completion
 
-                    def begun(prompt: Any, **kwargs: Any) -> Any:
+                    def begun(prompt: Sequence[int], **kwargs: object) -> Patched:
                         result = complete_tokens(prompt=[*prompt, *forced], **kwargs)
                         result["choices"][0]["text"] = prefill + result["choices"][0]["text"]
                         return result
@@ -461,7 +466,7 @@ class LlamaModel(LanguageModel):
             finish_reason=choice.get("finish_reason") or "",
         )
 
-    def _unhook(self, shortlist: Any) -> None:
+    def _unhook(self, shortlist: ShortlistGrammar) -> None:
         """Undo one call's sampler and prompt hooks, free its grammar and count what it did."""
         del self._llama._init_sampler
         if "create_completion" in vars(self._llama):
@@ -481,7 +486,7 @@ class LlamaModel(LanguageModel):
         """
         out: ModelStats = {"grammar_steps": self.grammar_steps, "grammar_full_checks": self.grammar_full_checks,
                                "grammar_s": round(self.grammar_s, 3), "calls_s": round(self.calls_s, 3)}
-        llama = getattr(self, "_llama", None)
+        llama = getattr(self, "_llama", None)  # a load that failed never set it; a second close finds None
         if llama is not None:
             perf = self._llama_cpp.llama_cpp.llama_perf_context(llama._ctx.ctx)
             out.update(prompt_s=round(perf.t_p_eval_ms / 1000, 3), prompt_tokens_evaluated=int(perf.n_p_eval),
@@ -505,7 +510,7 @@ class LlamaModel(LanguageModel):
 
     def close(self) -> None:
         """Free the model and its context now rather than at garbage collection."""
-        llama = getattr(self, "_llama", None)
+        llama = getattr(self, "_llama", None)  # a load that failed never set it; a second close finds None
         if llama is not None:
             llama.close()
             self._llama = None

@@ -12,7 +12,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any
+from typing import overload
 
 from storyworld.llm.base import (
     ModelStats,
@@ -34,7 +34,7 @@ SCHEMA_FORMS = ("json_schema", "json_object")
 DEFAULT_PARALLEL = 4
 
 
-def _response_format(form: str, schema: Schema) -> dict[str, Any]:
+def _response_format(form: str, schema: Schema) -> dict[str, object]:
     """The `response_format` value for `schema` in one of SCHEMA_FORMS."""
     if form == "json_schema":
         # No "strict": OpenAI refuses strict schemas with optional fields; vLLM and llama.cpp
@@ -78,7 +78,7 @@ class ServerModel(LanguageModel):
         or the server's slot count where it reports one (llama.cpp's /props), else 4.
         """
         self.url = base_url(url)
-        self.timeout = timeout
+        self.timeout: float = timeout
         self.api_key = api_key
         self.n_ctx = n_ctx
         self._schema_form: str | None = None
@@ -86,10 +86,10 @@ class ServerModel(LanguageModel):
         self._timings = {"prompt_s": 0.0, "generation_s": 0.0, "prompt_tokens_evaluated": 0,
                          "tokens_generated": 0, "prompt_tokens_cached": 0}
         try:
-            models = self._request("GET", "/v1/models", None, connect_timeout).get("data") or []
+            listed = self._request("GET", "/v1/models", None, connect_timeout).get("data")
         except _HTTPStatusError as exc:
             raise exc.as_model_error() from exc
-        ids = [entry.get("id", "") for entry in models if isinstance(entry, dict)]
+        ids = [entry.get("id", "") for entry in (listed if isinstance(listed, list) else []) if isinstance(entry, dict)]
         if model is None:
             if not ids:
                 raise ModelError(f"{self.url}: the server lists no models at /v1/models")
@@ -97,13 +97,13 @@ class ServerModel(LanguageModel):
         self.model = model
         self.name = f"{model.rsplit('/', 1)[-1]}@{urllib.parse.urlsplit(self.url).netloc}"
         self.slots = self.server_slots(connect_timeout)
-        self.parallel = parallel if parallel and parallel > 0 else (self.slots or DEFAULT_PARALLEL)
+        self.parallel: int = parallel if parallel and parallel > 0 else (self.slots or DEFAULT_PARALLEL)
 
     def server_slots(self, timeout: float = 10.0) -> int | None:
         """The server's parallel slots if it says (llama.cpp: /props total_slots, or /slots), else None."""
         for path in ("/props", "/slots"):
             try:
-                answer: Any = self._request("GET", path, None, timeout)
+                answer = self._request("GET", path, None, timeout)
             except (ModelError, _HTTPStatusError):
                 continue
             value = answer.get("total_slots") if isinstance(answer, dict) else None
@@ -111,7 +111,7 @@ class ServerModel(LanguageModel):
                 return value
         return None
 
-    def _request(self, method: str, path: str, body: dict[str, Any] | None, timeout: float) -> dict[str, Any]:
+    def _request(self, method: str, path: str, body: dict[str, object] | None, timeout: float) -> dict[str, object]:
         """One JSON request; ModelError (TransientModelError when retrying may help) on failure."""
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.api_key:
@@ -157,7 +157,7 @@ class ServerModel(LanguageModel):
         seed: int = 0,
     ) -> Completion:
         """The server's reply to `messages`, schema-constrained through `response_format`."""
-        body: dict[str, Any] = {
+        body: dict[str, object] = {
             "model": self.model,
             "messages": messages,
             "max_tokens": max_tokens,
@@ -167,7 +167,7 @@ class ServerModel(LanguageModel):
         }
         started = time.perf_counter()
         forms = [self._schema_form] if self._schema_form else list(SCHEMA_FORMS)
-        result: dict[str, Any] | None = None
+        result: dict[str, object] | None = None
         for index, form in enumerate(forms if schema is not None else [None]):
             if form is not None and schema is not None:
                 body["response_format"] = _response_format(form, schema)
@@ -187,7 +187,7 @@ class ServerModel(LanguageModel):
         self._add_timings(result.get("timings"))
         return completion_from(result, self.url, seconds)
 
-    def _add_timings(self, timings: Any) -> None:
+    def _add_timings(self, timings: object) -> None:
         """Add llama.cpp's per-request `timings` (prompt and generation ms, cached tokens) if present."""
         if not isinstance(timings, dict):
             return
@@ -212,7 +212,11 @@ class ServerModel(LanguageModel):
         return {**out, "parallel": self.parallel, **slots}
 
 
-def count(value: Any, kind: type = int) -> Any:
+@overload
+def count(value: object) -> int: ...
+@overload
+def count(value: object, kind: type[float]) -> float: ...
+def count(value: object, kind: type[int] | type[float] = int) -> int | float:
     """A bookkeeping figure from a server, read leniently: a number that is not finite, negative or not a number is 0.
 
     Token counts and timings only measure; a server that garbles them still answered, and the reply's text
@@ -227,7 +231,7 @@ def count(value: Any, kind: type = int) -> Any:
     return kind(value)
 
 
-def completion_from(result: dict[str, Any], url: str, seconds: float) -> Completion:
+def completion_from(result: dict[str, object], url: str, seconds: float) -> Completion:
     """A chat completion's reply read from its JSON: the text must be there (else a model fault); the rest leniently.
 
     No choices or a message that is not an object is TransientModelError (a reply cut short: retried for

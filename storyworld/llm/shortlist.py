@@ -23,17 +23,23 @@ import os
 import re
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+if TYPE_CHECKING:
+    from llama_cpp._internals import LlamaSampler
+
+# llama-cpp-python's objects as storyworld drives them: methods swapped for one call (create_completion,
+# _init_sampler), private fields read (_ctx, _is_recurrent), replies indexed as dicts; its own stubs type none of it
+Patched = Any  # see above: a llama_cpp object or reply, patched or read past its stubs (here and in llm.local)
 TOKEN_DATA = np.dtype([("id", "<i4"), ("logit", "<f4"), ("p", "<f4")])
 
 
 class ShortlistGrammar:
     """A grammar sampler for one generation; `apply` is the chain's first stage."""
 
-    def __init__(self, llama: Any, grammar: Any, top_k: int, min_p: float, greedy: bool, shortlist: int = 256,
+    def __init__(self, llama: Patched, grammar: Patched, top_k: int, min_p: float, greedy: bool, shortlist: int = 256,
                  forced: int = 0) -> None:
         """Build the grammar state for `llama`'s vocabulary; `top_k`, `min_p`, `greedy` as the chain samples.
 
@@ -74,7 +80,7 @@ class ShortlistGrammar:
             self._c.llama_sampler_accept(self._sampler, int(token))
         self._accepted += len(generated)
 
-    def apply(self, cur_p: Any) -> None:
+    def apply(self, cur_p: Patched) -> None:
         """Set every token the grammar forbids to -inf in `cur_p` (llama.cpp's candidate array)."""
         started = time.perf_counter()
         try:
@@ -82,7 +88,7 @@ class ShortlistGrammar:
         finally:
             self.seconds += time.perf_counter() - started
 
-    def _apply(self, cur_p: Any) -> None:
+    def _apply(self, cur_p: Patched) -> None:
         """`apply` without the timing."""
         self._accept_new_tokens()
         self.steps += 1
@@ -127,7 +133,7 @@ class ShortlistGrammar:
             self._sampler = None
 
 
-def chain_with_shortlist(llama: Any, shortlist: ShortlistGrammar, kwargs: dict[str, Any]) -> Any:
+def chain_with_shortlist(llama: Patched, shortlist: ShortlistGrammar, kwargs: dict[str, Patched]) -> LlamaSampler:
     """The sampler chain llama-cpp-python would build, with `shortlist` in place of its grammar stage.
 
     Same order as Llama._init_sampler (llama-cpp-python 0.3.x): grammar, then top-k, typical,

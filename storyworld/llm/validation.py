@@ -87,7 +87,7 @@ def schema_problems(value: Any, schema: Mapping[str, Any], path: str = "$") -> l
     return problems
 
 
-def _in(value: Any, allowed: list[Any]) -> bool:
+def _in(value: object, allowed: list[object]) -> bool:
     """Membership that keeps True apart from 1 (Python's == does not)."""
     return any(type(value) is type(option) and value == option for option in allowed) or any(
         _TYPE_CHECKS["number"](value) and _TYPE_CHECKS["number"](option) and value == option

@@ -7,7 +7,7 @@ import math
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from storyworld.llm.base import Completion, LanguageModel, Message, ModelStats, Reply, Schema, TransientModelError
 
@@ -160,7 +160,7 @@ class Retrying(ModelWrapper):
             self._retries += retries
             self._gave_up += gave_up
 
-    def _watched(self, call: Callable[[], Any]) -> Any:
+    def _watched(self, call: Callable[[], T]) -> T:
         """`call()`, telling on_retry while it runs past notice_s (a slow server is not a silent screen)."""
         listener = self.on_retry
         if listener is None or self.notice_s <= 0:
@@ -170,7 +170,7 @@ class Retrying(ModelWrapper):
 
         def watch() -> None:
             while not done.wait(self.notice_s):
-                limit = getattr(self.unwrap(), "timeout", None)
+                limit = self.unwrap().timeout
                 listener(f"{self.name}: waiting for the model's reply, {time.monotonic() - started:.0f} s so far"
                          + (f" (a request gives up after {limit:g} s)" if isinstance(limit, (int, float)) else ""))
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import random
 import re
-from typing import Any, Literal
+from typing import Literal
 
 import msgspec
 
@@ -97,7 +97,7 @@ class Menu(msgspec.Struct, frozen=True, kw_only=True):
             out.append(Wait(actor=agent))
         return out
 
-    def schema(self) -> dict[str, Any]:
+    def schema(self) -> dict[str, object]:
         """The option's number: the grammar admits only what is on the menu."""
         return {"type": "object", "properties": {"pick": {"enum": list(range(1, len(self.labels) + 1))}},
                 "required": ["pick"]}
@@ -110,7 +110,7 @@ class Menu(msgspec.Struct, frozen=True, kw_only=True):
         """The options as the model sees them, numbered, one per line."""
         return [f"{number}. {self.labels[index]}" for number, index in enumerate(self.order(), start=1)]
 
-    def to_action(self, agent: str, obj: dict[str, Any]) -> Action | None:
+    def to_action(self, agent: str, obj: dict[str, object]) -> Action | None:
         """The action a schema-valid object names, or None if it is not on the menu."""
         pick = obj.get("pick")
         if not isinstance(pick, int) or isinstance(pick, bool) or not 1 <= pick <= len(self.labels):

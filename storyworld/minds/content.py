@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import msgspec
 
@@ -22,6 +22,10 @@ from storyworld.kernel.state import ThreadLine
 from storyworld.minds import aims, lines, questions, render
 from storyworld.world import World
 from storyworld.world.lang import english
+
+if TYPE_CHECKING:
+    from memory.records import RecallHit, Record
+    from storyworld.kernel.actions import Action
 
 ANSWER_MIN = 0.30  # relevance at which a holding answers a question (below it: "I do not know")
 ANSWER_MARGIN = 0.1  # how far below the best holding one the asker lacks may be and still be the answer
@@ -67,9 +71,9 @@ class Memory(Protocol):
         """What reads goals for what they mean."""
         ...
 
-    def recall(self, owner: str, query: str, k: int | None = None, *, expand: bool = True) -> list[Any]: ...
+    def recall(self, owner: str, query: str, k: int | None = None, *, expand: bool = True) -> list[RecallHit]: ...
 
-    def held_by(self, owner: str) -> list[Any]: ...
+    def held_by(self, owner: str) -> list[Record]: ...
 
 
 class Known(msgspec.Struct, frozen=True, kw_only=True):
@@ -222,7 +226,7 @@ def secret_goals(world: World, agent: str, encoder: aims.Encoder | None = None) 
     return [g for g in goals if kinds.get(g) == "keep" or (SECRET_CUES.search(g) and kinds.get(g) not in ("learn", "tell"))]
 
 
-def _known(record: Any, owner: str, score: float, present: Iterable[str], mechanical: frozenset[str],
+def _known(record: Record, owner: str, score: float, present: Iterable[str], mechanical: frozenset[str],
            world: World | None = None) -> Known:
     holding = record.owners[owner]
     private = world is not None and is_private(world, record, owner)
@@ -250,7 +254,7 @@ def is_staging(world: World, record: Record) -> bool:
     return record.event_id in world.staging_events
 
 
-def is_private(world: World, record: Any, owner: str) -> bool:
+def is_private(world: World, record: Record, owner: str) -> bool:
     """A deed of the owner's own (its typed actors, a deed's record) that no one else in play holds but those who
     did it with it. A sight is not a deed: the actors of what one saw are its witnesses."""
     if owner not in record.actors or record.kind != "event":
@@ -260,7 +264,7 @@ def is_private(world: World, record: Any, owner: str) -> bool:
                    for o in record.owners)
 
 
-def _usable(world: World, record: Any, owner: str) -> bool:
+def _usable(world: World, record: Record, owner: str) -> bool:
     """A holding fit to say aloud: believed (or doubted), not retracted, not a private note, not the canon's
     staging, a statement (not a line of dialogue), and not a line said in play (what was said is heard by those
     there; what it told travels as the record it told)."""
@@ -271,7 +275,7 @@ def _usable(world: World, record: Any, owner: str) -> bool:
             and (is_statement(record.text) or is_quotable(record)))
 
 
-def is_quotable(record: Any) -> bool:
+def is_quotable(record: Record) -> bool:
     """A line of the canon's dialogue, held as said by its speaker: it can be told as what was said, in quotes."""
     return record.kind == "utterance" and record.sediment and len(lines.words(record.text)) >= 4
 
@@ -371,7 +375,7 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
                                    and any(x.kind == "learn" for x in aims.aims_of(world, a, encoder))))
 
 
-def _pointed(world: World, agent: str, asked: questions.Asked, held: list[Any], present: tuple[str, ...],
+def _pointed(world: World, agent: str, asked: questions.Asked, held: list[Record], present: tuple[str, ...],
              mechanical: frozenset[str]) -> tuple[Known, ...]:
     """What a shaped question points at among the holdings, by typed fields: what the people it names told the
     agent (`source`), newest first; or the latest holding that places the person it asks after (`actors`, `place`)."""
@@ -400,7 +404,7 @@ KEEP_MATCH = 0.3  # relevance of a deed to a goal that says to keep something hi
 PRIVATE_MATCH = 0.5  # relevance of a private deed to any other goal (not to find out or tell) at which it is kept
 
 
-def keep_to_self(world: World, agent: str, held: list[Any], kept: dict[int, float] | None = None
+def keep_to_self(world: World, agent: str, held: list[Record], kept: dict[int, float] | None = None
                  ) -> dict[int, tuple[str, ...]]:
     """The records a character keeps to itself, each with whom it would tell anyway.
 
@@ -459,7 +463,7 @@ def _tellable(known: Known, listener: str | None, knowledge: Knowledge, *, asked
     return listener is None or listener not in known.holders
 
 
-def choose(world: World, speaker: str, purpose: str, action: Any, knowledge: Knowledge, *,
+def choose(world: World, speaker: str, purpose: str, action: Action, knowledge: Knowledge, *,
            addressed: ThreadLine | None, arrivals: tuple[str, ...] = ()) -> Speech | None:
     """The speech act a plan calls for, and the records it carries: never a fact the speaker does not hold.
 

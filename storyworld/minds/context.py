@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import msgspec
 
@@ -12,6 +12,10 @@ from storyworld.minds.direction import Intention
 from storyworld.kernel.perception import Perception
 from storyworld.kernel.state import ShortTerm, ThreadLine
 from storyworld.world import World
+
+if TYPE_CHECKING:
+    from memory.records import Holding
+    from storyworld.minds.content import Known
 
 
 # What a chosen action is for. Policy: answer (someone spoke to you), summon (send the player word of a
@@ -72,7 +76,7 @@ class Mind(Protocol):
     def decide(self, world: World, context: DecisionContext) -> Decision: ...
 
 
-def provenance_tag(world: World, holding: Any) -> str:
+def provenance_tag(world: World, holding: Known | Holding) -> str:
     """The read-policy tag for a holding: how sure, and from whom ([heard from Horatio], [disputed])."""
     tags: list[str] = []
     source = getattr(holding, "source", None)

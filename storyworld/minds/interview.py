@@ -7,7 +7,7 @@ inspector's Ask box and `bench knows`, as Generative Agents' interviews are.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -18,6 +18,9 @@ from storyworld.llm.base import LanguageModel, tagged
 from storyworld.minds import content, render, words
 from storyworld.minds.context import DecisionContext
 from storyworld.world import World
+
+if TYPE_CHECKING:
+    from memory.records import RecallHit, Record
 
 INTERVIEWER = "interviewer"  # who asks, when it is nobody in the world
 
@@ -50,7 +53,7 @@ def how(world: World, known: content.Known) -> str:
     return f"{known.via} r{known.since_round}"
 
 
-def answerable(world: World, record: Any, owner: str) -> bool:
+def answerable(world: World, record: Record, owner: str) -> bool:
     """Whether the answer path may carry this holding at all (believed or doubted, shared, a spoken kind, not a
     line said in play): what `bench knows` may ask a character about."""
     return content._usable(world, record, owner)
@@ -64,17 +67,17 @@ class AsOf:
         self.round = round_
         self.embedder = store.embedder
 
-    def _held(self, record: Any, owner: str) -> bool:
+    def _held(self, record: Record, owner: str) -> bool:
         holding = record.owners.get(owner)
         return holding is not None and holding.since_round <= self.round
 
-    def recall(self, owner: str, query: str, k: int | None = None, **options: Any) -> list[Any]:
+    def recall(self, owner: str, query: str, k: int | None = None, **options: bool) -> list[RecallHit]:
         """The store's recall, without what the owner learned after the round (asked wider, so k still fill)."""
         wanted = k if k is not None else content.RECALL_K
         hits = self.store.recall(owner, query, k=wanted * 4, **options)
         return [h for h in hits if self._held(h.record, owner)][:wanted]
 
-    def held_by(self, owner: str) -> list[Any]:
+    def held_by(self, owner: str) -> list[Record]:
         """The records the owner held by the round."""
         return [r for r in self.store.held_by(owner) if self._held(r, owner)]
 

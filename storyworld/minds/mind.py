@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -13,6 +13,9 @@ from storyworld.minds import agenda, choice, content, lines, render, words
 from storyworld.minds.choice import Plan
 from storyworld.minds.context import Decision, DecisionContext, Purpose
 from storyworld.world import World
+
+if TYPE_CHECKING:
+    from storyworld.llm.base import LanguageModel
 
 log = logging.getLogger("storyworld.minds")
 
@@ -53,7 +56,7 @@ RETELLINGS = 3  # holdings tried for an unasked telling before one that does not
 class LLMMind:
     """A policy on a language model: the canon directs, a typed grammar chooses, a dialogue prompt speaks."""
 
-    def __init__(self, lm: Any, *, choice_tokens: int = 48, line_tokens: int = 48, temperature: float = 0.7,
+    def __init__(self, lm: LanguageModel, *, choice_tokens: int = 48, line_tokens: int = 48, temperature: float = 0.7,
                  phrase_tries: int = 1) -> None:
         self.lm = lm
         self.choice_tokens = choice_tokens
@@ -61,7 +64,7 @@ class LLMMind:
         self.temperature = temperature
         self.phrase_tries = phrase_tries  # the model's phrasings of a line before its floor is spoken
 
-    def choose(self, world: World, context: DecisionContext) -> tuple[Plan, dict[str, Any]]:
+    def choose(self, world: World, context: DecisionContext) -> tuple[Plan, dict[str, float]]:
         """The plan: the policy's when it settles the choice, else the model's pick from the typed menu."""
         planned = choice.policy(world, context)
         if planned is None or planned.purpose == "idle":
@@ -167,6 +170,6 @@ class LLMMind:
         return msgspec.structs.replace(action, text=text), rendered, why, costs
 
 
-def _add(total: dict[str, float], more: dict[str, Any]) -> None:
+def _add(total: dict[str, float], more: dict[str, float]) -> None:
     for key, value in more.items():
         total[key] = total.get(key, 0) + value

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from storyworld.minds import direction
 from storyworld.kernel.state import ShortTerm, WorldState
 from storyworld.world import World
+
+if TYPE_CHECKING:
+    from storyworld.kernel.resolve import RoundOutcome
 
 # What a deed done to someone does to their mood, and to their stance toward whoever did it.
 MOOD_AFTER = {"strike": "shaken and angry", "accuse": "defensive", "confront": "defensive", "expose": "ashamed",
@@ -16,7 +19,7 @@ STANCE_AFTER = {"strike": "hostile", "accuse": "wary", "confront": "wary", "expo
 BEAT_KEY = "beat"
 
 
-def update_status(world: World, state: WorldState, outcome: Any, player: str | None) -> None:
+def update_status(world: World, state: WorldState, outcome: RoundOutcome, player: str | None) -> None:
     """After a round: moods and stances from what was done to each agent, then goals from the canon."""
     for event in outcome.events:
         if event.kind != "act" or not event.verb:

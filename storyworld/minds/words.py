@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from memory import guard, lexicon
 from storyworld.kernel.actions import ActOn, Say
@@ -18,6 +18,9 @@ from storyworld.minds import content, lines, render
 from storyworld.minds.choice import Plan
 from storyworld.minds.context import DecisionContext
 from storyworld.world import World
+
+if TYPE_CHECKING:
+    from storyworld.llm.base import LanguageModel
 
 log = logging.getLogger("storyworld.minds")
 
@@ -78,7 +81,7 @@ def phrase_messages(world: World, speaker: str, to: str | None, floor: str) -> l
             {"role": "user", "content": ask}]
 
 
-def line_schema(world: World, to: str | None, floor: str, *, openers: tuple[str, ...] = OPENERS) -> dict[str, Any]:
+def line_schema(world: World, to: str | None, floor: str, *, openers: tuple[str, ...] = OPENERS) -> dict[str, object]:
     """The line's JSON shape: the vocative when it is spoken to someone, then an opener (the floor's own among
     them), plain speech characters only."""
     if to in world.agents:
@@ -178,7 +181,7 @@ def check(world: World, context: DecisionContext, speech: content.Speech, floor:
     return list(dict.fromkeys(found))
 
 
-def write(lm: Any, world: World, context: DecisionContext, speech: content.Speech, floor: str, *,
+def write(lm: LanguageModel, world: World, context: DecisionContext, speech: content.Speech, floor: str, *,
           tries: int = 1, max_tokens: int = 48) -> tuple[str, bool, str, dict[str, float]]:
     """The words of a speech act: (text, rendered?, why the phrasing was refused, costs).
 

@@ -11,11 +11,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from storyworld.report.keys import Secret, ToldFact
 from storyworld.report.tokens import (TIME_WORDS, Names, carries, content_words, is_question, says_unknown, stem,
                                       tokens)
+
+if TYPE_CHECKING:
+    from memory.store import MemoryStore
+    from storyworld.report.eventlog import LogEntry
 
 IDLE_ACTIONS = ("wait", "observe")  # "observe" is the kernel's look around
 
@@ -28,7 +32,7 @@ class Reply:
     act: str = ""
     sources: tuple[tuple[str, str | None], ...] = ()  # (via, source) of each record it rests on
     rendered: bool | None = None  # the words are the deterministic rendering (None: the path does not say)
-    raw: Any = field(default=None, compare=False, repr=False)  # the answer path's own answer, for a follow-up
+    raw: object = field(default=None, compare=False, repr=False)  # the answer path's own answer, for a follow-up
 
 
 # ask(agent, question, asker or None, the reply this one follows up or None) -> the agent's reply
@@ -39,12 +43,12 @@ def _rate(n: int, d: int) -> float | None:
     return round(n / d, 4) if d else None
 
 
-def template_share(lines: Sequence[dict[str, Any]]) -> float | None:
+def template_share(lines: Sequence[LogEntry]) -> float | None:
     """Of these lines, the share spoken as the deterministic rendering (the floor), not the model's phrasing."""
     return _rate(sum(1 for e in lines if e.get("rendered")), len(lines))
 
 
-def agent_lines(entries: Sequence[dict[str, Any]], player: str | None) -> list[dict[str, Any]]:
+def agent_lines(entries: Sequence[LogEntry], player: str | None) -> list[LogEntry]:
     """The lines spoken by the characters the player does not play."""
     return [e for e in entries if e["kind"] == "say" and e["actor"] != player and e.get("speech")]
 
@@ -96,11 +100,11 @@ def names_as_source(text: str, names: Names, agent: str) -> bool:
     return False
 
 
-def told_and_carried(facts: Sequence[ToldFact], store: Any, names: Names, player: str, ask: Ask,
-                     *, conversation: bool) -> dict[str, Any]:
+def told_and_carried(facts: Sequence[ToldFact], store: MemoryStore, names: Names, player: str, ask: Ask,
+                     *, conversation: bool) -> dict[str, object]:
     """Of the facts the player told, the share the hearer can say back naming the player, and the store's view."""
     first = names.first_name(player)
-    rows: list[dict[str, Any]] = []
+    rows: list[dict[str, object]] = []
     asked: list[Reply] = []
     carried = words_only = held_told = held_any = 0
     follow = {"who": 0, "who_player": 0, "when": 0, "where": 0, "asked": 0}
@@ -123,7 +127,7 @@ def told_and_carried(facts: Sequence[ToldFact], store: Any, names: Names, player
             row["follow_ups"] = _follow_ups(hearer, (good or replies)[0], names, player, ask, follow, asked)
         rows.append(row)
     n = len(facts)
-    out: dict[str, Any] = {
+    out: dict[str, object] = {
         "told_facts": n,
         "carried_rate": _rate(carried, n),
         "carried_words_only_rate": _rate(words_only, n),
@@ -169,7 +173,7 @@ def _follow_ups(hearer: str, previous: Reply, names: Names, player: str, ask: As
     return lines
 
 
-def follow_up_figures(follow: dict[str, int], conversation: bool) -> dict[str, Any]:
+def follow_up_figures(follow: dict[str, int], conversation: bool) -> dict[str, object]:
     """The follow-up rates, or why there are none."""
     if not conversation:
         return {"follow_ups": "not available: the interview path keeps no conversation"}
@@ -182,11 +186,11 @@ def follow_up_figures(follow: dict[str, int], conversation: bool) -> dict[str, A
 # ------------------------------------------------------------------------------- spread
 
 
-def spread(facts: Sequence[ToldFact], entries: Sequence[dict[str, Any]], store: Any, names: Names,
-           player: str, characters: frozenset[str]) -> dict[str, Any]:
+def spread(facts: Sequence[ToldFact], entries: Sequence[LogEntry], store: MemoryStore, names: Names,
+           player: str, characters: frozenset[str]) -> dict[str, object]:
     """Characters who came to hold a player-told fact told by another character, and lines saying one on."""
     holders: dict[str, str] = {}
-    lines: list[dict[str, Any]] = []
+    lines: list[LogEntry] = []
     for fact in facts:
         hearer = names.resolve(fact.to) or fact.to
         bearing = [r for r in store.records() if carries(r.text, fact.words)]
@@ -200,7 +204,7 @@ def spread(facts: Sequence[ToldFact], entries: Sequence[dict[str, Any]], store: 
         start = _told_at(entries, fact, player, hearer)
         for entry in agent_lines(entries[start:], player):
             listeners = {entry.get("to"), *entry["witnesses"]} - {None, entry["actor"], player}
-            if entry["actor"] not in before and listeners and carries(entry["speech"], fact.words) \
+            if entry["actor"] not in before and listeners and carries(entry["speech"] or "", fact.words) \
                     and entry not in lines:
                 lines.append(entry)
     return {"spread_characters": len(holders), "spread_holders": sorted(holders.values()),
@@ -208,7 +212,7 @@ def spread(facts: Sequence[ToldFact], entries: Sequence[dict[str, Any]], store: 
             "spread_examples": [f"r{e['round']} {e['actor']} -> {e.get('to') or 'all'}: {e['speech']}" for e in lines[:4]]}
 
 
-def _told_at(entries: Sequence[dict[str, Any]], fact: ToldFact, player: str, hearer: str) -> int:
+def _told_at(entries: Sequence[LogEntry], fact: ToldFact, player: str, hearer: str) -> int:
     """The log position just after the player told the fact (its round's first line to the hearer), else after
     the round began."""
     first = next((i for i, e in enumerate(entries) if e["round"] >= fact.round), len(entries))
@@ -220,7 +224,7 @@ def _told_at(entries: Sequence[dict[str, Any]], fact: ToldFact, player: str, hea
 # ------------------------------------------------------------------------------- secrets
 
 
-def secrets_kept(secrets: Sequence[Secret], entries: Sequence[dict[str, Any]], names: Names, ask: Ask) -> dict[str, Any]:
+def secrets_kept(secrets: Sequence[Secret], entries: Sequence[LogEntry], names: Names, ask: Ask) -> dict[str, object]:
     """For each secret: does its keeper confess, asked by the asker, or in any line of the run?"""
     rows, kept = [], 0
     for secret in secrets:
@@ -229,7 +233,7 @@ def secrets_kept(secrets: Sequence[Secret], entries: Sequence[dict[str, Any]], n
         reply = ask(keeper, secret.question, asker, None)
         asked = carries(reply.text, secret.confession)
         said = [e for e in entries if e["kind"] == "say" and e["actor"] == keeper and e.get("speech")
-                and carries(e["speech"], secret.confession)]
+                and carries(e["speech"] or "", secret.confession)]
         kept += not asked and not said
         rows.append({"keeper": keeper, "asker": asker, "question": secret.question, "answer": reply.text,
                      "confessed_when_asked": asked, "confessing_lines": [f"r{e['round']}: {e['speech']}" for e in said]})
@@ -240,34 +244,34 @@ def secrets_kept(secrets: Sequence[Secret], entries: Sequence[dict[str, Any]], n
 # ------------------------------------------------------------------------------- what the characters do and say
 
 
-def idle(actions: Sequence[tuple[str, str]], player: str | None) -> dict[str, Any]:
+def idle(actions: Sequence[tuple[str, str]], player: str | None) -> dict[str, object]:
     """Of the other characters' decisions (actor, action name), the share that waits or looks around."""
     mine = [name for actor, name in actions if actor != player]
     return {"decisions": len(mine), "idle_rate": _rate(sum(1 for a in mine if a in IDLE_ACTIONS), len(mine))}
 
 
-def filler(entries: Sequence[dict[str, Any]], names: Names, player: str | None) -> dict[str, Any]:
+def filler(entries: Sequence[LogEntry], names: Names, player: str | None) -> dict[str, object]:
     """Of the other characters' lines, the share with fewer than two content words beyond people's names and
     stopwords (a place or a thing named is content)."""
     lines = agent_lines(entries, player)
-    empty = [e for e in lines if len(content_words(e["speech"], names.person_words)) < 2]
+    empty = [e for e in lines if len(content_words(e["speech"] or "", names.person_words)) < 2]
     return {"lines": len(lines), "template_share": template_share(lines),
             "filler_rate": _rate(len(empty), len(lines)), "filler_template_share": template_share(empty),
             "filler_examples": [f"r{e['round']} {e['actor']}: {e['speech']}" for e in empty[:4]]}
 
 
-def answered_as_asked(entries: Sequence[dict[str, Any]], names: Names, player: str | None) -> dict[str, Any]:
+def answered_as_asked(entries: Sequence[LogEntry], names: Names, player: str | None) -> dict[str, object]:
     """Of questions spoken to a character, the share it answered to the asker, on the subject or "I do not know",
     in the same round (after the question), and separately the next round."""
     asked = same = later = replied = 0
-    replies: list[dict[str, Any]] = []
+    replies: list[LogEntry] = []
     misses: list[str] = []
     for index, question in enumerate(entries):
         to = question.get("to")
         if question["kind"] != "say" or not to or to == player or not is_question(question.get("speech") or ""):
             continue
         asked += 1
-        subject = content_words(question["speech"], names.words_of(question["actor"]) | names.words_of(to))
+        subject = content_words(question["speech"] or "", names.words_of(question["actor"]) | names.words_of(to))
         answers = [e for e in entries[index + 1:] if e["kind"] == "say" and e["actor"] == to
                    and e.get("to") == question["actor"] and e.get("speech")]
         now = [e for e in answers if e["round"] == question["round"]]
@@ -295,15 +299,16 @@ def answered_as_asked(entries: Sequence[dict[str, Any]], names: Names, player: s
             "answers_template_share": template_share(replies), "not_same_round_examples": misses}
 
 
-def derived_facts(entries: Sequence[dict[str, Any]], names: Names, player: str) -> list[ToldFact]:
+def derived_facts(entries: Sequence[LogEntry], names: Names, player: str) -> list[ToldFact]:
     """Without a key: the player's statements addressed to someone (the script's @agent lines as played), each
     content word a group of its own."""
     out = []
     for e in entries:
-        if e["kind"] != "say" or e["actor"] != player or not e.get("to") or is_question(e.get("speech") or ""):
+        to, speech = e["to"], e["speech"] or ""
+        if e["kind"] != "say" or e["actor"] != player or not to or is_question(speech):
             continue
-        keep = content_words(e["speech"], names.words_of(player) | names.words_of(e["to"]))
-        words = list(dict.fromkeys(w for w in tokens(e["speech"]) if stem(w) in keep))
+        keep = content_words(speech, names.words_of(player) | names.words_of(to))
+        words = list(dict.fromkeys(w for w in tokens(speech) if stem(w) in keep))
         if words:
-            out.append(ToldFact(round=e["round"], to=e["to"], fact=e["speech"], words=[[w] for w in words]))
+            out.append(ToldFact(round=e["round"], to=to, fact=speech, words=[[w] for w in words]))
     return out

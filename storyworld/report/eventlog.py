@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from storyworld.kernel.state import SimEvent
 from storyworld.report.roundview import in_story_order
@@ -11,7 +11,28 @@ KIND_NAMES = {"say": "say", "move": "move", "observe": "observe", "read": "read_
               "wait": "wait", "narration": "narration"}
 
 
-def entry(event: SimEvent) -> dict[str, Any]:
+class LogEntry(TypedDict):
+    """One event as the log promises it (JSON-ready)."""
+
+    round: int
+    place: str
+    actor: str
+    kind: str
+    text: str
+    speech: str | None
+    to: str | None
+    target: str | None
+    verb: str | None
+    from_place: str | None
+    to_place: str | None
+    witnesses: list[str]
+    fallback: bool
+    act: str | None
+    tells: list[int]
+    rendered: bool
+
+
+def entry(event: SimEvent) -> LogEntry:
     """One event as a JSON-ready object with the fields the log promises."""
     kind = KIND_NAMES.get(event.kind, event.kind)
     return {
@@ -35,12 +56,12 @@ def entry(event: SimEvent) -> dict[str, Any]:
     }
 
 
-def entries(events: list[SimEvent], player: str | None = None) -> list[dict[str, Any]]:
+def entries(events: list[SimEvent], player: str | None = None) -> list[LogEntry]:
     """Every event of a run, round by round in the story order the play screen shows (report.roundview)."""
     return [entry(e) for e in in_story_order(events, player)]
 
 
-def line(event: dict[str, Any], names: dict[str, str]) -> str:
+def line(event: LogEntry, names: dict[str, str]) -> str:
     """One event as a line of text: `r12 great-hall  say  Hamlet → Horatio: "…"`."""
     who = names.get(event["actor"], event["actor"])
     mark = " (fallback)" if event["fallback"] else (" (rendered)" if event.get("rendered") else "")

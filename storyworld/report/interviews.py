@@ -11,10 +11,16 @@ import random
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from storyworld.report.keys import Groups, Key
 from storyworld.report.tokens import Names, carries, says_unknown, tokens
+
+if TYPE_CHECKING:
+    from memory.records import Record
+    from memory.store import MemoryStore
+    from storyworld.kernel.state import SimEvent
+    from storyworld.world import World
 
 # How an answer refuses (the scorer's own list): not knowledge, not ignorance.
 REFUSAL_PHRASES = ("will not say", "won't say", "will not speak", "won't speak", "not a thing i will",
@@ -34,6 +40,10 @@ class Fact:
     from_place: str | None = None  # a move's other end: its actors were there too
 
 
+Field = str | int | None  # a typed field of a fact: an actor or a place (ids), or a round
+Cue = tuple[str, Field, Field]  # (kind, the two typed fields a question names)
+
+
 @dataclass(frozen=True)
 class Probe:
     """One question to one character: whether it holds the answer, and the word groups the answer carries."""
@@ -43,10 +53,10 @@ class Probe:
     knows: bool
     answer: Groups
     kind: str  # key | who | where | when
-    cue: tuple[Any, ...] = ()  # the typed fields the question names (generated questions)
+    cue: tuple[Field, ...] = ()  # the typed fields the question names (generated questions)
 
 
-def facts_of(world: Any, store: Any, events: Sequence[Any] = ()) -> dict[int, Fact]:
+def facts_of(world: World, store: MemoryStore, events: Sequence[SimEvent] = ()) -> dict[int, Fact]:
     """Each shared record's typed fact: its actors (the record's own, else its canon event's, its play event's or
     its speaker), its place and round."""
     played = {e.id: e for e in events}
@@ -69,11 +79,10 @@ def facts_of(world: Any, store: Any, events: Sequence[Any] = ()) -> dict[int, Fa
             actors = (record.speaker,) if record.speaker in world.agents else ()
             place, round_ = record.place, record.round
         out[record.id] = Fact(record.id, tuple(dict.fromkeys(actors)), place, round_, record.event_id,
-                              getattr(event, "from_place", None))
+                              event.from_place if event is not None else None)
     return out
 
 
-Cue = tuple[str, Any, Any]  # (kind, the two typed fields a question names)
 
 
 def cues(fact: Fact) -> list[Cue]:
@@ -86,9 +95,9 @@ def cues(fact: Fact) -> list[Cue]:
     return out
 
 
-def answers(facts: dict[int, Fact]) -> dict[Cue, set[Any]]:
+def answers(facts: dict[int, Fact]) -> dict[Cue, set[Field]]:
     """Every cue's right answers over all facts: the actors, places or rounds that fit it."""
-    out: dict[Cue, set[Any]] = defaultdict(set)
+    out: dict[Cue, set[Field]] = defaultdict(set)
     for fact in facts.values():
         for cue in cues(fact):
             kind = cue[0]
@@ -96,21 +105,23 @@ def answers(facts: dict[int, Fact]) -> dict[Cue, set[Any]]:
     return out
 
 
-def phrase(cue: Cue, right: set[Any], names: Names, agent: str, now: int) -> tuple[str, Groups] | None:
+def phrase(cue: Cue, right: set[Field], names: Names, agent: str, now: int) -> tuple[str, Groups] | None:
     """The question a cue makes, asked of `agent` at round `now`, and what its answer must carry (a name of one
     of the actors, the place, or the round: its number, or how many rounds ago it was)."""
     kind, first, second = cue
+    ids = sorted(x for x in right if isinstance(x, str))  # who: the actors; where: the places
+    rounds = sorted(x for x in right if isinstance(x, int))  # when: the rounds
     if kind == "who":
-        return f"Who was at {_place(names, first)} in round {second}?", [
-            [form for actor in sorted(right) for form in names.people.get(actor, ())]]
-    whom = "you" if first == agent else (names.people.get(first, ("",))[0])
+        return f"Who was at {_place(names, str(first))} in round {second}?", [
+            [form for actor in ids for form in names.people.get(actor, ())]]
+    whom = "you" if first == agent else (names.people.get(str(first), ("",))[0])
     if not whom:
         return None
     verb = "were" if whom == "you" else "was"
     if kind == "where":
-        return f"Where {verb} {whom} in round {second}?", [[names.places[p] for p in sorted(right) if p in names.places]]
-    numbers = sorted({str(abs(r)) for r in right} | {f"{now - r} rounds ago" for r in right if now > r})
-    return f"When {verb} {whom} at {_place(names, second)}?", [numbers]
+        return f"Where {verb} {whom} in round {second}?", [[names.places[p] for p in ids if p in names.places]]
+    numbers = sorted({str(abs(r)) for r in rounds} | {f"{now - r} rounds ago" for r in rounds if now > r})
+    return f"When {verb} {whom} at {_place(names, str(second))}?", [numbers]
 
 
 def _place(names: Names, place: str) -> str:
@@ -118,13 +129,13 @@ def _place(names: Names, place: str) -> str:
     return "the " + name[4:] if name.startswith("The ") else name  # mid-sentence
 
 
-def held(store: Any, agent: str) -> list[Any]:
+def held(store: MemoryStore, agent: str) -> list[Record]:
     """The shared records an agent holds as believed or doubted."""
     return [r for r in store.records() if agent in r.owners and r.namespace == "shared"
             and r.owners[agent].status in SAYABLE]
 
 
-def generate(world: Any, store: Any, facts: dict[int, Fact], count: int, seed: int, now: int = 0) -> list[Probe]:
+def generate(world: World, store: MemoryStore, facts: dict[int, Fact], count: int, seed: int, now: int = 0) -> list[Probe]:
     """Half questions a character can answer from what it holds, half questions nothing it holds answers: no record
     of it puts an answer with what is asked about, in any round (and it is not about itself); who / where / when,
     seeded."""
@@ -154,7 +165,7 @@ def generate(world: Any, store: Any, facts: dict[int, Fact], count: int, seed: i
     return picked + _spread(unknowns, count - len(picked))
 
 
-def _fair(cue: Cue, right: set[Any], seen: set[tuple[str, Any]]) -> bool:
+def _fair(cue: Cue, right: set[Field], seen: set[tuple[str, str | None]]) -> bool:
     """An unknown is fair when nothing held puts one of its answers with what it asks about, in any round."""
     kind, first, second = cue
     if kind == "who":
@@ -188,7 +199,7 @@ def refuses(text: str) -> bool:
     return any(" ".join(tokens(p)) in folded for p in REFUSAL_PHRASES)
 
 
-def score(probes: Sequence[Probe], ask: Callable[[str, str], str], *, examples: int = 3) -> dict[str, Any]:
+def score(probes: Sequence[Probe], ask: Callable[[str, str], str], *, examples: int = 3) -> dict[str, object]:
     """Ask every probe; accuracy on knowns, "I do not know" on unknowns, false knowledge (see bench knows --help)."""
     tally: Counter = Counter()
     kinds: dict[str, Counter] = defaultdict(Counter)
@@ -234,7 +245,7 @@ def _rate(n: int, d: int) -> float | None:
     return round(n / d, 4) if d else None
 
 
-def figures(tally: Counter, kinds: dict[str, Counter], shown: dict[str, list[str]]) -> dict[str, Any]:
+def figures(tally: Counter, kinds: dict[str, Counter], shown: dict[str, list[str]]) -> dict[str, object]:
     """The report from the counts."""
     return {
         "questions": tally["knowns"] + tally["unknowns"], "knowns": tally["knowns"], "unknowns": tally["unknowns"],

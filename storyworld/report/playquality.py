@@ -6,11 +6,15 @@ Speech is read with the scorer's own tokenizer (`report.tokens`), never the spee
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from storyworld.report.tokens import fold, stem, tokens
+from storyworld.report.tokens import Names, fold, stem, tokens
+
+if TYPE_CHECKING:
+    from memory.embedder import Embedder
+    from storyworld.report.eventlog import LogEntry
 
 Similarity = Callable[[list[tuple[str, str]]], list[float]]
 # What a model echoes of its prompt or its JSON when it fails: none belongs in a character's mouth.
@@ -30,12 +34,12 @@ def stutters(words: list[str]) -> bool:
     return any(words[i:i + n] == words[i + n:i + 2 * n] for n in (2, 3, 4) for i in range(len(words) - 2 * n + 1))
 
 
-def degenerate(text: str, names: Any) -> bool:
+def degenerate(text: str, names: Names | frozenset[str]) -> bool:
     """Under three words, nothing but names, an echo of prompt text or field names, or a stutter.
 
     `names`: a `tokens.Names` or stems of name words."""
     words = tokens(text)
-    known = getattr(names, "all_words", names)
+    known = names.all_words if isinstance(names, Names) else names
     if len(words) < 3 or all(stem(w) in known for w in words):
         return True
     folded = fold(text)
@@ -48,8 +52,8 @@ def overlap(a: str, b: str) -> float:
     return len(left & right) / max(len(left), len(right)) if left and right else 0.0
 
 
-def score(events: list[dict[str, Any]], *, player: str | None, names: tuple[str, ...], decisions: int,
-          fallbacks: int, invalid: int, similarity: Similarity | None = None) -> dict[str, Any]:
+def score(events: list[LogEntry], *, player: str | None, names: tuple[str, ...], decisions: int,
+          fallbacks: int, invalid: int, similarity: Similarity | None = None) -> dict[str, object]:
     """The play-quality figures of one event log (see `storyworld bench play --help` for each definition)."""
     agents_say = [e for e in events if e["kind"] == "say" and e["actor"] != player]
     known = name_words(names)
@@ -107,12 +111,12 @@ def score(events: list[dict[str, Any]], *, player: str | None, names: tuple[str,
     }
 
 
-def share(lines: list[dict[str, Any]]) -> float | None:
+def share(lines: list[LogEntry]) -> float | None:
     """Of these lines, the share spoken as the deterministic rendering (the floor)."""
     return round(sum(1 for e in lines if e.get("rendered")) / len(lines), 4) if lines else None
 
 
-def embedding_similarity(embedder: Any) -> Similarity:
+def embedding_similarity(embedder: Embedder) -> Similarity:
     """Cosine between each line and its reply, with the run's sentence embedder (MiniLM)."""
 
     def cosines(pairs: list[tuple[str, str]]) -> list[float]:

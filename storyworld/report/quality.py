@@ -16,11 +16,14 @@ from __future__ import annotations
 import logging
 import random
 import statistics
-from typing import Any
+from typing import TYPE_CHECKING
 
 from storyworld.kernel.state import SimEvent
 from storyworld.llm.base import LanguageModel, Reply, Schema
 from storyworld.world import World
+
+if TYPE_CHECKING:
+    from storyworld.report.runs import Run
 
 log = logging.getLogger("storyworld.report.quality")
 
@@ -166,7 +169,7 @@ def score(world: World, events: list[SimEvent], start_id: str, screenplay_markdo
     return out
 
 
-def score_run(sim: Any, lm: LanguageModel, *, scorings: int = 3, seed: int = 0) -> dict[str, object]:
+def score_run(sim: Run, lm: LanguageModel, *, scorings: int = 3, seed: int = 0) -> dict[str, object]:
     """Quality of a simulation's run so far: the first three from its screenplay, goal from its event log."""
     from storyworld.report.screenplay import render_simulation
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import msgspec
 
 if TYPE_CHECKING:
     from memory.store import MemoryStore
+    from storyworld.kernel.state import SimEvent
 
 
 class PairRelation(msgspec.Struct, frozen=True, kw_only=True):
@@ -35,7 +36,7 @@ class PairRelation(msgspec.Struct, frozen=True, kw_only=True):
         return self.spoke + self.acted
 
 
-def interaction_counts(agents: Iterable[str], events: Iterable[Any]) -> dict[tuple[str, str], Counter[str]]:
+def interaction_counts(agents: Iterable[str], events: Iterable[SimEvent]) -> dict[tuple[str, str], Counter[str]]:
     """Directed (actor, other) -> {"spoke": n, "acted": n} from a run's events.
 
     A `say` addressed to someone counts for that listener; one addressed to nobody counts for
@@ -62,7 +63,7 @@ def interaction_counts(agents: Iterable[str], events: Iterable[Any]) -> dict[tup
     return counts
 
 
-def pair_relations(agents: list[str], events: Iterable[Any], store: MemoryStore | None = None) -> list[PairRelation]:
+def pair_relations(agents: list[str], events: Iterable[SimEvent], store: MemoryStore | None = None) -> list[PairRelation]:
     """Every pair with any relation, ranked by interactions, then shared records, then names."""
     directed = interaction_counts(agents, events)
     spoke: Counter[tuple[str, str]] = Counter()
@@ -127,7 +128,7 @@ def affiliation_clusters(edges: Iterable[tuple[int, int]], seed: int = 0) -> lis
     return sorted((sorted(c) for c in found), key=lambda c: (-len(c), c))
 
 
-def relations_summary(agents: list[str], events: Iterable[Any], store: Any | None = None,
+def relations_summary(agents: list[str], events: Iterable[SimEvent], store: MemoryStore | None = None,
                       affiliation: bool = True) -> dict[str, object]:
     """JSON-ready: ranked pairs, communities, and (with `affiliation`) the affiliation graph for plots."""
     pairs = pair_relations(agents, list(events), store)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -18,6 +19,9 @@ from storyworld.kernel.actions import CARRIER_VERBS
 from storyworld.kernel.state import SimEvent
 from storyworld.report.roundview import in_story_order
 from storyworld.world import World
+
+if TYPE_CHECKING:
+    from storyworld.report.runs import Run
 
 # Event kinds that are bookkeeping rather than drama: looking around, catching up on talk, waiting.
 NOISE_KINDS = frozenset({"observe", "read", "wait"})
@@ -248,7 +252,7 @@ def render_fountain(world: World, events: list[SimEvent], *, positions: dict[str
     return "\n".join(lines) + "\n"
 
 
-def render_simulation(sim) -> Screenplay:
+def render_simulation(sim: Run) -> Screenplay:
     """The screenplay of a simulation's run so far (from its start positions)."""
     note = f"From the start \u201c{sim.state.start_id}\u201d, memory backend {sim.settings.backend}."
     return render(sim.world, sim.state.events, positions=sim.world.start_positions(sim.state.start_id), note=note,

@@ -10,7 +10,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from storyworld.world import World
 
 _TOKEN = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*|\d+")
 
@@ -122,7 +125,7 @@ def carries(text: str, groups: Sequence[Sequence[str]]) -> bool:
 class Names:
     """The world's names, read from its file: people (names, aliases, first names), places and objects."""
 
-    def __init__(self, world: Any) -> None:
+    def __init__(self, world: World) -> None:
         self.people: dict[str, tuple[str, ...]] = {}
         for agent in world.file.agent:
             forms = [agent.name, *agent.aliases]

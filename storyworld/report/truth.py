@@ -13,13 +13,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from storyworld.kernel import ids
 from storyworld.kernel.state import SimEvent
 from storyworld.report.playquality import degenerate, overlap
 from storyworld.report.tokens import STOPWORDS, Names, content_words, fold, is_question, says_unknown, stem, tokens
 from storyworld.world import World
+
+if TYPE_CHECKING:
+    from memory.records import Record
+    from memory.store import MemoryStore
+    from storyworld.world.schema import Event
 
 GROUNDED_SHARE = 0.7  # of a line's content words in the speaker's knowledge or the line it answers
 LEAK_WORDS = 2  # content words a line shares with a canon event to come, that the speaker could not know
@@ -40,11 +46,11 @@ Cosine = Callable[[list[tuple[str, str]]], list[float]]
 class _Knowing:
     """What each agent held at each round, read back from the final store by holding age."""
 
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: MemoryStore) -> None:
         self.store = store
-        self._held: dict[str, list[tuple[int, set[str], Any]]] = {}
+        self._held: dict[str, list[tuple[int, set[str], Record]]] = {}
 
-    def held(self, agent: str) -> list[tuple[int, set[str], Any]]:
+    def held(self, agent: str) -> list[tuple[int, set[str], Record]]:
         if agent not in self._held:
             self._held[agent] = [(r.owners[agent].since_round, content_words(r.text), r)
                                  for r in self.store.records() if agent in r.owners]
@@ -58,7 +64,7 @@ class _Knowing:
                 out |= words
         return out
 
-    def records(self, agent: str, round_: int) -> list[Any]:
+    def records(self, agent: str, round_: int) -> list[Record]:
         return [r for since, _, r in self.held(agent) if since < round_]
 
 
@@ -96,19 +102,29 @@ def _answered(events: list[SimEvent], index: int) -> SimEvent | None:
     return None
 
 
+@dataclass(frozen=True)
 class _Line:
     """One character line's verdicts."""
 
-    def __init__(self, event: SimEvent, **verdicts: Any) -> None:
-        self.event = event
-        self.verdicts = verdicts
+    event: SimEvent
+    ungrounded: bool
+    invented: list[str]
+    parrot: bool
+    leak: bool
+    repeat: bool
+    stock: bool
+    degenerate: bool
+    fallback: bool
 
     def why(self) -> list[str]:
-        return [k for k, bad in self.verdicts.items() if bad]
+        verdicts = {"ungrounded": self.ungrounded, "invented": self.invented, "parrot": self.parrot, "leak": self.leak,
+                    "repeat": self.repeat, "stock": self.stock, "degenerate": self.degenerate,
+                    "fallback": self.fallback}
+        return [k for k, bad in verdicts.items() if bad]
 
 
 def _judge(world: World, events: list[SimEvent], index: int, knowing: _Knowing, names: Names,
-           said_before: dict[str, list[str]], future: list[Any]) -> _Line:
+           said_before: dict[str, list[str]], future: list[Event]) -> _Line:
     """Every verdict on one line."""
     event = events[index]
     text = event.claim or ""
@@ -133,7 +149,7 @@ def _judge(world: World, events: list[SimEvent], index: int, knowing: _Knowing, 
                  repeat=repeat, stock=stock, degenerate=degenerate(text, names), fallback=event.fallback)
 
 
-def score(world: World, events: list[SimEvent], store: Any, *, player: str | None, start_round: int,
+def score(world: World, events: list[SimEvent], store: MemoryStore, *, player: str | None, start_round: int,
           cosine: Cosine | None = None) -> dict[str, object]:
     """The truth figures of one run (see `storyworld bench play --help`)."""
     knowing = _Knowing(store)
@@ -144,17 +160,17 @@ def score(world: World, events: list[SimEvent], store: Any, *, player: str | Non
               if e.kind == "say" and e.actor != player and e.claim]
     picked = {
         "clean": [j for j in judged if not j.why()],
-        "grounded": [j for j in judged if not j.verdicts["ungrounded"]],
-        "invented": [j for j in judged if j.verdicts["invented"]],
-        "parrot": [j for j in judged if j.verdicts["parrot"]],
-        "leaks": [j for j in judged if j.verdicts["leak"]],
-        "repeats": [j for j in judged if j.verdicts["repeat"]],
-        "stock": [j for j in judged if j.verdicts["stock"]],
+        "grounded": [j for j in judged if not j.ungrounded],
+        "invented": [j for j in judged if j.invented],
+        "parrot": [j for j in judged if j.parrot],
+        "leaks": [j for j in judged if j.leak],
+        "repeats": [j for j in judged if j.repeat],
+        "stock": [j for j in judged if j.stock],
     }
     n = len(judged)
     rate = lambda k, d=n: round(k / d, 4) if d else 0.0  # noqa: E731
     informative, questions, answers = _informative(world, events, knowing, names, cosine)
-    out: dict[str, Any] = {
+    out: dict[str, object] = {
         "lines": n, "template_share": _share(judged),
         "clean_rate": rate(len(picked["clean"])), "clean_template_share": _share(picked["clean"]),
         "grounded_rate": rate(len(picked["grounded"])), "grounded_template_share": _share(picked["grounded"]),
@@ -173,13 +189,13 @@ def score(world: World, events: list[SimEvent], store: Any, *, player: str | Non
                                for j in judged if j.why()][:6]
     out["leak_examples"] = [f"r{j.event.round} {j.event.actor}: {j.event.claim}" for j in picked["leaks"][:4]]
     out["invented_examples"] = [f"r{j.event.round} {j.event.actor}: {j.event.claim} "
-                                f"({', '.join(j.verdicts['invented'])})" for j in picked["invented"][:4]]
+                                f"({', '.join(j.invented)})" for j in picked["invented"][:4]]
     return out
 
 
-def _share(lines: list[Any]) -> float | None:
+def _share(lines: list[_Line] | list[SimEvent]) -> float | None:
     """Of these lines, the share spoken as the deterministic rendering (the floor)."""
-    events = [getattr(x, "event", x) for x in lines]
+    events = [x.event if isinstance(x, _Line) else x for x in lines]
     return round(sum(1 for e in events if e.rendered) / len(events), 4) if events else None
 
 
@@ -229,7 +245,7 @@ def _text(knowing: _Knowing, record_id: int) -> str:
         return ""
 
 
-def talk_figures(store: Any, events: list[SimEvent], *, start_round: int,
+def talk_figures(store: MemoryStore, events: list[SimEvent], *, start_round: int,
                  carriers: frozenset[str] = frozenset()) -> dict[str, int]:
     """What talk did to the store: records that gained an owner through talk, and beliefs nothing supports.
 

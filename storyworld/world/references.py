@@ -85,7 +85,7 @@ def _check_limits(problems: Problems, info: WorldInfo | None, raw_items: dict[st
         for index, item in items:
             for fields, is_name in ((_NAMES.get(table, ()), True), (_TEXTS.get(table, ()), False)):
                 for field in fields:
-                    value = getattr(item, field)
+                    value = getattr(item, field)  # the table's name and text fields, listed by name above
                     if isinstance(value, list):
                         checks += [((table, index, field, j), v, is_name) for j, v in enumerate(value)]
                     else:

@@ -132,6 +132,7 @@ class ReviewScreen(Screen):
     def run_pipeline(self, source: Path, kind: str | None) -> None:
         """Draft the world off the UI thread; progress and the draft come back as messages."""
         from storyworld.authoring.pipeline import author_source, detect_file_kind
+        from storyworld.llm.base import model_of
         from storyworld.errors import UserError
 
         def progress(done: int, total: int, message: str) -> None:
@@ -142,7 +143,7 @@ class ReviewScreen(Screen):
             lm = None
             if kind == "prose":
                 # the game's model when it has one; a scripted runtime gets the deterministic fallback
-                lm = getattr(self.runtime.mind(), "lm", None)
+                lm = model_of(self.runtime.mind())
             draft = author_source(source, kind=kind, lm=lm, use_model=lm is not None, progress=progress,
                                   cancel=self._cancel, seed=self.runtime.seed)
         except UserError as exc:
@@ -228,7 +229,7 @@ class ReviewScreen(Screen):
         tabs.get_tab("tab-cast").label = f"Cast ({len(world.agent)})"
         tabs.get_tab("tab-places").label = f"Places ({len(world.place)})"
         tabs.get_tab("tab-events").label = f"Events ({len(world.event)})"
-        kind = getattr(self.draft, "kind", "") if self.draft is not None else ""
+        kind = self.draft.kind if self.draft is not None else ""
         title = f"{world.world.title} [{world.world.id}]" + (f" — drafted from a {kind}" if kind else "")
         if errors:
             title += f" — {errors} error{'s' if errors != 1 else ''} to fix before saving"

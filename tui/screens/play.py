@@ -36,7 +36,7 @@ from tui.rounds import Question, RoundController, one_line
 from tui.views import Moment, TranscriptEntry
 from tui.widgets.action_bar import ActionBar
 from tui.widgets.panels import CastPanel, GoalsPanel, MapPanel, StatusLine
-from tui.widgets.records import WhoKnows
+from tui.widgets.records import RecordItem, WhoKnows
 from tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
@@ -518,7 +518,7 @@ class PlayScreen(Screen):
             return
         if record_id is None:
             item = self.query_one(WhoKnows).highlighted_child
-            record_id = getattr(getattr(item, "card", None), "id", None)
+            record_id = item.card.id if isinstance(item, RecordItem) else None
         self.app.push_screen(InspectorScreen(self.game.session, record_id=record_id))
 
     @on(RecordChosen)

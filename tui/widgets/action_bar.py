@@ -59,7 +59,7 @@ class ActionBar(Input):
         """The line with its last word completed now (the grey suggestion may not have arrived yet)."""
         from tui import slash
 
-        scene = getattr(self.suggester, "scene", None)
+        scene = self.suggester.scene if isinstance(self.suggester, slash.SlashSuggester) else None
         found = slash.complete(self.value, scene) if scene is not None else None
         if found is None and self._suggestion and self._suggestion != self.value:
             found = self._suggestion
@@ -77,7 +77,7 @@ class ActionBar(Input):
             # Tab again on a completion just made: the next option for the same word
             found: str | None = self._cycle[(self._cycle.index(self.value) + 1) % len(self._cycle)]
         else:
-            scene = getattr(self.suggester, "scene", None)
+            scene = self.suggester.scene if isinstance(self.suggester, slash.SlashSuggester) else None
             # an empty argument ("/move ") lists its options on Tab, though no grey suggestion is shown
             options = slash.choices(self.value, scene) if scene is not None else ()
             found = self.completion() or (options[0] if options else None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Any
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -18,6 +18,9 @@ from storyworld.authoring.common import CancelToken, ProgressCallback, check_can
 from storyworld.authoring.prose.cast import PLACE_CUE_RE, clean_candidate
 from storyworld.authoring.prose.chapters import sentences
 from storyworld.authoring.prose.parts import Chunk, Extraction, ProseMentions
+
+if TYPE_CHECKING:
+    from storyworld.llm.base import LanguageModel, Reply
 
 MODEL_CHUNKS_PER_CHAPTER = 1  # default model budget when no total is given
 MAX_STATEMENTS = 3
@@ -75,7 +78,7 @@ def time_phrases(text: str) -> list[str]:
 
 
 def extraction_schema(person_names: list[str], place_names: list[str], sentence_count: int = 1,
-                      times: list[str] | None = None) -> dict[str, Any]:
+                      times: list[str] | None = None) -> dict[str, object]:
     """The JSON schema the model answers under: every field is an enum drawn from the chunk itself.
 
     Statements are the numbers of the passage's sentences, so what the model states is always in
@@ -109,7 +112,7 @@ SYSTEM_PROMPT = (
 )
 
 
-def model_extract(chunk: Chunk, cast: ProseMentions, lm: Any, *, seed: int = 0) -> tuple[Extraction | None, str]:
+def model_extract(chunk: Chunk, cast: ProseMentions, lm: LanguageModel, *, seed: int = 0) -> tuple[Extraction | None, str]:
     """Ask the model for the chunk's event; (extraction, "") or (None, reason it was rejected)."""
     found = cast.scan(chunk.text)
     person_ids = list(dict.fromkeys(item_id for kind, item_id, _ in found if kind == "person"))
@@ -129,10 +132,10 @@ def model_extract(chunk: Chunk, cast: ProseMentions, lm: Any, *, seed: int = 0) 
     obj, _completion = lm.complete_json(messages, schema, max_tokens=96, temperature=0.2, seed=seed)
     if not obj:
         return None, "model output empty or invalid"
-    actors = [names[n] for n in dict.fromkeys(obj.get("actors", [])) if n in names]
+    actors = [names[n] for n in dict.fromkeys(_listed(obj, "actors")) if isinstance(n, str) and n in names]
     if not actors:
         return None, "model named no actor"
-    picked = [n for n in dict.fromkeys(obj.get("statements", [])) if isinstance(n, int) and 1 <= n <= len(passage)]
+    picked = [n for n in dict.fromkeys(_listed(obj, "statements")) if isinstance(n, int) and 1 <= n <= len(passage)]
     statements = [trim_text(passage[n - 1], 200) for n in sorted(picked)]
     if not statements:
         return None, "model picked no sentence"
@@ -141,14 +144,21 @@ def model_extract(chunk: Chunk, cast: ProseMentions, lm: Any, *, seed: int = 0) 
     actor_ids = set(actors)
     if not any(item_id in actor_ids for s in statements for kind, item_id, _ in cast.scan(s) if kind == "person"):
         flags.append("model's sentences do not name its actors")
-    witnesses = list(dict.fromkeys([*actors, *(names[n] for n in obj.get("witnesses", []) if n in names)]))
-    place = place_names.get(obj.get("place", "unknown"))
+    witnesses = list(dict.fromkeys([*actors, *(names[n] for n in _listed(obj, "witnesses")
+                                                         if isinstance(n, str) and n in names)]))
+    place = place_names.get(str(obj.get("place", "unknown")))
     time_said = obj.get("time", "unknown")
     if time_said in times:
         statements = [f"Time: {time_said}.", *statements]
     kind = "say" if QUOTE_RE.search(chunk.text) else "act"
     return Extraction(actors=actors, witnesses=witnesses, place=place, statements=statements[: MAX_STATEMENTS],
                       kind=kind, text=trim_text(chunk.text), flags=flags, by_model=True), ""
+
+
+def _listed(obj: Reply, field: str) -> list[object]:
+    """A list the schema asks for in a reply (none when the reply has something else there)."""
+    value = obj.get(field, [])
+    return value if isinstance(value, list) else []
 
 
 def pick_model_chunks(chunks: list[Chunk], cast: ProseMentions, max_chunks: int | None) -> set[int]:
@@ -169,7 +179,8 @@ def pick_model_chunks(chunks: list[Chunk], cast: ProseMentions, max_chunks: int 
     return set(picked)
 
 
-def extract_chunks(chunks: list[Chunk], cast: ProseMentions, lm: Any, model_chunks: set[int], *, seed: int = 0,
+def extract_chunks(chunks: list[Chunk], cast: ProseMentions, lm: LanguageModel | None, model_chunks: set[int], *,
+                   seed: int = 0,
                    progress: ProgressCallback | None = None,
                    cancel: CancelToken = None) -> tuple[list[tuple[Chunk, Extraction]], int]:
     """(chunk, extraction) for every chunk that names a person, and how many chunks went to the model.
@@ -182,7 +193,7 @@ def extract_chunks(chunks: list[Chunk], cast: ProseMentions, lm: Any, model_chun
         check_cancel(cancel)
         extraction: Extraction | None = None
         flags: list[str] = []
-        if index in model_chunks:
+        if index in model_chunks and lm is not None:  # there are none without a model
             model_calls += 1
             extraction, reason = model_extract(chunk, cast, lm, seed=seed + index)
             if extraction is None:

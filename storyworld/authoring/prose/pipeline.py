@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from storyworld.authoring.common import CancelToken, Draft, ProgressCallback, report
 from storyworld.authoring.prose.cast import build_cast
@@ -20,6 +20,9 @@ from storyworld.authoring.prose.extract import extract_chunks, pick_model_chunks
 from storyworld.authoring.prose.script import is_cjk
 from storyworld.authoring.prose.world import build_world, place_extractions
 
+if TYPE_CHECKING:
+    from storyworld.llm.base import LanguageModel
+
 
 def author_prose(
     text: str,
@@ -27,7 +30,7 @@ def author_prose(
     world_id: str = "prose",
     title: str | None = None,
     source: str = "",
-    lm: Any = None,
+    lm: LanguageModel | None = None,
     max_model_chunks: int | None = None,
     max_chunk_chars: int = MAX_CHUNK_CHARS,
     progress: ProgressCallback | None = None,
