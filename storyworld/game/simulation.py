@@ -574,7 +574,9 @@ class Simulation:
                                 key=ids.canon(t.beat.id).text, kind=MEMORY_KIND[t.beat.kind], beat=t.beat.id,
                                 hearers=t.hearers if t.mode == "word" else None, actors=tuple(t.beat.actors))
                       for t in tellings]
-        return narrate(self.world, self.state, outcome, narrations)
+        outcome = narrate(self.world, self.state, outcome, narrations)
+        progress.declined.extend(b for b in outcome.declined if b not in progress.declined)
+        return outcome
 
     def retract(self, outcome: RoundOutcome) -> None:
         """Apply the round's exposures: each exposed claim's records are retracted, contaminating what rests on them."""

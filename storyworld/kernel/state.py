@@ -20,6 +20,8 @@ class CanonProgress(msgspec.Struct, kw_only=True):
     witnessed: dict[str, list[str]] = msgspec.field(default_factory=dict)
     # beat id -> who was there when it happened in play (a player's Goals tick done only what they saw)
     present: dict[str, list[str]] = msgspec.field(default_factory=dict)
+    # beat ids met in play that the story declined to narrate (RoundOutcome.declined): never ticked done
+    declined: list[str] = msgspec.field(default_factory=list)
 
     def met_by(self, agent: str) -> set[str]:
         """Beats met in play, and those `agent` was there for as a witness."""
