@@ -29,6 +29,7 @@ class RoundOutcome(msgspec.Struct, frozen=True, kw_only=True):
     # canon beats met this round that the story declined to show (no one could see them as the canon tells
     # them): they happened off the screen, so nobody's Goals tick them done
     declined: tuple[str, ...] = ()
+    draw: int = 0  # which drawing of the round this is: 0 as first played, d > 0 the d-th retry (minds.draws)
 
 
 class Narration(msgspec.Struct, frozen=True, kw_only=True):

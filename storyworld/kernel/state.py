@@ -125,6 +125,7 @@ class WorldState(msgspec.Struct, kw_only=True):
     absent: list[str] = msgspec.field(default_factory=list)  # out of play: dead or not yet come
     canon: CanonProgress = msgspec.field(default_factory=CanonProgress)  # beats met or left behind
     invalid: int = 0  # actions the kernel had to refuse (a mind's choice it could not carry out)
+    draw: int = 0  # the drawing the last round played was (RoundOutcome.draw): a retry draws the next one
 
     def present(self, place: str) -> list[str]:
         """Agents in play at a place, in id order."""
