@@ -62,3 +62,7 @@ def test_a_beat_the_story_declined_to_narrate_is_passed_not_ticked(kingdoms):
     assert GUARDS in sim.state.canon.declined
     assert not direction.shared_by(sim.state.canon, GUARDS, "liu-bei")
     assert _goals(kingdoms, sim) == {"passed"}
+    from tui.views import build_moment  # what the Goals tab shows: the play screen's view of the round
+
+    shown = build_moment(sim, "liu-bei", events=outcome.events, results=outcome.results, since_round=outcome.round)
+    assert {status for text, status in shown.suggestions if "guards" in text} == {"passed"}
