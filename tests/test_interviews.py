@@ -191,7 +191,7 @@ def test_bench_knows_command_prints_figures_from_the_store_or_a_key(save, capsys
     assert main(["bench", "knows", str(folder), "--questions", "12", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert 0 < result["questions"] <= 12 and result["false_knowledge"] == 0.0
-    assert result["questions_from"] == "generated from the store" and result["model_asked"].startswith("no")
+    assert result["questions_from"] == "generated from the store" and result["model_asked"] == "yes"
     key = tmp_path / "key.toml"
     key.write_text('world = "tiny"\n[[question]]\nagent = "Ada"\nquestion = "Is the supply boat late?"\n'
                    'knows = true\nanswer = [["three days", "late"]]\n'

@@ -297,9 +297,15 @@ class Simulation:
             missed_lines=missed, player=self.settings.player, player_call=self.player_call(agent),
             read_already=tuple(sorted({e.target for e in self.state.events
                                        if e.actor == agent and e.kind == "act" and e.verb == "read" and e.target})),
-            knowledge=knowledge, replying=replying, draw=self.draw,
+            knowledge=knowledge, replying=replying, asked=self.asked_by(agent), draw=self.draw,
         )
         return draws.vary(context), recall_s
+
+    def asked_by(self, agent: str, limit: int = 12) -> tuple[tuple[str, str], ...]:
+        """The questions `agent` put lately and to whom (its agenda does not ask the same one twice)."""
+        asked = [(a.to, a.text) for a in self.state.actions[-400:]
+                 if isinstance(a, Say) and a.actor == agent and a.act == "ask" and a.to]
+        return tuple(asked[-limit:])
 
     def exchange_before(self, agent: str, addressed: Any, rounds: int = 6) -> str:
         """The last line `agent` and whoever spoke to it said to each other before that line (what "it" means)."""

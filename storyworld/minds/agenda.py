@@ -32,9 +32,11 @@ def next_step(world: World, context: DecisionContext) -> Plan | None:
         for listener in sorted(present, key=lambda a: a not in knowledge.seekers):
             if listener != known.source and listener not in known.actors and _tellable(known, listener, knowledge):
                 return Plan(action=Say(actor=context.agent, text="", to=listener), purpose="tell")
-    for question in knowledge.questions:
-        # of someone here it has not asked yet (who may know: one with news first); asked of all, it moves on
-        unasked = [a for a in present if not _asked(context, question, a)]
+    for index, question in enumerate(knowledge.questions):
+        # of someone here it has not asked yet and whom it is not about (who may know: one with news first);
+        # asked of all, it moves on
+        about = knowledge.asked_about[index] if index < len(knowledge.asked_about) else ()
+        unasked = [a for a in present if a not in about and not _asked(context, question, a)]
         if unasked:
             listener = sorted(unasked, key=lambda a: a not in knowledge.seekers)[0]
             return Plan(action=Say(actor=context.agent, text="", to=listener), purpose="seek", question=question)
@@ -48,6 +50,7 @@ def next_step(world: World, context: DecisionContext) -> Plan | None:
                              if a not in known.actors and _tellable(known, a, knowledge)), None)
             if listener is not None:
                 return Plan(action=Say(actor=context.agent, text="", to=listener), purpose="chat")
+    # nobody here to tell or ask: it seeks company where voices are heard
     if not present and (news or knowledge.questions) and not _moved_lately(context):
         here = p.place
         company = [e for e in world.places[here].exits if e in p.voices]
@@ -62,13 +65,15 @@ def fresh_news(knowledge: Knowledge) -> list[Known]:
 
 
 def _asked(context: DecisionContext, question: str, listener: str) -> bool:
-    """Whether the character put this question to this listener while it remembers (its short-term cache)."""
+    """Whether the character put this question to this listener lately (the questions it put, and its cache)."""
     wanted = {w for w in re.findall(r"[a-z']+", question.lower()) if len(w) > 3}
-    for c in context.shortterm.cache:
-        if isinstance(c.done, Say) and c.done.to == listener and c.done.act == "ask":
-            said = set(re.findall(r"[a-z']+", c.done.text.lower()))
-            if len(wanted & said) * 2 >= len(wanted):  # the model may phrase it: most of its words are there
-                return True
+    put = [(to, text) for to, text in context.asked]
+    put += [(c.done.to, c.done.text) for c in context.shortterm.cache
+            if isinstance(c.done, Say) and c.done.act == "ask" and c.done.to]
+    for to, text in put:
+        said = set(re.findall(r"[a-z']+", text.lower()))
+        if to == listener and len(wanted & said) * 2 >= len(wanted):  # the model may phrase it: most words are there
+            return True
     return False
 
 

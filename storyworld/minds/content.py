@@ -109,6 +109,7 @@ class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
     pointed: tuple[Known, ...] = ()  # holdings a shaped question picks: what the named told it; where one was last
     news: tuple[Known, ...] = ()  # what it was told lately (news to pass on to whoever here lacks it)
     questions: tuple[str, ...] = ()  # its goals to find something out, as questions to put to someone
+    asked_about: tuple[tuple[str, ...], ...] = ()  # for each question, the people it asks after (not asked of them)
     seekers: tuple[str, ...] = ()  # who of those present has a goal to find something out (cares for news)
 
 
@@ -126,6 +127,7 @@ class Speech(msgspec.Struct, frozen=True, kw_only=True):
     again: bool = False  # an answer it gave this listener lately, given again ("As I said, …")
     restate: bool = False  # a follow-up's answer that says what it is about (the question named it, not a last answer)
     echo: str = ""  # a reaction's: what the line just told it, said back as a question ("You saw …? I did not know that")
+    loose: bool = False  # an answer near the question in meaning only, no word of it in common ("I cannot say for sure, but …")
 
 
 # ------------------------------------------------------------------------------- gathering
@@ -358,11 +360,12 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
                  if _usable(r, agent) and r.owners[agent].via == "told" and r.owners[agent].since_round >= round_ - NEWS_ROUNDS
                  and r.id not in secrets)
     pronouns = world.agents[agent].pronouns if agent in world.agents else "they"
-    asks = tuple(q for a in (aims.aims_of(world, agent, encoder) if encoder is not None else ())
-                 if a.kind == "learn" for q in [aims.question_of(a.goal, pronouns, bool(a.people))] if q)
+    asking = tuple((q, a.people) for a in (aims.aims_of(world, agent, encoder) if encoder is not None else ())
+                   if a.kind == "learn" for q in [aims.question_of(a.goal, pronouns, bool(a.people))] if q)
+    asks = tuple(q for q, _ in asking)
     return Knowledge(heard=heard, beat=beat, moment=moment, lately=lately, told=tuple(dict.fromkeys(told)),
                      secrets=secrets, vocabulary=frozenset(vocabulary), asked=asked, previous=earlier, pointed=pointed,
-                     news=news, questions=asks,
+                     news=news, questions=asks, asked_about=tuple(people for _, people in asking),
                      seekers=tuple(a for a in present if encoder is not None and a in world.agents
                                    and any(x.kind == "learn" for x in aims.aims_of(world, a, encoder))))
 
@@ -551,19 +554,27 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     # the speaker told it lately (then "as I said, …"); a remark gets only what they lack
     lacking = [k for k in relevant if k.score >= best.score - ANSWER_MARGIN and _tellable(k, to, knowledge, asked=question)]
     if lacking:
-        return Speech(act="answer", to=to, carries=(lacking[0],))
+        return Speech(act="answer", to=to, carries=(lacking[0],), loose=question and not _shares(world, lacking[0], wanted))
     if not question:
         return Speech(act="react", to=to, echo=echo) if told_news else None  # a remark with nothing to say back: unsaid
     # the closest ones they hold already: the next one that bears on the question and they lack, before
     # "you know as much as I do"
     further = next((k for k in relevant if _tellable(k, to, knowledge, asked=True)), None)
     if further is not None:
-        return Speech(act="answer", to=to, carries=(further,))
+        return Speech(act="answer", to=to, carries=(further,), loose=not _shares(world, further, wanted))
     held = next((k for k in relevant if _tellable(k, None, knowledge, asked=True)), None)
     if held is not None:
         # asked again what it told lately: the answer again, as such ("As I said, …"), not "that is all I know"
-        return Speech(act="answer", to=to, carries=(held,), again=held.record_id in knowledge.told)
+        return Speech(act="answer", to=to, carries=(held,), again=held.record_id in knowledge.told,
+                      loose=not _shares(world, held, wanted))
     return Speech(act="unknown", to=to, told_all=True)
+
+
+def _shares(world: World, known: Known, wanted: set[str]) -> bool:
+    """Whether a holding has a word of substance of the question (beyond people's names), or the question has none."""
+    people = {w for a in world.agents.values() for n in a.all_names() for w in keys(n)}
+    substance = wanted - people
+    return not substance or bool(substance & keys(known.text))
 
 
 def _bears(world: World, known: Known, wanted: set[str]) -> bool:
@@ -574,7 +585,8 @@ def _bears(world: World, known: Known, wanted: set[str]) -> bool:
     substance = wanted - people
     text = keys(known.text)
     if substance:
-        return bool(substance & text) or known.score >= BEARS
+        # a move or a look around is near many questions in meaning and answers none of them by nearness alone
+        return bool(substance & text) or (known.score >= BEARS and not known.mechanical)
     by = {w for a in (known.source, *known.actors) if a in world.agents for w in keys(world.agents[a].name)}
     return bool(wanted & (text | by))
 

@@ -12,8 +12,11 @@ from typing import Any
 import msgspec
 
 from storyworld.kernel.actions import Say
-from storyworld.kernel.state import ThreadLine
-from storyworld.minds import content, render
+from storyworld.kernel.perception import Perception
+from storyworld.kernel.state import ShortTerm, ThreadLine
+from storyworld.llm.base import LanguageModel, tagged
+from storyworld.minds import content, render, words
+from storyworld.minds.context import DecisionContext
 from storyworld.world import World
 
 INTERVIEWER = "interviewer"  # who asks, when it is nobody in the world
@@ -29,6 +32,7 @@ class Answer(msgspec.Struct, frozen=True, kw_only=True):
     records: tuple[content.Known, ...] = ()
     provenance: tuple[str, ...] = ()  # one line per record: "witnessed r12, The great hall", "told by Horatio r14"
     rested_on: tuple[int, ...] = ()  # what the conversation is about after this answer (a follow-up points back to it)
+    rendered: bool = True  # the deterministic floor; False when the model's phrasing passed the check
 
 
 def how(world: World, known: content.Known) -> str:
@@ -76,13 +80,15 @@ class AsOf:
 
 
 def interview(world: World, store: content.Memory, agent: str, question: str, *, round_: int,
-              asker: str | None = None, candid: bool = False, before: str = "", previous: Answer | None = None) -> Answer:
+              asker: str | None = None, candid: bool = False, before: str = "", previous: Answer | None = None,
+              lm: LanguageModel | None = None, seed: int = 0) -> Answer:
     """What `agent` answers to `question` from what it holds by `round_` (asked by `asker`, else an interviewer).
 
     `candid`: it keeps nothing to itself (an author's interview of memory, not a scene); else it answers in
     character, refusing what it keeps secret. `before`: the line the two exchanged last, which a follow-up's
     "it" or "that" points back to ("Who told you that?"); `previous`: the answer before this one in the same
     conversation (its words are `before`, and what it rested on is what "Who told you?" and "When?" ask after).
+    `lm`: the model phrases the answer as in play, kept only if the check passes it (else the floor is said).
     """
     if previous is not None:
         before = before or previous.text
@@ -100,6 +106,22 @@ def interview(world: World, store: content.Memory, agent: str, question: str, *,
     if speech is None:  # a remark it has nothing to say back to
         speech = content.Speech(act="unknown", to=asker)
     text = render.floor(world, speech, agent, now=round_)
+    rendered = True
+    if lm is not None and text:
+        text, rendered = _phrased(world, lm, agent, addressed, knowledge, speech, text, seed)
     rested = tuple(k.record_id for k in speech.carries) or earlier  # a follow-up keeps the conversation's subject
     return Answer(agent=agent, question=question, act=speech.act, text=text, records=speech.carries,
-                  provenance=tuple(how(world, k) for k in speech.carries), rested_on=rested)
+                  provenance=tuple(how(world, k) for k in speech.carries), rested_on=rested, rendered=rendered)
+
+
+def _phrased(world: World, lm: LanguageModel, agent: str, addressed: ThreadLine, knowledge: content.Knowledge,
+             speech: content.Speech, floor: str, seed: int) -> tuple[str, bool]:
+    """The model's phrasing of the floor under the same check as a line in play (no place, no one else present)."""
+    present = (addressed.speaker,) if addressed.speaker in world.agents else ()
+    perception = Perception(agent=agent, round=addressed.round, place="", place_name="", place_description="",
+                            present=present, exits=(), objects_here=(), objects_held=(), recent_talk=(addressed,))
+    context = DecisionContext(agent=agent, perception=perception, shortterm=ShortTerm(), recalled=(), seed=seed,
+                              addressed_by=addressed, knowledge=knowledge, replying=True)
+    with tagged("line", agent):
+        text, rendered, _, _ = words.write(lm, world, context, speech, floor)
+    return text, rendered
