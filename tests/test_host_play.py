@@ -250,7 +250,7 @@ def test_undo_and_retry_are_the_hosts_and_every_seat_is_told(tmp_path):
             await asyncio.to_thread(hosting.wait_for, server.undo(retry=True), 30)
             again = await until(b, Resolved)
             assert sorted(e.text for e in again.entries if e.kind == "line") == ["A second toast!", "Hear, hear."]
-            assert server.session.round == 1
+            assert server.session.round == 1 and server.session.sim.state.draw == 1  # the round's second drawing
             await close_all()
 
         asyncio.run(scene())

@@ -97,10 +97,11 @@ class RoundUndone(Message):
     else it is the view of the game now, or None when the screen still has what it showed before the round)."""
 
     def __init__(self, moment: Moment | None, *, replayed: bool = False, seconds: float = 0.0, note: str = "",
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, draw: int = 0) -> None:
         super().__init__()
         self.moment = moment
         self.seed = seed  # the replay's new seed
+        self.draw = draw  # which drawing of the round the replay is (1: the first retry; minds.draws)
         self.replayed = replayed
         self.seconds = seconds
         self.note = note

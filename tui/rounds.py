@@ -48,6 +48,12 @@ def one_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
+def drawn(draw: int) -> str:
+    """Which drawing of a round a replay is, as the transcript says it: the first play is draw 1, so the
+    first retry (RoundOutcome.draw 1) is "again, draw 2"."""
+    return f"again, draw {draw + 1}"
+
+
 @dataclass(frozen=True)
 class Question:
     """What a confirmation dialog asks before a round is discarded: its title, note and the yes button."""
@@ -230,7 +236,7 @@ class RoundController:
                 self.post(RoundFailed(said))
             return
         self.post(RoundUndone(moment, replayed=True, seconds=self.runtime.timer() - started,
-                              seed=game.session.sim.settings.seed))
+                              seed=game.session.sim.settings.seed, draw=game.session.sim.state.draw))
         self._autosave(game)
 
     def save(self, what: str, name: str = "") -> bool:

@@ -22,7 +22,7 @@ import msgspec
 from memory import BACKENDS
 from saves.slots import AUTOSAVE_KEEP, AUTOSAVES_SUFFIX
 from storyworld.errors import SaveRefused, UserError
-from storyworld.game.simulation import Simulation, Watch, initial_state
+from storyworld.game.simulation import Simulation, Watch, initial_state, redraw
 from storyworld.kernel.state import Settings, WorldState
 from storyworld.llm.base import model_of
 from storyworld.world import World, check_bytes, load_world, world_to_toml
@@ -426,14 +426,16 @@ class Session:
     # --- playing -------------------------------------------------------------------------------
     def play_round(self, action: Action | None = None, progress: Callable[[str, int, int], None] | None = None,
                    cancelled: Callable[[], bool] | None = None, watch: Watch | None = None,
-                   seated: dict[str, Action] | None = None) -> RoundOutcome:
+                   seated: dict[str, Action] | None = None, draw: int = 0) -> RoundOutcome:
         """One round with the player's action (None: the player waits, or there is none), under the lock.
 
         `watch` is given the round's RoundProgress as decisions start and land (Simulation.decide_all);
-        `seated` the actions of a hosted game's people, by character (their characters do not decide).
+        `seated` the actions of a hosted game's people, by character (their characters do not decide);
+        `draw` which drawing of the round it is (0 as first played; a retry's, Session.retry).
         """
         with self.lock:
-            return self.sim.step(action, progress=progress, cancelled=cancelled, watch=watch, seated=seated)
+            return self.sim.step(action, progress=progress, cancelled=cancelled, watch=watch, seated=seated,
+                                 draw=draw)
 
     # --- undoing -----------------------------------------------------------------------------
     def can_rewind(self) -> bool:
@@ -483,19 +485,17 @@ class Session:
 
     def retry(self, progress: Callable[[str, int, int], None] | None = None,
               cancelled: Callable[[], bool] | None = None) -> RoundOutcome:
-        """Undo the last round and play it again, the player doing the same, under another seed."""
-        import random
+        """Undo the last round and play it again, the player doing the same, as its next drawing.
 
-        from storyworld.game.simulation import derive_seed
-
+        The drawing after the last one played (RoundOutcome.draw, kept in the state) under its own seed: the
+        others take the next of the choices that fit about as well (minds.draws) and the model phrases anew.
+        """
         with self.lock:
             action = self.last_action()
+            draw = self.sim.state.draw + 1
             self.rewind()
-            sim = self.sim
-            seed = derive_seed(sim.settings.seed, "retry", sim.state.round)
-            sim.settings = msgspec.structs.replace(sim.settings, seed=seed)
-            sim.rng = random.Random(derive_seed(seed, sim.state.round))
-            return self.play_round(action, progress=progress, cancelled=cancelled)
+            redraw(self.sim, draw)
+            return self.play_round(action, progress=progress, cancelled=cancelled, draw=draw)
 
     def files(self) -> tuple[dict[str, bytes], dict[str, object]]:
         """The files and metadata of a save of the game as it is now."""

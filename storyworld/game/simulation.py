@@ -19,7 +19,7 @@ from storyworld.llm.concurrency import lanes, parallelism, run_ordered
 from storyworld.kernel.resolve import Narration, RoundOutcome, narrate, resolve_replies, resolve_round
 from storyworld.kernel import ids
 from storyworld.minds import Decision, DecisionContext, Mind, Recalled, content, provenance_tag
-from storyworld.minds import direction, listening, render
+from storyworld.minds import direction, draws, listening, render
 from storyworld.minds.status import update_status
 from storyworld.kernel.perception import perceive, present_at
 from storyworld.kernel.shortterm import new_shortterm, remember_result
@@ -115,6 +115,20 @@ def derive_seed(*parts: object) -> int:
     return int.from_bytes(hashlib.blake2b(text, digest_size=4).digest(), "big") & 0x7FFFFFFF
 
 
+def redraw(sim: Simulation, draw: int) -> int:
+    """Seed `sim` for drawing its round again as drawing `draw` (> 0) of it; the new seed.
+
+    From the seed the round was first played under: the first retry's seed is the one retries always had,
+    a later one's names its drawing too, so each drawing of a round has its own seed and the same again
+    draws the same.
+    """
+    base, round_ = sim.settings.seed, sim.state.round
+    seed = derive_seed(base, "retry", round_) if draw <= 1 else derive_seed(base, "retry", round_, draw)
+    sim.settings = msgspec.structs.replace(sim.settings, seed=seed)
+    sim.rng = random.Random(derive_seed(seed, round_))
+    return seed
+
+
 def initial_state(world: World, start_id: str | None) -> WorldState:
     """World state at a start point: agents at their start positions or homes, objects where the file puts them."""
     start = world.start(start_id)
@@ -151,6 +165,7 @@ class Simulation:
         self.parallel: int | None = None
         self._mechanical: set[str] = set()  # store keys of moves and looks around (grown as events come)
         self._mechanical_upto = 0
+        self.draw = 0  # the drawing of the round being played (step's `draw`; 0 outside a step)
 
     # --- scheduling --------------------------------------------------------------------------
     def active_agents(self) -> list[str]:
@@ -282,9 +297,9 @@ class Simulation:
             missed_lines=missed, player=self.settings.player, player_call=self.player_call(agent),
             read_already=tuple(sorted({e.target for e in self.state.events
                                        if e.actor == agent and e.kind == "act" and e.verb == "read" and e.target})),
-            knowledge=knowledge, replying=replying, asked=self.asked_by(agent),
+            knowledge=knowledge, replying=replying, asked=self.asked_by(agent), draw=self.draw,
         )
-        return context, recall_s
+        return draws.vary(context), recall_s
 
     def asked_by(self, agent: str, limit: int = 12) -> tuple[tuple[str, str], ...]:
         """The questions `agent` put lately and to whom (its agenda does not ask the same one twice)."""
@@ -427,6 +442,25 @@ class Simulation:
         return decisions
 
     def step(
+        self,
+        player_action: Action | None = None,
+        progress: Progress | None = None,
+        cancelled: Callable[[], bool] | None = None,
+        watch: Watch | None = None,
+        seated: dict[str, Action] | None = None,
+        draw: int = 0,
+    ) -> RoundOutcome:
+        """Run one round (`_step`) as its drawing `draw`: 0 as first played; a retry's d > 0 takes the next of
+        the near-tied choices (minds.draws). The outcome and the state say which drawing it was."""
+        self.draw = draw
+        try:
+            outcome = self._step(player_action, progress, cancelled, watch, seated)
+        finally:
+            self.draw = 0  # the next round is a first drawing unless a retry says otherwise
+        self.state.draw = draw
+        return msgspec.structs.replace(outcome, draw=draw) if draw else outcome
+
+    def _step(
         self,
         player_action: Action | None = None,
         progress: Progress | None = None,
@@ -581,7 +615,9 @@ class Simulation:
                                 key=ids.canon(t.beat.id).text, kind=MEMORY_KIND[t.beat.kind], beat=t.beat.id,
                                 hearers=t.hearers if t.mode == "word" else None, actors=tuple(t.beat.actors))
                       for t in tellings]
-        return narrate(self.world, self.state, outcome, narrations)
+        outcome = narrate(self.world, self.state, outcome, narrations)
+        progress.declined.extend(b for b in outcome.declined if b not in progress.declined)
+        return outcome
 
     def retract(self, outcome: RoundOutcome) -> None:
         """Apply the round's exposures: each exposed claim's records are retracted, contaminating what rests on them."""

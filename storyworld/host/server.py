@@ -172,8 +172,9 @@ class WorldServer:
             return True
         return self._seconds_left() == 0.0
 
-    async def _play(self, seated: dict[str, Action] | None = None) -> None:
-        """Play the round with the seats' lines (a seat that did not act waits), save it, and tell each seat."""
+    async def _play(self, seated: dict[str, Action] | None = None, *, draw: int = 0) -> None:
+        """Play the round with the seats' lines (a seat that did not act waits), save it, and tell each seat;
+        `draw`: which drawing of the round (a retry's, Simulation.step)."""
         if seated is None:
             seated = {a: self.pending.get(a) or Wait(actor=a) for a in self._active()}
         waited = {a for a in seated if a not in self.pending} if self.pending else set()
@@ -182,7 +183,7 @@ class WorldServer:
         started = self.clock()
         round_ = self.session.round
         try:
-            outcome = await asyncio.to_thread(self._step, seated)
+            outcome = await asyncio.to_thread(self._step, seated, draw)
         except RoundRefused as exc:  # the game is as it was before the round
             self.resolving = False
             self.say(str(exc))
@@ -195,11 +196,11 @@ class WorldServer:
         self.round_seconds.append(self.clock() - started)
         self.say(f"round {round_} played ({len(seated) - len(waited)} of {len(seated)} seats acted)")
 
-    def _step(self, seated: dict[str, Action]) -> RoundOutcome:
+    def _step(self, seated: dict[str, Action], draw: int = 0) -> RoundOutcome:
         """The round itself, then its autosave (on a thread: both block)."""
         from saves import SaveError
 
-        outcome = self.session.play_round(None, seated=seated)
+        outcome = self.session.play_round(None, seated=seated, draw=draw)
         if self.session.slot is not None:
             try:
                 self.session.autosave()
@@ -216,11 +217,13 @@ class WorldServer:
 
     # --- the host's own commands -------------------------------------------------------------------
     async def undo(self, *, retry: bool = False) -> str:
-        """Undo the last round (memory included), or with `retry` play it again with the same lines under
-        another seed; every seat is told. The host's alone: one player's undo would undo everyone's round."""
+        """Undo the last round (memory included), or with `retry` play it again with the seats' same lines as
+        the round's next drawing (its own seed); every seat is told. The host's alone: one player's undo would
+        undo everyone's round."""
         if self.resolving:
             return "a round is being played; undo it once it has resolved"
         seated = dict(self.last_seated)
+        draw = self.session.sim.state.draw + 1  # a retry is the round's next drawing (Session.retry)
         self.resolving = True
         try:
             round_ = await asyncio.to_thread(self.session.rewind)
@@ -230,26 +233,21 @@ class WorldServer:
             self.resolving = False
         self.pending, self.first_line_at = {}, None
         if retry:
-            await asyncio.to_thread(self._reseed)
+            await asyncio.to_thread(self._reseed, draw)
         shown = await asyncio.to_thread(self._views)
         await asyncio.gather(*(self._send_to(agent, Rewound(round=round_, view=view, retried=retry))
                                for agent, view in shown.items()))
-        self.say(f"round {round_} undone" + ("; playing it again" if retry else ""))
+        self.say(f"round {round_} undone" + (f"; playing it again (draw {draw + 1})" if retry else ""))
         if retry:
-            await self._play({a: act for a, act in seated.items() if a in self._active()})
+            await self._play({a: act for a, act in seated.items() if a in self._active()}, draw=draw)
         return f"round {round_} undone" + (" and played again" if retry else "")
 
-    def _reseed(self) -> None:
-        """Another seed for the round about to be played again (as Session.retry does for one player)."""
-        import random
-
-        from storyworld.game.simulation import derive_seed
+    def _reseed(self, draw: int) -> None:
+        """The seed of the round about to be drawn again as drawing `draw` (as Session.retry does for one player)."""
+        from storyworld.game.simulation import redraw
 
         with self.session.lock:
-            sim = self.session.sim
-            seed = derive_seed(sim.settings.seed, "retry", sim.state.round)
-            sim.settings = msgspec.structs.replace(sim.settings, seed=seed)
-            sim.rng = random.Random(derive_seed(seed, sim.state.round))
+            redraw(self.session.sim, draw)
 
     def _views(self) -> dict[str, View]:
         with self.session.reading() as sim:

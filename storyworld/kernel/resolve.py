@@ -26,6 +26,10 @@ class RoundOutcome(msgspec.Struct, frozen=True, kw_only=True):
     order: tuple[str, ...]
     retractions: tuple[tuple[str, str], ...] = ()  # (event id of the exposed claim, who exposed it)
     refused: tuple[str, ...] = ()  # actors whose action the kernel could not carry out
+    # canon beats met this round that the story declined to show (no one could see them as the canon tells
+    # them): they happened off the screen, so nobody's Goals tick them done
+    declined: tuple[str, ...] = ()
+    draw: int = 0  # which drawing of the round this is: 0 as first played, d > 0 the d-th retry (minds.draws)
 
 
 class Narration(msgspec.Struct, frozen=True, kw_only=True):
@@ -459,13 +463,16 @@ def narrate(world: World, state: WorldState, outcome: RoundOutcome, narrations: 
     via: Via
     canon = {e.id: i for i, e in enumerate(world.events)}
     told = _told_upto(state, canon)
+    declined: list[str] = []
     for item in sorted(narrations, key=lambda n: canon.get(n.beat or "", -1)):
         index = len(outcome.events) + len(events)
         if item.hearers is None:
             witnesses = present_at(world, state, item.place)
             text = seen_text(world, item, witnesses, told, canon)
-            if text is None:
-                continue  # it cannot be seen as the canon tells it: not narrated, and nobody comes to hold it
+            if text is None or not witnesses:
+                # it cannot be seen as the canon tells it: not narrated, and nobody comes to hold it
+                declined.extend([item.beat] if item.beat else [])
+                continue
             where, word_from, via = item.place, None, "witnessed"
             if item.beat in canon:
                 told[item.place] = max(told.get(item.place, -1), canon[item.beat])
@@ -485,7 +492,8 @@ def narrate(world: World, state: WorldState, outcome: RoundOutcome, narrations: 
                                     kind=item.kind, group=event.id, actors=item.actors))
     state.events.extend(events)
     return msgspec.structs.replace(outcome, events=(*outcome.events, *events),
-                                   deposits=(*outcome.deposits, *deposits))
+                                   deposits=(*outcome.deposits, *deposits),
+                                   declined=(*outcome.declined, *declined))
 
 
 def _told_upto(state: WorldState, canon: dict[str, int]) -> dict[str, int]:

@@ -20,6 +20,8 @@ class CanonProgress(msgspec.Struct, kw_only=True):
     witnessed: dict[str, list[str]] = msgspec.field(default_factory=dict)
     # beat id -> who was there when it happened in play (a player's Goals tick done only what they saw)
     present: dict[str, list[str]] = msgspec.field(default_factory=dict)
+    # beat ids met in play that the story declined to narrate (RoundOutcome.declined): never ticked done
+    declined: list[str] = msgspec.field(default_factory=list)
 
     def met_by(self, agent: str) -> set[str]:
         """Beats met in play, and those `agent` was there for as a witness."""
@@ -123,6 +125,7 @@ class WorldState(msgspec.Struct, kw_only=True):
     absent: list[str] = msgspec.field(default_factory=list)  # out of play: dead or not yet come
     canon: CanonProgress = msgspec.field(default_factory=CanonProgress)  # beats met or left behind
     invalid: int = 0  # actions the kernel had to refuse (a mind's choice it could not carry out)
+    draw: int = 0  # the drawing the last round played was (RoundOutcome.draw): a retry draws the next one
 
     def present(self, place: str) -> list[str]:
         """Agents in play at a place, in id order."""

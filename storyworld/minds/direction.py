@@ -342,8 +342,10 @@ def tellings(world: World, state: WorldState, progress: CanonProgress, met: list
 
 
 def shared_by(progress: CanonProgress, beat_id: str, agent: str) -> bool:
-    """Whether `agent` was there when a beat happened in play (the beats a player's Goals may tick done)."""
-    return beat_id in progress.met and agent in progress.present.get(beat_id, ())
+    """Whether `agent` was there when a beat happened in play and on the screen (the beats a player's Goals
+    may tick done; one the story declined to narrate is not)."""
+    return (beat_id in progress.met and agent in progress.present.get(beat_id, ())
+            and beat_id not in progress.declined)
 
 
 def companions(world: World, state: WorldState, progress: CanonProgress, mover: str, destination: str) -> tuple[str, ...]:

@@ -141,8 +141,8 @@ def happening(world: World, state: WorldState, player: str) -> str:
 def suggestions(world: World, state: WorldState, player: str, limit: int = 4) -> list[Suggestion]:
     """The player's own canon beats: what comes next (where to go), and the last ones done or passed.
 
-    Done only when the beat happened in play with the player there; a beat met without the player,
-    or left behind by the story, is passed.
+    Done only when the beat happened in play with the player there and on the screen; a beat met without
+    the player, met but declined by the story's narration (CanonProgress.declined), or left behind, is passed.
     """
     here = state.positions.get(player)
     out: list[Suggestion] = []

@@ -89,11 +89,21 @@ async def test_retry_plays_the_round_again_under_another_seed(runtime, tiny_worl
         await settle(pilot)
         assert screen.game.session.round == 1 and session.sim.settings.seed != seed
         after = transcript_text(screen)
-        assert any(f"(again, new seed {session.sim.settings.seed})" in line for line in after)  # says so
+        assert any(f"(again, draw 2, new seed {session.sim.settings.seed})" in line for line in after)  # says so
         assert after.count("MAREN (to Tobin) · you\nWhat do you carry?") == 1  # the round replaced, not doubled
         assert len(after) == len(lines)
         mine = [a for a in session.sim.state.actions if a.actor == "maren"]
         assert len(mine) == 1 and mine[0].text == "What do you carry?"  # the player did the same
+        first_retry = session.sim.settings.seed
+        await pilot.press("ctrl+r")  # again, as a newcomer does it: Retry is focused, Enter confirms it
+        await settle(pilot)
+        assert isinstance(app.screen, Confirm)
+        await pilot.press("enter")
+        await settle(pilot)
+        again = transcript_text(screen)
+        assert session.sim.state.draw == 2 and session.sim.settings.seed not in (seed, first_retry)
+        assert any(f"(again, draw 3, new seed {session.sim.settings.seed})" in line for line in again)
+        assert len(again) == len(lines) and not any("draw 2" in line for line in again)  # it replaced the first retry
 
 
 def _diff(a, b, path="") -> list[str]:

@@ -38,6 +38,7 @@ def test_submit_retry_and_undo_are_driven_without_a_screen(runtime, tiny_world):
     rounds.rewind("retry")
     replay = next(m for m in posted if isinstance(m, RoundUndone))
     assert replay.replayed and replay.seed == rounds.game.session.sim.settings.seed != seed
+    assert replay.draw == 1  # the round's second drawing (its first play is draw 0)
     assert rounds.after_undo(replay) is replay.moment and rounds.shown_before == [first]
 
     posted.clear()

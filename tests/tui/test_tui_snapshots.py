@@ -220,3 +220,18 @@ def test_retry_dialog_after_right_arrow_focuses_cancel(snap_compare, still_runti
         await steady(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ask)
+
+
+def test_retry_says_which_draw_it_is(snap_compare, still_runtime, tiny_world):
+    """Ctrl+R, then Enter (Retry is focused): the round is played again, its marker and the progress line saying
+    which draw of the round it is and under which seed."""
+    app = make_app(runtime=still_runtime, world=tiny_world, player="maren")
+
+    async def retry(pilot) -> None:
+        await play_a_round(pilot)
+        await pilot.press("ctrl+r")
+        await steady(pilot)
+        await pilot.press("enter")
+        await steady(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=retry)

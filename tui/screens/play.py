@@ -32,7 +32,7 @@ from tui.messages import (
     SaveFailed,
     SaveWritten,
 )
-from tui.rounds import Question, RoundController, one_line
+from tui.rounds import Question, RoundController, drawn, one_line
 from tui.views import Moment, TranscriptEntry
 from tui.widgets.action_bar import ActionBar
 from tui.widgets.panels import CastPanel, GoalsPanel, MapPanel, StatusLine
@@ -635,11 +635,11 @@ class PlayScreen(Screen):
             self._progress(message.note or f"Round {moment.round} undone; the world is as it was before it. Your move.")
         else:
             transcript.begin_round()
-            label = f"— round {moment.round - 1} (again, new seed {message.seed}) —"
+            label = f"— round {moment.round - 1} ({drawn(message.draw)}, new seed {message.seed}) —"
             transcript.add_entries(moment.entries, round_label=label)
             if moment.hint:
                 transcript.add_hint(moment.hint)
-            self._progress(f"Round {moment.round - 1} played again under a new seed ({message.seed}) "
+            self._progress(f"Round {moment.round - 1} played {drawn(message.draw)} (new seed {message.seed}) "
                            f"in {message.seconds:.1f} s. Your move.")
             self.rounds_shown += 1
             self.call_after_refresh(self.round_shown.set)

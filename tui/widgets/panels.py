@@ -75,7 +75,7 @@ class GoalsPanel(Static):
                 text.append("→ " if i == 0 else "  ", style="bold")
                 text.append(item + "\n", style="" if i == 0 else "dim")
             for item, status in settled:
-                # done: it happened with you there; passed: it happened elsewhere, or the story moved on
+                # done: it happened on screen with you there; passed: elsewhere, off the screen, or the story moved on
                 mark = "✓ " if status == "done" else "✗ "
                 text.append(mark, style="green" if status == "done" else "yellow")
                 text.append(f"{item} ({status})\n", style="dim")

@@ -43,8 +43,9 @@ class Transcript(VerticalScroll):
         self._round_starts: list[int] = []  # how many entries there were when each round's began
 
     def _shown(self) -> list[Static]:
-        """The entries on show (a pending line is on its way out, never part of a round)."""
-        return [c for c in self.query_children(".entry") if not c.has_class("-pending")]
+        """The entries on show (a pending line is on its way out, never part of a round; nor is an undone one,
+        which stays a child until its removal is processed)."""
+        return [c for c in self.query_children(".entry") if not c.has_class("-pending") and not c.has_class("-undone")]
 
     def begin_round(self) -> None:
         """What comes next belongs to a new round (undo_round takes it away again)."""
@@ -56,6 +57,8 @@ class Transcript(VerticalScroll):
             return
         keep = self._round_starts.pop()
         for child in self._shown()[keep:]:
+            # removal is processed later: marked now, so a round begun at once (a retry) counts without it
+            child.add_class("-undone")
             child.remove()
 
     def reset(self) -> None:
