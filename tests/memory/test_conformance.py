@@ -8,7 +8,7 @@ from memory import BACKENDS, ConsensusStore, Deposit
 from memory.baselines import make
 from memory.baselines import from_files as baseline_from_files
 from memory.store import MemoryStore, StoreShell
-from tests.fixtures_memory import HashEmbedder
+from tests.support.fixtures_memory import HashEmbedder
 
 
 def new_store(backend: str, folder=None):

@@ -6,12 +6,12 @@ import subprocess
 import sys
 
 import pytest
-from fixtures_memory import HashEmbedder
 
 from memory import ConsensusStore, StoreFileError
 from memory.atomize import atomize
 from memory.embedder import EmbedderError, SentenceEmbedder, model_dir
 from memory.guard import check
+from tests.support.fixtures_memory import HashEmbedder
 
 
 @pytest.mark.parametrize(

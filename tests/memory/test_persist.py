@@ -9,15 +9,13 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import msgspec
 import pytest
-from fixtures_memory import HashEmbedder
 
 from memory import ConsensusStore, Deposit, MemorySettings, StoreFileError
-
-TESTS = Path(__file__).resolve().parent
+from tests.support.fixtures_memory import HashEmbedder
+from tests.support.paths import REPO
 
 
 def content(store: ConsensusStore):
@@ -134,8 +132,8 @@ def test_sigkill_during_saves_never_loses_the_last_completed_save(tmp_path):
     """Kill a child that saves in a loop at random moments; each time the folder opens at the last save."""
     folder = tmp_path / "mem"
     rng = random.Random(20240611)
-    code = f"import sys; sys.path.insert(0, {str(TESTS)!r}); import fixtures_memory; fixtures_memory.save_loop({str(folder)!r})"
-    env = dict(os.environ, PYTHONPATH=str(TESTS.parent))
+    code = f"from tests.support import fixtures_memory; fixtures_memory.save_loop({str(folder)!r})"
+    env = dict(os.environ, PYTHONPATH=str(REPO))
     kills = 0
     last_generation = 0
     while kills < 20:

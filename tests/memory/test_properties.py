@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import msgspec
-from fixtures_memory import HashEmbedder
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memory import ConsensusStore, Deposit, MemorySettings
 from memory.table import texts_of
+from tests.support.fixtures_memory import HashEmbedder
 
 OWNERS = ("hamlet", "horatio", "ophelia", "claudius")
 NAMES = ("Hamlet", "Horatio", "the ghost", "Ophelia", "the king")

@@ -4,9 +4,9 @@ refusal, modal verbs kept apart, verb synonyms and fronted phrases; every rule o
 from __future__ import annotations
 
 import pytest
-from fixtures_memory import HashEmbedder
 
 from memory import ConsensusStore, disputes, frames, guard, lexicon
+from tests.support.fixtures_memory import HashEmbedder
 
 
 @pytest.mark.parametrize("text, core", [

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import msgspec
 import pytest
-from fixtures_memory import HashEmbedder
 
 from memory import ConsensusStore, Deposit, MemorySettings
+from tests.support.fixtures_memory import HashEmbedder
 
 
 @pytest.fixture

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from fixtures_memory import HashEmbedder
 
 from memory import ConsensusStore, Deposit, baselines
 from memory import trust
+from tests.support.fixtures_memory import HashEmbedder
 
 TEXT = "The harbour lamp was dark on the night of the wreck."
 

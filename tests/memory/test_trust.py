@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from fixtures_memory import HashEmbedder
 
 from memory import ConsensusStore, MemorySettings
 from memory.trust import BASE_CONFIDENCE
+from tests.support.fixtures_memory import HashEmbedder
 
 
 @pytest.fixture

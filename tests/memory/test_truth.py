@@ -4,14 +4,14 @@ wherever they merged, disputes show across owners, unmerge gives a statement bac
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-from fixtures_memory import HashEmbedder
 
 from memory import ConsensusStore, frames, guard
 from memory.trust import BASE_CONFIDENCE
 from memory.disputes import summary
+from tests.support.fixtures_memory import HashEmbedder
+from tests.support.paths import TINY
 
 
 @pytest.fixture
@@ -106,9 +106,9 @@ def test_simulation_retract_follows_a_merged_lie(tmp_path):
     from storyworld.game import session
     from storyworld.kernel.state import Settings
     from storyworld.world import load_world
-    from tests.doubles import ScriptedMind
+    from tests.support.doubles import ScriptedMind
 
-    world = load_world(Path(__file__).parent / "data" / "worlds" / "tiny.toml")
+    world = load_world(TINY)
     sim = session.new_simulation(world, None, Settings(seed=3), ScriptedMind(), embedder=HashEmbedder())
     (rid,) = sim.store.remember("maren", ["The lamp is broken."], kind="claim", via="told", source="tobin",
                                 event_id="r1-00/claim")
@@ -174,10 +174,10 @@ def _save_with_a_dispute(tmp_path, monkeypatch):
     from storyworld.game import session
     from storyworld.kernel.state import Settings
     from storyworld.world import load_world
-    from tests.doubles import ScriptedMind
+    from tests.support.doubles import ScriptedMind
 
     monkeypatch.setattr("memory.embedder.shared_embedder", lambda *a, **k: HashEmbedder())
-    world = load_world(Path(__file__).parent / "data" / "worlds" / "tiny.toml")
+    world = load_world(TINY)
     sim = session.new_simulation(world, None, Settings(seed=3), ScriptedMind(), embedder=HashEmbedder())
     (lit,) = sim.store.remember("maren", "The lamp in the lighthouse was lit.", event_id="x1")
     (dark,) = sim.store.remember("tobin", "The lamp in the lighthouse was not lit.", event_id="x2")
@@ -203,10 +203,10 @@ def test_unmerge_command(tmp_path, monkeypatch, capsys):
     from storyworld.cli import main
     from storyworld.kernel.state import Settings
     from storyworld.world import load_world
-    from tests.doubles import ScriptedMind
+    from tests.support.doubles import ScriptedMind
 
     monkeypatch.setattr("memory.embedder.shared_embedder", lambda *a, **k: HashEmbedder())
-    world = load_world(Path(__file__).parent / "data" / "worlds" / "tiny.toml")
+    world = load_world(TINY)
     sim = session.new_simulation(world, None, Settings(seed=3), ScriptedMind(), embedder=HashEmbedder())
     (rid,) = sim.store.remember("maren", "The lamp was lit in the lighthouse.", event_id="e1")
     (same,) = sim.store.remember("tobin", "In the lighthouse the lamp was lit.", event_id="e2")

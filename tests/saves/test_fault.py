@@ -9,13 +9,12 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from saves import read_save, write_save
+from tests.support.paths import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 KILLS = int(os.environ.get("SAVES_FAULT_KILLS", "24"))  # raise it locally for a longer soak
 SEED = 20240601
 REPEAT = 16_000  # ~130 KB per file: big enough that a kill often lands inside a write

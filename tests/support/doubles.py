@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from storyworld.kernel.actions import Action, Observe
 from storyworld.minds import Decision, DecisionContext
-from tests.fixtures_memory import HashEmbedder  # noqa: F401 — the one test embedder, re-exported
+from tests.support.fixtures_memory import HashEmbedder  # noqa: F401 — the one test embedder, re-exported
 
 
 class ScriptedMind:

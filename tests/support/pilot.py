@@ -1,75 +1,28 @@
-"""Test doubles and helpers for the TUI tests: a scripted mind, a hashed embedder, a fixed clock, typing."""
+"""Driving the app in pilot tests: run it at a fixed size, type, wait for its workers, read the transcript."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from pathlib import Path
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
-from doubles import HashEmbedder  # noqa: F401 — one hashed test embedder for every test
-from storyworld.kernel.actions import ActOn, Action, Observe, Say, Told, Wait
-from storyworld.minds import Decision, DecisionContext
-from tui.runtime import Runtime
+from tui.widgets.transcript import Transcript
 
-REPO = Path(__file__).resolve().parents[2]
-TINY = REPO / "tests" / "data" / "worlds" / "tiny.toml"
-FIXED_TIME = datetime(2024, 3, 1, 20, 15, tzinfo=timezone.utc)
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.pilot import Pilot
+    from textual.screen import Screen
 
-
-# What each agent of the tiny world does, whatever the round: fixed, so every run resolves the same way.
-TINY_SCRIPT: dict[str, str] = {
-    "tobin": "say:I carry a letter from the old keeper.",
-    "silas": "wait",
-    "ada": "observe",
-    "maren": "say:Who left the lamp dark?",
-}
+TERMINAL = (100, 30)  # the size most pilot tests run at: fixed, so layouts and snapshots do not drift
 
 
-class ScriptedMind:
-    """Returns a fixed action per agent (from a script like TINY_SCRIPT); anyone unscripted observes."""
-
-    def __init__(self, script: dict[str, str] | None = None, *, derive: bool = False) -> None:
-        self.script = dict(TINY_SCRIPT if script is None else script)
-        self.derive = derive  # what agents say tells what they recall holding (for trust scenes)
-        self.calls: list[tuple[int, str]] = []
-
-    def decide(self, world, context: DecisionContext) -> Decision:
-        """The scripted action for this agent."""
-        self.calls.append((context.perception.round, context.agent))
-        based_on = tuple(r.record_id for r in context.recalled) if self.derive else ()
-        action = self.action(context.agent)
-        if self.derive and isinstance(action, Say):
-            # a retelling carries the claim it repeats: the claim recalled that shares most words with the line
-            claims = [k for k in context.knowledge.moment if k.kind == "claim"]
-            if claims:
-                told = max(claims, key=lambda k: len(set(k.text.lower().split()) & set(action.text.lower().split())))
-                action = Say(actor=action.actor, text=action.text, to=action.to, act="tell",
-                             tells=(Told(record=told.record_id, text=told.text, kind=told.kind),))
-        return Decision(action=action, based_on=based_on)
-
-    def action(self, agent: str) -> Action:
-        """Decode the script entry."""
-        entry = self.script.get(agent, "observe")
-        kind, _, text = entry.partition(":")
-        if kind == "say":
-            return Say(actor=agent, text=text)
-        if kind == "lie":
-            listener, _, claim = text.partition(":")
-            return ActOn(actor=agent, target=listener, verb="lie", text=claim, to=listener)
-        if kind == "lead":
-            target, _, place = text.partition(":")
-            return ActOn(actor=agent, verb="lead", target=target, place=place)
-        if kind == "wait":
-            return Wait(actor=agent)
-        return Observe(actor=agent)
-
-
-def scripted_runtime(saves_root: Path | None = None, script: dict[str, str] | None = None, *,
-                     derive: bool = False) -> Runtime:
-    """A runtime with the scripted mind, the hashed embedder and a fixed clock."""
-    mind = ScriptedMind(script, derive=derive)
-    embedder = HashEmbedder()
-    return Runtime(load_mind=lambda: mind, load_embedder=lambda: embedder, model_name="scripted",
-                   clock=lambda: FIXED_TIME, seed=7, awake="all", saves_root=saves_root)
+@asynccontextmanager
+async def piloted(app: App, size: tuple[int, int] = TERMINAL, *, settled: bool = True) -> AsyncIterator[Pilot]:
+    """Run `app` headless at `size`; with `settled`, wait for its first workers before handing over the pilot."""
+    async with app.run_test(size=size) as pilot:
+        if settled:
+            await settle(pilot)
+        yield pilot
 
 
 def keys_for(text: str) -> list[str]:
@@ -79,8 +32,27 @@ def keys_for(text: str) -> list[str]:
     return [names.get(ch, ch) for ch in text]
 
 
-async def settle(pilot) -> None:
+async def settle(pilot: Pilot) -> None:
     """Wait until every worker is done and the messages they posted are handled."""
     for _ in range(3):
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
+
+
+async def pause_until(pilot: Pilot, condition: Callable[[], object], what: str, tries: int = 200) -> None:
+    """Pause until `condition()` holds, a bounded number of times (each pause lets workers and threads run)."""
+    for _ in range(tries):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"never happened: {what}")
+
+
+def transcript_entries(screen: Screen) -> list[str]:
+    """Each entry the play screen's transcript shows, as plain text."""
+    return [str(w.content) for w in screen.query_one(Transcript).query(".entry")]
+
+
+def transcript_text(screen: Screen) -> str:
+    """Everything the play screen's transcript shows, as plain text."""
+    return "\n".join(transcript_entries(screen))

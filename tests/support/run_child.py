@@ -1,17 +1,16 @@
-"""Child process for the run fault test: steps the tiny world forever, saving after every round."""
+"""Child process for the run fault test: steps the tiny world forever, saving after every round (repo on PYTHONPATH)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from doubles import HashEmbedder, ScriptedMind  # noqa: E402
-from storyworld.game import session  # noqa: E402
-from storyworld.kernel.state import Settings  # noqa: E402
-from storyworld.world import load_world  # noqa: E402
-from test_run_faults import saved, script  # noqa: E402
+from storyworld.game import session
+from storyworld.kernel.state import Settings
+from storyworld.world import load_world
+from tests.storyworld.game.test_run_faults import saved, script
+from tests.support.doubles import HashEmbedder, ScriptedMind
+from tests.support.paths import TINY
 
 
 def main() -> None:
@@ -21,7 +20,7 @@ def main() -> None:
     if saved(save):
         game = session.Session.load(save, mind, embedder=HashEmbedder())
     else:
-        world = load_world(Path(__file__).parent / "data" / "worlds" / "tiny.toml")
+        world = load_world(TINY)
         game = session.Session.new(world, "arrival", Settings(seed=11), mind, slot=save, embedder=HashEmbedder())
     while game.sim.state.round < rounds:
         game.play_round()

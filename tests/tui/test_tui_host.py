@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 from textual.screen import Screen
 from textual.widgets import Input, RichLog, Static
 
-from doubles import HashEmbedder, ScriptedMind
 from storyworld.host.client import Player
 from storyworld.host.protocol import Resolved
 from storyworld.world import load_world
@@ -17,20 +15,13 @@ from tui.app import StoryworldApp
 from tui.runtime import Runtime
 from tui.screens.host import HostScreen
 from tui.screens.join import JoinScreen
-
-COTERIE = Path(__file__).parent / "data" / "worlds" / "coterie.toml"
+from tests.support.doubles import HashEmbedder, ScriptedMind
+from tests.support.paths import COTERIE
+from tests.support.pilot import pause_until, piloted
 
 
 def transcript(screen: JoinScreen) -> str:
     return "\n".join(strip.text for strip in screen.query_one("#join-transcript", RichLog).lines)
-
-
-async def settle(pilot, condition, what: str, tries: int = 200) -> None:
-    for _ in range(tries):  # bounded: each pause lets workers and the host's thread run
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError(f"never happened: {what}")
 
 
 @pytest.mark.anyio
@@ -38,32 +29,32 @@ async def test_host_a_world_from_the_tui_and_play_a_seat_in_it(tmp_path):
     runtime = Runtime(load_mind=ScriptedMind, load_embedder=HashEmbedder, saves_root=tmp_path / "saves")
     screen = HostScreen(runtime, world=load_world(COTERIE))
     app = StoryworldApp(runtime, lambda app: Screen())
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with piloted(app, (120, 40), settled=False) as pilot:
         app.push_screen(screen)
         await pilot.pause()
         screen.query_one("#host-port", Input).value = "0"  # a free port
         await pilot.click("#host-start")
-        await settle(pilot, lambda: screen.hosting is not None, "the host to start")
+        await pause_until(pilot, lambda: screen.hosting is not None, "the host to start")
         server = screen.hosting.server
         codes = screen.query_one("#host-codes", Static).render().plain
         assert all(seat.code in codes for seat in server.session.seats) and "this computer only" in codes
         await pilot.click("#host-play")  # the host plays the first seat (Ansel) itself
-        await settle(pilot, lambda: isinstance(app.screen, JoinScreen) and "ansel" in server.connections,
-                     "the join screen to take a seat")
+        await pause_until(pilot, lambda: isinstance(app.screen, JoinScreen) and "ansel" in server.connections,
+                          "the join screen to take a seat")
         join = app.screen
         bea = Player(screen.hosting.url, server.session.seats[1].code)
         await bea.join()
         join.query_one("#join-line", Input).value = "Who has the salt?"
         await pilot.press("enter")
-        await settle(pilot, lambda: "ansel" in server.pending, "the line to reach the host")
+        await pause_until(pilot, lambda: "ansel" in server.pending, "the line to reach the host")
         await bea.send_line("Not I.")
         while not isinstance(await bea.receive(10), Resolved):
             pass
-        await settle(pilot, lambda: "Bea: Not I." in transcript(join), "the round on the join screen")
+        await pause_until(pilot, lambda: "Bea: Not I." in transcript(join), "the round on the join screen")
         assert "Ansel: Who has the salt?" in transcript(join)
         await bea.close()
         await pilot.press("escape")  # back to the host's screen; the seat waits for its code
-        await settle(pilot, lambda: app.screen is screen and "ansel" not in server.connections, "the seat let go")
+        await pause_until(pilot, lambda: app.screen is screen and "ansel" not in server.connections, "the seat let go")
         await pilot.click("#host-stop")
-        await settle(pilot, lambda: screen.hosting is None, "the host to stop")
+        await pause_until(pilot, lambda: screen.hosting is None, "the host to stop")
     assert any(p.name.startswith("coterie-hosted") for p in (tmp_path / "saves").iterdir())  # it was saved

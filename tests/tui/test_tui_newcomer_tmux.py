@@ -15,11 +15,11 @@ import shutil
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.paths import REPO
+
 PASSED = ("STORYWORLD_HOME", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "TOKENIZERS_PARALLELISM", "PATH", "HOME",
           "PYTHONPATH")
 pytestmark = [pytest.mark.real_model, pytest.mark.real_embedder, pytest.mark.slow, pytest.mark.timeout(900)]

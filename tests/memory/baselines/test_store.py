@@ -10,7 +10,7 @@ import pytest
 from memory import ConsensusStore, Deposit, StoreFileError
 from memory.baselines import STORES, BaselineSettings, CollaborativeStore, GenerativeStore, GMemoryStore, from_files, make
 from memory.baselines.base import STATE_FILE, VECTORS_FILE
-from tests.doubles import HashEmbedder
+from tests.support.doubles import HashEmbedder
 
 BACKENDS = tuple(STORES)  # the three baselines
 AGENTS = ("hamlet", "horatio", "ophelia", "polonius", "claudius")

@@ -6,8 +6,8 @@ import pytest
 
 from memory import Deposit
 from memory.baselines import BaselineSettings, CollaborativeStore, GenerativeStore, GMemoryStore, rule_importance
-from tests.doubles import HashEmbedder
-from tests.test_baselines_store import random_world, scene_deposits
+from tests.memory.baselines.test_store import random_world, scene_deposits
+from tests.support.doubles import HashEmbedder
 
 
 def test_rule_importance_reads_kind_and_length():

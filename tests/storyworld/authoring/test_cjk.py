@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from storyworld.authoring.prose import cjk
 from storyworld.authoring.pipeline import author_source
 from storyworld.authoring.prose import author_prose, split_chapters
 from storyworld.world import load_world, world_from_file
-
-ROOT = Path(__file__).parent.parent
+from tests.support.paths import REPO
 
 # Our own short passage, in the manner of a classical novel (not from any source text).
 TALE = """第一回：渡口相逢，兩人結伴
@@ -68,7 +65,7 @@ def test_a_chinese_draft_passes_check(monkeypatch):
 
 
 def test_the_bundled_three_kingdoms_world_has_chinese_names():
-    world = load_world(ROOT / "worlds" / "three_kingdoms.toml")
+    world = load_world(REPO / "worlds" / "three_kingdoms.toml")
     assert world.warnings == []
     liu = world.agents["liu-bei"]
     assert liu.native_name == "劉備" and {"Xuande", "玄德"} <= set(liu.aliases)

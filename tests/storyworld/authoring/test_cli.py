@@ -11,13 +11,12 @@ import pytest
 from storyworld.authoring.pipeline import author_source, detect_kind, read_source, world_id_for
 from storyworld.cli import main
 from storyworld.errors import UserError
-
-DATA = Path(__file__).parent / "data"
+from tests.support.paths import DATA, PLAYS
 
 
 def test_detect_kind_and_ids():
-    assert detect_kind(read_source(DATA / "plays" / "lantern.txt")) == "play"
-    assert detect_kind(read_source(DATA / "plays" / "salt_road.txt")) == "play"
+    assert detect_kind(read_source(PLAYS / "lantern.txt")) == "play"
+    assert detect_kind(read_source(PLAYS / "salt_road.txt")) == "play"
     assert detect_kind(read_source(DATA / "prose" / "river_oath.txt")) == "prose"
     assert world_id_for("three_kingdoms_en_ch01-10.txt") == "three-kingdoms-en-ch01-10"
 
@@ -40,7 +39,7 @@ def test_author_source_prose_without_model():
 
 def test_headless_play_then_check(tmp_path, capsys):
     out = tmp_path / "lantern.toml"
-    assert main(["author", str(DATA / "plays" / "lantern.txt"), "--headless", "--out", str(out)]) == 0
+    assert main(["author", str(PLAYS / "lantern.txt"), "--headless", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert f"wrote {out}: play" in printed
     assert main(["check", str(out)]) == 0
@@ -48,7 +47,7 @@ def test_headless_play_then_check(tmp_path, capsys):
 
 
 def test_headless_default_out_goes_to_user_worlds(storyworld_home, capsys):
-    assert main(["author", str(DATA / "plays" / "salt_road.txt"), "--headless", "--id", "salt"]) == 0
+    assert main(["author", str(PLAYS / "salt_road.txt"), "--headless", "--id", "salt"]) == 0
     assert (storyworld_home / "worlds" / "salt.toml").is_file()
 
 
@@ -64,7 +63,7 @@ def test_headless_prose_no_model(tmp_path, capsys):
 def test_usage_errors(tmp_path, capsys):
     assert main(["author", str(tmp_path / "none.txt"), "--headless"]) == 1
     assert "no such file" in capsys.readouterr().err
-    assert main(["author", str(DATA / "plays" / "lantern.txt"), "--headless", "--max-chunks", "-1"]) == 1
+    assert main(["author", str(PLAYS / "lantern.txt"), "--headless", "--max-chunks", "-1"]) == 1
 
 
 def test_without_headless_hands_over_to_the_tui(monkeypatch):
@@ -74,13 +73,13 @@ def test_without_headless_hands_over_to_the_tui(monkeypatch):
     monkeypatch.setitem(sys.modules, "tui.app", fake)
     from tui.main import main as full_main
 
-    assert full_main(["author", str(DATA / "plays" / "lantern.txt")]) == 0
-    assert calls == [(DATA / "plays" / "lantern.txt", "play")]
+    assert full_main(["author", str(PLAYS / "lantern.txt")]) == 0
+    assert calls == [(PLAYS / "lantern.txt", "play")]
 
 
 def test_without_headless_and_without_tui(monkeypatch, capsys):
     # the headless core (storyworld.cli.main without a front end): no review screen to hand over to
-    assert main(["author", str(DATA / "plays" / "lantern.txt")]) == 1
+    assert main(["author", str(PLAYS / "lantern.txt")]) == 1
     assert "not installed" in capsys.readouterr().err
 
 

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from storyworld.authoring.play.editions import is_direction_line, is_stage_words, normalize_edition
 from storyworld.authoring.play import parse_play
 from storyworld.world import world_from_file
+from tests.support.paths import PLAYS
 
-PLAYS = Path(__file__).parent / "data" / "plays"
 LAYOUTS = ["gutenberg", "worldlib", "acting", "plain"]
 CORVUS_CAST = {
     "titus", "first-citizen", "second-citizen", "corvus", "livia", "maro", "tullus", "decima", "soothsayer",

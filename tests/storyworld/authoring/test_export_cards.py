@@ -18,8 +18,8 @@ from storyworld.authoring.cards import Card, card_from_json, import_card, png_te
 from storyworld.cli import main
 from storyworld.errors import UserError
 from storyworld.world import load_world
+from tests.support.paths import TINY
 
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
 FORMATS = ("v2", "v3", "png", "charx")
 
 # The required fields and their JSON types, written from the specs' text (chara_card_v2's TavernCardV2 and

@@ -6,7 +6,6 @@ import base64
 import json
 import struct
 import zlib
-from pathlib import Path
 
 import pytest
 
@@ -20,11 +19,10 @@ from storyworld.errors import UserError
 from storyworld.report.screenplay import render_fountain, staged_events
 from storyworld.kernel.state import Settings
 from storyworld.world import load_world, world_from_file
-from tests.doubles import HashEmbedder, ScriptedMind
+from tests.support.doubles import HashEmbedder, ScriptedMind
+from tests.support.paths import BUNDLED_WORLDS, DATA, PLAYS, TINY
 
-DATA = Path(__file__).parent / "data"
 FERRY = DATA / "screenplays" / "night_ferry.fountain"
-TINY = DATA / "worlds" / "tiny.toml"
 
 
 def test_fountain_elements():
@@ -155,8 +153,8 @@ def test_kind_auto_tells_the_sources_apart(tmp_path, shared_dir):
     card.write_text(json.dumps(_card()), encoding="utf-8")
     plain = tmp_path / "ferry.txt"  # a Fountain screenplay without the .fountain suffix
     plain.write_text(FERRY.read_text(encoding="utf-8"), encoding="utf-8")
-    assert detect_file_kind(DATA / "plays" / "corvus_worldlib.txt") == "play"
-    assert detect_file_kind(DATA / "plays" / "corvus_folio.txt") == "play"
+    assert detect_file_kind(PLAYS / "corvus_worldlib.txt") == "play"
+    assert detect_file_kind(PLAYS / "corvus_folio.txt") == "play"
     assert detect_file_kind(DATA / "prose" / "river_oath.txt") == "prose"
     assert detect_file_kind(plain) == "fountain"
     assert detect_file_kind(card) == "card"
@@ -196,7 +194,7 @@ def test_card_into_a_bundled_world_goes_to_the_user_worlds(tmp_path, monkeypatch
     monkeypatch.setenv("STORYWORLD_HOME", str(tmp_path / "home"))
     card = tmp_path / "ilse.json"
     card.write_text(json.dumps({"data": {"name": "Ilse Brandt", "first_mes": "Late again."}}), encoding="utf-8")
-    bundled = Path(__file__).parent.parent / "worlds" / "hamlet.toml"
+    bundled = BUNDLED_WORLDS / "hamlet.toml"
     before = bundled.read_bytes()
     assert main(["author", str(card), "--into", "hamlet", "--headless"]) == 0
     assert bundled.read_bytes() == before

@@ -7,15 +7,14 @@ speakers as `Glou.` / `Corn.` / `Cor.` alone on a line, headings carrying stage 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from storyworld.authoring.play import parse_personae, parse_play
 from storyworld.authoring.play.tokens import _front_matter
 from storyworld.world import world_from_file
+from tests.support.paths import PLAYS
 
-ARAGON = Path(__file__).parent / "data" / "plays" / "aragon_mixed.txt"
+ARAGON = PLAYS / "aragon_mixed.txt"
 
 
 @pytest.fixture(scope="module")

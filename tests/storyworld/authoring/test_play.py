@@ -10,8 +10,7 @@ import pytest
 from storyworld.authoring.play import detect_layout, looks_like_play, parse_personae, parse_play
 from storyworld.errors import UserError
 from storyworld.world import check_world, world_from_file, write_world
-
-PLAYS = Path(__file__).parent / "data" / "plays"
+from tests.support.paths import PLAYS
 
 
 def _said(parse, act: int, scene: int, start: str):

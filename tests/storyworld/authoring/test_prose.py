@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-from pathlib import Path
 
 import pytest
 
@@ -23,8 +22,9 @@ from storyworld.authoring.prose import (
 )
 from storyworld.llm import Completion
 from storyworld.world import check_world, world_from_file, write_world
+from tests.support.paths import DATA
 
-RIVER = Path(__file__).parent / "data" / "prose" / "river_oath.txt"
+RIVER = DATA / "prose" / "river_oath.txt"
 
 
 class ScriptedModel:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from storyworld.game import session
@@ -13,8 +11,9 @@ from storyworld.minds import LLMMind
 from storyworld.report.screenplay import render_fountain, staged_events
 from storyworld.kernel.state import Settings
 from storyworld.world import world_from_file
+from tests.support.paths import DATA
 
-FERRY = Path(__file__).parent / "data" / "screenplays" / "night_ferry.fountain"
+FERRY = DATA / "screenplays" / "night_ferry.fountain"
 
 pytestmark = [pytest.mark.real_model, pytest.mark.real_embedder]
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import msgspec
 import pytest
 
@@ -28,8 +26,7 @@ from storyworld.authoring.review import (
 )
 from storyworld.world.schema import Agent, Event, Place, Start, WorldFile, WorldInfo, WorldObject
 from storyworld.world import check_world, load_world, World, world_from_file
-
-PLAYS = Path(__file__).parent / "data" / "plays"
+from tests.support.paths import PLAYS
 
 
 @pytest.fixture

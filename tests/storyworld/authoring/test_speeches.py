@@ -8,14 +8,12 @@ Each play's speeches are counted here from the form they were written in, not by
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from storyworld.authoring.play import detect_layout, parse_play
 from storyworld.world import world_from_file
-
-PLAYS = Path(__file__).parent / "data" / "plays"
+from tests.support.paths import PLAYS
 
 
 def _headed_speeches(text: str, heading: str) -> list[tuple[str, str]]:

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 from storyworld.benches import backends as bench
 from storyworld.cli import main
 from storyworld.llm import Completion, LanguageModel
-from tests.fixtures_llm import bundled_lm  # noqa: F401 — session fixture
+from tests.support import paths
+from tests.support.fixtures_llm import bundled_lm  # noqa: F401 — session fixture
 
-TINY = str(Path(__file__).parent / "data" / "worlds" / "tiny.toml")
+TINY = str(paths.TINY)  # the command line takes strings
 
 
 class Chatter(LanguageModel):

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from fixtures_llm import ScriptedModel
-
 from storyworld.benches.floor import Call, CallLog, floor_figures, unshared_tokens
 from storyworld.llm.base import tagged
 from storyworld.llm.concurrency import run_ordered
+from tests.support.fixtures_llm import ScriptedModel
 
 
 def _call(kind, agent, round=0, lane=0, generated=10, prompt=""):

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from tui.main import main
+from tests.support import paths
 
-COTERIE = str(Path(__file__).parent / "data" / "worlds" / "coterie.toml")
+COTERIE = str(paths.COTERIE)  # the command line takes strings
 
 
 def test_bench_host_times_both_configurations(hashed, capsys):

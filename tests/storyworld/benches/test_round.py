@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from storyworld.cli import main
-
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
+from tests.support.paths import TINY
 
 pytestmark = [pytest.mark.real_model, pytest.mark.real_embedder]
 

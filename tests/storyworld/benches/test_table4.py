@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from fixtures_memory import HashEmbedder
 
 from memory import ConsensusStore
 from memory.records import Holding, MergeLogEntry, Record
 from storyworld.benches import table4
 from storyworld.benches.table4 import RecallSample
+from tests.support.fixtures_memory import HashEmbedder
 
 
 def _holding() -> Holding:

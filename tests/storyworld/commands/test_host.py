@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from tui.main import main
+from tests.support import paths
 
-COTERIE = str(Path(__file__).parent / "data" / "worlds" / "coterie.toml")
+COTERIE = str(paths.COTERIE)  # the command line takes strings
 
 
 @pytest.mark.parametrize("argv, says", [
@@ -25,7 +26,7 @@ def test_bad_input_is_one_line_and_exit_1(argv, says, capsys):
 
 
 def test_a_save_that_was_not_hosted_is_refused_by_name(tmp_path, capsys):
-    from doubles import HashEmbedder
+    from tests.support.doubles import HashEmbedder
     from storyworld.game.session import Session
     from storyworld.kernel.state import Settings
     from storyworld.world import load_world

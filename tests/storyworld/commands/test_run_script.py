@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from storyworld.cli import main
+from tests.support.paths import TINY
 
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
 FIELDS = {"round", "place", "actor", "kind", "text", "speech", "to", "target", "verb", "from_place", "to_place",
           "witnesses", "fallback", "act", "tells", "rendered"}
 

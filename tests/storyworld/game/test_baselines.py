@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from storyworld.game import session
 from storyworld.kernel.actions import Say
 from storyworld.kernel.state import Settings
 from storyworld.world import load_world
-from tests.doubles import HashEmbedder, ScriptedMind
-
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
+from tests.support.doubles import HashEmbedder, ScriptedMind
+from tests.support.paths import TINY
 
 
 def script(round_: int, agent: str, context):

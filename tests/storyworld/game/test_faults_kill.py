@@ -17,8 +17,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from doubles import HashEmbedder, ScriptedMind
-from test_run_faults import saved, script
 
 import saves.folder
 from saves import AutosaveError, SaveError, autosave_folder, autosaves, read_manifest, read_save
@@ -26,9 +24,10 @@ from storyworld.cli import main
 from storyworld.game import session
 from storyworld.kernel.state import Settings
 from storyworld.world import load_world
+from tests.storyworld.game.test_run_faults import saved, script
+from tests.support.doubles import HashEmbedder, ScriptedMind
+from tests.support.paths import REPO, TINY
 
-HERE = Path(__file__).parent
-TINY = HERE / "data" / "worlds" / "tiny.toml"
 ROUNDS = 3
 KEEP = 1  # autosaves kept: fewer than the rounds, so that rotation's deletes are among the steps
 
@@ -172,11 +171,10 @@ def test_a_full_disk_at_each_file_stops_with_the_file_named_and_the_last_save_wh
 
 CHILD = """
 import os, sys
-sys.path.insert(0, sys.argv[3])
 import saves.folder
-from test_faults_kill import play
+from tests.storyworld.game.test_faults_kill import play
 from storyworld.game import session
-session.AUTOSAVE_KEEP = int(sys.argv[4])
+session.AUTOSAVE_KEEP = int(sys.argv[3])
 k, seen = int(sys.argv[2]), [0]
 def die(step, path):
     if seen[0] == k:
@@ -195,10 +193,10 @@ def test_killed_for_real_at_each_kind_of_step_resumes_with_the_same_log(tmp_path
     for k, (name, where, held) in enumerate(steps):
         if held == 1:
             first.setdefault((name, where.startswith(".")), k)
-    env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
     for k in sorted(first.values()):
         slot = tmp_path / f"real-{k}" / "save"
-        child = subprocess.run([sys.executable, "-c", CHILD, str(slot), str(k), str(HERE), str(KEEP)],
+        child = subprocess.run([sys.executable, "-c", CHILD, str(slot), str(k), str(KEEP)],
                                capture_output=True, text=True, env=env, timeout=120)
         assert child.returncode == 137, (k, child.stderr[-600:])
         assert read_manifest(slot).meta["round"] == steps[k][2]

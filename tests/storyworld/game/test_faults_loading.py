@@ -11,15 +11,14 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from doubles import HashEmbedder
 
 from saves import read_save, write_save
 from storyworld.game import session
 from storyworld.kernel.state import Settings
 from storyworld.world import load_world
+from tests.support.doubles import HashEmbedder
+from tests.support.paths import REPO, TINY
 
-HERE = Path(__file__).parent
-TINY = HERE / "data" / "worlds" / "tiny.toml"
 
 
 def crafted_graph(data: bytes, keys: list[int], rows: int, dim: int) -> bytes:
@@ -63,8 +62,7 @@ def crafted_save(tmp_path: Path) -> Path:
 
 LOAD_AND_SEARCH = """
 import sys
-sys.path.insert(0, sys.argv[2])
-from doubles import HashEmbedder
+from tests.support.doubles import HashEmbedder
 from storyworld.game import session
 sim = session.load_simulation(sys.argv[1], None, embedder=HashEmbedder())
 for record in sim.store.records():
@@ -76,8 +74,8 @@ print("notices:", sim.store.notices)
 
 def test_a_crafted_index_with_redone_checksums_is_rebuilt_from_the_records_not_searched(tmp_path):
     save = crafted_save(tmp_path)
-    env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
-    child = subprocess.run([sys.executable, "-c", LOAD_AND_SEARCH, str(save), str(HERE)], capture_output=True,
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    child = subprocess.run([sys.executable, "-c", LOAD_AND_SEARCH, str(save)], capture_output=True,
                            text=True, env=env, timeout=120)
     assert child.returncode == 0, (child.returncode, child.stderr[-800:])
     assert "a search of the graph crashed a separate process (signal SIGSEGV)" in child.stdout

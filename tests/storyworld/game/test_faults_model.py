@@ -1,6 +1,6 @@
 """A model that fails is a fault, said out loud: the round is refused, never played as everyone looking around.
 
-Against an OpenAI-compatible server in this process (tests/fake_openai.py) that dies mid-run, answers
+Against an OpenAI-compatible server in this process (tests/support/fake_openai.py) that dies mid-run, answers
 HTTP 500, answers no choices or a body that is not JSON; a reply that is merely garbage for one
 decision is still that decision's logged fallback.
 """
@@ -10,8 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from doubles import HashEmbedder
-from fake_openai import FakeServer
 
 from saves import autosaves, read_manifest
 from storyworld.cli import main
@@ -21,8 +19,9 @@ from storyworld.kernel.state import Settings
 from storyworld.llm import Accounting, Completion, LanguageModel, ModelError, Retrying, TransientModelError
 from storyworld.minds import LLMMind
 from storyworld.world import load_world
-
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
+from tests.support.doubles import HashEmbedder
+from tests.support.fake_openai import FakeServer
+from tests.support.paths import TINY
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -157,7 +156,6 @@ def test_transient_faults_are_retried_for_the_patience_then_raised_with_how_long
     with pytest.raises(TransientModelError, match=r"still failing after 5 tries in 7\.5 s"):
         lm.complete_json([{"role": "user", "content": "hi"}], {"type": "object"})
     assert sleeps == [0.5, 1, 2, 4] and len(notes) == 4 and "retrying in 4 s" in notes[-1]
-
 
 
 def damaged_gguf(folder: Path) -> Path:

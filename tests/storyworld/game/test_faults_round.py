@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import msgspec
 import pytest
-from doubles import HashEmbedder, ScriptedMind
 
 from storyworld.game import session
 from storyworld.game.simulation import RoundRefused
 from storyworld.kernel.actions import Say
 from storyworld.kernel.state import Settings
 from storyworld.world import load_world
-
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
+from tests.support.doubles import HashEmbedder, ScriptedMind
+from tests.support.paths import TINY
 
 
 def talkative(rnd, agent, ctx):

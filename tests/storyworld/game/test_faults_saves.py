@@ -11,8 +11,6 @@ import time
 from pathlib import Path
 
 import pytest
-from doubles import HashEmbedder
-from fake_openai import FakeServer
 
 import saves.folder
 from saves import (
@@ -31,9 +29,9 @@ from storyworld.cli import main
 from storyworld.game import session
 from storyworld.kernel.state import Settings
 from storyworld.world import load_world
-
-HERE = Path(__file__).parent
-TINY = HERE / "data" / "worlds" / "tiny.toml"
+from tests.support.doubles import HashEmbedder
+from tests.support.fake_openai import FakeServer
+from tests.support.paths import REPO, TINY
 
 
 def cli(capsys, *argv: str) -> tuple[int, str]:
@@ -61,7 +59,7 @@ def hold_lock(folder: Path) -> subprocess.Popen:
     code = ("import sys, time; from saves import lock_save; lock = lock_save(sys.argv[1]); "
             "print('held', flush=True); time.sleep(60)")
     child = subprocess.Popen([sys.executable, "-c", code, str(folder)], stdout=subprocess.PIPE, text=True,
-                             env={**os.environ, "PYTHONPATH": str(HERE.parent)})
+                             env={**os.environ, "PYTHONPATH": str(REPO)})
     assert child.stdout is not None and child.stdout.readline().strip() == "held"
     return child
 
@@ -90,7 +88,7 @@ def test_the_lock_is_shared_inside_one_process_and_freed_with_its_last_claim(tmp
     first, second = lock_save(tmp_path / "s"), lock_save(tmp_path / "s")
     first.release()
     probe = "import sys; from saves import lock_save, SaveError\ntry: lock_save(sys.argv[1])\nexcept SaveError: sys.exit(3)"
-    env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
     assert subprocess.run([sys.executable, "-c", probe, str(tmp_path / "s")], env=env).returncode == 3
     second.release()
     assert subprocess.run([sys.executable, "-c", probe, str(tmp_path / "s")], env=env).returncode == 0
@@ -102,7 +100,7 @@ def test_a_session_claims_its_slot_and_the_claim_follows_save_as(tmp_path):
                                saves_root=tmp_path, embedder=HashEmbedder())
     game.claim()
     child_code = "import sys; from saves import lock_save, SaveError\ntry: lock_save(sys.argv[1])\nexcept SaveError: sys.exit(3)"
-    env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
     taken = lambda folder: subprocess.run([sys.executable, "-c", child_code, str(folder)], env=env).returncode == 3  # noqa: E731
     assert taken(tmp_path / "a")
     moved = game.save_as("b")

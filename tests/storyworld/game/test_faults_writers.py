@@ -15,14 +15,13 @@ import time
 from pathlib import Path
 
 import pytest
-from test_faults_saves import hold_lock
 
 from saves import autosave_folder, autosaves, read_manifest
 from storyworld.cli import main
 from storyworld.game import session
+from tests.storyworld.game.test_faults_saves import hold_lock
+from tests.support.paths import REPO, TINY
 
-HERE = Path(__file__).parent
-TINY = HERE / "data" / "worlds" / "tiny.toml"
 
 
 def cli(capsys, *argv: object) -> tuple[int, str]:
@@ -182,7 +181,7 @@ def test_every_argument_is_bounded_one_line_exit_1(played, capsys, argv, says):
 
 
 def test_a_slow_server_is_given_up_after_timeout_with_a_line(tmp_path, capsys, server, hashed):
-    from fake_openai import answer
+    from tests.support.fake_openai import answer
 
     def slow(body):
         time.sleep(1.5)
@@ -220,14 +219,13 @@ def test_a_reply_slower_than_a_few_seconds_is_said_while_it_is_awaited():
 
 HASHED_RUN = """
 import sys
-sys.path.insert(0, sys.argv[1])
-from doubles import HashEmbedder
+from tests.support.doubles import HashEmbedder
 from storyworld.game import session
 make, rebuild = session.make_store, session.store_from_files
 session.make_store = lambda backend, *, embedder=None, **kw: make(backend, embedder=HashEmbedder(), **kw)
 session.store_from_files = lambda backend, files, *, embedder=None: rebuild(backend, files, embedder=HashEmbedder())
 from storyworld.cli import main
-sys.exit(main(sys.argv[2:]))
+sys.exit(main(sys.argv[1:]))
 """
 
 
@@ -236,8 +234,8 @@ def test_sigterm_and_sighup_stop_a_run_saying_the_last_resolved_round_is_saved(t
                                                                             sig):
     save = tmp_path / "save"
     argv = [str(a) for a in play(server, save, 100_000)]
-    child = subprocess.Popen([sys.executable, "-c", HASHED_RUN, str(HERE), *argv], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(HERE.parent)})
+    child = subprocess.Popen([sys.executable, "-c", HASHED_RUN, *argv], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

@@ -3,8 +3,6 @@ again/g, wait/z, compass directions as exits, and each one shown in /help."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from storyworld.game.playerinput import (
@@ -12,8 +10,7 @@ from storyworld.game.playerinput import (
 )
 from storyworld.kernel.actions import ActOn, Move, Observe, Say, Wait
 from storyworld.world import load_world
-
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
+from tests.support.paths import TINY
 
 
 @pytest.fixture(scope="module")

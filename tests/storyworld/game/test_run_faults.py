@@ -12,15 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from doubles import HashEmbedder, ScriptedMind
 from saves import MANIFEST_NAME, recover
 from storyworld.game import session
 from storyworld.kernel.actions import Move, Say, Wait
 from storyworld.kernel.state import Settings
 from storyworld.world import load_world
+from tests.support.doubles import HashEmbedder, ScriptedMind
+from tests.support.paths import REPO, TESTS, TINY
 
-HERE = Path(__file__).parent
-TINY = HERE / "data" / "worlds" / "tiny.toml"
 ROUNDS = 400
 
 
@@ -57,11 +56,11 @@ def reference(rounds: int):
 def test_sigkill_mid_run_then_resume_loses_no_completed_round(tmp_path):
     save = tmp_path / "save"
     rng = random.Random(2024)
-    env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
     kills = 0
     last_round = 0
     while kills < 20:
-        child = subprocess.Popen([sys.executable, str(HERE / "run_child.py"), str(save), str(ROUNDS)],
+        child = subprocess.Popen([sys.executable, str(TESTS / "support" / "run_child.py"), str(save), str(ROUNDS)],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         time.sleep(rng.uniform(0.9, 1.6))  # import + load take ~0.8 s; kill somewhere inside the round loop
         child.send_signal(signal.SIGKILL)
@@ -120,7 +119,7 @@ def _damage(save: Path, how: str) -> None:
 def test_damaged_save_is_refused_in_one_line_naming_the_newest_good_autosave(tmp_path, how):
     save = _make_save(tmp_path)
     _damage(save, how)
-    env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
     result = subprocess.run([sys.executable, "-m", "storyworld", "stats", str(save)],
                             capture_output=True, text=True, env=env, timeout=120)
     assert result.returncode == 1

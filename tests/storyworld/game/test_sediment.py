@@ -10,8 +10,7 @@ import pytest
 import memory
 from storyworld.game.sediment import SedimentReport, event_deposits, sediment
 from storyworld.world import World, load_world
-
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
+from tests.support.paths import TINY
 
 
 class _ContractDeposit(msgspec.Struct, kw_only=True):

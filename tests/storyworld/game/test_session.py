@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 from storyworld.game.session import Session
 from storyworld.kernel.actions import Say
 from storyworld.kernel.state import Settings
 from storyworld.world import load_world
-from tests.doubles import HashEmbedder, ScriptedMind
-
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
+from tests.support.doubles import HashEmbedder, ScriptedMind
+from tests.support.paths import TINY
 
 
 def held_elsewhere(lock) -> bool:

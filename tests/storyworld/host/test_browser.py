@@ -13,15 +13,15 @@ import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
-from test_host_play import hosted, until
 from storyworld.host.client import Player
 from storyworld.host.protocol import Resolved
+from tests.storyworld.host.test_play import hosted
+from tests.support.hosting import until
+from tests.support.paths import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 CHROMIUM_NAMES = ("chromium", "chromium-browser")
 
 

@@ -15,10 +15,11 @@ import pytest
 
 from storyworld.host.client import HostGone, Player
 from storyworld.host.protocol import Accepted, Resolved
+from tests.support.hosting import until
+from tests.support.paths import COTERIE, REPO
 
-REPO = Path(__file__).resolve().parent.parent
-COTERIE = REPO / "tests" / "data" / "worlds" / "coterie.toml"
 EVERYONE = ("ansel", "bea", "cato", "dora", "emil", "fern", "gus", "hilde")
+SLOW = 60.0  # a real host in another process, on a busy machine: seconds to wait for a message
 
 
 def start_host(*args: str, log: Path) -> tuple[subprocess.Popen, str, dict[str, str]]:
@@ -38,14 +39,6 @@ def start_host(*args: str, log: Path) -> tuple[subprocess.Popen, str, dict[str, 
     raise AssertionError(f"the host did not start:\n{log.read_text()}")
 
 
-async def until(player: Player, kind: type, timeout: float = 60.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        message = await player.receive(max(0.01, deadline - time.monotonic()))
-        if isinstance(message, kind):
-            return message
-
-
 @pytest.mark.slow
 def test_host_killed_mid_round_resumes_from_its_save_with_the_same_seats(tmp_path):
     save = tmp_path / "game"
@@ -59,10 +52,10 @@ def test_host_killed_mid_round_resumes_from_its_save_with_the_same_seats(tmp_pat
             await asyncio.gather(*(p.join() for p in players))
             for p, agent in zip(players, EVERYONE):
                 await p.send_line(f"{agent} raises a glass.")
-            resolved = [await until(p, Resolved) for p in players]
+            resolved = [await until(p, Resolved, timeout=SLOW) for p in players]
             for p in players[:3]:  # round 1 is under way: three have acted
                 await p.send_line("Another toast.")
-                await until(p, Accepted)
+                await until(p, Accepted, timeout=SLOW)
             os.kill(proc.pid, signal.SIGKILL)
             with pytest.raises(HostGone):
                 await until(players[4], Resolved, timeout=30)  # the client is told, not left hanging
@@ -92,7 +85,7 @@ def test_host_killed_mid_round_resumes_from_its_save_with_the_same_seats(tmp_pat
             assert any("raises a glass" in h.text for h in welcomes[5].view.holdings)  # memory came back too
             for p, agent in zip(players, EVERYONE):
                 await p.send_line(f"{agent} sits down.")
-            assert {(await until(p, Resolved)).round for p in players} == {1}
+            assert {(await until(p, Resolved, timeout=SLOW)).round for p in players} == {1}
             for p in players:
                 await p.close()
 

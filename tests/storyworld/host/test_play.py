@@ -13,15 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from doubles import HashEmbedder, ScriptedMind
 from storyworld.host.client import Player
 from storyworld.host.protocol import Accepted, Error, Notice, Progress, Recalled, Resolved, Rewound
 from storyworld.host.seats import HostedSession, new_seats, seats_of_save
 from storyworld.host.server import Hosting, WorldServer
 from storyworld.kernel.state import Settings
 from storyworld.world import load_world
+from tests.support.doubles import HashEmbedder, ScriptedMind
+from tests.support.hosting import until
+from tests.support.paths import COTERIE
 
-COTERIE = Path(__file__).parent / "data" / "worlds" / "coterie.toml"
 EVERYONE = ("ansel", "bea", "cato", "dora", "emil", "fern", "gus", "hilde")
 
 
@@ -48,15 +49,6 @@ def seat(url: str, code: str, **kw) -> Player:
 async def close_all() -> None:
     await asyncio.gather(*(p.close() for p in OPEN))
     OPEN.clear()
-
-
-async def until(player: Player, kind: type, timeout: float = 20.0):
-    """The next message of `kind` (others are read past); bounded."""
-    deadline = time.monotonic() + timeout
-    while True:
-        message = await player.receive(max(0.01, deadline - time.monotonic()))
-        if isinstance(message, kind):
-            return message
 
 
 async def play(players: dict[str, Player], lines: dict[str, str]) -> dict[str, Resolved]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from storyworld.game import session
@@ -11,8 +9,7 @@ from storyworld.kernel.actions import Say
 from storyworld.minds import LLMMind
 from storyworld.kernel.state import Settings
 from storyworld.world import load_world
-
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
+from tests.support.paths import TINY
 
 pytestmark = [pytest.mark.real_model, pytest.mark.real_embedder]
 

@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import logging
 import random
-from pathlib import Path
 
 import pytest
 
-from doubles import HashEmbedder, ScriptedMind
 from storyworld.game import session
 from storyworld.kernel.actions import ActOn, Move, Observe, Say, Told, Wait
 from storyworld.llm import Completion, LanguageModel, wrap
 from storyworld.minds import LLMMind
 from storyworld.kernel.state import Settings
 from storyworld.world import load_world
-
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
+from tests.support.doubles import HashEmbedder, ScriptedMind
+from tests.support.paths import TINY
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +145,8 @@ class FuzzModel(LanguageModel):
             lambda: '{"action": "say", "to": "", "text": "", "place": "", "target": "", "verb": ""}',
             lambda: bytes(r.randint(0, 255) for _ in range(20)).decode("latin-1"),
         ]
-        # (a backend that raises is a model fault or our bug, never a fallback: tests/test_faults_replies.py)
+        # (a backend that raises is a model fault or our bug, never a fallback:
+        # tests/storyworld/minds/test_faults_replies.py)
         return Completion(text=r.choice(choices)(), prompt_tokens=10, completion_tokens=5)
 
 

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from doubles import HashEmbedder, ScriptedMind
 from storyworld.game import session
 from storyworld.kernel.actions import ActOn, Move, Say, Told, Wait
 from storyworld.kernel.state import Settings
 from storyworld.world import load_world
+from tests.support.doubles import HashEmbedder, ScriptedMind
+from tests.support.paths import TINY
 
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
 LIE = "The old keeper drank himself blind on the night of the wreck."
 
 

@@ -4,7 +4,6 @@ sentence, and stage directions done, never spoken."""
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 
@@ -13,8 +12,7 @@ from storyworld.kernel.actions import ActOn, Move, Say
 from storyworld.kernel.resolve import resolve_round
 from storyworld.kernel.wording import deed, inline, split_directions
 from storyworld.world import load_world
-
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
+from tests.support.paths import TINY
 
 
 @pytest.fixture(scope="module")

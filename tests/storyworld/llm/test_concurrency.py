@@ -5,12 +5,10 @@ from __future__ import annotations
 import random
 import threading
 import time
-from pathlib import Path
 
 import msgspec
 import pytest
 
-from doubles import HashEmbedder
 from storyworld.game import session
 from storyworld.kernel.actions import Move, Observe, Say
 from storyworld.llm.concurrency import LANE, lanes, parallelism, run_ordered
@@ -19,8 +17,8 @@ from storyworld.minds import Decision
 from storyworld.errors import Cancelled
 from storyworld.kernel.state import Settings
 from storyworld.world import load_world
-
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
+from tests.support.doubles import HashEmbedder
+from tests.support.paths import TINY
 
 
 class InFlight:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from fixtures_llm import ScriptedModel, bundled_lm  # noqa: F401  (fixture)
 
 from storyworld.llm.equivalence_judge import JUDGE_SCHEMA, make_judge
 from storyworld.llm import Completion, wrap
+from tests.support.fixtures_llm import ScriptedModel, bundled_lm  # noqa: F401  (fixture)
 
 
 class RecordingModel(ScriptedModel):

@@ -1,5 +1,6 @@
 """The real llama-server killed in the middle of a run: the run stops in one line, its save holds only rounds
-really played, and --resume continues once a server is back (the fake-server cases are tests/test_faults_model.py)."""
+really played, and --resume continues once a server is back (the fake-server cases are in
+tests/storyworld/game/test_faults_model.py)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,7 @@ import pytest
 from saves import SaveError, autosaves, read_manifest
 from storyworld.llm.llama_server import LlamaServerProcess, find_llama_server
 from storyworld.locations import default_gguf
-
-HERE = Path(__file__).parent
-TINY = HERE / "data" / "worlds" / "tiny.toml"
+from tests.support.paths import REPO, TINY
 
 pytestmark = [
     pytest.mark.real_model,
@@ -38,7 +37,7 @@ def run(server: LlamaServerProcess, save: Path, *more: str) -> subprocess.Popen:
     argv = [sys.executable, "-m", "storyworld", "run", str(TINY), "--rounds", "3", "--awake", "all", "--seed", "1",
             "--server", server.url, "--retry-for", "2", *more]
     return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(HERE.parent)})
+                            env={**os.environ, "PYTHONPATH": str(REPO)})
 
 
 def test_killing_the_server_mid_run_stops_it_with_only_played_rounds_saved_and_resume_continues(tmp_path):

@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).parent
-TINY = HERE / "data" / "worlds" / "tiny.toml"
+from tests.support.paths import REPO, TINY
 
 
 def damaged_weights(folder: Path) -> Path:
@@ -36,7 +35,7 @@ def test_a_gguf_with_damaged_weights_is_refused_in_one_line_and_nothing_is_saved
     # in a child: before the fix this aborts the whole process, which must not take pytest with it
     child = subprocess.run([sys.executable, "-m", "storyworld", "run", str(TINY), "--rounds", "1", "--awake", "all",
                             "--model", str(bad), "--save", str(save)], capture_output=True, text=True, timeout=300,
-                           env={**os.environ, "PYTHONPATH": str(HERE.parent)}, stdin=subprocess.DEVNULL)
+                           env={**os.environ, "PYTHONPATH": str(REPO)}, stdin=subprocess.DEVNULL)
     assert child.returncode == 1, (child.returncode, child.stderr[-600:])
     lines = [line for line in child.stderr.splitlines() if line.startswith("storyworld:")]
     assert len(lines) == 1 and "Traceback" not in child.stderr and "grammar" not in child.stderr, child.stderr[-600:]

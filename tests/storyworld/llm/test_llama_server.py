@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 import msgspec
 import pytest
 
-from doubles import HashEmbedder
 from storyworld.game import session
 from storyworld.llm import ModelError, ModelWrapper, load_model
 from storyworld.llm.llama_server import LlamaServerProcess, find_llama_server
@@ -16,8 +14,8 @@ from storyworld.locations import default_gguf
 from storyworld.minds import LLMMind
 from storyworld.kernel.state import Settings
 from storyworld.world import load_world
-
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
+from tests.support.doubles import HashEmbedder
+from tests.support.paths import TINY
 
 pytestmark = [
     pytest.mark.real_model,

@@ -5,14 +5,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from fixtures_llm import ACTION_SCHEMA, action_messages, bundled_lm  # noqa: F401  (fixture)
 
 from storyworld.errors import UserError
 from storyworld.llm import LlamaModel, ModelError, load_model
 from storyworld.llm.validation import schema_problems
+from tests.support.fixtures_llm import ACTION_SCHEMA, action_messages, bundled_lm  # noqa: F401  (fixture)
+from tests.support.paths import REPO
 
 pytestmark = pytest.mark.real_model
 
@@ -255,5 +255,5 @@ def test_the_cli_makes_openmp_wait_passively_before_the_embedder_can_load_it():
             "print(os.environ.get('OMP_WAIT_POLICY'), 'torch' in sys.modules)")
     env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True,
-                         cwd=Path(__file__).resolve().parent.parent)
+                         cwd=REPO)
     assert out.stdout.strip().splitlines()[-1] == "PASSIVE False"

@@ -13,11 +13,11 @@ import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from fixtures_llm import ACTION_SCHEMA, action_messages
 
 from storyworld.errors import UserError
 from storyworld.llm import ModelError, ServerModel, TransientModelError, load_model
 from storyworld.locations import default_gguf
+from tests.support.fixtures_llm import ACTION_SCHEMA, action_messages
 
 
 def free_port() -> int:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 
 import pytest
-from fixtures_llm import ACTION_SCHEMA, ScriptedModel, action_messages
 
 from storyworld.llm import (
     Completion,
@@ -17,6 +16,7 @@ from storyworld.llm import (
     TransientModelError,
     wrap,
 )
+from tests.support.fixtures_llm import ACTION_SCHEMA, ScriptedModel, action_messages
 
 GOOD = '{"action": "move", "to": "garden"}'
 

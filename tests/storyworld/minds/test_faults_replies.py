@@ -1,7 +1,7 @@
 """A model's fault is told from our own: garbled bookkeeping is read leniently, a reply without text stops the
 run with a message, and any other exception in a decision is our bug and surfaces, never "observes".
 
-Against the in-process OpenAI-compatible server (tests/fake_openai.py) through the CLI, and a hypothesis
+Against the in-process OpenAI-compatible server (tests/support/fake_openai.py) through the CLI, and a hypothesis
 fuzzer of whole server replies against the decision path.
 """
 
@@ -12,8 +12,6 @@ import math
 from pathlib import Path
 
 import pytest
-from doubles import HashEmbedder
-from fake_openai import chat_reply, minimal_instance, schema_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,8 +22,9 @@ from storyworld.kernel.state import Settings
 from storyworld.llm import LanguageModel, ModelError
 from storyworld.minds import LLMMind
 from storyworld.world import load_world
-
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
+from tests.support.doubles import HashEmbedder
+from tests.support.fake_openai import chat_reply, minimal_instance, schema_of
+from tests.support.paths import TINY
 
 
 def cli(capsys, *argv: object) -> tuple[int, str]:

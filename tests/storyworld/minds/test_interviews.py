@@ -5,12 +5,10 @@ hashed embedder)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import msgspec
 import pytest
 
-from doubles import HashEmbedder
 from memory.records import RecallHit
 from storyworld.benches import knows
 from storyworld.report import interviews
@@ -19,8 +17,9 @@ from storyworld.game import session
 from storyworld.kernel.state import Settings
 from storyworld.minds.interview import AsOf, interview
 from storyworld.world import load_world
+from tests.support.doubles import HashEmbedder
+from tests.support.paths import TINY
 
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
 BELL = "The harbour bell cracked in the frost."
 BOAT = "The supply boat is three days late."
 
@@ -82,9 +81,6 @@ class AnyRecord:
                     record = msgspec.structs.replace(hit.record, owners={**hit.record.owners, owner: holding})
                     best[hit.record.id] = RecallHit(record=record, via=hit.via, score=hit.score)
         return sorted(best.values(), key=lambda h: -h.score)
-
-
-
 
 
 def test_generated_questions_ask_for_a_typed_field_and_never_copy_the_record(planted):

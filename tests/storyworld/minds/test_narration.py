@@ -12,7 +12,6 @@ import re
 
 import pytest
 
-from doubles import HashEmbedder
 from storyworld.game import session
 from storyworld.kernel.actions import Move, Observe, Say
 from storyworld.kernel.state import Settings
@@ -20,6 +19,7 @@ from storyworld.locations import find_world
 from storyworld.minds import Decision
 from storyworld.minds.direction import shortest_path
 from storyworld.world import load_world
+from tests.support.doubles import HashEmbedder
 
 
 class BeatFollower:

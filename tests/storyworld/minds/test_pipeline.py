@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import msgspec
 import pytest
 
@@ -16,8 +14,7 @@ from storyworld.kernel.perception import perceive
 from storyworld.game.simulation import initial_state
 from storyworld.kernel.state import ShortTerm, ThreadLine
 from storyworld.world import load_world
-
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
+from tests.support.paths import TINY
 
 
 def _context(agent="tobin", state=None, **extra):

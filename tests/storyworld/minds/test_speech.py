@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import msgspec
 import pytest
 
-from doubles import HashEmbedder
 from storyworld.game import session
 from storyworld.kernel.actions import ActOn, Say
 from storyworld.kernel.perception import perceive
@@ -18,9 +16,10 @@ from storyworld.minds import content, lines, render, words
 from storyworld.minds.content import Known, Knowledge, Speech
 from storyworld.minds.context import DecisionContext
 from storyworld.world import World, load_world
+from tests.support.doubles import HashEmbedder
+from tests.support.paths import BUNDLED_WORLDS, REPO, TINY
 
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
-HAMLET = Path(__file__).parents[1] / "worlds" / "hamlet.toml"
+HAMLET = BUNDLED_WORLDS / "hamlet.toml"
 
 
 @pytest.fixture(scope="module")
@@ -249,7 +248,7 @@ def test_a_first_name_alone_names_its_person_and_a_title_does_not(tiny):
     assert render.first_names(world).get("Kasimir") == "silas"
     assert render.point_of_view(world, "Kasimir forced the lock and hid his tools.", "silas", "maren") == \
         "I forced the lock and hid my tools."
-    hamlet = load_world(Path(__file__).parent.parent / "worlds" / "hamlet.toml")
+    hamlet = load_world(BUNDLED_WORLDS / "hamlet.toml")
     assert "King" not in render.first_names(hamlet)
 
 
@@ -268,7 +267,7 @@ def test_what_a_goal_means_to_tell_someone_is_kept_for_them(hamlet):
 
 def test_a_statement_opening_with_a_name_keeps_its_capital_after_a_colon():
     """'He Jin was made Regent Marshal' is not 'he Jin was…': a name that starts like a pronoun is a name."""
-    world = load_world(Path(__file__).parent.parent / "worlds" / "three_kingdoms.toml")
+    world = load_world(BUNDLED_WORLDS / "three_kingdoms.toml")
     assert render.clause("He Jin was made Regent Marshal.", world) == "He Jin was made Regent Marshal"
     assert render.clause("He was made Regent Marshal.", world) == "he was made Regent Marshal"
     assert render.clause("The figure walked.") == "the figure walked"
@@ -292,7 +291,7 @@ def test_two_speakers_in_one_round_say_different_plain_lines_and_no_news_is_not_
 
 def test_a_pronoun_is_the_speakers_when_only_the_speaker_could_be_meant():
     """Ophelia says 'Hamlet … swore he loved me', not '…loved her'; where two of one sex are named, no guess."""
-    world = load_world(Path(__file__).parent.parent / "worlds" / "hamlet.toml")
+    world = load_world(BUNDLED_WORLDS / "hamlet.toml")
     text = "Hamlet gave Ophelia letters and gifts, and swore he loved her."
     assert render.point_of_view(world, text, "ophelia", "polonius") == \
         "Hamlet gave me letters and gifts, and swore he loved me."
@@ -311,7 +310,7 @@ def test_every_plain_question_is_a_question_about_nothing_in_particular():
 
 
 def test_a_title_one_takes_stays_a_title_and_a_reflexive_is_the_speakers():
-    world = load_world(Path(__file__).parent.parent / "worlds" / "three_kingdoms.toml")
+    world = load_world(BUNDLED_WORLDS / "three_kingdoms.toml")
     said = render.point_of_view(world, "Zhang Jue proclaimed himself Lord of Heaven General.", "zhang-jue", "li-ru",
                                 past=True)
     assert said == "I proclaimed myself Lord of Heaven General."
@@ -347,7 +346,7 @@ def test_an_unasked_telling_that_would_echo_what_was_just_said_here_tells_someth
 
 def test_my_father_is_asked_as_the_person_the_personas_say_he_is():
     """Wren's 'my father' is Abel Marr ('Wren's father' in his persona) when Maud turns it to her memory."""
-    world = load_world(Path(__file__).parent.parent / "docs" / "results" / "speech" / "harbour.toml")
+    world = load_world(REPO / "docs" / "results" / "speech" / "harbour.toml")
     assert content.as_asked(world, "Did my father leave anything with you?", "wren", "maud") == \
         "Did Abel Marr leave anything with Maud Tregear?"
     assert content.kin(world, "wren", "father") == "abel" and content.kin(world, "wren", "mother") is None
@@ -356,7 +355,7 @@ def test_my_father_is_asked_as_the_person_the_personas_say_he_is():
 
 def test_a_phrasing_that_says_a_place_twice_over_is_refused():
     """'…to the Crow's Gate on foot by the pass road by the Crow's Gate': a stutter, whatever the place's name."""
-    world = load_world(Path(__file__).parent.parent / "docs" / "results" / "speech" / "mountain_pass.toml")
+    world = load_world(REPO / "docs" / "results" / "speech" / "mountain_pass.toml")
     ysolde = next(a for a, agent in world.agents.items() if "Ysolde" in agent.name)
     sabine = next(a for a, agent in world.agents.items() if "Sabine" in agent.name)
     state = session.initial_state(world, next(iter(world.starts)))
@@ -373,7 +372,7 @@ def test_a_phrasing_that_says_a_place_twice_over_is_refused():
 
 def test_a_question_about_someone_names_them_as_the_asker_knows_them():
     """Greta knows 'Doctor Lisle', not the persona's full 'Anselm Lisle': she asks after him by that name."""
-    world = load_world(Path(__file__).parent.parent / "docs" / "results" / "speech" / "mountain_pass.toml")
+    world = load_world(REPO / "docs" / "results" / "speech" / "mountain_pass.toml")
     lisle = next(a for a, agent in world.agents.items() if agent.name == "Anselm Lisle")
     known = _known(text="Doctor Lisle joined Orvan Dace's caravan at Brask.", score=0.6)
     speaker = next(a for a in world.agents if a != lisle)

@@ -5,11 +5,9 @@ one led is told so, and looking around sees who arrived in the same round."""
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 
-from doubles import HashEmbedder
 from storyworld.game.session import new_simulation
 from storyworld.game.simulation import initial_state
 from storyworld.kernel.actions import ActOn, Move, Observe, Say, Wait
@@ -18,6 +16,8 @@ from storyworld.kernel.state import Settings, SimEvent
 from storyworld.locations import find_world
 from storyworld.minds import Decision, direction, guide
 from storyworld.world import load_world
+from tests.support.doubles import HashEmbedder
+from tests.support.paths import TINY
 
 
 @pytest.fixture(scope="module")
@@ -247,7 +247,7 @@ def test_the_persons_line_to_someone_else_does_not_meet_their_spoken_beat():
     from storyworld.kernel.state import CanonProgress, SimEvent
     from storyworld.minds import direction
 
-    tiny = load_world(Path(__file__).parent / "data" / "worlds" / "tiny.toml")
+    tiny = load_world(TINY)
     state = initial_state(tiny, "arrival")
     state.round = state.start_round + 2 * 4  # the story clock at t11 (Maren asks the tavern about the lamp)
     state.positions["maren"] = "tavern"

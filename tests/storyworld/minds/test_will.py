@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from storyworld.minds import aims, listening, questions
 from storyworld.world import load_world
-
-MILL = Path(__file__).parent / "data" / "worlds" / "mill.toml"
+from tests.support.paths import MILL
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,6 @@ asked by an outsider, keeps what he did; and the story never narrates Bettany sa
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from storyworld.game import session
@@ -17,10 +15,10 @@ from storyworld.kernel.state import Settings
 from storyworld.minds import LLMMind
 from storyworld.minds.interview import interview
 from storyworld.world import load_world
+from tests.support.paths import MILL
 
 pytestmark = [pytest.mark.real_model, pytest.mark.real_embedder, pytest.mark.slow]
 
-MILL = Path(__file__).parent / "data" / "worlds" / "mill.toml"
 SEEN = "I saw Odo drag six grain sacks out of the tithe barn at night."
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -14,9 +13,8 @@ from storyworld.report.agency import Reply
 from storyworld.report.keys import Secret, ToldFact, load_key
 from storyworld.report.tokens import Names, carries, content_words, says_unknown, stem
 from storyworld.world import load_world
+from tests.support.paths import DATA, TINY
 
-DATA = Path(__file__).parent / "data"
-TINY = DATA / "worlds" / "tiny.toml"
 BELL = ToldFact(round=1, to="Tobin", fact="The harbour bell cracked in the frost.", words=[["bell"], ["crack", "broke"]])
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 import statistics
-from pathlib import Path
 
 import pytest
 
@@ -15,10 +14,9 @@ from storyworld.llm import Completion, LanguageModel
 from storyworld.report.quality import METRICS, canon_after, score, score_run
 from storyworld.kernel.state import Settings
 from storyworld.world import load_world
-from tests.doubles import HashEmbedder, ScriptedMind
-from tests.fixtures_llm import bundled_lm  # noqa: F401 — session fixture
-
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
+from tests.support.doubles import HashEmbedder, ScriptedMind
+from tests.support.fixtures_llm import bundled_lm  # noqa: F401 — session fixture
+from tests.support.paths import TINY
 
 
 class SchemaAnswerer(LanguageModel):

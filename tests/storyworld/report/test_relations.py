@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 
-from doubles import HashEmbedder
 from storyworld.game import session
 from storyworld.kernel.actions import ActOn, Say, Wait
 from storyworld.benches.backends_plots import write_relation_plots
@@ -21,8 +19,9 @@ from storyworld.report.relations import (
 )
 from storyworld.kernel.state import Settings, SimEvent
 from storyworld.world import load_world
+from tests.support.doubles import HashEmbedder
+from tests.support.paths import TINY
 
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
 AGENTS = ["ann", "bob", "cat", "dan", "eve"]
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from storyworld.game import session
@@ -12,9 +10,8 @@ from storyworld.cli import main
 from storyworld.report.screenplay import StagedEvent, render, render_simulation, scenes_of, staged_events
 from storyworld.kernel.state import Settings, SimEvent
 from storyworld.world import load_world
-from tests.doubles import HashEmbedder, ScriptedMind
-
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
+from tests.support.doubles import HashEmbedder, ScriptedMind
+from tests.support.paths import TINY
 
 PLAN = {
     (0, "tobin"): Say(actor="tobin", text="I carry a letter from the old keeper.", to="maren"),

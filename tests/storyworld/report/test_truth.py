@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from doubles import HashEmbedder, ScriptedMind
 from memory import Deposit
 from storyworld.game import session
 from storyworld.kernel.actions import Say, Told, Wait
 from storyworld.kernel.state import Settings
 from storyworld.report import truth
 from storyworld.world import load_world
-
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
+from tests.support.doubles import HashEmbedder, ScriptedMind
+from tests.support.paths import TINY
 
 
 def run(script, rounds=2):

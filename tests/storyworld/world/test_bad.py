@@ -13,9 +13,9 @@ import pytest
 
 from storyworld.cli import main
 from storyworld.world import check_world
+from tests.support.paths import REPO, WORLDS
 
-REPO = Path(__file__).resolve().parent.parent
-BAD = Path(__file__).parent / "data" / "worlds" / "bad"
+BAD = WORLDS / "bad"
 EXPECTED: dict[str, str | list[str]] = tomllib.loads((BAD / "expected.toml").read_text())["expected"]
 
 

@@ -10,7 +10,6 @@ import zlib
 from pathlib import Path
 
 import pytest
-from doubles import HashEmbedder, ScriptedMind
 
 from storyworld.authoring.cards import read_card
 from storyworld.cli import main
@@ -23,8 +22,8 @@ from storyworld.llm import Completion, LanguageModel
 from storyworld.minds import LLMMind
 from storyworld.world import check_world, load_world
 from storyworld.world.limits import MAX_LINE
-
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
+from tests.support.doubles import HashEmbedder, ScriptedMind
+from tests.support.paths import REPO, TINY
 
 
 def variant(tmp_path: Path, old: str, new: str, name: str = "w.toml") -> Path:
@@ -117,7 +116,7 @@ def test_a_closed_pipe_is_a_quiet_exit(tmp_path):
             "sys.exit(main(['check', sys.argv[1]]))")
     reader = subprocess.Popen(["head", "-c", "1"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
     child = subprocess.run([sys.executable, "-c", code, "hamlet"], stdout=reader.stdin, stderr=subprocess.PIPE,
-                           text=True, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+                           text=True, env={**os.environ, "PYTHONPATH": str(REPO)},
                            timeout=120)
     reader.stdin.close()
     reader.wait()

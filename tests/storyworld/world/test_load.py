@@ -10,9 +10,7 @@ import pytest
 from storyworld.errors import UserError
 from storyworld.world.schema import WorldFile
 from storyworld.world import check_bytes, check_world, CheckReport, load_world, World, world_from_file, WorldError
-
-DATA = Path(__file__).parent / "data" / "worlds"
-TINY = DATA / "tiny.toml"
+from tests.support.paths import TINY, WORLDS
 
 
 @pytest.fixture(scope="module")

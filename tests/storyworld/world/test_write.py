@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 
 from storyworld.world.schema import Agent, Event, Place, Start, WorldFile, WorldInfo, WorldObject
 from storyworld.world import WorldError, load_world, world_to_toml, write_world
-
-TINY = Path(__file__).parent / "data" / "worlds" / "tiny.toml"
+from tests.support.paths import TINY
 
 
 def test_round_trip_is_equal(tmp_path: Path):
