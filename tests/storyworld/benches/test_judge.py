@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from memory import MemorySettings
-from storyworld.benches.judge import CountingJudge, Pair, evaluate, load_pairs
+from storyworld.benches.judge import (CountingJudge, Pair, decision_messages, decision_schema, evaluate, load_pairs,
+                                    shipped_pairs)
 from storyworld.cli import build_parser
 
 
@@ -68,3 +69,14 @@ def test_help_says_the_judge_stays_off():
                  if hasattr(a, "choices"))
     text = bench.choices["judge"].format_help()
     assert "off by default" in text
+
+
+def test_the_shipped_pairs_and_scene_load_from_the_bench_data():
+    """The fallback pairs (data/judge_pairs.tsv) and the decision scene (data/judge_scene.toml) are read strictly."""
+    pairs = shipped_pairs()
+    assert len(pairs) == 30 and sum(p.same for p in pairs) == 15
+    assert decision_schema()["properties"]["target"]["enum"] == ["hall", "platform", "battlements", "chapel", "none"]
+    first, sixth = decision_messages(0), decision_messages(5)
+    assert first[0]["content"].startswith("You are Horatio, in Elsinore") and sixth[0]["content"].startswith("You are Horatio")
+    assert "- [told by Marcellus] The ghost has come twice before" in first[1]["content"]
+    assert "Round 6." in sixth[1]["content"] and "You are Marcellus" in decision_messages(1)[0]["content"]
