@@ -8,8 +8,8 @@ from pathlib import Path
 from storyworld.game import session
 from storyworld.kernel.state import Settings
 from storyworld.world import load_world
-from tests.storyworld.game.test_run_faults import saved, script
 from tests.support.doubles import HashEmbedder, ScriptedMind
+from tests.support.faults import saved, script
 from tests.support.paths import TINY
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from storyworld.kernel.actions import ActOn, Action, Observe, Say, Told, Wait
 from storyworld.minds import Decision, DecisionContext
-from tests.support.doubles import HashEmbedder
 from tui.runtime import Runtime
+from tests.support.doubles import HashEmbedder
 
 FIXED_TIME = datetime(2024, 3, 1, 20, 15, tzinfo=timezone.utc)
 

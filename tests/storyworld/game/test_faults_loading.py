@@ -20,7 +20,6 @@ from tests.support.doubles import HashEmbedder
 from tests.support.paths import REPO, TINY
 
 
-
 def crafted_graph(data: bytes, keys: list[int], rows: int, dim: int) -> bytes:
     """A usearch graph whose level-0 neighbour lists point far past its nodes; keys, width and count untouched.
 

@@ -31,6 +31,7 @@ from storyworld.kernel.state import Settings
 from storyworld.world import load_world
 from tests.support.doubles import HashEmbedder
 from tests.support.fake_openai import FakeServer
+from tests.support.faults import hold_lock
 from tests.support.paths import REPO, TINY
 
 
@@ -52,16 +53,6 @@ def play(server: FakeServer, save: Path, rounds: int, *more: str) -> list[str]:
 
 
 # --- one writer -----------------------------------------------------------------------------------------------
-
-
-def hold_lock(folder: Path) -> subprocess.Popen:
-    """Another process that holds the save's lock until killed."""
-    code = ("import sys, time; from saves import lock_save; lock = lock_save(sys.argv[1]); "
-            "print('held', flush=True); time.sleep(60)")
-    child = subprocess.Popen([sys.executable, "-c", code, str(folder)], stdout=subprocess.PIPE, text=True,
-                             env={**os.environ, "PYTHONPATH": str(REPO)})
-    assert child.stdout is not None and child.stdout.readline().strip() == "held"
-    return child
 
 
 def test_a_second_writer_is_refused_in_one_line_and_a_dead_writers_lock_is_taken_over(tmp_path, capsys, server,

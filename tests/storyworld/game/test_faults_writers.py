@@ -19,9 +19,8 @@ import pytest
 from saves import autosave_folder, autosaves, read_manifest
 from storyworld.cli import main
 from storyworld.game import session
-from tests.storyworld.game.test_faults_saves import hold_lock
+from tests.support.faults import hold_lock
 from tests.support.paths import REPO, TINY
-
 
 
 def cli(capsys, *argv: object) -> tuple[int, str]:

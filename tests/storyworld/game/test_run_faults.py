@@ -12,36 +12,18 @@ from pathlib import Path
 
 import pytest
 
-from saves import MANIFEST_NAME, recover
 from storyworld.game import session
-from storyworld.kernel.actions import Move, Say, Wait
 from storyworld.kernel.state import Settings
 from storyworld.world import load_world
 from tests.support.doubles import HashEmbedder, ScriptedMind
+from tests.support.faults import saved, script
 from tests.support.paths import REPO, TESTS, TINY
 
 ROUNDS = 400
 
 
-def script(rnd, agent, ctx):
-    """Deterministic per (seed, round, agent): talk, wander, wait."""
-    rng = random.Random(ctx.seed)
-    roll = rng.random()
-    if roll < 0.4:
-        return Say(actor=agent, text=f"In round {rnd} {agent} heard that the lamp was {rng.choice(['dark', 'lit'])}.")
-    if roll < 0.6 and ctx.perception.exits:
-        return Move(actor=agent, to=rng.choice(ctx.perception.exits))
-    return Wait(actor=agent)
-
-
 def event_log(sim):
     return [(e.id, e.actor, e.kind, e.text, e.witnesses) for e in sim.state.events]
-
-
-def saved(folder: Path) -> bool:
-    """A save is there, after putting back one a crash left half-swapped (never test the manifest alone)."""
-    recover(folder)
-    return (folder / MANIFEST_NAME).exists()
 
 
 def reference(rounds: int):

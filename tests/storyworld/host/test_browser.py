@@ -18,8 +18,7 @@ import pytest
 
 from storyworld.host.client import Player
 from storyworld.host.protocol import Resolved
-from tests.storyworld.host.test_play import hosted
-from tests.support.hosting import until
+from tests.support.hosting import hosted, until
 from tests.support.paths import REPO
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser")

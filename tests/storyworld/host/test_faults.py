@@ -15,10 +15,9 @@ import pytest
 
 from storyworld.host.client import HostGone, Player
 from storyworld.host.protocol import Accepted, Resolved
-from tests.support.hosting import until
+from tests.support.hosting import EVERYONE, until
 from tests.support.paths import COTERIE, REPO
 
-EVERYONE = ("ansel", "bea", "cato", "dora", "emil", "fern", "gus", "hilde")
 SLOW = 60.0  # a real host in another process, on a busy machine: seconds to wait for a message
 
 

@@ -9,33 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from pathlib import Path
 
 import pytest
 
 from storyworld.host.client import Player
 from storyworld.host.protocol import Accepted, Error, Notice, Progress, Recalled, Resolved, Rewound
-from storyworld.host.seats import HostedSession, new_seats, seats_of_save
-from storyworld.host.server import Hosting, WorldServer
-from storyworld.kernel.state import Settings
-from storyworld.world import load_world
-from tests.support.doubles import HashEmbedder, ScriptedMind
-from tests.support.hosting import until
-from tests.support.paths import COTERIE
-
-EVERYONE = ("ansel", "bea", "cato", "dora", "emil", "fern", "gus", "hilde")
-
-
-def hosted(tmp_path: Path, seats: tuple[str, ...], *, timeout: float = 30.0, mind=None) -> Hosting:
-    """A hosted coterie game on loopback (the hash embedder: these tests are about seats, not recall)."""
-    world = load_world(COTERIE)
-    if mind is None and len(seats) < len(EVERYONE):
-        mind = ScriptedMind()  # the characters nobody sits in look around
-    session = HostedSession.new(world, None, Settings(seed=3), mind, embedder=HashEmbedder(), slot=tmp_path / "game")
-    session.seats = new_seats(list(seats))
-    session.autosave()  # the start, and the autosave an undo of round one goes back to
-    return Hosting(WorldServer(session, turn_timeout=timeout))
-
+from storyworld.host.seats import HostedSession, seats_of_save
+from tests.support.doubles import ScriptedMind
+from tests.support.hosting import EVERYONE, hosted, until
 
 OPEN: list[Player] = []
 
