@@ -6,7 +6,7 @@ import pytest
 
 from memory import Deposit
 from memory.baselines import BaselineSettings, CollaborativeStore, GenerativeStore, GMemoryStore, rule_importance
-from tests.memory.baselines.test_store import random_world, scene_deposits
+from tests.support.deposits import random_world, scene_deposits
 from tests.support.doubles import HashEmbedder
 
 
