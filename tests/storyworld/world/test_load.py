@@ -10,7 +10,7 @@ import pytest
 from storyworld.errors import UserError
 from storyworld.world.schema import WorldFile
 from storyworld.world import check_bytes, check_world, CheckReport, load_world, World, world_from_file, WorldError
-from tests.support.paths import TINY, WORLDS
+from tests.support.paths import TINY
 
 
 @pytest.fixture(scope="module")
