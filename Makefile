@@ -37,7 +37,7 @@ $(SERVER_STAMP): $(STAMP) scripts/build_llama_server.py
 	touch $(SERVER_STAMP)
 
 # tmux drives the end-to-end terminal test (tests/tui/test_tui_tmux.py fails without it); Debian's chromium
-# the browser round (tests/test_host_browser.py, through playwright, which never downloads a browser here).
+# the browser round (tests/storyworld/host/test_browser.py, through playwright, which never downloads a browser here).
 # Installing them may be impossible (no root, no network): that is not fatal here, the tests say so loudly.
 tools:
 	@command -v tmux >/dev/null || apt-get install -y tmux || sudo apt-get install -y tmux || echo "tmux not installed: its test will fail"

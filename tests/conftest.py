@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.paths import SHARED
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-
-REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
 
 
 @pytest.fixture(autouse=True)
@@ -36,7 +35,7 @@ def shared_dir() -> Path:
 @pytest.fixture
 def hashed(monkeypatch):
     """Runs through the CLI remember with the hash embedder (no MiniLM to load)."""
-    from doubles import HashEmbedder
+    from tests.support.doubles import HashEmbedder
     from storyworld.game import session
 
     make, rebuild = session.make_store, session.store_from_files
@@ -50,7 +49,7 @@ def hashed(monkeypatch):
 @pytest.fixture
 def server():
     """A fake OpenAI-compatible server on a local port, stopped after the test."""
-    from fake_openai import FakeServer
+    from tests.support.fake_openai import FakeServer
 
     fake = FakeServer().start()
     yield fake

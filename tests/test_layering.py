@@ -3,9 +3,8 @@
 import re
 import subprocess
 import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.support.paths import REPO
 
 
 def test_the_import_contracts_are_kept():

@@ -3,9 +3,9 @@
 import ast
 import subprocess
 import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.support.paths import REPO
+
 STORE_TABLES = {"table", "_records", "_held", "_edges", "_by_text", "_by_event", "_owner_rows", "_index", "_disputes"}
 
 

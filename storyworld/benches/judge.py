@@ -11,7 +11,11 @@ import argparse
 import json
 import time
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING
+
+import msgspec
 
 if TYPE_CHECKING:  # annotations only: the bench loads these when it runs
     from storyworld.jsondata import Document
@@ -20,51 +24,11 @@ if TYPE_CHECKING:  # annotations only: the bench loads these when it runs
     from memory.store import Judge
     from storyworld.llm.base import LanguageModel
 
-# Used only when memory.devset (tests/data/merge_pairs.*) is not installed: same-fact paraphrases
-# and near misses (role swaps, other people, negations, other places) in the style of the worlds.
-INLINE_PAIRS: tuple[tuple[str, str, bool], ...] = (
-    ("Horatio saw the ghost on the platform.", "On the platform, Horatio saw the ghost.", True),
-    ("The ghost beckoned Hamlet to follow it.", "The ghost signalled for Hamlet to come with it.", True),
-    ("Claudius poured poison into the king's ear.", "The king was poisoned through the ear by Claudius.", True),
-    ("Ophelia gave back Hamlet's letters.", "Ophelia returned the letters Hamlet had sent her.", True),
-    ("Polonius hid behind the arras.", "Polonius concealed himself behind the tapestry.", True),
-    ("Hamlet killed Polonius in the queen's closet.", "In Gertrude's room Hamlet slew Polonius.", True),
-    ("Laertes returned from France.", "Laertes came back from Paris to Denmark.", True),
-    ("The players performed the play before the court.", "The actors staged their play for the king and court.", True),
-    ("Marcellus swore to keep silent about the ghost.", "Marcellus promised not to tell anyone of the ghost.", True),
-    ("Gertrude drank from the poisoned cup.", "The queen drank the poisoned wine.", True),
-    ("Hamlet wrote a letter to Horatio.", "Horatio received a letter written by Hamlet.", True),
-    ("Rosencrantz and Guildenstern arrived at Elsinore.", "Rosencrantz and Guildenstern came to the castle of Elsinore.", True),
-    ("Fortinbras marched his army through Denmark.", "Fortinbras led his soldiers across Danish land.", True),
-    ("The gravedigger sang while digging.", "While he dug the grave, the gravedigger was singing.", True),
-    ("Liu Bei visited Zhuge Liang's cottage three times.", "Three times Liu Bei went to Zhuge Liang's thatched hut.", True),
-    ("Hamlet killed Polonius.", "Polonius killed Hamlet.", False),
-    ("Horatio saw the ghost on the platform.", "Marcellus saw the ghost on the platform.", False),
-    ("The ghost appeared at midnight.", "The ghost did not appear at midnight.", False),
-    ("Ophelia drowned in the brook.", "Ophelia bathed in the brook.", False),
-    ("Claudius prayed in the chapel.", "Claudius drank in the great hall.", False),
-    ("Laertes returned from France.", "Laertes left for France.", False),
-    ("Gertrude drank from the poisoned cup.", "Claudius drank from the poisoned cup.", False),
-    ("Hamlet wrote a letter to Horatio.", "Hamlet wrote a letter to Ophelia.", False),
-    ("The players performed the play before the court.", "The players rehearsed the play in the courtyard.", False),
-    ("Polonius hid behind the arras.", "Polonius gave advice to Laertes.", False),
-    ("Hamlet jumped into Ophelia's grave.", "Laertes jumped into Ophelia's grave.", False),
-    ("Fortinbras marched his army through Denmark.", "Fortinbras marched his army against Poland.", False),
-    ("The king watched the play.", "The king stopped the play and left.", False),
-    ("Cao Cao burned the boats at Red Cliffs.", "Zhou Yu burned Cao Cao's boats at Red Cliffs.", False),
-    ("Guan Yu guarded the two sisters-in-law.", "Zhang Fei guarded the two sisters-in-law.", False),
-)
-
-DECISION_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "action": {"enum": ["say", "move", "observe", "wait"]},
-        "target": {"enum": ["hall", "platform", "battlements", "chapel", "none"]},
-        "text": {"type": "string", "maxLength": 60},
-    },
-    "required": ["action", "target", "text"],
-    "additionalProperties": False,
-}
+DATA = Path(__file__).resolve().parent / "data"  # shipped in the wheel ([tool.setuptools.package-data])
+PAIRS_FILE = DATA / "judge_pairs.tsv"  # used only when memory.devset (tests/data/merge_pairs.*) is not installed
+SCENE_FILE = DATA / "judge_scene.toml"  # where the timed decisions are asked
+ACTIONS = ("say", "move", "observe", "wait")
+_LABELS = {"same": True, "diff": False}
 
 
 @dataclass(frozen=True)
@@ -74,6 +38,61 @@ class Pair:
     a: str
     b: str
     same: bool
+
+
+class Memory(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
+    """One line of the decider's memories: how it was learned, and what."""
+
+    via: str
+    text: str
+
+
+class Scene(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
+    """The scene of the timed decisions: who decides (by index), the persona, memories, perception, places."""
+
+    people: tuple[str, ...]
+    places: tuple[str, ...]
+    persona: str  # with {who}
+    perception: str
+    memory: tuple[Memory, ...]
+
+
+@cache
+def shipped_pairs() -> tuple[Pair, ...]:
+    """The pairs shipped with the bench (data/judge_pairs.tsv: same|diff, a, b, tab-separated; # comments)."""
+    pairs = []
+    for number, line in enumerate(PAIRS_FILE.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        cells = line.split("\t")
+        if len(cells) != 3 or cells[0] not in _LABELS:
+            raise ValueError(f"{PAIRS_FILE}: line {number}: expected same|diff, a, b separated by tabs")
+        pairs.append(Pair(cells[1], cells[2], _LABELS[cells[0]]))
+    return tuple(pairs)
+
+
+@cache
+def decision_scene() -> Scene:
+    """The scene of the timed decisions (data/judge_scene.toml), strict: an unknown field is an error."""
+    try:
+        return msgspec.toml.decode(SCENE_FILE.read_bytes(), type=Scene)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise ValueError(f"{SCENE_FILE}: {exc}") from exc
+
+
+@cache
+def decision_schema() -> dict[str, object]:
+    """The JSON schema of one decision: an action, a target among the scene's places (or none), a short line."""
+    return {
+        "type": "object",
+        "properties": {
+            "action": {"enum": list(ACTIONS)},
+            "target": {"enum": [*decision_scene().places, "none"]},
+            "text": {"type": "string", "maxLength": 60},
+        },
+        "required": ["action", "target", "text"],
+        "additionalProperties": False,
+    }
 
 
 def register(benches: argparse._SubParsersAction) -> None:
@@ -106,11 +125,12 @@ def register(benches: argparse._SubParsersAction) -> None:
 
 
 def load_pairs() -> tuple[list[Pair], str]:
-    """The dev pairs from memory.devset when it is there, else the inline set; with where they came from."""
+    """The dev pairs from memory.devset when it is there, else the shipped set; with where they came from."""
     try:
         from memory import devset
     except ImportError:
-        return [Pair(a, b, same) for a, b, same in INLINE_PAIRS], "inline (storyworld/benches/judge.py)"
+        pairs = shipped_pairs()
+        return list(pairs), f"{PAIRS_FILE.name} ({len(pairs)} pairs, shipped with the bench)"
     raw = devset.load_pairs()
     return [Pair(p.a, p.b, p.same) for p in raw], f"{devset.DEFAULT_PATH.name} ({len(raw)} pairs)"
 
@@ -225,30 +245,12 @@ def _verdict_counts(verdicts: list[tuple[bool | None, bool]]) -> dict[str, objec
 
 def decision_messages(index: int) -> list[dict[str, str]]:
     """A ~300-token agent decision prompt (persona, memories, perception), varied by `index`."""
-    who = ["Horatio", "Marcellus", "Bernardo", "Hamlet", "Francisco"][index % 5]
-    persona = (
-        f"You are {who}, in Elsinore castle in Denmark. You are loyal to the prince, cautious, and you "
-        "speak plainly. Your goal: find out what the ghost wants and keep the prince safe. "
-    )
-    memories = "\n".join(
-        f"- [{via}] {text}"
-        for via, text in [
-            ("witnessed", "The ghost appeared on the platform at midnight, armed from head to foot."),
-            ("told by Marcellus", "The ghost has come twice before at this same hour."),
-            ("witnessed", "The ghost would not speak to Horatio and faded at the cock's crow."),
-            ("read the letter", "Young Fortinbras is raising soldiers in Norway."),
-            ("told by Hamlet", "The king my father died while sleeping in his orchard."),
-            ("witnessed", "Claudius drinks late into the night and the cannon sound for each toast."),
-            ("inferred", "The ghost may be a warning of danger to the state."),
-        ]
-    )
-    perception = (
-        "You are on the platform. It is bitter cold and past midnight. Present: Hamlet, Marcellus. "
-        "Exits: hall, battlements, chapel. Hamlet says: 'Look, my lord, it comes!' The ghost beckons Hamlet."
-    )
+    scene = decision_scene()
+    persona = scene.persona.format(who=scene.people[index % len(scene.people)])
+    memories = "\n".join(f"- [{memory.via}] {memory.text}" for memory in scene.memory)
     return [
         {"role": "system", "content": persona + "Choose one action. Reply only with JSON."},
-        {"role": "user", "content": f"Your memories:\n{memories}\n\nNow: {perception}\n"
+        {"role": "user", "content": f"Your memories:\n{memories}\n\nNow: {scene.perception}\n"
                                     f"Round {index + 1}. What do you do? Give action, target and a short line of speech."},
     ]
 
@@ -258,7 +260,7 @@ def time_decisions(lm: LanguageModel, count: int) -> dict[str, object]:
     rows = []
     cpu_started = time.process_time()  # all threads' CPU: on a busy machine wall time says little
     for index in range(count):
-        obj, completion = lm.complete_json(decision_messages(index), DECISION_SCHEMA, max_tokens=40,
+        obj, completion = lm.complete_json(decision_messages(index), decision_schema(), max_tokens=40,
                                            temperature=0.7, seed=index)
         rows.append((obj is not None, completion))
     cpu_seconds = time.process_time() - cpu_started

@@ -303,7 +303,7 @@ class LlamaModel(LanguageModel):
     With `reuse_prefix` (the default) a call re-evaluates only the part of its prompt that differs
     from the previous call's, as llama-cpp-python does, or from the earlier prompt sharing most with
     it that the prefix cache saved (`prefix_cache_mb` of saved state; 0 turns the cache off). On
-    this build the logits are bit-identical to a full re-evaluation (tests/test_llm_local.py checks
+    this build the logits are bit-identical to a full re-evaluation (tests/storyworld/llm/test_local.py checks
     it), so a decision stays a function of (prompt, seed) alone and a resumed run replays exactly;
     `reuse_prefix=False` forces the full re-evaluation for builds where that check fails.
     """

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tui_helpers import TINY, scripted_runtime
 
 from tui.runtime import Runtime
+from tests.support.paths import TINY
+from tests.support.runtime import scripted_runtime
 
 
 @pytest.fixture

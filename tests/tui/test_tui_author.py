@@ -5,15 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tui_helpers import REPO, keys_for, settle
 
 from tui.main import main as cli_main
 from storyworld.world import load_world
 from tui.app import make_app
 from tui.screens.author import ReviewScreen
+from tests.support.paths import PLAYS
+from tests.support.pilot import keys_for, piloted, settle
 
 pytestmark = pytest.mark.anyio
-PLAY = REPO / "tests" / "data" / "plays" / "lantern.txt"
+PLAY = PLAYS / "lantern.txt"
 
 
 async def open_review(pilot) -> ReviewScreen:
@@ -31,7 +32,7 @@ def cursor_to(screen: ReviewScreen, table_id: str, key: str) -> None:
 async def test_review_a_draft_rename_a_character_save_and_check(runtime, tmp_path):
     out = tmp_path / "lantern.toml"
     app = make_app(runtime=runtime, author=(PLAY, "play"))
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with piloted(app, settled=False) as pilot:
         screen = await open_review(pilot)
         cast = [a.id for a in screen.world.agent]
         assert {"odo", "maren", "piet", "harbourmaster"} <= set(cast)
@@ -60,7 +61,7 @@ async def test_review_a_draft_rename_a_character_save_and_check(runtime, tmp_pat
 
 async def test_merge_delete_playable_and_undo(runtime):
     app = make_app(runtime=runtime, author=(PLAY, "play"))
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with piloted(app, settled=False) as pilot:
         screen = await open_review(pilot)
         cursor_to(screen, "#cast-table", "piet")
         await pilot.press("p")
@@ -110,8 +111,7 @@ async def test_a_draft_from_the_cli_opens_the_review(monkeypatch, runtime, tmp_p
 
 async def test_author_from_home_drafts_the_named_source(runtime):
     app = make_app(runtime=runtime)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         await pilot.press("a")
         await pilot.pause()
         app.screen.query_one("#source").value = str(PLAY)

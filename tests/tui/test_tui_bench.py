@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 
-from tui_helpers import REPO
-
 from tui.main import main
+from tests.support.paths import REPO
 
 
 def test_bench_tui_times_the_first_frame_of_home_and_play(monkeypatch, capsys):

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from tui_helpers import TINY
 
 from tui.main import main as cli_main
+from tests.support.paths import TINY
 
 
 @pytest.mark.parametrize(

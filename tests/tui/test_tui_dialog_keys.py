@@ -4,10 +4,10 @@ confirms the focused one, Esc cancels) and focus back in the action bar after ev
 from __future__ import annotations
 
 import pytest
-from tui_helpers import keys_for, settle
 
 from tui.app import make_app
 from tui.screens.dialogs import Confirm
+from tests.support.pilot import keys_for, piloted, settle
 
 pytestmark = pytest.mark.anyio
 
@@ -20,7 +20,7 @@ async def played(pilot) -> None:
 
 async def test_enter_in_the_undo_dialog_undoes(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with piloted(app, settled=False) as pilot:
         await played(pilot)
         screen = app.screen
         await pilot.press("ctrl+z")
@@ -34,7 +34,7 @@ async def test_enter_in_the_undo_dialog_undoes(runtime, tiny_world):
 
 async def test_arrows_and_tab_move_between_the_buttons_and_enter_presses_the_focused(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with piloted(app, settled=False) as pilot:
         await played(pilot)
         screen = app.screen
         await pilot.press("ctrl+r")
@@ -63,7 +63,7 @@ async def test_arrows_and_tab_move_between_the_buttons_and_enter_presses_the_foc
 @pytest.mark.parametrize("keys", [("f2", "escape"), ("f1", "escape"), ("f3",), ("f8",), ("f8", "f8")])
 async def test_focus_returns_to_the_action_bar_after_every_panel_and_modal(runtime, tiny_world, keys):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with piloted(app, settled=False) as pilot:
         await played(pilot)
         screen = app.screen
         screen.query_one("#transcript").focus()  # wherever the keys were

@@ -7,14 +7,15 @@ import subprocess
 import sys
 
 import pytest
-from tui_helpers import REPO, ScriptedMind, keys_for, settle
 
 from storyworld.llm import ModelError
 from tui.app import make_app
 from tui.game import LoadGame
 from tui.screens.dialogs import ModelDown
 from tui.screens.play import PlayScreen
-from tui.widgets.transcript import Transcript
+from tests.support.paths import REPO
+from tests.support.pilot import keys_for, piloted, settle, transcript_text
+from tests.support.runtime import ScriptedMind
 
 pytestmark = pytest.mark.anyio
 LINE = "Who left the lamp dark?"
@@ -39,16 +40,11 @@ class FlakyMind(ScriptedMind):
         return decision
 
 
-def transcript_text(screen: PlayScreen) -> str:
-    return "\n".join(str(w.content) for w in screen.query_one(Transcript).query(".entry"))
-
-
 async def test_a_failed_model_is_a_dialog_with_retry_and_the_world_stays_as_it_was(runtime, tiny_world):
     mind = FlakyMind()
     runtime.load_mind = lambda: mind
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         screen = app.screen
         assert isinstance(screen, PlayScreen)
         sim = screen.game.session.sim
@@ -70,8 +66,7 @@ async def test_escape_on_the_dialog_gives_the_line_back(runtime, tiny_world):
     mind = FlakyMind()
     runtime.load_mind = lambda: mind
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         screen = app.screen
         await pilot.press(*keys_for(f"/say {LINE}"), "enter")
         await settle(pilot)
@@ -86,8 +81,7 @@ async def test_q_on_the_dialog_saves_and_quits(runtime, tiny_world):
     mind = FlakyMind()
     runtime.load_mind = lambda: mind
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         slot = app.screen.game.slot
         await pilot.press(*keys_for(f"/say {LINE}"), "enter")
         await settle(pilot)
@@ -103,8 +97,7 @@ async def test_a_decision_that_fell_back_is_said_on_screen(runtime, tiny_world):
     mind.garble = {"tobin"}
     runtime.load_mind = lambda: mind
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         screen = app.screen
         await pilot.press(*keys_for(f"/say {LINE}"), "enter")
         await settle(pilot)
@@ -115,8 +108,7 @@ async def test_a_decision_that_fell_back_is_said_on_screen(runtime, tiny_world):
 
 async def test_a_save_another_process_plays_is_refused_in_one_line(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         slot = app.screen.game.slot
     code = ("import sys, time; from saves import lock_save; lock_save(sys.argv[1]); print('held', flush=True); "
             "time.sleep(60)")
@@ -125,8 +117,7 @@ async def test_a_save_another_process_plays_is_refused_in_one_line(runtime, tiny
     try:
         assert child.stdout.readline().strip() == "held"
         app = make_app(runtime=runtime, world=tiny_world, player="maren")
-        async with app.run_test(size=(100, 30)) as pilot:
-            await settle(pilot)
+        async with piloted(app) as pilot:
             app.screen.restart(LoadGame(slot))
             await settle(pilot)
             reason = str(app.screen.query_one("#reason").content)
@@ -145,8 +136,7 @@ async def test_a_retry_whose_replay_fails_says_the_round_was_undone(runtime, tin
     mind.up = True
     runtime.load_mind = lambda: mind
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         screen = app.screen
         await pilot.press(*keys_for(f"/say {LINE}"), "enter")
         await settle(pilot)

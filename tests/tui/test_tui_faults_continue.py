@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from tui_helpers import TINY, keys_for, settle
 
 from storyworld.world import load_world
 from tui.app import make_app
 from tui.screens.dialogs import Confirm
 from tui.screens.home import HomeScreen
 from tui.screens.play import PlayScreen
+from tests.support.paths import TINY
+from tests.support.pilot import keys_for, piloted, settle
 
 pytestmark = pytest.mark.anyio
 
@@ -18,15 +19,13 @@ async def test_continue_after_the_world_file_was_edited_offers_the_saved_world_a
     source = tmp_path / "keeper.toml"
     source.write_text(TINY.read_text("utf-8"), "utf-8")
     app = make_app(runtime=runtime, world=load_world(source), player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         await pilot.press(*keys_for("/say Who left the lamp dark?"), "enter")
         await settle(pilot)
     # the world file is edited: Tobin, whom the save knows, is gone from it
     source.write_text(source.read_text("utf-8").replace('"tobin"', '"tobias"'), "utf-8")
     app = make_app(runtime=runtime)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         assert isinstance(app.screen, HomeScreen)
         await pilot.press("c")
         await settle(pilot)

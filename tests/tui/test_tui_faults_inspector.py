@@ -10,20 +10,19 @@ import sys
 from pathlib import Path
 
 import pytest
-from tui_helpers import keys_for, settle
 
 from storyworld.game import session
 from tui.app import make_app
 from tui.screens.inspector import InspectorScreen
+from tests.support.paths import REPO
+from tests.support.pilot import keys_for, piloted, settle
 
 pytestmark = pytest.mark.anyio
-REPO = Path(__file__).resolve().parents[2]
 
 
 async def played_save(runtime, tiny_world) -> Path:
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         await pilot.press(*keys_for("/say Who left the lamp dark?"), "enter")
         await settle(pilot)
         slot = app.screen.game.slot
@@ -36,8 +35,7 @@ async def unmerge_from_home(runtime) -> tuple[int, str, list[str]]:
 
     app = make_app(runtime=runtime)
     notes: list[str] = []
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         app.notify = lambda message, **kw: notes.append(str(message))  # type: ignore[method-assign]
         for screen in app.screen_stack:
             screen.notify = app.notify  # type: ignore[method-assign]

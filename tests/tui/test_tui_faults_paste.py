@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from tui_helpers import settle
 
 from textual import events
 
 from tui.app import make_app
 from tui.widgets.action_bar import ActionBar, pasted_line
+from tests.support.pilot import piloted
 
 pytestmark = pytest.mark.anyio
 
@@ -25,8 +25,7 @@ def test_pasted_line_strips_sequences_and_keeps_the_order(pasted, line):
 
 async def test_a_paste_with_escape_sequences_lands_in_order_without_them(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         bar = app.screen.query_one(ActionBar)
         bar.focus()
         bar.value = "/say "

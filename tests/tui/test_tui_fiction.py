@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from tui_helpers import keys_for, settle
 
 from tui.app import make_app
 from tui.widgets.transcript import Transcript
+from tests.support.pilot import keys_for, piloted, settle
 
 pytestmark = pytest.mark.anyio
 
 
 async def test_inventory_and_again_on_the_play_screen(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         screen = app.screen
         await pilot.press("g", "enter")
         await settle(pilot)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from tui_helpers import keys_for, settle
 
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
@@ -13,14 +12,14 @@ from tui.screens.home import HomeScreen
 from tui.screens.inspector import InspectorScreen
 from tui.screens.new_game import NewGameScreen
 from tui.screens.play import PlayScreen
+from tests.support.pilot import keys_for, piloted, settle
 
 pytestmark = pytest.mark.anyio
 
 
 async def test_home_lists_worlds_and_starts_a_game_by_keyboard(runtime):
     app = make_app(runtime=runtime)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with piloted(app, (80, 24)) as pilot:
         home = app.screen
         assert isinstance(home, HomeScreen)
         assert [w.cells()[:4] for w in home.worlds] == [("The Keeper's Letter", "bundled", "5", "2")]
@@ -43,8 +42,7 @@ async def test_home_lists_worlds_and_starts_a_game_by_keyboard(runtime):
 
 async def test_enter_in_the_dialog_starts_the_highlighted_defaults_and_the_footer_shows_its_keys(runtime):
     app = make_app(runtime=runtime)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         await pilot.press("enter")  # the highlighted world: the new-game dialog
         await settle(pilot)
         dialog = app.screen
@@ -62,8 +60,7 @@ async def test_enter_in_the_dialog_starts_the_highlighted_defaults_and_the_foote
 
 async def test_a_click_on_a_character_only_highlights_it(runtime):
     app = make_app(runtime=runtime)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
+    async with piloted(app, (120, 36)) as pilot:
         await pilot.press("n")
         await settle(pilot)
         dialog = app.screen
@@ -75,13 +72,11 @@ async def test_a_click_on_a_character_only_highlights_it(runtime):
 
 async def test_continue_and_inspect_a_save_from_home(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         await pilot.press(*keys_for("/say Who left the lamp dark?"), "enter")
         await settle(pilot)
     app = make_app(runtime=runtime)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         home = app.screen
         assert [r.cells() for r in home.saves] == [
             ("tiny-maren", "The Keeper's Letter", "Maren", "1", "2024-03-01 20:15")]
@@ -99,8 +94,7 @@ async def test_continue_and_inspect_a_save_from_home(runtime, tiny_world):
 
 async def test_play_without_a_character_opens_the_new_game_dialog_on_that_world(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with piloted(app, (80, 24)) as pilot:
         dialog = app.screen
         assert isinstance(dialog, NewGameScreen)
         assert [w.id for w in dialog.worlds] == ["tiny"]

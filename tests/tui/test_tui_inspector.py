@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from tui_helpers import keys_for, settle
 
 from tui.app import make_app
 from tui.screens.inspector import InspectorScreen
 from tui.widgets.heatmap import scale_colour
+from tests.support.pilot import keys_for, piloted, settle
 
 pytestmark = pytest.mark.anyio
 
@@ -32,7 +32,7 @@ def table_ids(screen: InspectorScreen) -> list[int]:
 
 async def test_inspector_lists_filters_and_sorts_every_record(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with piloted(app, settled=False) as pilot:
         screen = await open_inspector(pilot)
         store = screen.store
         records = {r.id: r for r in store.records()}
@@ -62,7 +62,7 @@ async def test_inspector_lists_filters_and_sorts_every_record(runtime, tiny_worl
 
 async def test_detail_shows_owners_provenance_merges_neighbours_and_derivation(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with piloted(app, settled=False) as pilot:
         screen = await open_inspector(pilot)
         store = screen.store
         speech = next(r for r in store.records() if r.kind == "utterance" and "Who left the lamp dark?" in r.text)
@@ -82,7 +82,7 @@ async def test_detail_shows_owners_provenance_merges_neighbours_and_derivation(r
 
 async def test_heatmap_counts_records_both_agents_hold(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with piloted(app, settled=False) as pilot:
         screen = await open_inspector(pilot)
         await pilot.press("h")
         heatmap = screen.view.heatmap
@@ -104,7 +104,7 @@ async def test_unmerge_picks_an_owner_confirms_and_splits_the_record(runtime, ti
     from tui.screens.dialogs import Confirm, PickOne
 
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with piloted(app, settled=False) as pilot:
         screen = await open_inspector(pilot)
         store = screen.store
         speech = next(r for r in store.records() if r.kind == "utterance" and "Who left the lamp dark?" in r.text)
@@ -142,7 +142,7 @@ async def test_unmerge_picks_an_owner_confirms_and_splits_the_record(runtime, ti
 
 async def test_unmerge_on_an_unmerged_record_says_so(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with piloted(app, settled=False) as pilot:
         screen = await open_inspector(pilot)
         lone = next(r for r in screen.store.records() if not r.merge_log)
         table = screen.query_one("#records")
@@ -158,7 +158,7 @@ async def test_ask_box_interviews_the_highlighted_owner_off_the_event_loop(runti
     from textual.widgets import Input
 
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with piloted(app, settled=False) as pilot:
         screen = await open_inspector(pilot)
         found = next(r for r in screen.store.records() if r.text.startswith("Tobin finds a sealed letter"))
         table = screen.query_one("#records")
@@ -182,7 +182,7 @@ async def test_ask_box_interviews_the_highlighted_owner_off_the_event_loop(runti
 
 async def test_ask_box_asks_whom_the_select_names_and_says_when_nothing_is_held(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with piloted(app, settled=False) as pilot:
         screen = await open_inspector(pilot)
         screen.query_one("#filter-owner").value = "ada"  # the owner filtered on is whom the box asks
         await pilot.pause()

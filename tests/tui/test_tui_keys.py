@@ -7,26 +7,20 @@ import asyncio
 import threading
 
 import pytest
-from tui_helpers import keys_for, settle
 
 from tui.app import make_app
 from tui.screens.dialogs import help_text
 from tui.screens.play import PlayScreen
 from tui.screens.welcome import WelcomeScreen, welcome_text
-from tui.widgets.transcript import Transcript
+from tests.support.pilot import keys_for, piloted, settle, transcript_text
 
 pytestmark = pytest.mark.anyio
-
-
-def transcript_text(screen: PlayScreen) -> str:
-    return "\n".join(str(w.content) for w in screen.query_one(Transcript).query(".entry"))
 
 
 @pytest.mark.parametrize("typed", ["@to", "/say @to", "/say to @si"])
 async def test_tab_completes_a_name_after_at_with_or_without_a_command(runtime, tiny_world, typed):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         bar = app.screen.query_one("#action")
         await pilot.press(*keys_for(typed), "tab")
         assert bar.value in {"@tobin ", "/say @tobin ", "/say to @silas "}
@@ -37,8 +31,7 @@ async def test_tab_completes_a_name_after_at_with_or_without_a_command(runtime, 
 
 async def test_tab_never_takes_the_focus_out_of_a_line_being_typed(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         bar = app.screen.query_one("#action")
         await pilot.press(*keys_for("@zed hello"), "tab")  # nothing to complete
         assert app.focused is bar and bar.value == "@zed hello"
@@ -50,8 +43,7 @@ async def test_tab_never_takes_the_focus_out_of_a_line_being_typed(runtime, tiny
 @pytest.mark.parametrize("key", ["f1", "f2", "f5"])  # F3 opens no dialog (it turns the panel's tab: its own test)
 async def test_focus_comes_back_to_the_action_bar_after_every_dialog(runtime, tiny_world, key):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         screen = app.screen
         await pilot.press(*keys_for("/say hello"), "enter")
         await settle(pilot)
@@ -66,8 +58,7 @@ async def test_focus_comes_back_to_the_action_bar_after_every_dialog(runtime, ti
 
 async def test_the_side_panel_tabs_have_a_key_shown_in_the_footer_and_the_help(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         side = app.screen.query_one("#side")
         seen = [side.active]
         for _ in range(4):
@@ -87,8 +78,7 @@ async def test_the_side_panel_tabs_have_a_key_shown_in_the_footer_and_the_help(r
 async def test_typing_while_the_welcome_shows_closes_it_and_the_line_is_kept(runtime, tiny_world, storyworld_home):
     (storyworld_home / "welcomed").unlink()
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         assert isinstance(app.screen, WelcomeScreen)
         await pilot.press(*keys_for("Hello, Tobin."))
         await settle(pilot)
@@ -130,7 +120,7 @@ async def test_the_play_screen_comes_at_once_while_the_model_loads(runtime, tiny
     runtime.load_mind = slow
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
     try:
-        async with app.run_test(size=(100, 30)) as pilot:
+        async with piloted(app, settled=False) as pilot:
             for _ in range(5):
                 await pilot.pause()
             screen = app.screen
@@ -170,8 +160,7 @@ def test_the_welcome_reads_only_what_can_be_read():
 async def test_tab_on_an_empty_argument_offers_each_option_in_turn(runtime, tiny_world):
     """'/move ' and Tab: the first place one can go; Tab again, the next; the focus stays in the bar."""
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         bar = app.screen.query_one("#action")
         exits = app.screen.game.world.places["harbour"].exits
         assert len(exits) > 1

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from tui_helpers import ScriptedMind
-
-from doubles import HashEmbedder
 from storyworld.game.session import new_simulation
 from storyworld.kernel.state import Settings, SimEvent
 from tui.knowledge import knowledge
+from tests.support.doubles import HashEmbedder
+from tests.support.runtime import ScriptedMind
 
 
 def test_a_line_that_repeats_what_the_player_knew_does_not_show_it_twice(tiny_world):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from tui_helpers import keys_for, settle
 
 from storyworld.minds.guide import cast_lines, heart_of
 from tui.app import make_app
@@ -11,6 +10,7 @@ from tui.screens.new_game import NewGameScreen
 from tui.screens.play import PlayScreen
 from tui.screens.welcome import WelcomeScreen, welcomed
 from tui.widgets.transcript import Transcript
+from tests.support.pilot import keys_for, piloted, settle
 
 pytestmark = pytest.mark.anyio
 
@@ -26,8 +26,7 @@ def test_the_heart_of_a_start_comes_first_with_where_and_what_next(tiny_world):
 
 async def test_the_dialog_preselects_the_heart_and_reorders_for_another_start(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
+    async with piloted(app, (120, 36)) as pilot:
         dialog = app.screen
         assert isinstance(dialog, NewGameScreen)
         assert dialog._chosen("#pick-character") == "maren"
@@ -43,8 +42,7 @@ async def test_the_welcome_shows_once_per_home(runtime, tiny_world, storyworld_h
     (storyworld_home / "welcomed").unlink()
     for first in (True, False):
         app = make_app(runtime=runtime, world=tiny_world, player="maren")
-        async with app.run_test(size=(100, 30)) as pilot:
-            await settle(pilot)
+        async with piloted(app) as pilot:
             assert isinstance(app.screen, WelcomeScreen) is first
             if first:
                 await pilot.press("escape")
@@ -55,8 +53,7 @@ async def test_the_welcome_shows_once_per_home(runtime, tiny_world, storyworld_h
 
 async def test_a_player_who_only_waits_is_told_where_the_story_is(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="ada")  # Ada's tavern is far from the opening
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         for _ in range(2):
             await pilot.press(*keys_for("/wait"), "enter")
             await settle(pilot)

@@ -7,28 +7,21 @@ import threading
 
 import pytest
 
-from tui_helpers import ScriptedMind, keys_for, settle
-
 from storyworld.kernel.actions import Say
 from tui.app import make_app
 from tui.screens.play import PlayScreen
 from tui.widgets.records import RecordItem
-from tui.widgets.transcript import Transcript
+from tests.support.pilot import keys_for, piloted, settle, transcript_text
+from tests.support.runtime import ScriptedMind
 
 pytestmark = pytest.mark.anyio
 LINE = "Who left the lamp dark?"
 
 
-def transcript_text(screen: PlayScreen) -> str:
-    """Everything the transcript shows, as plain text."""
-    return "\n".join(str(w.content) for w in screen.query_one(Transcript).query(".entry"))
-
-
 async def test_full_turn_lists_the_new_record_with_every_present_agent(runtime, tiny_world):
     """New game, /say, the round resolves, Who knows lists the speech held by everyone on the harbour."""
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         screen = app.screen
         assert isinstance(screen, PlayScreen) and screen.game is not None
         state = screen.game.session.sim.state
@@ -62,8 +55,7 @@ async def test_full_turn_lists_the_new_record_with_every_present_agent(runtime, 
 
 async def test_enter_on_a_card_opens_it_in_the_inspector(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         await pilot.press(*keys_for(f"/say {LINE}"), "enter")
         await settle(pilot)
         screen = app.screen
@@ -82,8 +74,7 @@ async def test_enter_on_a_card_opens_it_in_the_inspector(runtime, tiny_world):
 
 async def test_plain_text_is_speech_and_problems_keep_the_line(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         screen = app.screen
         await pilot.press(*keys_for("/move chapel"), "enter")
         await settle(pilot)
@@ -99,8 +90,7 @@ async def test_plain_text_is_speech_and_problems_keep_the_line(runtime, tiny_wor
 
 async def test_tab_completes_and_up_recalls_the_last_line(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         bar = app.screen.query_one("#action")
         await pilot.press(*keys_for("/move ta"))
         await settle(pilot)
@@ -132,8 +122,7 @@ async def test_escape_cancels_the_round_and_leaves_the_world_as_it_was(runtime, 
     mind = GatedMind()
     runtime.load_mind = lambda: mind
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         screen = app.screen
         state = screen.game.session.sim.state
         before = (state.round, len(state.events), len(screen.game.session.store.records()))
@@ -153,8 +142,7 @@ async def test_escape_cancels_the_round_and_leaves_the_world_as_it_was(runtime, 
 
 async def test_recall_shows_the_players_memory_without_a_round(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         await pilot.press(*keys_for("/recall supply boat"), "enter")
         await settle(pilot)
         screen = app.screen
@@ -167,8 +155,7 @@ async def test_recall_shows_the_players_memory_without_a_round(runtime, tiny_wor
 
 async def test_side_panel_tabs_show_cast_map_and_goals(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with piloted(app, (80, 24)) as pilot:
         screen = app.screen
         cast = str(screen.query_one("#cast").content)
         assert cast.index("Maren (you)") < cast.index("Silas") < cast.index("Elsewhere") < cast.index("Ada")
@@ -185,8 +172,7 @@ async def test_side_panel_tabs_show_cast_map_and_goals(runtime, tiny_world):
 
 async def test_brackets_in_what_is_typed_are_shown_not_parsed(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         await pilot.press(*keys_for("/move [bold]nowhere"), "enter")
         await pilot.pause()
         assert "'[bold]nowhere'" in transcript_text(app.screen)
@@ -214,8 +200,7 @@ async def test_enter_during_a_round_is_refused_at_once_while_the_round_runs_on(r
     mind = HeldMind()
     runtime.load_mind = lambda: mind
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         screen = app.screen
         await pilot.press(*keys_for(f"/say {LINE}"), "enter")
         assert await asyncio.to_thread(mind.deciding.wait, 10)
@@ -242,8 +227,7 @@ async def test_enter_during_a_round_is_refused_at_once_while_the_round_runs_on(r
 
 async def test_a_dispute_between_owners_reads_as_words_not_fragments(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         store = app.screen.game.session.store
         store.remember("maren", "The lamp in the lighthouse was lit.", event_id="x1", round=0)
         store.remember("tobin", "The lamp in the lighthouse was not lit.", event_id="x2", round=0)
@@ -261,8 +245,7 @@ async def test_the_progress_line_marks_each_character_as_its_decision_lands(runt
     mind = GatedMind()
     runtime.load_mind = lambda: mind
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(120, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app, (120, 30)) as pilot:
         screen = app.screen
         await pilot.press(*keys_for(f"/say {LINE}"), "enter")
         assert await asyncio.to_thread(mind.entered.wait, 10)

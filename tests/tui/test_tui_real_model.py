@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from tui_helpers import FIXED_TIME, keys_for, settle
 
 from tui.app import make_app
 from tui.runtime import Runtime
 from tui.widgets.records import RecordItem
+from tests.support.pilot import keys_for, piloted, settle
+from tests.support.runtime import FIXED_TIME
 
 pytestmark = [pytest.mark.anyio, pytest.mark.real_model, pytest.mark.real_embedder, pytest.mark.timeout(900)]
 
@@ -29,8 +30,7 @@ async def test_a_turn_with_the_real_model(real_runtime_parts, tiny_world, tmp_pa
     runtime = Runtime(load_mind=lambda: mind, load_embedder=lambda: embedder, clock=lambda: FIXED_TIME,
                       saves_root=tmp_path, awake="near")
     app = make_app(runtime=runtime, world=tiny_world, player="maren", start="confession")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         screen = app.screen
         assert screen.game is not None, "the game did not load"
         state = screen.game.session.sim.state

@@ -5,17 +5,12 @@ from __future__ import annotations
 
 import msgspec
 import pytest
-from tui_helpers import keys_for, settle
 
 from tui.app import make_app
 from tui.screens.dialogs import Confirm
-from tui.widgets.transcript import Transcript
+from tests.support.pilot import keys_for, piloted, settle, transcript_entries
 
 pytestmark = pytest.mark.anyio
-
-
-def transcript_text(screen) -> list[str]:
-    return [str(w.content) for w in screen.query_one(Transcript).query(".entry")]
 
 
 def memory_of(session) -> tuple:
@@ -27,12 +22,11 @@ def memory_of(session) -> tuple:
 
 async def test_undo_restores_the_store_and_the_transcript_exactly(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         screen = app.screen
         await pilot.press(*keys_for("@tobin What do you carry?"), "enter")
         await settle(pilot)
-        before = (memory_of(screen.game.session), transcript_text(screen))
+        before = (memory_of(screen.game.session), transcript_entries(screen))
         await pilot.press(*keys_for("/move tavern"), "enter")
         await settle(pilot)
         assert screen.game.session.round == 2 and memory_of(screen.game.session) != before[0]
@@ -43,7 +37,7 @@ async def test_undo_restores_the_store_and_the_transcript_exactly(runtime, tiny_
         await settle(pilot)
         assert app.screen is screen and screen.game.session.round == 1
         assert not _diff(memory_of(screen.game.session), before[0]), _diff(memory_of(screen.game.session), before[0])[:10]
-        assert transcript_text(screen) == before[1]
+        assert transcript_entries(screen) == before[1]
         assert app.focused is screen.query_one("#action")
         # the undone round is gone from the disk too: the game loads as it is now, and no autosave brings it back
         from saves import autosave_folder, autosaves
@@ -55,8 +49,7 @@ async def test_undo_restores_the_store_and_the_transcript_exactly(runtime, tiny_
 
 async def test_undo_can_be_refused_and_nothing_changes(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         screen = app.screen
         await pilot.press("ctrl+z")
         await settle(pilot)
@@ -74,21 +67,20 @@ async def test_undo_can_be_refused_and_nothing_changes(runtime, tiny_world):
 
 async def test_retry_plays_the_round_again_under_another_seed(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         screen = app.screen
         session = screen.game.session
         seed = session.sim.settings.seed
         await pilot.press(*keys_for("@tobin What do you carry?"), "enter")
         await settle(pilot)
-        lines = transcript_text(screen)
+        lines = transcript_entries(screen)
         await pilot.press("ctrl+r")
         await settle(pilot)
         assert isinstance(app.screen, Confirm)
         await pilot.press("y")
         await settle(pilot)
         assert screen.game.session.round == 1 and session.sim.settings.seed != seed
-        after = transcript_text(screen)
+        after = transcript_entries(screen)
         assert any(f"(again, draw 2, new seed {session.sim.settings.seed})" in line for line in after)  # says so
         assert after.count("MAREN (to Tobin) · you\nWhat do you carry?") == 1  # the round replaced, not doubled
         assert len(after) == len(lines)
@@ -100,7 +92,7 @@ async def test_retry_plays_the_round_again_under_another_seed(runtime, tiny_worl
         assert isinstance(app.screen, Confirm)
         await pilot.press("enter")
         await settle(pilot)
-        again = transcript_text(screen)
+        again = transcript_entries(screen)
         assert session.sim.state.draw == 2 and session.sim.settings.seed not in (seed, first_retry)
         assert any(f"(again, draw 3, new seed {session.sim.settings.seed})" in line for line in again)
         assert len(again) == len(lines) and not any("draw 2" in line for line in again)  # it replaced the first retry

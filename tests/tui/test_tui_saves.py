@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tui_helpers import keys_for, settle
 
 from saves import read_save
 from tui.app import make_app
 from tui.screens.dialogs import DamagedSave
 from tui.screens.home import HomeScreen
 from tui.screens.play import PlayScreen
+from tests.support.pilot import keys_for, piloted, settle
 
 pytestmark = pytest.mark.anyio
 
@@ -26,7 +26,7 @@ async def play_one_round(pilot, line: str = "/say Who left the lamp dark?") -> P
 
 async def test_every_round_autosaves_into_the_slot(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with piloted(app, settled=False) as pilot:
         screen = await play_one_round(pilot)
         slot = screen.game.slot
     assert slot == runtime.saves() / "tiny-maren"
@@ -39,7 +39,7 @@ async def test_every_round_autosaves_into_the_slot(runtime, tiny_world):
 
 async def test_save_as_and_branch_make_new_slots_and_play_on_there(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with piloted(app, settled=False) as pilot:
         screen = await play_one_round(pilot)
         await pilot.press("f5")
         await pilot.pause()
@@ -64,11 +64,10 @@ async def test_save_as_and_branch_make_new_slots_and_play_on_there(runtime, tiny
 
 async def test_a_save_loads_with_its_history_in_the_transcript(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with piloted(app, settled=False) as pilot:
         slot = (await play_one_round(pilot)).game.slot
     app = make_app(runtime=runtime, save=slot)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         screen = app.screen
         assert screen.game.session.round == 1 and screen.game.player == "maren"
         text = "\n".join(str(w.content) for w in screen.query(".entry"))
@@ -83,12 +82,11 @@ def damage(slot: Path) -> None:
 
 async def test_a_damaged_save_offers_the_newest_good_autosave(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with piloted(app, settled=False) as pilot:
         slot = (await play_one_round(pilot)).game.slot
     damage(slot)
     app = make_app(runtime=runtime)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         home = app.screen
         assert isinstance(home, HomeScreen)
         row = home.saves[0]
@@ -110,12 +108,11 @@ async def test_a_damaged_save_offers_the_newest_good_autosave(runtime, tiny_worl
 
 async def test_loading_a_damaged_save_directly_names_the_file(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with piloted(app, settled=False) as pilot:
         slot = (await play_one_round(pilot)).game.slot
     damage(slot)
     app = make_app(runtime=runtime, save=slot)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         dialog = app.screen
         assert isinstance(dialog, DamagedSave)
         reason = str(dialog.query_one("#reason").content)
@@ -127,7 +124,7 @@ async def test_loading_a_damaged_save_directly_names_the_file(runtime, tiny_worl
 
 async def test_f6_loads_another_save_in_place_of_the_game(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with piloted(app, settled=False) as pilot:
         first = await play_one_round(pilot)
         await pilot.press(*keys_for("/move tavern"), "enter")
         await settle(pilot)

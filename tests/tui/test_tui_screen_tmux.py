@@ -9,7 +9,9 @@ import shutil
 import sys
 
 import pytest
-from test_tui_newcomer_tmux import REPO, Pane
+
+from tests.support.paths import REPO
+from tests.support.tmux import Pane
 
 pytestmark = [pytest.mark.real_model, pytest.mark.real_embedder, pytest.mark.slow, pytest.mark.timeout(900)]
 

@@ -9,11 +9,13 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from tui_helpers import keys_for, settle
 
 from tui.app import make_app
+from tests.support.paths import TINY
+from tests.support.pilot import TERMINAL, keys_for, piloted, settle
+from tests.support.runtime import scripted_runtime
 
-SIZE = (100, 30)
+SIZE = TERMINAL
 LINE = "/say @tobin Who left the lamp dark?"
 
 
@@ -43,7 +45,7 @@ def test_home_lists_worlds_and_saves(snap_compare, still_runtime, tiny_world):
     """Home: the tiny world with its cast and start points, and the game saved after one round."""
 
     async def one_round() -> None:
-        async with make_app(runtime=still_runtime, world=tiny_world, player="maren").run_test(size=SIZE) as pilot:
+        async with piloted(make_app(runtime=still_runtime, world=tiny_world, player="maren"), settled=False) as pilot:
             await play_a_round(pilot)
 
     asyncio.run(one_round())
@@ -130,8 +132,6 @@ TRUST_SCRIPT = {
 @pytest.fixture
 def trust_runtime(tmp_path):
     """Silas lies to Tobin every round; Tobin retells it: his line carries the lie he holds."""
-    from tui_helpers import TINY, scripted_runtime
-
     worlds = tmp_path / "worlds"
     worlds.mkdir()
     (worlds / "tiny.toml").write_bytes(TINY.read_bytes())

@@ -4,11 +4,12 @@ again after every round and move, and a line says so when the player is led some
 from __future__ import annotations
 
 import pytest
-from tui_helpers import keys_for, scripted_runtime, settle
 
 from storyworld.minds.guide import happening
 from tui.app import make_app
 from tui.widgets.transcript import Transcript
+from tests.support.pilot import keys_for, piloted, settle
+from tests.support.runtime import scripted_runtime
 
 pytestmark = pytest.mark.anyio
 
@@ -19,8 +20,7 @@ def now_line(screen) -> str:
 
 async def test_the_now_line_is_worked_out_again_after_a_move(runtime, tiny_world):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         screen = app.screen
         before = now_line(screen)
         await pilot.press(*keys_for("/move tavern"), "enter")
@@ -35,8 +35,7 @@ async def test_the_now_line_is_worked_out_again_after_a_move(runtime, tiny_world
 async def test_a_line_says_so_when_the_player_is_led(tmp_path, tiny_world):
     runtime = scripted_runtime(tmp_path / "saves", {"tobin": "lead:maren:tavern"})
     app = make_app(runtime=runtime, world=tiny_world, player="maren")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with piloted(app) as pilot:
         screen = app.screen
         await pilot.press(*keys_for("@tobin Where to?"), "enter")  # talking to the leader: free to go
         await settle(pilot)

@@ -5,7 +5,6 @@ screenplay alike."""
 from __future__ import annotations
 
 import pytest
-from tui_helpers import HashEmbedder, keys_for, settle
 
 from storyworld.kernel.actions import Say, Wait
 from storyworld.minds import Decision
@@ -14,6 +13,8 @@ from storyworld.report.roundview import round_view
 from tui.app import make_app
 from tui.runtime import Runtime
 from tui.widgets.transcript import Transcript
+from tests.support.doubles import HashEmbedder
+from tests.support.pilot import keys_for, piloted, settle
 
 
 class TwoSpeakers:
@@ -39,8 +40,7 @@ async def test_the_players_line_comes_first_then_the_reply_then_the_rest(tmp_pat
     resolved_first = set()
     for seed in range(4):  # the kernel's seeded order differs between seeds; the screen's order never does
         app = make_app(runtime=two_speaker_runtime(tmp_path, seed), world=tiny_world, player="maren")
-        async with app.run_test(size=(100, 40)) as pilot:
-            await settle(pilot)
+        async with piloted(app, (100, 40)) as pilot:
             screen = app.screen
             screen.query_one("#side").display = False
             await pilot.press(*keys_for("@tobin Good morning, Tobin."), "enter")

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.paths import REPO
+
 SCRIPT = REPO / "scripts" / "tmux_play.sh"
 LINE = "Marcellus, what have you seen on the walls?"
 

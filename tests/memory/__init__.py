@@ -1,0 +1,1 @@
+"""Tests of memory: the consensus store and its parts."""

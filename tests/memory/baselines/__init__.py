@@ -1,0 +1,1 @@
+"""Tests of memory.baselines: the baseline stores."""

@@ -1,0 +1,1 @@
+"""Tests of saves: save folders, slots, faults."""

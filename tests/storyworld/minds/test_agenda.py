@@ -1,0 +1,56 @@
+"""Unit tests of the agenda's pure choice: whom a goal question goes to, and when news sends one looking for company."""
+
+from __future__ import annotations
+
+import pytest
+
+from storyworld.kernel.actions import Move, Say
+from storyworld.kernel.perception import Perception
+from storyworld.kernel.state import ShortTerm
+from storyworld.minds import agenda
+from storyworld.minds.content import Knowledge, Known
+from storyworld.minds.context import DecisionContext
+from storyworld.world import load_world
+from tests.support.paths import MILL
+
+QUESTION = "Do you know who took the grain sacks from the barn?"
+
+
+@pytest.fixture(scope="module")
+def mill():
+    return load_world(MILL)
+
+
+def context(present: tuple[str, ...], knowledge: Knowledge, *, asked: tuple[tuple[str, str], ...] = (),
+            voices: tuple[str, ...] = ()) -> DecisionContext:
+    perception = Perception(agent="reeve", round=4, place="green", place_name="the green", place_description="",
+                            present=present, exits=("mill", "barn"), objects_here=(), objects_held=(),
+                            recent_talk=(), voices=voices)
+    return DecisionContext(agent="reeve", perception=perception, shortterm=ShortTerm(), recalled=(), seed=0,
+                           knowledge=knowledge, asked=asked)
+
+
+def test_a_goal_question_goes_to_one_not_yet_asked_and_never_to_the_one_it_asks_after(mill):
+    knowledge = Knowledge(questions=(QUESTION,), asked_about=(("odo",),))
+    first = agenda.next_step(mill, context(("odo", "tamsin", "wat"), knowledge))
+    assert first is not None and isinstance(first.action, Say) and first.action.to == "tamsin"
+    # asked Tamsin already (in the model's words): Wat next, never Odo, whom the question is about
+    after = agenda.next_step(mill, context(("odo", "tamsin", "wat"), knowledge,
+                                           asked=(("tamsin", "Tamsin, do you know who took grain sacks from the barn?"),)))
+    assert after is not None and isinstance(after.action, Say) and after.action.to == "wat"
+    everyone = (("tamsin", QUESTION), ("wat", QUESTION))
+    assert agenda.next_step(mill, context(("odo", "tamsin", "wat"), knowledge, asked=everyone)) is None
+
+
+def test_news_that_nobody_here_lacks_sends_it_where_voices_are_heard(mill):
+    news = Known(record_id=7, text="Odo dragged six grain sacks out of the tithe barn at night.", kind="claim",
+                 via="told", source="bettany", since_round=3, actors=("odo",), holders=("tamsin",))
+    knowledge = Knowledge(news=(news,))
+    # Tamsin heard it too: nobody here lacks it, and someone is at the mill
+    step = agenda.next_step(mill, context(("tamsin",), knowledge, voices=("mill",)))
+    assert step is not None and isinstance(step.action, Move) and step.action.to == "mill"
+    # one here lacks it: told here, not carried off
+    told = agenda.next_step(mill, context(("tamsin", "wat"), knowledge, voices=("mill",)))
+    assert told is not None and isinstance(told.action, Say) and told.action.to == "wat" and told.purpose == "tell"
+    # no voices anywhere near: nothing moves
+    assert agenda.next_step(mill, context(("tamsin",), knowledge)) is None

@@ -1,0 +1,390 @@
+"""Speech from memory: the point-of-view rendering, the choice of a speech act, the phrasing check (doubles only)."""
+
+from __future__ import annotations
+
+import re
+
+import msgspec
+import pytest
+
+from storyworld.game import session
+from storyworld.kernel.actions import ActOn, Say
+from storyworld.kernel.perception import perceive
+from storyworld.kernel.state import Settings, ShortTerm, ThreadLine
+from storyworld.llm import Completion
+from storyworld.minds import content, lines, render, words
+from storyworld.minds.content import Known, Knowledge, Speech
+from storyworld.minds.context import DecisionContext
+from storyworld.world import World, load_world
+from tests.support.doubles import HashEmbedder
+from tests.support.paths import BUNDLED_WORLDS, REPO, TINY
+
+HAMLET = BUNDLED_WORLDS / "hamlet.toml"
+
+
+@pytest.fixture(scope="module")
+def hamlet():
+    return load_world(HAMLET)
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return load_world(TINY)
+
+
+@pytest.mark.parametrize(("text", "speaker", "listener", "said"), [
+    ("Marcellus and Barnardo saw a figure like the dead king on the battlements.", "marcellus", "horatio",
+     "Barnardo and I saw a figure like the dead king on the battlements."),
+    ("Horatio saw the Ghost with Marcellus and Barnardo.", "marcellus", "horatio",
+     "You saw the Ghost with Barnardo and me."),
+    ("Horatio does not believe in the apparition.", "marcellus", "horatio", "You do not believe in the apparition."),
+    ("Hamlet came home from Wittenberg for his father's funeral.", "hamlet", "horatio",
+     "I came home from Wittenberg for my father's funeral."),
+    ("Claudius murdered his brother King Hamlet.", "hamlet", "claudius", "You murdered your brother King Hamlet."),
+    ("Rosencrantz and Guildenstern are Hamlet's childhood friends.", "hamlet", "horatio",
+     "Rosencrantz and Guildenstern are my childhood friends."),
+    ("The Ghost would not speak to Horatio.", "ghost", "horatio", "I would not speak to you."),
+    ("Prince Hamlet was born on the day old King Hamlet defeated old Fortinbras.", "hamlet", "horatio",
+     "I was born on the day old King Hamlet defeated old Fortinbras."),  # the father's name is not the son's
+    ("Ophelia believes Hamlet has gone mad.", "ophelia", "hamlet", "I believe you have gone mad."),
+    ("Polonius thinks Hamlet is mad for love.", "hamlet", "polonius", "You think I am mad for love."),
+    ("Laertes came home from France for the coronation.", "hamlet", "horatio",
+     "Laertes came home from France for the coronation."),  # nobody of the two: unchanged
+])
+def test_a_record_is_said_from_the_speakers_point_of_view(hamlet, text, speaker, listener, said):
+    assert render.point_of_view(hamlet, text, speaker, listener) == said
+
+
+def test_backstory_told_in_the_present_is_said_in_the_past(hamlet):
+    said = render.point_of_view(hamlet, "Marcellus tells Horatio about the apparition.", "marcellus", "horatio",
+                                past=True)
+    assert said == "I told you about the apparition."
+
+
+def _known(**fields) -> Known:
+    defaults = dict(record_id=1, text="Elias seals the letter with red wax.", kind="event", via="sediment",
+                    source=None, confidence=0.88, round=-5, score=0.6)
+    return Known(**(defaults | fields))
+
+
+@pytest.mark.parametrize(("known", "opening"), [
+    (_known(), "Maren, I saw it myself: Elias sealed the letter with red wax."),
+    (_known(via="told", source="ada"), "Maren, Ada told me that Elias sealed the letter with red wax."),
+    (_known(via="told", source="maren"), "Maren, you told me yourself that Elias sealed the letter with red wax."),
+    (_known(via="read", source="letter"), "Maren, I read in"),
+    (_known(holders=("maren",)), "Maren, you know it as well as I do: Elias sealed"),
+    (_known(text="Tobin finds a sealed letter in the coat of the drowned keeper."), "Maren, I found a sealed letter"),
+])
+def test_the_floor_says_where_the_speaker_learned_it(tiny, known, opening):
+    line = render.floor(tiny, Speech(act="tell", to="maren", carries=(known,)), "tobin", now=3)
+    assert line.startswith(opening), line
+    assert not lines.problems(line, names=render.world_names(tiny), speaker="Tobin", addressee="Maren")
+
+
+def test_plain_lines_are_not_said_twice_and_an_optional_one_can_stay_unsaid(tiny):
+    ask = Speech(act="ask", to="maren")
+    first = render.floor(tiny, ask, "tobin", now=1)
+    second = render.floor(tiny, ask, "tobin", now=1, avoid=[first])
+    assert first != second
+    every = [render.floor(tiny, ask, "tobin", now=n) for n in range(len(render.TEMPLATES["en"]["ask"]))]
+    assert render.floor(tiny, ask, "tobin", now=1, avoid=every, optional=True) == ""
+
+
+def _knowledge(**fields) -> Knowledge:
+    return Knowledge(**fields)
+
+
+def test_a_question_gets_the_best_holding_the_asker_lacks_else_an_honest_answer(tiny):
+    asked = ThreadLine(round=1, speaker="maren", text="Who sealed the letter?", event_id="r0001-00", to="tobin")
+    held_by_both = _known(record_id=1, score=0.9, holders=("maren",))
+    lacking = _known(record_id=2, text="Elias writes a letter about Silas's order.", score=0.8)
+    speech = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
+                            _knowledge(heard=(held_by_both, lacking)), addressed=asked)
+    assert speech.act == "answer" and [k.record_id for k in speech.carries] == [2]
+    nothing = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
+                             _knowledge(heard=(_known(score=0.1),)), addressed=asked)
+    assert nothing.act == "unknown" and not nothing.carries  # nothing relevant: "I do not know", never a guess
+    both = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
+                          _knowledge(heard=(held_by_both,)), addressed=asked)
+    assert both.act == "answer" and both.carries == (held_by_both,)  # "you know it as well as I do: ..."
+    told = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
+                          _knowledge(heard=(held_by_both,), told=(1,)), addressed=asked)
+    assert told.act == "answer" and told.again and told.carries == (held_by_both,)  # "As I said, …": asked again
+    further = _known(record_id=3, text="Elias hid the sealed letter under the lamp.", score=0.45)
+    beyond = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
+                            _knowledge(heard=(held_by_both, further), told=(1,)), addressed=asked)
+    assert beyond.act == "answer" and beyond.carries == (further,)  # what else it holds about it, before "all I know"
+    aside = _known(record_id=4, text="Silas darkened the lamp at the harbour.", score=0.45)
+    off = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
+                         _knowledge(heard=(held_by_both, aside), told=(1,)), addressed=asked)
+    assert off.act == "answer" and off.again and off.carries == (held_by_both,)  # near in recall but not about it
+
+
+def test_a_kept_deed_of_ones_own_is_refused_and_never_told(tiny):
+    sim = session.new_simulation(tiny, "arrival", Settings(seed=0), None, embedder=HashEmbedder())
+    sim.store.remember("silas", ["Silas darkened the lamp and wrecked the ship."], round=-3, via="witnessed",
+                       actors=("silas",))
+    sim.store.remember("silas", ["Somebody wrecked the ship on the rocks."], round=-3, via="witnessed")
+    held = sim.store.held_by("silas")
+    guilty = next(r for r in held if "darkened" in r.text)
+    untyped = next(r for r in held if "Somebody" in r.text)
+    # what a keep-it-hidden goal is about (the store's relevance of the deed to it) decides, never its words
+    assert content.keep_to_self(tiny, "silas", held) == {}
+    secrets = content.keep_to_self(tiny, "silas", held, {guilty.id: 0.5, untyped.id: 0.9})
+    assert secrets == {guilty.id: ()}  # a record with no typed doer is nobody's deed to keep
+    asked = ThreadLine(round=1, speaker="maren", text="Who wrecked the ship?", event_id="r0001-00", to="silas")
+    known = _known(record_id=guilty.id, text=guilty.text, via="witnessed", score=0.9)
+    speech = content.choose(tiny, "silas", "answer", Say(actor="silas", text="", to="maren"),
+                            _knowledge(heard=(known,), secrets=secrets), addressed=asked)
+    assert speech.act in ("refuse", "lie") and not speech.carries
+    chat = content.choose(tiny, "silas", "beat", Say(actor="silas", text="", to="maren"),
+                          _knowledge(beat=(known,), secrets=secrets), addressed=None)
+    assert chat is None or not chat.carries
+
+
+def test_a_deed_the_world_file_marks_secret_is_kept(tiny):
+    world = World(msgspec.structs.replace(tiny.file, agent=[
+        msgspec.structs.replace(a, secrets=["t01"]) if a.id == "silas" else a for a in tiny.file.agent]))
+    sim = session.new_simulation(world, "arrival", Settings(seed=0), None, embedder=HashEmbedder())
+    held = sim.store.held_by("silas")
+    told = next(r for r in held if r.event_id == "t01")
+    assert told.actors == ("silas",)  # typed where it was born: the canon event's actors
+    assert content.keep_to_self(world, "silas", held) == {told.id: ()}
+
+
+def test_chat_with_nothing_to_carry_is_left_unsaid_and_a_goal_asks_in_its_own_words(tiny):
+    say = Say(actor="tobin", text="", to="maren")
+    assert content.choose(tiny, "tobin", "chat", say, _knowledge(), addressed=None) is None
+    # a beat with nothing to tell about it is no reason for a plain "what news?"
+    assert content.choose(tiny, "tobin", "beat", say, _knowledge(), addressed=None) is None
+    beat = _known(record_id=9, text="Elias seals the letter with red wax.", score=0.1)
+    assert content.choose(tiny, "tobin", "beat", say, _knowledge(beat=(beat,)), addressed=None) is None
+    asking = content.choose(tiny, "tobin", "chat", say, _knowledge(questions=("Do you know who took the letter?",)),
+                            addressed=None)
+    assert asking.act == "ask" and render.floor(tiny, asking, "tobin", now=1) == "Maren, do you know who took the letter?"
+    lead = ActOn(actor="tobin", verb="lead", target="maren", place="tavern")
+    assert content.choose(tiny, "tobin", "lead", lead, _knowledge(), addressed=None).act == "lead"
+
+
+class _Model:
+    """A unit-test double that always phrases a line the same way."""
+
+    def __init__(self, line):
+        self.line = line
+        self.calls = 0
+
+    def complete_json(self, messages, schema, **kwargs):
+        self.calls += 1
+        return {"line": self.line}, Completion(text="", prompt_tokens=50, completion_tokens=12)
+
+
+def _speech_context(tiny, agent="tobin"):
+    state = session.initial_state(tiny, "arrival")
+    knowledge = Knowledge(vocabulary=frozenset(content.keys("Elias seals the letter with red wax.")))
+    return DecisionContext(agent=agent, perception=perceive(tiny, state, agent), shortterm=ShortTerm(), recalled=(),
+                           seed=1, knowledge=knowledge)
+
+
+@pytest.mark.parametrize(("phrasing", "kept"), [
+    ("Maren, I saw Elias seal the letter with red wax myself.", True),  # the same facts in other words
+    ("Maren, I saw Captain Hask seal the letter with red wax.", False),  # a name nobody knows
+    ("Maren, I saw Elias seal the letter with red wax, then burn the harbour down.", False),  # a fact added
+    ("Maren, Maren, Maren, Maren, Maren.", False),  # garbage
+    ("Maren, I saw it myself.", False),  # the content lost
+    ("Maren, I saw the red wax seal Elias with the letter.", False),  # the same words, another sense
+    ("Maren, I saw it myself: Elias, the letter with red wax.", False),  # the deed lost, the words kept
+])
+def test_a_phrasing_stands_only_when_it_still_says_the_floor_and_nothing_more(tiny, phrasing, kept):
+    context = _speech_context(tiny)
+    speech = Speech(act="tell", to="maren", carries=(_known(),))
+    floor = render.floor(tiny, speech, "tobin", now=1)
+    model = _Model(phrasing)
+    text, rendered, why, costs = words.write(model, tiny, context, speech, floor)
+    assert model.calls == 1 and costs["prompt_tokens"] == 50
+    if kept:
+        assert (text, rendered, why) == (phrasing, False, "")
+    else:
+        assert (text, rendered) == (floor, True) and why  # the floor is spoken, and why is said
+
+
+def test_a_phrasing_may_not_name_anyone_its_floor_does_not(tiny):
+    """'Have you heard anything new from Tobin?' said by Tobin: the speaker in the third person, a new who."""
+    context = _speech_context(tiny)
+    speech = Speech(act="ask", to="maren")
+    floor = render.floor(tiny, speech, "tobin", now=1)
+    for phrasing in ("Maren, have you heard anything new from Tobin?", "Maren, have you heard anything of Silas?"):
+        text, rendered, why, _ = words.write(_Model(phrasing), tiny, context, speech, floor)
+        assert (text, rendered) == (floor, True) and "added a name" in why
+
+
+def test_an_i_do_not_know_may_not_be_phrased_into_a_fact(tiny):
+    context = _speech_context(tiny)
+    speech = Speech(act="unknown", to="maren")
+    floor = render.floor(tiny, speech, "tobin", now=1)
+    text, rendered, _, _ = words.write(_Model("Maren, I do not know, but Silas drowned the keeper."), tiny, context,
+                                       speech, floor)
+    assert rendered and text == floor
+
+
+def test_what_news_is_answered_with_news_and_where_someone_went_only_asked_where(tiny):
+    say = Say(actor="tobin", text="", to="maren")
+    news = content.choose(tiny, "tobin", "answer", say, _knowledge(moment=(_known(record_id=5, score=0.4),)),
+                          addressed=ThreadLine(round=1, speaker="maren", text="What news?", event_id="r0001-00"))
+    assert news.act == "answer" and news.carries[0].record_id == 5
+    went = _known(record_id=6, text="Ada went from The harbour to The Gull tavern.", mechanical=True, score=0.9)
+    idle = content.choose(tiny, "tobin", "answer", say, _knowledge(heard=(went,)),
+                          addressed=ThreadLine(round=1, speaker="maren", text="Is Ada well?", event_id="r0001-00"))
+    assert not idle.carries
+    where = content.choose(tiny, "tobin", "answer", say, _knowledge(heard=(went,)),
+                           addressed=ThreadLine(round=1, speaker="maren", text="Where is Ada?", event_id="r0001-00"))
+    assert where.carries == (went,)
+
+
+def test_a_first_name_alone_names_its_person_and_a_title_does_not(tiny):
+    """'Kasimir forced the lock' is Kasimir Dole's deed; 'King' of 'King Hamlet' is also a plain word, no name."""
+    world = World(msgspec.structs.replace(tiny.file, agent=[
+        msgspec.structs.replace(a, name="Kasimir Dole", pronouns="he") if a.id == "silas" else a
+        for a in tiny.file.agent]))
+    assert render.first_names(world).get("Kasimir") == "silas"
+    assert render.point_of_view(world, "Kasimir forced the lock and hid his tools.", "silas", "maren") == \
+        "I forced the lock and hid my tools."
+    hamlet = load_world(BUNDLED_WORLDS / "hamlet.toml")
+    assert "King" not in render.first_names(hamlet)
+
+
+def test_a_secret_is_shared_with_whom_a_goal_means_to_share_it_with(hamlet):
+    goal = "Get Horatio to see the apparition with his own eyes"
+    assert content._ally(hamlet, goal, "horatio")
+    assert not content._ally(hamlet, "Find out what is troubling Hamlet", "hamlet")
+
+
+def test_what_a_goal_means_to_tell_someone_is_kept_for_them(hamlet):
+    sim = session.new_simulation(hamlet, "opening", Settings(seed=0, player="horatio"), None, embedder=HashEmbedder())
+    held = sim.store.held_by("ghost")
+    murder = next(r for r in held if "murdered" in r.text)
+    assert content.keep_to_self(hamlet, "ghost", held)[murder.id] == ("hamlet",)  # "Tell Hamlet the truth…"
+
+
+def test_a_statement_opening_with_a_name_keeps_its_capital_after_a_colon():
+    """'He Jin was made Regent Marshal' is not 'he Jin was…': a name that starts like a pronoun is a name."""
+    world = load_world(BUNDLED_WORLDS / "three_kingdoms.toml")
+    assert render.clause("He Jin was made Regent Marshal.", world) == "He Jin was made Regent Marshal"
+    assert render.clause("He was made Regent Marshal.", world) == "he was made Regent Marshal"
+    assert render.clause("The figure walked.") == "the figure walked"
+
+
+def test_two_speakers_in_one_round_say_different_plain_lines_and_no_news_is_not_ignorance(tiny):
+    """Deciding at once, neither hears the other: their plain lines still differ; 'what news?' gets 'no news'."""
+    ask = Speech(act="ask", to="maren")
+    speakers = [a for a in tiny.agents if a != "maren"]
+    room = tuple(tiny.agents)
+    before = {render.floor(tiny, ask, s, now=3, present=room) for s in speakers}
+    assert len(before) == len(speakers)
+    # nor a line one of them said there the round before, which they all heard
+    said = {render.floor(tiny, ask, s, now=4, present=room, overheard=sorted(before)) for s in speakers}
+    assert len(said) == len(speakers) and not said & before
+    no_news = render.floor(tiny, Speech(act="unknown", to="maren", news=True), "tobin", now=1)
+    unknown = render.floor(tiny, Speech(act="unknown", to="maren"), "tobin", now=1)
+    assert no_news.split(", ", 1)[1] in {t for t in render.TEMPLATES["en"]["no_news"]}
+    assert unknown.split(", ", 1)[1] in set(render.TEMPLATES["en"]["unknown"])
+
+
+def test_a_pronoun_is_the_speakers_when_only_the_speaker_could_be_meant():
+    """Ophelia says 'Hamlet … swore he loved me', not '…loved her'; where two of one sex are named, no guess."""
+    world = load_world(BUNDLED_WORLDS / "hamlet.toml")
+    text = "Hamlet gave Ophelia letters and gifts, and swore he loved her."
+    assert render.point_of_view(world, text, "ophelia", "polonius") == \
+        "Hamlet gave me letters and gifts, and swore he loved me."
+    assert render.point_of_view(world, text, "polonius", "ophelia") == \
+        "Hamlet gave you letters and gifts, and swore he loved you."
+    assert render.point_of_view(world, "Gertrude told Ophelia that she loved her son.", "ophelia", "polonius") == \
+        "Gertrude told me that she loved her son."
+    assert render.point_of_view(world, "Claudius poisoned Hamlet and took his crown.", "hamlet", "horatio") == \
+        "Claudius poisoned me and took his crown."
+
+
+def test_every_plain_question_is_a_question_about_nothing_in_particular():
+    """The renderer's own 'what news?' lines are answered with news (or 'no news'), never 'I know nothing of that'."""
+    for line in render.TEMPLATES["en"]["ask"]:
+        assert content.is_question(line) and not content.keys(line), line
+
+
+def test_a_title_one_takes_stays_a_title_and_a_reflexive_is_the_speakers():
+    world = load_world(BUNDLED_WORLDS / "three_kingdoms.toml")
+    said = render.point_of_view(world, "Zhang Jue proclaimed himself Lord of Heaven General.", "zhang-jue", "li-ru",
+                                past=True)
+    assert said == "I proclaimed myself Lord of Heaven General."
+
+
+def test_the_renderers_plain_lines_assert_nothing_a_speaker_must_hold():
+    """'All is quiet, as far as I know' is grounded whatever the speaker holds: its words are words of speaking."""
+    for kind, options in render.TEMPLATES["en"].items():
+        for line in options:
+            assert not content.line_keys(re.sub(r"\{\w+\}", "", line)), (kind, line)
+
+
+def test_an_unasked_telling_that_would_echo_what_was_just_said_here_tells_something_else(tiny):
+    """Barnardo does not retell, in the same words, what Marcellus just said in his hearing: he tells another holding."""
+    from storyworld.minds import LLMMind
+    from storyworld.minds.choice import Plan
+
+    first = _known(record_id=1, text="Elias seals the letter with red wax.", score=0.9)
+    second = _known(record_id=2, text="Silas darkened the lamp at the harbour.", score=0.8)
+    context = _speech_context(tiny)
+    echoed = render.floor(tiny, Speech(act="tell", to="maren", carries=(first,)), "tobin", now=1)
+    said_here = ThreadLine(round=0, speaker="silas", text=echoed.replace("Maren,", "Ada,"), event_id="r0000-00")
+    context = msgspec.structs.replace(
+        context, knowledge=_knowledge(moment=(first, second), vocabulary=context.knowledge.vocabulary),
+        perception=msgspec.structs.replace(context.perception, recent_talk=(said_here,)))
+    plan = Plan(action=Say(actor="tobin", text="", to="maren"), purpose="chat", chosen_by="model")
+    action, rendered, _, _ = LLMMind(None).speak(tiny, context, plan)
+    assert rendered and [t.record for t in action.tells] == [2], action.text
+    alone = msgspec.structs.replace(context, perception=msgspec.structs.replace(context.perception, recent_talk=()))
+    action, _, _, _ = LLMMind(None).speak(tiny, alone, plan)
+    assert [t.record for t in action.tells] == [1]  # nothing said here yet: the best holding
+
+
+def test_my_father_is_asked_as_the_person_the_personas_say_he_is():
+    """Wren's 'my father' is Abel Marr ('Wren's father' in his persona) when Maud turns it to her memory."""
+    world = load_world(REPO / "docs" / "results" / "speech" / "harbour.toml")
+    assert content.as_asked(world, "Did my father leave anything with you?", "wren", "maud") == \
+        "Did Abel Marr leave anything with Maud Tregear?"
+    assert content.kin(world, "wren", "father") == "abel" and content.kin(world, "wren", "mother") is None
+    assert content.as_asked(world, "What did my brother say?", "wren", "maud") == "What did Wren Marr's brother say?"
+
+
+def test_a_phrasing_that_says_a_place_twice_over_is_refused():
+    """'…to the Crow's Gate on foot by the pass road by the Crow's Gate': a stutter, whatever the place's name."""
+    world = load_world(REPO / "docs" / "results" / "speech" / "mountain_pass.toml")
+    ysolde = next(a for a, agent in world.agents.items() if "Ysolde" in agent.name)
+    sabine = next(a for a, agent in world.agents.items() if "Sabine" in agent.name)
+    state = session.initial_state(world, next(iter(world.starts)))
+    context = DecisionContext(agent=ysolde, perception=perceive(world, state, ysolde), shortterm=ShortTerm(),
+                              recalled=(), seed=1,
+                              knowledge=Knowledge(vocabulary=frozenset(content.keys(
+                                  "Sister Ysolde came down to the Crow's Gate on foot by the pass road."))))
+    known = _known(text="Sister Ysolde came down to the Crow's Gate on foot by the pass road.", via="witnessed")
+    speech = Speech(act="answer", to=sabine, carries=(known,))
+    floor = render.floor(world, speech, ysolde, now=3)
+    stutter = "Sabine Dace, I came down to the Crow's Gate on foot by the pass road by the Crow's Gate."
+    assert "degenerate" in words.check(world, context, speech, floor, stutter)
+
+
+def test_a_question_about_someone_names_them_as_the_asker_knows_them():
+    """Greta knows 'Doctor Lisle', not the persona's full 'Anselm Lisle': she asks after him by that name."""
+    world = load_world(REPO / "docs" / "results" / "speech" / "mountain_pass.toml")
+    lisle = next(a for a, agent in world.agents.items() if agent.name == "Anselm Lisle")
+    known = _known(text="Doctor Lisle joined Orvan Dace's caravan at Brask.", score=0.6)
+    speaker = next(a for a in world.agents if a != lisle)
+    found = content.topics(world, speaker, None, _knowledge(moment=(known,)))
+    assert "Doctor Lisle" in found and "Anselm Lisle" not in found
+    assert lisle not in found
+
+
+def test_two_plain_lines_to_one_listener_are_never_parrots_of_each_other(tiny):
+    """Said at once to one listener ('Liu Bei, what news?' / 'Liu Bei, what is the word here?'), no two plain
+    questions or greetings share half their trigrams: the vocative alone does not make a parrot."""
+    for kind in ("ask", "greet", "no_news", "unknown", "told_all"):
+        said = [render._with_vocative(tiny, "maren", line, "en") for line in render.TEMPLATES["en"][kind]]
+        for i, line in enumerate(said):
+            assert not lines.parrots(line, said[:i] + said[i + 1:]), (kind, line)

@@ -1,0 +1,64 @@
+"""Unit tests of the will's pure parts: reading a line into a claim, a question's shape, a goal as a question."""
+
+from __future__ import annotations
+
+import pytest
+
+from storyworld.minds import aims, listening, questions
+from storyworld.world import load_world
+from tests.support.paths import MILL
+
+
+@pytest.fixture(scope="module")
+def mill():
+    return load_world(MILL)
+
+
+@pytest.mark.parametrize(("line", "claim", "actors"), [
+    ("I saw Odo drag six grain sacks out of the tithe barn at night.",
+     "Odo dragged six grain sacks out of the tithe barn at night.", ("odo",)),
+    ("Reeve, I saw Odo washing the sacks at the mill.", "Odo was washing the sacks at the mill.", ("odo",)),
+    ("Wat told me at the barn that he carted six light sacks to the mill.",
+     "Wat Ashby carted six light sacks to the mill.", ("wat",)),
+    ("My sacks were swapped for chaff by the miller.", "Bettany Crewe's sacks were swapped for chaff by the miller.",
+     ("bettany",)),
+])
+def test_a_statement_is_read_into_a_third_person_claim(mill, line, claim, actors):
+    reading = listening.read_claim(mill, "bettany", "reeve", line)
+    assert reading is not None and reading.text == claim and reading.actors == actors
+
+
+@pytest.mark.parametrize("line", [
+    "Who took the tithe grain?", "Good morning, reeve.", "Thank you.", "I saw him.", "Did Odo swap the sacks",
+])
+def test_questions_greetings_and_stock_lines_assert_nothing(mill, line):
+    assert listening.read_claim(mill, "bettany", "reeve", line) is None
+
+
+@pytest.mark.parametrize(("question", "kind", "people"), [
+    ("Who told you that?", "source", ()),
+    ("How do you know?", "source", ()),
+    ("What did Bettany tell you?", "said_by", ("bettany",)),
+    ("What did I tell you?", "said_by", ("wat",)),
+    ("When was that?", "when", ()),
+    ("Where is he now?", "where_now", ("odo",)),
+    ("Where is Tamsin?", "where_now", ("tamsin",)),
+    ("Who took the tithe grain?", "open", ()),
+])
+def test_a_question_is_read_for_its_shape(mill, question, kind, people):
+    asked = questions.read_question(mill, question, "wat", "reeve", previous_actors=("odo",))
+    assert (asked.kind, asked.people) == (kind, people)
+
+
+def test_where_is_she_is_nobody_when_the_last_answer_was_about_a_he(mill):
+    assert questions.read_question(mill, "Where is she now?", "wat", "reeve", ("odo",)).kind == "open"
+
+
+@pytest.mark.parametrize(("goal", "pronouns", "question"), [
+    ("Find out who took the tithe grain", "she", "Do you know who took the tithe grain?"),
+    ("Find out why the sacks he carted felt light", "he", "Do you know why the sacks I carted felt light?"),
+    ("Learn what is hidden in her flour store", "she", "Do you know what is hidden in my flour store?"),
+    ("Learn the truth", "he", ""),
+])
+def test_a_goal_to_find_out_is_asked_in_its_own_words(goal, pronouns, question):
+    assert aims.question_of(goal, pronouns) == question

@@ -1,0 +1,1 @@
+"""What the tests share: paths, test doubles, fixtures, the fake server and the pilot helpers."""

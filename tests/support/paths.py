@@ -1,0 +1,16 @@
+"""Where the tests find things: the repository, the test data, the test worlds and the bundled ones."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+TESTS = REPO / "tests"
+DATA = TESTS / "data"
+WORLDS = DATA / "worlds"  # worlds written for the tests
+TINY = WORLDS / "tiny.toml"
+COTERIE = WORLDS / "coterie.toml"
+MILL = WORLDS / "mill.toml"
+PLAYS = DATA / "plays"
+BUNDLED_WORLDS = REPO / "worlds"  # the worlds the game ships
+SHARED = REPO.parent / "shared"  # the team's ../shared (absent in a user's clone)
