@@ -5,8 +5,8 @@ here who lacks it and cares (one with a goal to find something out first; never 
 nor to the one it says did it); a goal to find something out is asked of someone here
 it has not asked yet, in the goal's own words; a goal to tell goes to whoever here lacks what bears on it;
 what it holds that bears on its goals and the moment goes to whoever here lacks it (one round in two); with
-news that nobody here lacks, or a question and nobody here to ask, it seeks company in a neighbouring place
-where voices are heard. It waits only when nothing can move.
+news that nobody here lacks, or alone with no post to guard, it seeks company in a neighbouring place where
+voices are heard. It waits only when nothing can move.
 """
 
 from __future__ import annotations
@@ -51,8 +51,8 @@ def next_step(world: World, context: DecisionContext) -> Plan | None:
                              if a not in known.actors and _tellable(known, a, knowledge)), None)
             if listener is not None:
                 return Plan(action=Say(actor=context.agent, text="", to=listener), purpose="chat")
-    # news that nobody here lacks, or nobody here to ask: it seeks company where voices are heard
-    if (news or not present and knowledge.questions) and not _moved_lately(context):
+    # news that nobody here lacks, or alone (with nothing to guard here): it seeks company where voices are heard
+    if (news or not present and not knowledge.stays) and not _moved_lately(context):
         here = p.place
         company = [e for e in world.places[here].exits if e in p.voices]
         if company:

@@ -117,6 +117,7 @@ class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
     questions: tuple[str, ...] = ()  # its goals to find something out, as questions to put to someone
     asked_about: tuple[tuple[str, ...], ...] = ()  # for each question, the people it asks after (not asked of them)
     seekers: tuple[str, ...] = ()  # who of those present has a goal to find something out (cares for news)
+    stays: bool = False  # a goal to guard or keep watch where it is: alone, it does not go looking for company
 
 
 class Speech(msgspec.Struct, frozen=True, kw_only=True):
@@ -372,7 +373,8 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
                      secrets=secrets, vocabulary=frozenset(vocabulary), asked=asked, previous=earlier, pointed=pointed,
                      news=news, questions=asks, asked_about=tuple(people for _, people in asking),
                      seekers=tuple(a for a in present if encoder is not None and a in world.agents
-                                   and any(x.kind == "learn" for x in aims.aims_of(world, a, encoder))))
+                                   and any(x.kind == "learn" for x in aims.aims_of(world, a, encoder))),
+                     stays=encoder is not None and any(a.kind == "guard" for a in aims.aims_of(world, agent, encoder)))
 
 
 def _pointed(world: World, agent: str, asked: questions.Asked, held: list[Record], present: tuple[str, ...],
@@ -535,7 +537,9 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
                 and (not question or _bears(world, k, wanted))]
     kept = [k for k in relevant if k.record_id in knowledge.secrets and to not in knowledge.secrets[k.record_id]
             and to not in k.holders]
-    if kept and kept[0].score >= relevant[0].score - ANSWER_MARGIN:
+    # a kept deed the question is on (a word of it in common), not one merely near it in meaning: a denial of
+    # what nobody asked after would draw the eye to it
+    if kept and kept[0].score >= relevant[0].score - ANSWER_MARGIN and _shares(world, kept[0], wanted):
         # asked after a deed it keeps, it denies knowing (a lie, held as its word); after what it means to tell
         # someone else, it will not say
         return Speech(act="lie" if knowledge.secrets[kept[0].record_id] == () else "refuse", to=to)

@@ -54,3 +54,10 @@ def test_news_that_nobody_here_lacks_sends_it_where_voices_are_heard(mill):
     assert told is not None and isinstance(told.action, Say) and told.action.to == "wat" and told.purpose == "tell"
     # no voices anywhere near: nothing moves
     assert agenda.next_step(mill, context(("tamsin",), knowledge)) is None
+
+
+def test_alone_it_goes_where_voices_are_unless_it_has_a_post_to_guard(mill):
+    step = agenda.next_step(mill, context((), Knowledge(), voices=("barn",)))
+    assert step is not None and isinstance(step.action, Move) and step.action.to == "barn"
+    assert agenda.next_step(mill, context((), Knowledge(stays=True), voices=("barn",))) is None
+    assert agenda.next_step(mill, context((), Knowledge())) is None  # nobody anywhere near: it waits
