@@ -297,7 +297,9 @@ class Simulation:
             missed_lines=missed, player=self.settings.player, player_call=self.player_call(agent),
             read_already=tuple(sorted({e.target for e in self.state.events
                                        if e.actor == agent and e.kind == "act" and e.verb == "read" and e.target})),
-            knowledge=knowledge, replying=replying, asked=self.asked_by(agent), draw=self.draw,
+            knowledge=knowledge, replying=replying, asked=self.asked_by(agent),
+            last_moved=max((e.round for e in self.state.events[-400:] if e.kind == "move" and e.actor == agent),
+                           default=None), draw=self.draw,
         )
         return draws.vary(context), recall_s
 

@@ -51,8 +51,10 @@ def next_step(world: World, context: DecisionContext) -> Plan | None:
                              if a not in known.actors and _tellable(known, a, knowledge)), None)
             if listener is not None:
                 return Plan(action=Say(actor=context.agent, text="", to=listener), purpose="chat")
-    # news that nobody here lacks, or alone (with nothing to guard here): it seeks company where voices are heard
-    if (news or not present and not knowledge.stays) and not _moved_lately(context):
+    # news just told that nobody here lacks, or alone (with nothing to guard here): it seeks company where voices
+    # are heard
+    fresh = [k for k in news if k.since_round >= p.round - 1]
+    if (fresh or not present and not knowledge.stays) and not _moved_lately(context):
         here = p.place
         company = [e for e in world.places[here].exits if e in p.voices]
         if company:
@@ -83,5 +85,7 @@ def _spoke_lately(context: DecisionContext) -> bool:
 
 
 def _moved_lately(context: DecisionContext) -> bool:
+    if context.last_moved is not None and context.last_moved >= context.perception.round - SEEK_EVERY:
+        return True
     return any(isinstance(c.done, Move) and c.round >= context.perception.round - SEEK_EVERY
                for c in context.shortterm.cache)

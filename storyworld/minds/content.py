@@ -134,7 +134,9 @@ class Speech(msgspec.Struct, frozen=True, kw_only=True):
     again: bool = False  # an answer it gave this listener lately, given again ("As I said, …")
     restate: bool = False  # a follow-up's answer that says what it is about (the question named it, not a last answer)
     echo: str = ""  # a reaction's: what the line just told it, said back as a question ("You saw …? I did not know that")
-    loose: bool = False  # an answer near the question in meaning only, no word of it in common ("I cannot say for sure, but …")
+    # an answer near the question in meaning only, no word of it in common: to a yes-or-no question "I cannot say
+    # for sure, but …"; to another, "What I can tell you is this. …"
+    loose: Literal["", "unsure", "only"] = ""
 
 
 # ------------------------------------------------------------------------------- gathering
@@ -563,20 +565,27 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     # the speaker told it lately (then "as I said, …"); a remark gets only what they lack
     lacking = [k for k in relevant if k.score >= best.score - ANSWER_MARGIN and _tellable(k, to, knowledge, asked=question)]
     if lacking:
-        return Speech(act="answer", to=to, carries=(lacking[0],), loose=question and not _shares(world, lacking[0], wanted))
+        return Speech(act="answer", to=to, carries=(lacking[0],), loose=_loose(world, lacking[0], wanted, addressed) if question else "")
     if not question:
         return Speech(act="react", to=to, echo=echo) if told_news else None  # a remark with nothing to say back: unsaid
     # the closest ones they hold already: the next one that bears on the question and they lack, before
     # "you know as much as I do"
     further = next((k for k in relevant if _tellable(k, to, knowledge, asked=True)), None)
     if further is not None:
-        return Speech(act="answer", to=to, carries=(further,), loose=not _shares(world, further, wanted))
+        return Speech(act="answer", to=to, carries=(further,), loose=_loose(world, further, wanted, addressed))
     held = next((k for k in relevant if _tellable(k, None, knowledge, asked=True)), None)
     if held is not None:
         # asked again what it told lately: the answer again, as such ("As I said, …"), not "that is all I know"
         return Speech(act="answer", to=to, carries=(held,), again=held.record_id in knowledge.told,
-                      loose=not _shares(world, held, wanted))
+                      loose=_loose(world, held, wanted, addressed))
     return Speech(act="unknown", to=to, told_all=True)
+
+
+def _loose(world: World, known: Known, wanted: set[str], addressed: ThreadLine) -> Literal["", "unsure", "only"]:
+    """How an answer that is near the question only in meaning is said (see `Speech.loose`); "" when it is on it."""
+    if _shares(world, known, wanted):
+        return ""
+    return "unsure" if questions.is_polar(addressed.text) else "only"
 
 
 def _shares(world: World, known: Known, wanted: set[str]) -> bool:

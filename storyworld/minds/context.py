@@ -53,6 +53,7 @@ class DecisionContext(msgspec.Struct, frozen=True, kw_only=True):
     knowledge: Knowledge = msgspec.field(default_factory=Knowledge)  # what it holds that this round's line may carry
     replying: bool = False  # spoken to this round: it answers the line now, in the same round
     asked: tuple[tuple[str, str], ...] = ()  # (listener, words) of the questions it put lately, oldest first
+    last_moved: int | None = None  # the last round it went somewhere (it does not pace between rooms)
     draw: int = 0  # which drawing of this round: 0 as first played; a retry draws again (minds.draws)
 
 

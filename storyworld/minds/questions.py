@@ -26,6 +26,9 @@ _SAID_BY = re.compile(r"\bwhat\s+(?:\w+ly\s+)?(?:did|has|have)\s+(?P<who>.+?)\s+
 _WHEN = re.compile(r"^\s*(?:and\s+)?when\b", re.IGNORECASE)
 _WHERE_NOW = re.compile(r"\bwhere\s+(?:is|was|are|has|did)\s+(?P<who>he|she|they|him|her|[A-Z][\w' -]*?)"
                         r"(?:\s+(?:now|gone|go|went|got\s+to))?\s*\??\s*$", re.IGNORECASE)
+# a yes-or-no question opens with its auxiliary, after a vocative at most ("Marcellus, will it come again?")
+_POLAR = re.compile(r"^\s*(?:[A-Z][\w' ]*,\s*)?(?:do|does|did|will|would|is|are|was|were|can|could|shall|should|"
+                    r"has|have|had|must|may|might)\b", re.IGNORECASE)
 _PRONOUN = {"he": "he", "him": "he", "she": "she", "her": "she", "they": "they"}
 
 
@@ -66,3 +69,8 @@ def read_question(world: World, text: str, asker: str | None, answerer: str,
     if _WHEN.match(text) and len(text.split()) <= 6:
         return Asked(kind="when")
     return Asked()
+
+
+def is_polar(text: str) -> bool:
+    """Whether a question asks yes or no ("Do you think it will come again?"), not what, who or where."""
+    return _POLAR.match(text) is not None

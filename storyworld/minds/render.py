@@ -555,8 +555,11 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
         # "as I said" is for one told it before; one who holds it hears "you know it as well as I do" instead
         if getattr(speech, "again", False) and lang == "en" and to not in getattr(carries[0], "holders", ()):
             body = sentence(f"as I said, {clause(body, world)}")
-        if getattr(speech, "loose", False):  # near the question, not on it: said as what it knows, not as the answer
+        loose = getattr(speech, "loose", "")  # near the question, not on it: said as what it knows, not as the answer
+        if loose == "unsure":
             body = sentence(f"I cannot say for sure, but {clause(body, world)}") if lang == "en" else f"我说不准，不过{body}"
+        elif loose == "only":
+            body = f"What I can tell you is this. {body}" if lang == "en" else f"我能告诉你的是：{body}"
         if getattr(speech, "heard", False) and lang == "en":
             body = sentence(f"that is news to me; and {clause(body, world)}")  # a name keeps its capital
         return _with_vocative(world, to, body, lang)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from storyworld.kernel.actions import Move, Say
 from storyworld.kernel.perception import Perception
 from storyworld.kernel.state import ShortTerm
-from storyworld.minds import agenda
+from storyworld.minds import agenda, questions
 from storyworld.minds.content import Knowledge, Known
 from storyworld.minds.context import DecisionContext
 from storyworld.world import load_world
@@ -61,3 +62,17 @@ def test_alone_it_goes_where_voices_are_unless_it_has_a_post_to_guard(mill):
     assert step is not None and isinstance(step.action, Move) and step.action.to == "barn"
     assert agenda.next_step(mill, context((), Knowledge(stays=True), voices=("barn",))) is None
     assert agenda.next_step(mill, context((), Knowledge())) is None  # nobody anywhere near: it waits
+
+
+def test_it_does_not_pace_between_rooms(mill):
+    moved = context((), Knowledge(), voices=("barn",))
+    moved = msgspec.structs.replace(moved, last_moved=3)  # went somewhere last round
+    assert agenda.next_step(mill, moved) is None
+
+
+@pytest.mark.parametrize(("question", "polar"), [
+    ("Do you think it will come again tonight?", True), ("Marcellus, will it walk again?", True),
+    ("What should we do first against the Yellow Turbans?", False), ("Where is Odo now?", False),
+])
+def test_a_yes_or_no_question_is_told_from_another(question, polar):
+    assert questions.is_polar(question) is polar
