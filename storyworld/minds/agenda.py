@@ -11,11 +11,11 @@ voices are heard. It waits only when nothing can move.
 
 from __future__ import annotations
 
-import re
+import msgspec
 
 from storyworld.kernel.actions import Move, Say
 from storyworld.minds.choice import Plan
-from storyworld.minds.content import TELL_MIN, Known, Knowledge, _tellable
+from storyworld.minds.content import TELL_MIN, Known, Knowledge, _tellable, keys
 from storyworld.minds.context import DecisionContext
 from storyworld.world import World
 
@@ -62,6 +62,17 @@ def next_step(world: World, context: DecisionContext) -> Plan | None:
     return None
 
 
+def open_questions(context: DecisionContext, knowledge: Knowledge, listener: str | None) -> Knowledge:
+    """Its goal questions fit to put to this listener: not about them, not asked of them lately (a line chosen
+    for another purpose may still fall back on asking)."""
+    kept = [(q, knowledge.asked_about[i] if i < len(knowledge.asked_about) else ())
+            for i, q in enumerate(knowledge.questions)]
+    kept = [(q, about) for q, about in kept
+            if listener is None or (listener not in about and not _asked(context, q, listener))]
+    return msgspec.structs.replace(knowledge, questions=tuple(q for q, _ in kept),
+                                   asked_about=tuple(about for _, about in kept))
+
+
 def fresh_news(knowledge: Knowledge) -> list[Known]:
     """What the character was told lately (gathered as `Knowledge.news`), newest first: news to pass on."""
     return sorted(knowledge.news, key=lambda k: (-k.since_round, k.record_id))
@@ -69,13 +80,12 @@ def fresh_news(knowledge: Knowledge) -> list[Known]:
 
 def _asked(context: DecisionContext, question: str, listener: str) -> bool:
     """Whether the character put this question to this listener lately (the questions it put, and its cache)."""
-    wanted = {w for w in re.findall(r"[a-z']+", question.lower()) if len(w) > 3}
+    wanted = keys(question)
     put = [(to, text) for to, text in context.asked]
     put += [(c.done.to, c.done.text) for c in context.shortterm.cache
             if isinstance(c.done, Say) and c.done.act == "ask" and c.done.to]
     for to, text in put:
-        said = set(re.findall(r"[a-z']+", text.lower()))
-        if to == listener and len(wanted & said) * 2 >= len(wanted):  # the model may phrase it: most words are there
+        if to == listener and (len(wanted & keys(text)) * 2 >= len(wanted) if wanted else text == question):  # the model may phrase it: most words are there
             return True
     return False
 

@@ -140,6 +140,8 @@ class LLMMind:
         knowledge = context.knowledge
         if plan.question:
             knowledge = msgspec.structs.replace(knowledge, questions=(plan.question,))
+        elif isinstance(plan.action, Say):  # a line for another purpose falls back on a question only where it fits
+            knowledge = agenda.open_questions(context, knowledge, plan.action.to)
         for _ in range(RETELLINGS):
             speech = content.choose(world, context.agent, plan.purpose, plan.action, knowledge,
                                     addressed=context.addressed_by, arrivals=context.arrivals)

@@ -76,3 +76,11 @@ def test_it_does_not_pace_between_rooms(mill):
 ])
 def test_a_yes_or_no_question_is_told_from_another(question, polar):
     assert questions.is_polar(question) is polar
+
+
+def test_a_line_chosen_for_another_purpose_asks_only_what_fits_its_listener(mill):
+    knowledge = Knowledge(questions=(QUESTION, "Do you know where Wat hid the key?"), asked_about=(("odo",), ("wat",)))
+    asked = context(("odo", "tamsin", "wat"), knowledge, asked=(("tamsin", QUESTION),))
+    assert agenda.open_questions(asked, knowledge, "odo").questions == ("Do you know where Wat hid the key?",)
+    assert agenda.open_questions(asked, knowledge, "wat").questions == (QUESTION,)
+    assert agenda.open_questions(asked, knowledge, "tamsin").questions == ("Do you know where Wat hid the key?",)
