@@ -121,8 +121,56 @@ def canonical(text: str) -> str:
     turned to its giver's side."""
     core = frames.core(text)
     toks = _attributed(frames.tokens(core)) if core == text else frames.tokens(core)
-    toks = _converse(active(numbers_as_digits(only(toks))))
+    toks = _converse(_cost(active(_burned(numbers_as_digits(only(toks))))))
     return frames.join(toks)
+
+
+_OBJECT_PRONOUNS = {"him": "he", "her": "she", "them": "they", "me": "I", "us": "we"}
+
+
+def _cost(toks: list[str]) -> list[str]:
+    """"X cost Y N" as "Y paid N for X": the price's two wordings, the payer first."""
+    lows = [t.lower() for t in toks]
+    for i in range(1, min(len(lows) - 2, 7)):
+        if toks[i] in frames.PUNCT or lows[i] in _SUBJECT_STOPS:
+            return toks
+        if lows[i] not in ("cost", "costs"):
+            continue
+        end = i + 1
+        if lows[end] in _OBJECT_PRONOUNS:
+            payer = [_OBJECT_PRONOUNS[lows[end]]]
+            end += 1
+        else:
+            while end < len(toks) and toks[end][0].isupper():
+                end += 1
+            payer = toks[i + 1 : end]
+        if not payer or end >= len(toks) or not toks[end][0].isdigit():
+            return toks
+        stop = end
+        while stop < len(toks) and toks[stop] not in frames.PUNCT and lows[stop] not in _STOPS:
+            stop += 1
+        return [_case(payer[0], True)] + payer[1:] + ["paid"] + toks[end:stop] + ["for", _case(toks[0], False)] + toks[1:i] + toks[stop:]
+    return toks
+
+
+_BURN_AS = frozenset("alight ablaze".split())
+
+
+def _burned(toks: list[str]) -> list[str]:
+    """"set fire to X", "set X on fire" and "set X alight" as "burned X" (frames reads them so; the verb table too)."""
+    lows = [t.lower() for t in toks]
+    for i, low in enumerate(lows):
+        if lexicon.key(low) != "set" or i + 2 >= len(lows):
+            continue
+        if lows[i + 1 : i + 3] == ["fire", "to"]:
+            return toks[:i] + ["burned"] + toks[i + 3 :]
+        for j in range(i + 1, min(len(lows), i + 7)):  # "was set on fire": no object between
+            if toks[j] in frames.PUNCT:
+                break
+            width = 2 if lows[j : j + 2] == ["on", "fire"] else 1 if lows[j] in _BURN_AS else 0
+            if width:
+                return toks[:i] + ["burned"] + toks[i + 1 : j] + toks[j + width :]
+    return toks
 
 
 def _attributed(toks: list[str]) -> list[str]:
