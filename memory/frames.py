@@ -632,11 +632,11 @@ def _name_runs(toks: list[str]) -> list[tuple[int, int]]:
 
 def _shorten_names(toks: list[str], other: set[str]) -> list[str]:
     """`toks` with each full name cut to the part of it the other statement uses ("Margery Dunn" -> "Margery")."""
-    out = list(toks)
+    out, bases = list(toks), {t.removesuffix("'s") for t in other}
     for start, end in reversed(_name_runs(toks)):
-        kept = [t for t in toks[start:end] if t in other]
-        if kept and len(kept) < end - start:
-            out[start:end] = kept
+        kept = [t.removesuffix("'s") for t in toks[start:end] if t.removesuffix("'s") in bases]
+        if kept and len(kept) < end - start:  # a possessive stays on the name's end: "Benedikta Sorrel's" -> "Benedikta's"
+            out[start:end] = kept[:-1] + [kept[-1] + ("'s" if toks[end - 1].endswith("'s") else "")]
     return out
 
 
