@@ -1,16 +1,22 @@
 """One wording for statements that say one fact in different words, before the merge guard compares them.
 
 A retelling may spell a number out ("three hundred and eighteen" / "318"), name the other side of
-an exchange ("Ilario won twenty crowns from Dorotea" / "Dorotea lost twenty crowns to Ilario"), or
-name a person in part ("Margery" / "Margery Dunn", "Sergeant Harrow" / "Linnea Harrow"). The guard
-reads numbers, names and who acts from the words, so both statements are first put in one form:
-numbers as digits, the converse of an exchange turned to its giver's side, and names cut to what
-the two statements share.
+an exchange ("Ilario won twenty crowns from Dorotea" / "Dorotea lost twenty crowns to Ilario"), put
+the deed in the passive ("The proof was handed to Osric by Agathe"), bound a count from above ("did
+not pull more than one proof" / "pulled only one proof", "nobody but Ambrose" / "only Ambrose"),
+attribute what it says ("According to Tobiah, he ..." / "Tobiah said he ...") or name a person in
+part ("Margery" / "Margery Dunn", "Sergeant Harrow" / "Linnea Harrow"). The guard reads numbers,
+names and who acts from the words, so both statements are first put in one form: numbers as digits,
+an agent's passive in the active voice, "only" for an upper bound, an attribution the reading of
+frames.report_core cannot read through as "X said", the converse of an exchange turned to its
+giver's side, and names cut to what the two statements share.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
+
+from lemminflect import getAllInflections, getAllLemmas, getInflection
 
 from memory import frames, lexicon
 
@@ -97,20 +103,209 @@ def _converse(toks: list[str]) -> list[str]:
     return toks
 
 
+_DETERMINERS = frozenset("the a an his her their its our my your".split())
+_PRONOUNS = frozenset("he she it they we you".split())
+
+
 def _case(word: str, first: bool) -> str:
     """A word moved to or from the start of the sentence: only a leading article changes case."""
-    if word.lower() in ("the", "a", "an", "his", "her", "their", "its", "our", "my", "your"):
+    if word.lower() in _DETERMINERS or word.lower() in _PRONOUNS:
         return word.capitalize() if first else word.lower()
     return word
 
 
 @lru_cache(maxsize=65536)
 def canonical(text: str) -> str:
-    """The statement with its reporting frame read through, a fronted adverbial moved back, numbers as digits and
-    a converse exchange turned to its giver's side."""
+    """The statement with its reporting frame read through (or attributed with "said"), a fronted adverbial moved
+    back, an upper bound read as "only", numbers as digits, an agent's passive made active and a converse exchange
+    turned to its giver's side."""
     core = frames.core(text)
-    toks = _converse(numbers_as_digits(frames.tokens(core)))
+    toks = _attributed(frames.tokens(core)) if core == text else frames.tokens(core)
+    toks = _converse(_cost(active(_burned(numbers_as_digits(only(toks))))))
     return frames.join(toks)
+
+
+_OBJECT_PRONOUNS = {"him": "he", "her": "she", "them": "they", "me": "I", "us": "we"}
+
+
+def _cost(toks: list[str]) -> list[str]:
+    """"X cost Y N" as "Y paid N for X": the price's two wordings, the payer first."""
+    lows = [t.lower() for t in toks]
+    for i in range(1, min(len(lows) - 2, 7)):
+        if toks[i] in frames.PUNCT or lows[i] in _SUBJECT_STOPS:
+            return toks
+        if lows[i] not in ("cost", "costs"):
+            continue
+        end = i + 1
+        if lows[end] in _OBJECT_PRONOUNS:
+            payer = [_OBJECT_PRONOUNS[lows[end]]]
+            end += 1
+        else:
+            while end < len(toks) and toks[end][0].isupper():
+                end += 1
+            payer = toks[i + 1 : end]
+        if not payer or end >= len(toks) or not toks[end][0].isdigit():
+            return toks
+        stop = end
+        while stop < len(toks) and toks[stop] not in frames.PUNCT and lows[stop] not in _STOPS:
+            stop += 1
+        return [_case(payer[0], True)] + payer[1:] + ["paid"] + toks[end:stop] + ["for", _case(toks[0], False)] + toks[1:i] + toks[stop:]
+    return toks
+
+
+_BURN_AS = frozenset("alight ablaze".split())
+
+
+def _burned(toks: list[str]) -> list[str]:
+    """"set fire to X", "set X on fire" and "set X alight" as "burned X" (frames reads them so; the verb table too)."""
+    lows = [t.lower() for t in toks]
+    for i, low in enumerate(lows):
+        if lexicon.key(low) != "set" or i + 2 >= len(lows):
+            continue
+        if lows[i + 1 : i + 3] == ["fire", "to"]:
+            return toks[:i] + ["burned"] + toks[i + 3 :]
+        for j in range(i + 1, min(len(lows), i + 7)):  # "was set on fire": no object between
+            if toks[j] in frames.PUNCT:
+                break
+            width = 2 if lows[j : j + 2] == ["on", "fire"] else 1 if lows[j] in _BURN_AS else 0
+            if width:
+                return toks[:i] + ["burned"] + toks[i + 1 : j] + toks[j + width :]
+    return toks
+
+
+def _attributed(toks: list[str]) -> list[str]:
+    """"According to X, S" and "S, according to X" as "X said S" (report_core keeps them when S may mean X by "he")."""
+    lows = [t.lower() for t in toks]
+    if len(lows) > 4 and lows[:2] == ["according", "to"] and "," in lows[3:9]:
+        cut = lows.index(",", 3)
+        return [_case(toks[2], True)] + toks[3:cut] + ["said"] + [_case(toks[cut + 1], False)] + toks[cut + 2 :]
+    for i in range(2, len(lows) - 3):
+        if lows[i] == "," and lows[i + 1 : i + 3] == ["according", "to"]:
+            end = i + 3
+            while end < len(toks) and toks[end] not in frames.PUNCT:
+                end += 1
+            if end == i + 3:
+                break
+            return [_case(toks[i + 3], True)] + toks[i + 4 : end] + ["said", _case(toks[0], False)] + toks[1:i] + toks[end:]
+    return toks
+
+
+# "Nobody but X", "no one except X": X alone. The negation goes with the exception ("only X").
+_ONLY_LEADS = ("nobody", "none", "no one")
+_EXCEPT = frozenset("but except save".split())
+_DO = frozenset("did does do".split())
+
+
+def only(toks: list[str]) -> list[str]:
+    """Tokens with an upper bound read as "only": "nobody but X" -> "only X", "no more than N" -> "only N",
+    "did not pull more than N" -> "pulled only N"."""
+    lows = [t.lower() for t in toks]
+    for i, low in enumerate(lows):
+        for lead in _ONLY_LEADS:
+            width = len(lead.split())
+            if " ".join(lows[i : i + width]) == lead and i + width < len(lows) and lows[i + width] in _EXCEPT:
+                word = "Only" if toks[i][0].isupper() else "only"
+                return toks[:i] + [word] + toks[i + width + 1 :]
+        if low == "no" and lows[i + 1 : i + 3] == ["more", "than"]:
+            return toks[:i] + ["only"] + toks[i + 3 :]
+        if low in _DO and lows[i + 1 : i + 2] == ["not"] and lows[i + 3 : i + 5] == ["more", "than"]:
+            past = _past(lows[i + 2]) if low == "did" else lows[i + 2]
+            if past is not None:
+                return toks[:i] + [past, "only"] + toks[i + 5 :]
+    return toks
+
+
+def _past(word: str) -> str | None:
+    """The simple past of a verb's base form ("pull" -> "pulled"), else None."""
+    lemmas = getAllLemmas(word).get("VERB")
+    if not lemmas:
+        return None
+    form = getInflection(lemmas[0], "VBD")
+    return str(form[0]) if form else None
+
+
+def _participle(word: str) -> str | None:
+    """The simple past of a past participle ("taken" -> "took", "handed" -> "handed"), else None."""
+    for lemma in getAllLemmas(word).get("VERB", ()):
+        forms = getAllInflections(lemma, "VERB")
+        if word in (forms.get("VBN") or forms.get("VBD", ())):  # a regular verb lists its "-ed" form once, as VBD
+            return _past(lemma)
+    return None
+
+
+_PASSIVE_BE = frozenset("was were is are".split())
+_PERFECT = frozenset("had has have".split())
+_AGENT_STOPS = frames.PUNCT | _STOPS | frozenset(
+    """to from of into onto upon about as that who which where because so if though although than inside outside near
+    beside under beneath behind above across through toward towards within along around over below between among
+    up down out off away back""".split())
+_SUBJECT_STOPS = frozenset("that who which where when because if and but or said says told".split())
+_PARTICLE = frozenset("on up out off down away back over".split())
+
+
+def active(toks: list[str]) -> list[str]:
+    """Tokens with "S was <participle> ... by A" made "A <past> S ...": who did it is named first in either voice.
+
+    Only a sentence-initial subject of at most six words and an agent that is a name or a noun phrase after a
+    determiner are moved; "was not seen by A" becomes "A did not see S".
+    """
+    lows = [t.lower() for t in toks]
+    for i in range(1, min(len(lows), 7)):
+        if toks[i] in frames.PUNCT or lows[i] in _SUBJECT_STOPS:
+            return toks
+        if lows[i] in _PASSIVE_BE:
+            j = i + 1
+        elif lows[i] in _PERFECT and lows[i + 1 : i + 2] == ["been"]:
+            j = i + 2
+        else:
+            continue
+        return _made_active(toks, lows, i, j) or toks
+    return toks
+
+
+def _made_active(toks: list[str], lows: list[str], aux: int, j: int) -> list[str] | None:
+    """The active form of a passive whose auxiliary is at `aux` and whose participle may start at `j`, else None."""
+    negation = lows[j] if j < len(lows) and lows[j] in ("not", "never") else None
+    j += negation is not None
+    adverb = toks[j : j + 1] if j < len(lows) and lows[j].endswith("ly") and len(lows[j]) > 4 else []
+    j += len(adverb)
+    if j >= len(lows) or toks[j][0].isupper():
+        return None
+    past = _participle(lows[j])
+    if past is None:
+        return None
+    verb = {None: [past], "never": ["never", past], "not": ["did", "not", lexicon.key(lows[j])]}[negation]
+    k = j + 1
+    particle = toks[k : k + 1] if k < len(lows) and lows[k] in _PARTICLE else []
+    k += len(particle)
+    by = next((m for m in range(k, min(len(lows), k + 8)) if lows[m] == "by"), None)
+    if by is None or any(toks[m] in frames.PUNCT or lows[m] in _SUBJECT_STOPS for m in range(k, by)):
+        return None
+    end = _agent_end(toks, lows, by + 1)
+    if end is None:
+        return None
+    agent, subject = toks[by + 1 : end], toks[:aux]
+    return ([_case(agent[0], True)] + agent[1:] + adverb + verb + particle + [_case(subject[0], False)] + subject[1:]
+            + toks[k:by] + toks[end:])
+
+
+def _agent_end(toks: list[str], lows: list[str], start: int) -> int | None:
+    """Where the agent after "by" ends: a run of names ("Hesper Quayle", "Ambrose and Dorotea") or a determiner and
+    up to three words ("the ringmaster"); None when neither starts there ("by the river" is taken as an agent too,
+    as the guard takes it)."""
+    if start >= len(toks):
+        return None
+    end = start
+    if toks[start][0].isupper():
+        while end < len(toks) and (toks[end][0].isupper() or (lows[end] == "and" and end + 1 < len(toks) and toks[end + 1][0].isupper())):
+            end += 1
+        return end
+    if lows[start] not in _DETERMINERS:
+        return None
+    end = start + 1
+    while end < len(toks) and end - start <= 3 and lows[end] not in _AGENT_STOPS and not lows[end].endswith("ing"):
+        end += 1
+    return end if end > start + 1 else None
 
 
 def pair(text_a: str, text_b: str) -> tuple[str, str]:

@@ -632,11 +632,11 @@ def _name_runs(toks: list[str]) -> list[tuple[int, int]]:
 
 def _shorten_names(toks: list[str], other: set[str]) -> list[str]:
     """`toks` with each full name cut to the part of it the other statement uses ("Margery Dunn" -> "Margery")."""
-    out = list(toks)
+    out, bases = list(toks), {t.removesuffix("'s") for t in other}
     for start, end in reversed(_name_runs(toks)):
-        kept = [t for t in toks[start:end] if t in other]
-        if kept and len(kept) < end - start:
-            out[start:end] = kept
+        kept = [t.removesuffix("'s") for t in toks[start:end] if t.removesuffix("'s") in bases]
+        if kept and len(kept) < end - start:  # a possessive stays on the name's end: "Benedikta Sorrel's" -> "Benedikta's"
+            out[start:end] = kept[:-1] + [kept[-1] + ("'s" if toks[end - 1].endswith("'s") else "")]
     return out
 
 
@@ -668,23 +668,23 @@ def _unify_deeds(a: set[str], b: set[str]) -> set[str]:
 
 def added_only(text_a: str, text_b: str) -> bool:
     """Whether one statement's frame holds all of the other's (one adds detail; nothing is swapped for something else)."""
-    from memory import canonical
+    from memory import canonical, verbs
 
     text_a, text_b = canonical.pair(text_a, text_b)
     fa, fb = frame(core(text_a)), frame(core(text_b))
     a, b = _bag(fa, fb), _bag(fb, fa)
-    b = _unify_deeds(a, b)
+    b = verbs.unify_main(text_a, text_b, a, _unify_deeds(a, b))
     return a <= b or b <= a
 
 
 def similarity(text_a: str, text_b: str) -> float:
     """Jaccard overlap of the two statements' frames (1.0: same concepts, same assertions), names and deeds aligned."""
-    from memory import canonical
+    from memory import canonical, verbs
 
     text_a, text_b = canonical.pair(text_a, text_b)
     fa, fb = frame(core(text_a)), frame(core(text_b))
     a, b = _bag(fa, fb), _bag(fb, fa)
-    b = _unify_deeds(a, b)
+    b = verbs.unify_main(text_a, text_b, a, _unify_deeds(a, b))
     if not a and not b:
         return 1.0
     return len(a & b) / len(a | b)

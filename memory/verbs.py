@@ -364,6 +364,18 @@ def main_verb(text: str) -> str | None:
     return deeds[0][0] if deeds else None
 
 
+def unify_main(text_a: str, text_b: str, bag_a: set[str], bag_b: set[str]) -> set[str]:
+    """`bag_b` (frames' concepts) with its main verb spelled as `bag_a`'s when the two main verbs name one deed
+    ("took on" / "hired": the frame reads "took" alone, whose concept is another deed's)."""
+    verb_a, verb_b = main_verb(text_a), main_verb(text_b)
+    if verb_a is None or verb_b is None or verb_a == verb_b or not same_deed(verb_a, verb_b):
+        return bag_b
+    concept_a, concept_b = (lexicon.concept(v.split("_")[0]) for v in (verb_a, verb_b))
+    if concept_a in bag_a and concept_b in bag_b and concept_a not in bag_b and concept_b not in bag_a:
+        return (bag_b - {concept_b}) | {concept_a}
+    return bag_b
+
+
 def voice_flip(text_a: str, text_b: str) -> bool:
     """One statement active with an object, the other an agentless passive of the same deed ("Saltash paid nine
     hundred pounds" / "Saltash was paid nine hundred pounds"): their subjects play opposite roles."""

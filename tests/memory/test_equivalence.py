@@ -107,3 +107,49 @@ def test_bench_judge_pairs_prints_precision_recall_f1(capsys):
     row = report["files"][str(FRESH)]
     assert row["pairs"] >= 120 and 0.0 <= row["f1"] <= 1.0
     assert row["precision"] >= 0.95 and report["settings"]["merge_high"] == MemorySettings().merge_high
+
+
+@pytest.mark.parametrize("text,wording", [
+    ("Forty crowns were taken from the strongbox by Dorotea.", "Dorotea took 40 crowns from the strongbox."),
+    ("Gorse was taken on by Pell as a deckhand.", "Pell took on Gorse as a deckhand."),
+    ("An empty purse was discovered by the ringmaster beneath the bunk.", "The ringmaster discovered an empty purse beneath the bunk."),
+    ("The letter was not read by Hamlet.", "Hamlet did not read the letter."),
+    ("Ophelia was drowned in the brook.", "Ophelia was drowned in the brook."),  # no agent: left alone
+    ("The barn was struck by lightning.", "The barn was struck by lightning."),  # a bare noun is no agent here
+    ("Agathe did not pull more than a single proof.", "Agathe pulled only a 1 proof."),
+    ("Nobody but Pell and Mott can open the hold.", "Only Pell and Mott can open the hold."),
+    ("According to Wenna, she was asleep by ten.", "Wenna said she was asleep by 10."),
+    ("She was asleep by ten, according to Wenna.", "Wenna said she was asleep by 10."),
+    ("The marsh cost Gideon Saltash 900 pounds.", "Gideon Saltash paid 900 pounds for the marsh."),
+    ("Hollis set the letters on fire in the stove.", "Hollis burned the letters in the stove."),
+    ("The tent was set on fire by spies.", "The tent was burned by spies."),
+    ("Hollis set the lamp on the table.", "Hollis set the lamp on the table."),
+])
+def test_canonical_voice_bounds_attribution_price_and_fire(text, wording):
+    assert canonical.canonical(text) == wording
+
+
+def test_names_align_through_a_possessive():
+    assert canonical.pair("Dorotea saw Tobiah Fitch's bunk.", "Dorotea saw Tobiah's bunk.")[0] == "Dorotea saw Tobiah's bunk."
+    assert canonical.pair("Osric received Benedikta Sorrel's story.", "Benedikta wrote a story.")[0] == "Osric received Benedikta's story."
+
+
+@pytest.mark.parametrize("a,b", [
+    ("Ambrose hired Tobiah at the Lindau horse fair.", "Tobiah was taken on by Ambrose Castellane at the horse fair in Lindau."),
+    ("Gorse stole three tins of biscuits from the galley.", "Three tins of biscuits were stolen from the galley by Gorse."),
+    ("Tobiah said he was at the river all evening.", "According to Tobiah, he spent the whole evening at the river."),
+    ("Saltash paid nine hundred pounds for the marsh.", "The marsh cost Gideon Saltash 900 pounds."),
+])
+def test_retold_in_another_voice_the_guard_passes(a, b):
+    assert guard.check(b, a).ok
+
+
+@pytest.mark.parametrize("a,b", [
+    ("Wenna found the key in the hold.", "The key was lost in the hold by Wenna."),
+    ("Gorse was seen by Pell climbing the mast.", "Gorse saw Pell climbing the mast."),
+    ("Three tins were stolen from the galley by Gorse.", "Gorse stole three tins from the hold."),
+    ("According to Wenna, she was asleep by ten.", "Wenna was asleep by ten."),
+    ("Agathe pulled only one proof.", "Agathe did not pull more than three proofs."),
+])
+def test_other_voice_keeps_near_misses_apart(a, b):
+    assert not guard.check(b, a).ok
