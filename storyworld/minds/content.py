@@ -135,8 +135,9 @@ class Speech(msgspec.Struct, frozen=True, kw_only=True):
     restate: bool = False  # a follow-up's answer that says what it is about (the question named it, not a last answer)
     echo: str = ""  # a reaction's: what the line just told it, said back as a question ("You saw …? I did not know that")
     # an answer near the question in meaning only, no word of it in common: to a yes-or-no question "I cannot say
-    # for sure, but …"; to another, "What I can tell you is this. …"
-    loose: Literal["", "unsure", "only"] = ""
+    # for sure, but …"; to a question of what, who or where, "I do not know that; what I can tell you is this. …";
+    # to a request ("Tell me what you saw"), "What I can tell you is this. …"
+    loose: Literal["", "unsure", "unknown", "only"] = ""
 
 
 # ------------------------------------------------------------------------------- gathering
@@ -581,11 +582,14 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     return Speech(act="unknown", to=to, told_all=True)
 
 
-def _loose(world: World, known: Known, wanted: set[str], addressed: ThreadLine) -> Literal["", "unsure", "only"]:
+def _loose(world: World, known: Known, wanted: set[str], addressed: ThreadLine
+           ) -> Literal["", "unsure", "unknown", "only"]:
     """How an answer that is near the question only in meaning is said (see `Speech.loose`); "" when it is on it."""
     if _shares(world, known, wanted):
         return ""
-    return "unsure" if questions.is_polar(addressed.text) else "only"
+    if questions.is_polar(addressed.text):
+        return "unsure"
+    return "unknown" if "?" in addressed.text else "only"
 
 
 def _shares(world: World, known: Known, wanted: set[str]) -> bool:

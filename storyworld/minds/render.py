@@ -558,6 +558,8 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
         loose = getattr(speech, "loose", "")  # near the question, not on it: said as what it knows, not as the answer
         if loose == "unsure":
             body = sentence(f"I cannot say for sure, but {clause(body, world)}") if lang == "en" else f"我说不准，不过{body}"
+        elif loose == "unknown":
+            body = f"I do not know that; what I can tell you is this. {body}" if lang == "en" else f"这我不知道；我能告诉你的是：{body}"
         elif loose == "only":
             body = f"What I can tell you is this. {body}" if lang == "en" else f"我能告诉你的是：{body}"
         if getattr(speech, "heard", False) and lang == "en":

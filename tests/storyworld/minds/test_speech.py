@@ -388,3 +388,25 @@ def test_two_plain_lines_to_one_listener_are_never_parrots_of_each_other(tiny):
         said = [render._with_vocative(tiny, "maren", line, "en") for line in render.TEMPLATES["en"][kind]]
         for i, line in enumerate(said):
             assert not lines.parrots(line, said[:i] + said[i + 1:]), (kind, line)
+
+
+@pytest.mark.parametrize(("loose", "opening"), [
+    ("unsure", "Maren, I cannot say for sure, but I saw it myself: Elias sealed"),
+    ("unknown", "Maren, I do not know that; what I can tell you is this. I saw it myself: Elias sealed"),
+    ("only", "Maren, what I can tell you is this. I saw it myself: Elias sealed"),
+    ("", "Maren, I saw it myself: Elias sealed"),
+])
+def test_an_answer_near_the_question_only_in_meaning_says_so(tiny, loose, opening):
+    line = render.floor(tiny, Speech(act="answer", to="maren", carries=(_known(),), loose=loose), "tobin", now=3)
+    assert line.startswith(opening), line
+
+
+@pytest.mark.parametrize(("question", "loose"), [
+    ("Will the boat come tomorrow?", "unsure"), ("Where did you find the purse?", "unknown"),
+    ("Tell me plainly what you saw.", "only"),
+])
+def test_how_loose_an_answer_is_comes_from_the_question_shape(tiny, question, loose):
+    addressed = ThreadLine(round=2, speaker="maren", text=question, event_id="x", to="tobin")
+    assert content._loose(tiny, _known(), content.keys(question), addressed) == loose
+    on_it = _known(text="Maren saw the boat and the purse tomorrow what plainly.")
+    assert content._loose(tiny, on_it, content.keys(question), addressed) == ""
