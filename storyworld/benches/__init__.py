@@ -1,7 +1,9 @@
 """Benchmarks behind `storyworld bench ...`; each module exposes register(subparsers)."""
 
+from collections.abc import Mapping
 
-def print_figures(result: dict, as_json: bool, *, skip: tuple[str, ...] = ()) -> None:
+
+def print_figures(result: Mapping[str, object], as_json: bool, *, skip: tuple[str, ...] = ()) -> None:
     """Print a benchmark's figures: one JSON object, or `key: value` lines (without the `skip` keys)."""
     import json
 

@@ -58,7 +58,7 @@ key file (TOML; unknown fields are errors):
   *template_share            of the lines a figure rests on, those spoken as the deterministic rendering (the floor)"""
 
 
-def register(benches: argparse._SubParsersAction) -> None:
+def register(benches: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `bench agency`."""
     parser = benches.add_parser(
         "agency", help="do the characters live: told and carried, spread, secrets, idle, filler, answers",

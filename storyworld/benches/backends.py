@@ -21,7 +21,7 @@ from memory import BACKENDS
 from memory.store import StoreStats
 from storyworld.benches.backends_tables import render_markdown
 from storyworld.benches.embedders import fresh_embedder
-from storyworld.benches.metering import Metered, action_counts, latency, ownership_matrix, structure
+from storyworld.benches.metering import Metered, Op, action_counts, latency, ownership_matrix, structure
 from storyworld.errors import UserError
 from storyworld.kernel.state import AwakePolicy, CachePolicy
 from storyworld.llm.options import add_model_options, load_lm
@@ -67,9 +67,9 @@ def run_one(
     log: TextIO | None = None,
     save_dir: Path | None = None,
     quality: Callable[[Simulation], dict[str, object]] | None = None,
-    later: list | None = None,
+    later: list[Callable[[], None]] | None = None,
     store_options: GenerativeHooks | None = None,
-    ops: list | None = None,
+    ops: list[Op] | None = None,
     awake: AwakePolicy = "all",
     player: str | None = None,
     max_awake: int = 4,
@@ -209,7 +209,7 @@ def _cast_figures(world: World, backend: str, sim: Simulation, meter: Metered,
     return figures
 
 
-def replay(world: World, start: str | None, ops: list[tuple], backends: list[str], embedder_kind: str) -> dict[str, object]:
+def replay(world: World, start: str | None, ops: list[Op], backends: list[str], embedder_kind: str) -> dict[str, object]:
     """Feed one recorded write/read stream into a fresh store per backend, interleaved round by round.
 
     Every store gets the same sediment, the same deposits and the same recall queries, in one
@@ -226,7 +226,7 @@ def replay(world: World, start: str | None, ops: list[tuple], backends: list[str
         store = session.make_store(backend, embedder=fresh_embedder(embedder_kind))
         sediment(world, store, world.start(start).id)
         meters[backend] = Metered(store, 0)
-    rounds: list[list[tuple]] = []
+    rounds: list[list[Op]] = []
     for op in ops:
         if not rounds or rounds[-1][0][1] != op[1]:
             rounds.append([])
@@ -298,7 +298,7 @@ def generative_hooks(lm: LanguageModel, seed: int = 0) -> GenerativeHooks:
     return {"rate": rate, "reflect": reflect}
 
 
-def register(benches: argparse._SubParsersAction) -> None:
+def register(benches: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `bench backends`."""
     parser = benches.add_parser(
         "backends",
@@ -402,8 +402,8 @@ def bench_backends(args: argparse.Namespace) -> int:
 
     if args.replay and "consensus" not in backends:
         raise UserError("--replay needs the consensus backend (its run is the stream replayed)")
-    later: list = []
-    stream: list | None = [] if args.replay else None
+    later: list[Callable[[], None]] = []
+    stream: list[Op] | None = [] if args.replay else None
     for backend in backends:
         merge = not (backend == "consensus" and args.no_merge)
         if backend == "generative" and args.ga_model:

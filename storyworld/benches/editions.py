@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from storyworld.jsondata import Document
 
 
-def register(benches: argparse._SubParsersAction) -> None:
+def register(benches: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `bench editions`."""
     parser = benches.add_parser(
         "editions", help="play parser against real editions: cast precision, principal roles, places, starts",

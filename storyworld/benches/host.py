@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from storyworld.world import World
 
 
-def register(benches: argparse._SubParsersAction) -> None:
+def register(benches: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `bench host`."""
     parser = benches.add_parser("host", help="a hosted round's seconds: N scripted clients against one")
     parser.add_argument("world", nargs="?", default="hamlet", help="world id or path (default hamlet)")

@@ -95,7 +95,7 @@ def decision_schema() -> dict[str, object]:
     }
 
 
-def register(benches: argparse._SubParsersAction) -> None:
+def register(benches: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `bench judge`."""
     parser = benches.add_parser(
         "judge",

@@ -42,7 +42,7 @@ figures:
   by_kind                 the same per kind of question (key, who, where, when)"""
 
 
-def register(benches: argparse._SubParsersAction) -> None:
+def register(benches: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `bench knows`."""
     parser = benches.add_parser(
         "knows", help="interview figures of a save: accuracy on knowns, 'I do not know' on unknowns, false knowledge",

@@ -83,7 +83,7 @@ class StatementMaker:
                 return text
 
 
-def register(benches: argparse._SubParsersAction) -> None:
+def register(benches: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `bench memory`."""
     parser = benches.add_parser(
         "memory",

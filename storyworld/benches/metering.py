@@ -7,7 +7,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TypedDict
+from typing import Literal, TypedDict
 
 import msgspec
 import numpy as np
@@ -20,7 +20,8 @@ from storyworld.kernel.actions import Action
 
 # One operation of the write/read stream, kept when a replay needs it: ("remember", round, deposits),
 # ("affiliate", round, ids) or ("recall", round, owner, query, k).
-Op = tuple[str, int, list[Deposit]] | tuple[str, int, list[int]] | tuple[str, int, str, str, int | None]
+Op = (tuple[Literal["remember"], int, list[Deposit]] | tuple[Literal["affiliate"], int, list[int]]
+      | tuple[Literal["recall"], int, str, str, int | None])
 
 ACTION_NAMES = ("say", "read_thread", "observe", "move", "act_on", "wait")
 BIN = 5  # rounds per latency bin

@@ -38,7 +38,7 @@ def bench_pairs(paths: list[str], sweep: bool = False, listing: bool = False, as
     from memory.embedder import shared_embedder
     from storyworld.errors import UserError
 
-    files: dict[str, list] = {}
+    files: dict[str, list[DevPair]] = {}
     for path in paths:
         try:
             files[path] = load_pairs(path)

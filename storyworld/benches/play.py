@@ -52,7 +52,7 @@ tokenizer and stopwords, never the speech gate's):
                           holder, no canon, no carrier read, not a known lie"""
 
 
-def register(benches: argparse._SubParsersAction) -> None:
+def register(benches: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `bench play`."""
     parser = benches.add_parser("play", help="play-quality figures of a scripted run",
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=DEFINITIONS,

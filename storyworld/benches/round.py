@@ -60,7 +60,7 @@ FLOOR_KEYS = ("prompt_tokens_evaluated_per_decision", "tokens_generated_per_deci
               "tokens_generated_per_s", "floor_seconds_per_round", "floor_ratio")
 
 
-def register(benches: argparse._SubParsersAction) -> None:
+def register(benches: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `bench round`."""
     parser = benches.add_parser("round", help="seconds per round, concurrent against sequential decisions")
     parser.add_argument("world", help="world id or path")

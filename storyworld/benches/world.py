@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # annotations only
     from storyworld.world.schema import Start
 
 
-def register(benches: argparse._SubParsersAction) -> None:
+def register(benches: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `bench world`."""
     parser = benches.add_parser(
         "world",

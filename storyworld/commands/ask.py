@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # annotations only
 MAX_QUESTION = 2000  # characters: a question longer than this is no question (and would only slow recall)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `ask`."""
     parser = subparsers.add_parser(
         "ask", help="interview a character of a save: it answers from its own memory, with where it learned it",

@@ -11,11 +11,13 @@ from storyworld.errors import UserError
 from storyworld.llm.options import add_model_options
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from saves.lock import SaveLock
     from storyworld.world.schema import WorldFile
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `author` command."""
     parser = subparsers.add_parser(
         "author",
@@ -64,7 +66,7 @@ def run_author(args: argparse.Namespace) -> int:
     return _run_headless(source, args)
 
 
-def _run_tui(review, source: Path, kind: str | None) -> int:
+def _run_tui(review: Callable[..., int] | None, source: Path, kind: str | None) -> int:
     """Hand the draft to the front end's review screen (the composition root gives it)."""
     if review is None:
         raise UserError("the TUI authoring screen is not installed; use --headless")

@@ -31,7 +31,7 @@ BENCH_MODULES: tuple[ModuleType, ...] = (
 )
 
 
-def register(subparsers: argparse._SubParsersAction) -> argparse._SubParsersAction:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse._SubParsersAction[argparse.ArgumentParser]:
     """Add `bench` and every benchmark under it; returns its subparsers (a front end adds its own)."""
     parser = subparsers.add_parser("bench", help="benchmarks that print figures")
     benches = parser.add_subparsers(dest="bench", metavar="BENCH", required=True)

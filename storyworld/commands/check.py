@@ -8,7 +8,7 @@ import sys
 from storyworld.commands.terminal import printable
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `check` command."""
     parser = subparsers.add_parser(
         "check",

@@ -27,7 +27,7 @@ FORMAT_NAMES = {"v2": "Character Card V2 (JSON)", "v3": "Character Card V3 (JSON
                 "png": "character card PNG (ccv3 and chara chunks)", "charx": "Character Card V3 CHARX"}
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `export`."""
     parser = subparsers.add_parser(
         "export", help="a character as a SillyTavern character card, or a world as a lorebook",
@@ -161,6 +161,7 @@ def _scenario(world: World, agent: str, place: str, opening: str, state: WorldSt
 
 def canon_memories(world: World, agent: str, start_id: str) -> list[cardexport.Memory]:
     """The canon before the start that the agent witnessed: what it holds when the story begins."""
+    from storyworld.game.sediment import MEMORY_KIND
     from storyworld.minds.content import Known
     from storyworld.minds.interview import how
 
@@ -169,7 +170,7 @@ def canon_memories(world: World, agent: str, start_id: str) -> list[cardexport.M
         if agent not in event.witness_ids():
             continue
         speaker = event.actors[0] if event.kind == "say" and event.actors and event.actors[0] != agent else None
-        known = Known(record_id=0, text=event.text, kind=event.kind, via="sediment", source=speaker,
+        known = Known(record_id=0, text=event.text, kind=MEMORY_KIND[event.kind], via="sediment", source=speaker,
                       round=event.round, since_round=event.round, sediment=True)
         people = [*event.actors, *_named(world, event.text)]
         out.append(cardexport.Memory(ref=event.id, text=event.text, keys=_keys(world, agent, people, event.place),

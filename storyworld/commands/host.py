@@ -23,7 +23,7 @@ DEFAULT_PORT = 8765
 LOOPBACK = "127.0.0.1"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `host`."""
     parser = subparsers.add_parser(
         "host",

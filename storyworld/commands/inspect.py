@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # annotations only
 MAX_K = 1000  # records a who-knows lists at most
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `stats` and `who-knows`."""
     stats = subparsers.add_parser("stats", help="memory store metrics of a save")
     stats.add_argument("save", metavar="SAVE", help="a save folder")

@@ -9,7 +9,7 @@ from storyworld.commands.terminal import printable
 from storyworld.locations import existing_save
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `log`."""
     parser = subparsers.add_parser(
         "log", help="the events of a saved run, in order",

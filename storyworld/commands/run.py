@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from storyworld.world import World
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `run`."""
     parser = subparsers.add_parser(
         "run",

@@ -14,7 +14,7 @@ from storyworld.errors import UserError
 from storyworld.locations import existing_save, find_world
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `screenplay`."""
     parser = subparsers.add_parser(
         "screenplay",

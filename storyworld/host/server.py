@@ -116,7 +116,7 @@ class WorldServer:
         self.seats: dict[str, Seat] = {seat.agent: seat for seat in session.seats}
         self.connections: dict[str, ServerConnection] = {}
         self._outboxes: dict[ServerConnection, _Outbox] = {}
-        self._closing: set[asyncio.Task] = set()  # closes of clients let go, kept until done
+        self._closing: set[asyncio.Task[None]] = set()  # closes of clients let go, kept until done
         self.pending: dict[str, Action] = {}
         self.first_line_at: float | None = None
         self.resolving = False
@@ -124,7 +124,7 @@ class WorldServer:
         self.round_seconds: list[float] = []  # last line in to last seat's Resolved sent, per round
         self.last_seated: dict[str, Action] = {}  # the seats' actions in the last round played (what /retry replays)
         self._wake: asyncio.Event | None = None
-        self._round_task: asyncio.Task | None = None
+        self._round_task: asyncio.Task[None] | None = None
 
     # --- serving -----------------------------------------------------------------------------------
     async def serve(self, host: str, port: int, stop: asyncio.Event,
@@ -498,7 +498,8 @@ def reachable_address(bind: str) -> str:
     probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
         probe.connect(("192.0.2.1", 9))  # no packet is sent: this only asks which interface would be used
-        return probe.getsockname()[0]
+        address: str = probe.getsockname()[0]  # (host, port) for AF_INET
+        return address
     except OSError:
         return socket.gethostname()
     finally:

@@ -171,7 +171,8 @@ class PrefixCache:
             self._entries.move_to_end(key)
             llama._ctx.kv_cache_seq_rm(0, 0, -1)
             if not low_level.llama_state_seq_set_data(llama._ctx.ctx, buffer, size, 0):
-                llama.reset()  # the cells could not be placed: evaluate the whole prompt as without a cache
+                # the cells could not be placed: evaluate the whole prompt as without a cache
+                llama.reset()  # type: ignore[no-untyped-call]  # Llama.reset is unannotated in llama_cpp
                 return 0
             llama.input_ids[: len(saved)] = saved
             llama.n_tokens = len(saved)
@@ -236,7 +237,7 @@ def _cached_llama_class(llama_cpp_module: ModuleType) -> Patched:
             self.last_prompt = tokens
             if self.prefix_cache is not None:
                 self.prefix_cache.restore(self, tokens)
-            return (yield from super().generate(tokens, *args, **kwargs))
+            yield from super().generate(tokens, *args, **kwargs)  # Llama.generate returns nothing
 
     return PrefixCachedLlama
 

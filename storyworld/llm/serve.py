@@ -21,7 +21,7 @@ def main() -> None:
     with plain_cpu_buffers(llama_cpp):
         from llama_cpp.server.__main__ import main as serve
 
-        serve()
+        serve()  # type: ignore[no-untyped-call]  # llama_cpp.server's main() carries no annotations
 
 
 if __name__ == "__main__":

@@ -141,11 +141,11 @@ def chain_with_shortlist(llama: Patched, shortlist: ShortlistGrammar, kwargs: di
     """
     from llama_cpp import _internals as internals
 
-    chain = internals.LlamaSampler()
+    chain = internals.LlamaSampler()  # type: ignore[no-untyped-call]  # llama_cpp._internals leaves it unannotated
     chain.add_custom(shortlist.apply)
     temp = kwargs.get("temp", 0.8)
     if temp <= 0.0:
-        chain.add_greedy()
+        chain.add_greedy()  # type: ignore[no-untyped-call]  # unannotated in llama_cpp._internals
         return chain
     min_keep = 1
     chain.add_top_k(kwargs["top_k"])
@@ -175,7 +175,7 @@ def forced_prefix(schema: Mapping[str, Any]) -> str:  # a JSON schema: its value
     if first is None or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", first):
         return ""
     value = properties[first]
-    opening = '{"' + first + '": '
+    opening: str = '{"' + first + '": '
     if value.get("type") == "string" and isinstance(value.get("pattern"), str) and set(value) <= {"type", "pattern"}:
         return opening + '"' + _word_end(_pattern_start(value["pattern"]))
     enum = value.get("enum")

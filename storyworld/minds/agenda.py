@@ -28,6 +28,7 @@ def next_step(world: World, context: DecisionContext) -> Plan | None:
     knowledge = context.knowledge
     present = [a for a in p.present if a != context.agent]
     news = fresh_news(knowledge)
+    listener: str | None  # whom a line goes to (None: nobody here it fits)
     for known in news:
         # to whoever cares: one with a goal to find something out first; never to one it accuses (its doer)
         for listener in sorted(present, key=lambda a: a not in knowledge.seekers):

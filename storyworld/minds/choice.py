@@ -168,10 +168,10 @@ def menu(world: World, context: DecisionContext) -> Menu:
     say_to = people_first(context)
     unique = tuple(dict.fromkeys(acts))
     read_thread = context.missed_lines > 0
-    named = labels(world, say_to, unique, read_thread)
-    shown = list(range(len(named)))
+    menu_labels = labels(world, say_to, unique, read_thread)
+    shown = list(range(len(menu_labels)))
     random.Random(context.seed).shuffle(shown)
-    return Menu(say_to=say_to, acts=unique, read_thread=read_thread, labels=named, shown=tuple(shown))
+    return Menu(say_to=say_to, acts=unique, read_thread=read_thread, labels=menu_labels, shown=tuple(shown))
 
 
 MENU_PEOPLE = 24  # people a choice prompt names at most: a crowd would not fit a small model's context
@@ -228,7 +228,7 @@ def policy(world: World, context: DecisionContext) -> Plan | None:
     if call is not None and context.player in p.present and not (intention and context.player in intention.companions):
         # the story needs the player elsewhere: whoever is with them sends word, in character
         return Plan(action=Say(actor=agent, text="", to=context.player), purpose="summon")
-    if away:
+    if away and intention is not None:  # away implies an intention; the test narrows it
         path = shortest_path(world, p.place, intention.place)
         if path:
             companions = [c for c in intention.companions if c in p.present]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 import msgspec
 
 from memory import lexicon
-from memory.records import Record
+from memory.records import Kind, Record
 from storyworld.kernel.actions import ActOn, SpeechAct, Say
 from storyworld.kernel.state import ThreadLine
 from storyworld.minds import aims, lines, questions, render
@@ -81,7 +81,7 @@ class Known(msgspec.Struct, frozen=True, kw_only=True):
 
     record_id: int
     text: str
-    kind: str
+    kind: Kind
     via: str
     source: str | None = None
     confidence: float = 1.0
@@ -493,7 +493,7 @@ def choose(world: World, speaker: str, purpose: str, action: Action, knowledge: 
     if purpose == "tell":  # news it was told lately, on to someone who lacks it (not back to its teller)
         fresh = sorted((k for k in knowledge.news if k.source != to and _tellable(k, to, knowledge)),
                        key=lambda k: (-k.since_round, k.record_id))
-        return Speech(act="tell", to=to, carries=fresh[:1]) if fresh else None
+        return Speech(act="tell", to=to, carries=tuple(fresh[:1])) if fresh else None
     if purpose == "seek":  # a goal to find something out, asked in its own words
         return Speech(act="ask", to=to, question=knowledge.questions[0]) if knowledge.questions else None
     pool = knowledge.beat if purpose in ("beat", "act") else ()
@@ -558,7 +558,7 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
                    key=lambda k: (-k.since_round, k.record_id))
     if not question and fresh and (told_news or not relevant):
         # a remark: news of its own the listener lacks in return ("That is news to me; and Pia told me that …")
-        return Speech(act="tell", to=to, carries=fresh[:1], heard=told_news)
+        return Speech(act="tell", to=to, carries=tuple(fresh[:1]), heard=told_news)
     if not relevant:
         return Speech(act="unknown", to=to) if question else Speech(act="react", to=to, echo=echo) if told_news else None
     best = relevant[0]
@@ -623,7 +623,7 @@ def _follow_up(to: str | None, knowledge: Knowledge, asked_words: set[str]) -> S
         if not earlier:
             return Speech(act="unknown", to=to)
         # "Who told you that Tobiah was at the wagon?" names its matter: the answer says it back with its source
-        return Speech(act="answer", to=to, carries=earlier, focus=asked.kind,  # type: ignore[arg-type]
+        return Speech(act="answer", to=to, carries=earlier, focus=asked.kind,
                       restate=bool(asked_words & keys(earlier[0].text)))
     found = [k for k in knowledge.pointed if k.record_id not in knowledge.secrets or to in knowledge.secrets[k.record_id]]
     if not found:
@@ -631,7 +631,7 @@ def _follow_up(to: str | None, knowledge: Knowledge, asked_words: set[str]) -> S
     if asked.kind == "said_by":  # everything the one named told, in the order it was told (up to three)
         told = sorted(found[:SAID_MAX], key=lambda k: (k.since_round, k.record_id))
         return Speech(act="answer", to=to, carries=tuple(told))
-    return Speech(act="answer", to=to, carries=found[:1], focus="where" if asked.kind == "where_now" else "")
+    return Speech(act="answer", to=to, carries=tuple(found[:1]), focus="where" if asked.kind == "where_now" else "")
 
 
 def topics(world: World, speaker: str, listener: str | None, knowledge: Knowledge,

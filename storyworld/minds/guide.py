@@ -11,6 +11,7 @@ from storyworld.minds import direction
 from storyworld.minds.lines import clip
 from storyworld.kernel.state import WorldState
 from storyworld.world import World
+from storyworld.world.schema import Event
 
 WINDOW = 12  # story rounds after a start that count toward "at the heart of it"
 NOTE_LIMIT = 110
@@ -91,7 +92,7 @@ def heart_of(world: World, start_id: str | None) -> str | None:
     return lines[0].agent if lines else None
 
 
-def _due_events(world: World, state: WorldState) -> list:
+def _due_events(world: World, state: WorldState) -> list[Event]:
     """Open canon beats due now (inside the story clock's window), in story order."""
     clock = direction.story_clock(state)
     settled = {*state.canon.met, *state.canon.dropped}

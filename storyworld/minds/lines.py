@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 _WORD = re.compile(r"[\w']+", re.UNICODE)
 _SENTENCE_END = re.compile(r"[.!?…][\"')\]]*(?=\s|$)")
@@ -150,7 +150,7 @@ def _names_in(name: str, tokens: list[str], *, skip_vocative: bool = False) -> b
     return any(w in body for w in own)
 
 
-def _stutters(tokens: list[str], name_words: set[str] = frozenset()) -> bool:
+def _stutters(tokens: list[str], name_words: Collection[str] = frozenset()) -> bool:
     """A word three times running, or a phrase of 1-4 words said twice in a row, or one word as a third of the line."""
     for i in range(len(tokens) - 2):
         if tokens[i] == tokens[i + 1] == tokens[i + 2]:
@@ -177,7 +177,7 @@ def _stutters(tokens: list[str], name_words: set[str] = frozenset()) -> bool:
 def proper_words(text: str) -> list[str]:
     """Capitalised words that do not open a sentence (in English: names). A word after a comma is no sentence's
     opening: "Dorotea Vask, Maraconez, asked me" names a Maraconez."""
-    found = []
+    found: list[str] = []
     for part in re.split(r"(?<=[.!?;:])\s+", text):
         tokens = re.findall(r"[\w']+", part)
         found.extend(w for w in tokens[1:] if w[:1].isupper() and w not in ("I", "I'm", "I'll", "I've", "I'd"))

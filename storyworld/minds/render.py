@@ -58,8 +58,8 @@ def name_forms(world: World) -> list[tuple[str, str]]:
             bare = re.sub(r"^(the|a|an)\s+", "", name, flags=re.IGNORECASE)
             if bare != name and len(bare) > 2 and bare[0].isupper():
                 forms.setdefault(f"the {bare}", agent.id)
-    for surface, agent in first_names(world).items():
-        forms.setdefault(surface, agent)
+    for surface, agent_id in first_names(world).items():
+        forms.setdefault(surface, agent_id)
     return sorted(forms.items(), key=lambda item: (-len(item[0]), item[0]))
 
 
@@ -193,12 +193,12 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
         nxt = spans[i + 1] if i + 1 < len(spans) else None
         pair = nxt is not None and re.fullmatch(r"\s+and\s+", text[span.end:nxt.start]) is not None
         titled = re.search(r"\b(?:himself|herself)\s+(?:as\s+|the\s+)?$", text[:span.start]) is not None
-        if (span.agent not in targets and not (pair and nxt.agent in targets)) or titled:
+        if (span.agent not in targets and not (pair and nxt is not None and nxt.agent in targets)) or titled:
             i += 1  # a title one takes ("proclaimed himself Lord of Heaven General") stays a title
             continue
         subject = _is_subject(text, span)
         out.append(text[cursor:span.start])
-        if pair:
+        if pair and nxt is not None:  # a pair has a next span; the test narrows it
             # "Marcellus and Barnardo saw" said by Marcellus: "Barnardo and I saw"; the object pair "Barnardo and me"
             words = [_word(s, speaker, listener, subject, text) for s in (span, nxt)]
             mine = "I" if subject else "me"

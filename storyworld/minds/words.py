@@ -200,7 +200,9 @@ def write(lm: LanguageModel, world: World, context: DecisionContext, speech: con
         costs["prompt_tokens"] += completion.prompt_tokens
         costs["completion_tokens"] += completion.completion_tokens
         costs["seconds"] += completion.seconds
-        raw = obj.get("line", "") if isinstance(obj, dict) else _salvage_line(completion.text)
+        line = obj.get("line", "") if isinstance(obj, dict) else None
+        # the schema makes a reply's line a string; without a reply the text is salvaged
+        raw = line if isinstance(line, str) else _salvage_line(completion.text)
         text = tidy(world, context.agent, raw)
         found = ["no sentence end"] if not text else check(world, context, speech, floor, text)
         if not found:

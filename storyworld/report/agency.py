@@ -279,9 +279,12 @@ def answered_as_asked(entries: Sequence[LogEntry], names: Names, player: str | N
         replied += bool(now)
         # a question whose words are all stopwords ("What is this thing you have seen?") names no subject to
         # match: a reply with content of its own (two content words beyond names, not filler) answers it
-        reply_words = lambda e: content_words(e["speech"], names.person_words)  # noqa: E731
-        fits = lambda e: (bool(subject & reply_words(e)) if subject else len(reply_words(e)) >= 2) \
-            or says_unknown(e["speech"])  # noqa: E731
+        def reply_words(e: LogEntry) -> set[str]:
+            return content_words(e["speech"] or "", names.person_words)
+
+        def fits(e: LogEntry) -> bool:
+            return (bool(subject & reply_words(e)) if subject else len(reply_words(e)) >= 2) or says_unknown(e["speech"] or "")
+
         hit = next((e for e in now if fits(e)), None)
         if hit is not None:
             same += 1

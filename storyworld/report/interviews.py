@@ -201,8 +201,8 @@ def refuses(text: str) -> bool:
 
 def score(probes: Sequence[Probe], ask: Callable[[str, str], str], *, examples: int = 3) -> dict[str, object]:
     """Ask every probe; accuracy on knowns, "I do not know" on unknowns, false knowledge (see bench knows --help)."""
-    tally: Counter = Counter()
-    kinds: dict[str, Counter] = defaultdict(Counter)
+    tally: Counter[str] = Counter()
+    kinds: dict[str, Counter[str]] = defaultdict(Counter)
     shown: dict[str, list[str]] = defaultdict(list)
     for probe in probes:
         text = ask(probe.agent, probe.question)
@@ -245,7 +245,7 @@ def _rate(n: int, d: int) -> float | None:
     return round(n / d, 4) if d else None
 
 
-def figures(tally: Counter, kinds: dict[str, Counter], shown: dict[str, list[str]]) -> dict[str, object]:
+def figures(tally: Counter[str], kinds: dict[str, Counter[str]], shown: dict[str, list[str]]) -> dict[str, object]:
     """The report from the counts."""
     return {
         "questions": tally["knowns"] + tally["unknowns"], "knowns": tally["knowns"], "unknowns": tally["unknowns"],

@@ -91,7 +91,8 @@ def score(events: list[LogEntry], *, player: str | None, names: tuple[str, ...],
             replies.append(reply)
             pairs.append((event["speech"] or "", reply["speech"] or ""))
     relevance = similarity(pairs) if similarity is not None and pairs else []
-    rate = lambda n, d: round(n / d, 4) if d else 0.0  # noqa: E731
+    def rate(n: int, d: int) -> float:
+        return round(n / d, 4) if d else 0.0
     return {
         "decisions": decisions,
         "fallback_rate": rate(fallbacks, decisions),

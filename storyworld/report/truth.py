@@ -168,7 +168,8 @@ def score(world: World, events: list[SimEvent], store: MemoryStore, *, player: s
         "stock": [j for j in judged if j.stock],
     }
     n = len(judged)
-    rate = lambda k, d=n: round(k / d, 4) if d else 0.0  # noqa: E731
+    def rate(k: int, d: int = n) -> float:
+        return round(k / d, 4) if d else 0.0
     informative, questions, answers = _informative(world, events, knowing, names, cosine)
     out: dict[str, object] = {
         "lines": n, "template_share": _share(judged),

@@ -71,6 +71,8 @@ class Locator:
         if not self.lines or not path:
             return None
         table = path[0]
+        if not isinstance(table, str):  # a path opens with its table's name
+            return None
         if len(path) >= 2 and isinstance(path[1], int):
             span = self._table_span(table, path[1])
             rest = path[2:]

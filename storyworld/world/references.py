@@ -322,7 +322,12 @@ def _default_start_round(info: WorldInfo | None, starts: list[tuple[int, msgspec
     """Round of the default start (else the first start), if it can be told."""
     if not starts:
         return None
-    by_id = {start.id: start for _, start in starts}  # type: ignore[attr-defined]
+    by_id: dict[str, Start] = {}
+    for _, start in starts:
+        assert isinstance(start, Start)
+        by_id[start.id] = start
     if info is not None and info.default_start in by_id:
-        return by_id[info.default_start].round  # type: ignore[attr-defined]
-    return starts[0][1].round  # type: ignore[attr-defined]
+        return by_id[info.default_start].round
+    first = starts[0][1]
+    assert isinstance(first, Start)
+    return first.round

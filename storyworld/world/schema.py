@@ -129,4 +129,4 @@ TABLES: dict[str, type[msgspec.Struct]] = {
 }
 ARRAY_TABLES = ("place", "agent", "object", "event", "start")
 
-FieldPath = tuple  # a field path: ("agent", 3, "home")
+FieldPath = tuple[str | int, ...]  # a field path: ("agent", 3, "home")
