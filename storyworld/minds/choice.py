@@ -15,7 +15,7 @@ from typing import Literal
 import msgspec
 
 from storyworld.kernel.actions import ActOn, Action, Move, Observe, ReadThread, Say, Wait, WORDED_VERBS
-from storyworld.minds.content import is_question
+from storyworld.minds.content import is_asking, is_question
 from storyworld.minds.context import DecisionContext, Purpose
 from storyworld.minds.direction import shortest_path
 from storyworld.world import World
@@ -218,7 +218,7 @@ def policy(world: World, context: DecisionContext) -> Plan | None:
         return Plan(action=Say(actor=agent, text="", to=addressed.speaker), purpose="answer")
     # a line that answers you does not demand another answer (two agents do not talk in a loop forever);
     # a question does, even one that crossed your own line to them
-    is_reply = addressed is not None and not is_question(addressed.text) and any(
+    is_reply = addressed is not None and not is_asking(addressed) and any(
         c.round in (addressed.round - 1, addressed.round) and isinstance(c.done, Say) and c.done.to == addressed.speaker
         for c in context.shortterm.cache
     )

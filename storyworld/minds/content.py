@@ -158,6 +158,12 @@ _CLAUSE = re.compile(r"^(?i:when|where|while|as|after|before|since|if|because|th
                      r"(?:(?i:i|you|he|she|we|they|it|the|a|an|my|our|his|her|their|everyone|nobody)\b|[A-Z]\w*)")
 
 
+def is_asking(line: ThreadLine) -> bool:
+    """Whether a line spoken asks something of its hearer: a question, but not a reaction that says back what it
+    just heard with a question mark ("You saw it? I did not know that"), which answers a line and asks nothing."""
+    return is_question(line.text) and line.act != "react"
+
+
 def is_question(text: str) -> bool:
     """Whether a line asks something (a question mark, or the shape of a question)."""
     stripped = text.strip()
@@ -334,12 +340,12 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
     earlier = tuple(_known(by_id[r], agent, 1.0, present, mechanical, world) for r in previous if r in by_id)
     asked = questions.Asked()
     pointed: tuple[Known, ...] = ()
-    if addressed is not None and is_question(addressed.text):
+    if addressed is not None and is_asking(addressed):
         asked = questions.read_question(world, addressed.text, addressed.speaker, agent,
                                         tuple(a for k in earlier for a in k.actors))
         pointed = _pointed(world, agent, asked, held, present, mechanical)
     if addressed is not None:
-        query = as_asked(world, addressed.text, addressed.speaker, agent) if is_question(addressed.text) else addressed.text
+        query = as_asked(world, addressed.text, addressed.speaker, agent) if is_asking(addressed) else addressed.text
         if before and PRONOUNS.search(addressed.text):
             query = f"{query} {before}"
         heard = _scored(world, store, agent, query, present, mechanical, subject=agent)
@@ -525,7 +531,7 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     nearest record is not an answer to a question it does not bear on. Where someone went is an answer only to
     a question of where.
     """
-    question = is_question(addressed.text)
+    question = is_asking(addressed)
     if question and knowledge.asked.kind != "open":
         return _follow_up(to, knowledge, keys(addressed.text))
     named = keys(world.agents[speaker].name) if speaker in world.agents else set()  # "Marcellus, what news?"
@@ -575,6 +581,9 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     if further is not None:
         return Speech(act="answer", to=to, carries=(further,), loose=_loose(world, further, wanted, addressed))
     held = next((k for k in relevant if _tellable(k, None, knowledge, asked=True)), None)
+    if held is not None and _loose(world, held, wanted, addressed) and to in held.holders:
+        # what the asker holds already and is not what they asked after: no answer at all
+        return Speech(act="unknown", to=to)
     if held is not None:
         # asked again what it told lately: the answer again, as such ("As I said, …"), not "that is all I know"
         return Speech(act="answer", to=to, carries=(held,), again=held.record_id in knowledge.told,

@@ -339,6 +339,12 @@ def _names_a_thing(world: World, text: str) -> bool:
     return False
 
 
+def _opening(text: str) -> str:
+    """A text that starts a sentence of its own: its first letter capital."""
+    text = sentence(text)
+    return text[:1].upper() + text[1:]
+
+
 def sentence(text: str) -> str:
     """A text ending as a sentence ends."""
     text = text.strip()
@@ -559,9 +565,9 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
         if loose == "unsure":
             body = sentence(f"I cannot say for sure, but {clause(body, world)}") if lang == "en" else f"我说不准，不过{body}"
         elif loose == "unknown":
-            body = f"I do not know that; what I can tell you is this. {body}" if lang == "en" else f"这我不知道；我能告诉你的是：{body}"
+            body = f"I do not know that; what I can tell you is this. {_opening(body)}" if lang == "en" else f"这我不知道；我能告诉你的是：{body}"
         elif loose == "only":
-            body = f"What I can tell you is this. {body}" if lang == "en" else f"我能告诉你的是：{body}"
+            body = f"What I can tell you is this. {_opening(body)}" if lang == "en" else f"我能告诉你的是：{body}"
         if getattr(speech, "heard", False) and lang == "en":
             body = sentence(f"that is news to me; and {clause(body, world)}")  # a name keeps its capital
         return _with_vocative(world, to, body, lang)

@@ -189,7 +189,9 @@ def write(lm: LanguageModel, world: World, context: DecisionContext, speech: con
     spoken, else the floor itself (rendered: it is sound by construction, never a fallback).
     """
     costs = {"prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0}
-    if lm is None or tries < 1:
+    if lm is None or tries < 1 or speech.question:
+        # a goal's question is asked in the goal's own words: a rephrasing that keeps its words can still change
+        # what it asks ("how is it that you know how Laertes lives?")
         return floor, True, "", costs
     messages = phrase_messages(world, context.agent, speech.to, floor)
     schema = line_schema(world, speech.to, floor)

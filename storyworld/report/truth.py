@@ -200,6 +200,15 @@ def _share(lines: list[_Line] | list[SimEvent]) -> float | None:
     return round(sum(1 for e in events if e.rendered) / len(events), 4) if events else None
 
 
+def _unaddressed(line: str, addressee: frozenset[str]) -> str:
+    """A line without the addressee's name it opens with ("Ophelia, do you know …" -> "do you know …")."""
+    head, comma, rest = line.partition(",")
+    words = [stem(w) for w in tokens(head) if w not in STOPWORDS]
+    if comma and words and all(w in addressee for w in words):
+        return rest.strip()
+    return line
+
+
 def _informative(world: World, events: list[SimEvent], knowing: _Knowing, names: Names,
                  cosine: Cosine | None) -> tuple[list[SimEvent], int, list[SimEvent]]:
     """(informative answers, questions answered, the answers): a question answered with a holding about it, or an
@@ -215,13 +224,15 @@ def _informative(world: World, events: list[SimEvent], knowing: _Knowing, names:
         if reply is None or reply.act is None or reply.act == "free":
             continue
         answers.append(reply)
-        # what the question asks, without the names of the two who speak
+        # what the question asks, without the names of the two who speak (nor, for nearness, its vocative:
+        # "Ophelia, how does Laertes live?" is not about Ophelia)
         asked = content_words(event.claim, names.words_of(event.actor) | names.words_of(event.to))
+        bare = _unaddressed(event.claim, names.words_of(event.to))
         told = [_text(knowing, r) for r in reply.tells]
         if reply.tells and not asked:
             informative.append(reply)  # "What news?" answered with news: any holding told is about it
         elif reply.tells:
-            near = cosine([(event.claim, t) for t in told]) if cosine is not None and told else [0.0]
+            near = cosine([(bare, t) for t in told]) if cosine is not None and told else [0.0]
             if any(asked & content_words(t) for t in told) or max(near) >= RELEVANT:
                 informative.append(reply)
         elif reply.act in ("unknown", "refuse") or says_unknown(reply.claim or ""):
@@ -229,7 +240,7 @@ def _informative(world: World, events: list[SimEvent], knowing: _Knowing, names:
             held = [r for r in knowing.records(reply.actor, reply.round) if r.kind != "utterance"]
             about = {r.id for r in held if len(asked & content_words(r.text)) >= 2}
             if cosine is not None and held:
-                close = cosine([(event.claim, r.text) for r in held])
+                close = cosine([(bare, r.text) for r in held])
                 about |= {r.id for r, c in zip(held, close) if c >= RELEVANT + 0.1}
             # honest: it held nothing about it, or the asker already held all it did ("I have told you all I know")
             asker_has = {r.id for r in knowing.records(event.actor, reply.round + 1)}

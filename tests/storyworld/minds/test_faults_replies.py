@@ -135,13 +135,18 @@ class Replying(LanguageModel):
 
 @pytest.fixture(scope="module")
 def asked():
-    """A context in which the model is asked for the choice (no policy settles it), and the choice's schema."""
-    from storyworld.minds import choice
+    """A context in which the model is asked for the choice (neither the policy nor the agenda settles it), and the
+    choice's schema."""
+    import msgspec
+
+    from storyworld.minds import agenda, choice, content
 
     sim = tiny_sim(None)
     for agent in sim.awake_agents():
         context, _ = sim.context_for(agent)
-        if choice.policy(sim.world, context) is None:
+        # one with company and nothing on its agenda (nothing lately told, nothing to find out): the model picks
+        context = msgspec.structs.replace(context, knowledge=content.Knowledge(vocabulary=context.knowledge.vocabulary))
+        if choice.policy(sim.world, context) is None and agenda.next_step(sim.world, context) is None:
             return sim.world, context, choice.menu(sim.world, context).schema()
     pytest.skip("every decision of the tiny world is settled without the model")
 

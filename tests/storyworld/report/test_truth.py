@@ -157,3 +157,12 @@ def test_bench_play_scores_a_saved_run_with_a_template_share_beside_each_figure(
 
 def test_a_capitalised_stopword_is_no_name():
     assert truth.proper_words("Li Ru, The Yellow Turbans rose, and I saw Hask.") == ["Ru", "Yellow", "Turbans", "Hask"]
+
+
+def test_a_question_is_near_a_record_without_the_name_it_is_addressed_to():
+    from storyworld.report.truth import _unaddressed
+
+    ophelia = frozenset({"ophelia"})
+    assert _unaddressed("Ophelia, do you know how Laertes is living?", ophelia) == "do you know how Laertes is living?"
+    assert _unaddressed("Laertes, Ophelia and I went home.", ophelia) == "Laertes, Ophelia and I went home."
+    assert _unaddressed("Where is she?", ophelia) == "Where is she?"
