@@ -132,8 +132,9 @@ def _find(digest: str, text: str) -> tuple[Span, ...]:
         words_before = text[: match.start()].split()
         word_before = words_before[-1] if words_before else ""
         opens = len(words_before) == 1 or (len(words_before) > 1 and words_before[-2].endswith((".", "!", "?", ";", ":")))
+        # (a name of two words or more is the world's whole name: "On Saturday Aigerim Bekova saw …")
         if word_before[:1].isupper() and word_before != "I" and not word_before.endswith((".", ";", ":", "!", "?", ",")) \
-                and not opens:
+                and not opens and " " not in match.group(0).strip():
             continue
         taken.append(Span(match.start(), match.end(), names.whose[match.group(0)]))
     return tuple(taken)

@@ -410,3 +410,12 @@ def test_how_loose_an_answer_is_comes_from_the_question_shape(tiny, question, lo
     assert content._loose(tiny, _known(), content.keys(question), addressed) == loose
     on_it = _known(text="Maren saw the boat and the purse tomorrow what plainly.")
     assert content._loose(tiny, on_it, content.keys(question), addressed) == ""
+
+
+def test_a_whole_name_after_a_capitalised_word_is_still_the_person():
+    from storyworld.world import load_world
+    from tests.support.paths import MILL
+
+    mill = load_world(MILL)
+    said = render.point_of_view(mill, "On Saturday Bettany Crewe saw Odo Quenby drag the sacks.", "reeve", "bettany")
+    assert said == "On Saturday you saw Odo Quenby drag the sacks."
