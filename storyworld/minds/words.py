@@ -181,6 +181,9 @@ def check(world: World, context: DecisionContext, speech: content.Speech, floor:
     return list(dict.fromkeys(found))
 
 
+FLOOR_ONLY = frozenset({"unknown", "refuse", "lie"})  # speech acts always said as their rendering
+
+
 def write(lm: LanguageModel, world: World, context: DecisionContext, speech: content.Speech, floor: str, *,
           tries: int = 1, max_tokens: int = 48) -> tuple[str, bool, str, dict[str, float]]:
     """The words of a speech act: (text, rendered?, why the phrasing was refused, costs).
@@ -189,9 +192,10 @@ def write(lm: LanguageModel, world: World, context: DecisionContext, speech: con
     spoken, else the floor itself (rendered: it is sound by construction, never a fallback).
     """
     costs = {"prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0}
-    if lm is None or tries < 1 or speech.question:
+    if lm is None or tries < 1 or speech.question or speech.echo or speech.act in FLOOR_ONLY:
         # a goal's question is asked in the goal's own words: a rephrasing that keeps its words can still change
-        # what it asks ("how is it that you know how Laertes lives?")
+        # what it asks ("how is it that you know how Laertes lives?"); "I do not know", a refusal, a lie and news
+        # said back carry no record for the phrasing to keep, so its check has nothing to hold it to
         return floor, True, "", costs
     messages = phrase_messages(world, context.agent, speech.to, floor)
     schema = line_schema(world, speech.to, floor)
