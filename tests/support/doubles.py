@@ -1,7 +1,8 @@
-"""Test doubles for pure-logic tests: a scripted mind and a deterministic embedder. Never used by the program."""
+"""Test doubles for pure-logic tests: a scripted mind, a deterministic embedder, a count of calls at once. Never used by the program."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 from storyworld.kernel.actions import Action, Observe
@@ -21,3 +22,21 @@ class ScriptedMind:
         action = self.script(context.perception.round, context.agent, context) if self.script else None
         return Decision(action=action or Observe(actor=context.agent),
                         based_on=tuple(r.record_id for r in context.recalled))
+
+
+class InFlight:
+    """Counts calls running at once and remembers the most seen."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.now = 0
+        self.most = 0
+
+    def __enter__(self) -> None:
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+
+    def __exit__(self, *exc: object) -> None:
+        with self.lock:
+            self.now -= 1

@@ -18,26 +18,8 @@ from storyworld.minds import Decision
 from storyworld.errors import Cancelled
 from storyworld.kernel.state import Settings
 from storyworld.world import load_world
-from tests.support.doubles import HashEmbedder
+from tests.support.doubles import HashEmbedder, InFlight
 from tests.support.paths import TINY
-
-
-class InFlight:
-    """Counts calls running at once and remembers the most seen."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.now = 0
-        self.most = 0
-
-    def __enter__(self) -> None:
-        with self.lock:
-            self.now += 1
-            self.most = max(self.most, self.now)
-
-    def __exit__(self, *exc: object) -> None:
-        with self.lock:
-            self.now -= 1
 
 
 def test_results_keep_input_order_and_at_most_n_run_at_once():

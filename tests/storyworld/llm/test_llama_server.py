@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 
 import msgspec
 import pytest
@@ -14,7 +13,7 @@ from storyworld.locations import default_gguf
 from storyworld.minds import LLMMind
 from storyworld.kernel.state import Settings
 from storyworld.world import load_world
-from tests.support.doubles import HashEmbedder
+from tests.support.doubles import HashEmbedder, InFlight
 from tests.support.paths import TINY
 
 pytestmark = [
@@ -101,23 +100,6 @@ def test_concurrent_and_one_at_a_time_rounds_give_the_same_events():
         in_turn.close()
     assert sim.last_timing.decisions == 4
     assert concurrent_events == sequential_events
-
-
-class InFlight:
-    """The most calls seen running at once."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.now = self.most = 0
-
-    def __enter__(self) -> None:
-        with self.lock:
-            self.now += 1
-            self.most = max(self.most, self.now)
-
-    def __exit__(self, *exc: object) -> None:
-        with self.lock:
-            self.now -= 1
 
 
 class CountingModel(ModelWrapper):
