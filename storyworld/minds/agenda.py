@@ -5,8 +5,8 @@ here who lacks it and cares (one with a goal to find something out first; never 
 nor to the one it says did it); a goal to find something out is asked of someone here
 it has not asked yet, in the goal's own words; a goal to tell goes to whoever here lacks what bears on it;
 what it holds that bears on its goals and the moment goes to whoever here lacks it (one round in two); with
-news that nobody here lacks, or alone with no post to guard, it seeks company in a neighbouring place where
-voices are heard. It waits only when nothing can move.
+news that nobody here lacks, it heads for where one who lacks it was last known to be; with news just told, or
+alone with no post to guard, it seeks company in a neighbouring place where voices are heard. It waits only when nothing can move.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from storyworld.kernel.actions import Move, Say
 from storyworld.minds.choice import Plan
 from storyworld.minds.content import TELL_MIN, Known, Knowledge, _tellable, keys
 from storyworld.minds.context import DecisionContext
+from storyworld.minds.direction import shortest_path
 from storyworld.world import World
 
 SEEK_EVERY = 3  # a character seeks company at most once in this many rounds (it does not pace between rooms)
@@ -29,11 +30,9 @@ def next_step(world: World, context: DecisionContext) -> Plan | None:
     present = [a for a in p.present if a != context.agent]
     news = fresh_news(knowledge)
     listener: str | None  # whom a line goes to (None: nobody here it fits)
-    for known in news:
-        # to whoever cares: one with a goal to find something out first; never to one it accuses (its doer)
-        for listener in sorted(present, key=lambda a: a not in knowledge.seekers):
-            if listener != known.source and listener not in known.actors and _tellable(known, listener, knowledge):
-                return Plan(action=Say(actor=context.agent, text="", to=listener), purpose="tell")
+    telling = tell_news(context)
+    if telling is not None:
+        return telling
     for index, question in enumerate(knowledge.questions):
         # of someone here it has not asked yet and whom it is not about (who may know: one with news first);
         # asked of all, it moves on
@@ -52,14 +51,33 @@ def next_step(world: World, context: DecisionContext) -> Plan | None:
                              if a not in known.actors and _tellable(known, a, knowledge)), None)
             if listener is not None:
                 return Plan(action=Say(actor=context.agent, text="", to=listener), purpose="chat")
+    if _moved_lately(context):
+        return None
+    here = p.place
+    # news nobody here lacks: it goes toward where one who lacks it was last known to be
+    for place in knowledge.lacking_at:
+        way = shortest_path(world, here, place)
+        if way:
+            return Plan(action=Move(actor=context.agent, to=way[0]), purpose="seek")
     # news just told that nobody here lacks, or alone (with nothing to guard here): it seeks company where voices
     # are heard
     fresh = [k for k in news if k.since_round >= p.round - 1]
-    if (fresh or not present and not knowledge.stays) and not _moved_lately(context):
-        here = p.place
+    if fresh or not present and not knowledge.stays:
         company = [e for e in world.places[here].exits if e in p.voices]
         if company:
             return Plan(action=Move(actor=context.agent, to=sorted(company)[0]), purpose="seek")
+    return None
+
+
+def tell_news(context: DecisionContext) -> Plan | None:
+    """News it was told lately, to someone here who lacks it: one with a goal to find something out first; never
+    back to whoever told it, nor to one it accuses (its doer)."""
+    knowledge = context.knowledge
+    present = [a for a in context.perception.present if a != context.agent]
+    for known in fresh_news(knowledge):
+        for listener in sorted(present, key=lambda a: a not in knowledge.seekers):
+            if listener != known.source and listener not in known.actors and _tellable(known, listener, knowledge):
+                return Plan(action=Say(actor=context.agent, text="", to=listener), purpose="tell")
     return None
 
 

@@ -118,6 +118,9 @@ class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
     asked_about: tuple[tuple[str, ...], ...] = ()  # for each question, the people it asks after (not asked of them)
     seekers: tuple[str, ...] = ()  # who of those present has a goal to find something out (cares for news)
     stays: bool = False  # a goal to guard or keep watch where it is: alone, it does not go looking for company
+    # where those who lack its news (not here, not its source nor its doers) were last known to be, by its own
+    # holdings (else their home): where it goes to pass the news on when nobody here lacks it
+    lacking_at: tuple[str, ...] = ()
 
 
 class Speech(msgspec.Struct, frozen=True, kw_only=True):
@@ -374,6 +377,7 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
     news = tuple(_known(r, agent, 1.0, present, mechanical, world) for r in held
                  if _usable(world, r, agent) and r.owners[agent].via == "told" and r.owners[agent].since_round >= round_ - NEWS_ROUNDS
                  and r.id not in secrets)
+    lacking_at = _lacking_at(world, agent, held, [k.record_id for k in news if k.record_id not in told], present)
     pronouns = world.agents[agent].pronouns if agent in world.agents else "they"
     asking = tuple((q, a.people) for a in (aims.aims_of(world, agent, encoder) if encoder is not None else ())
                    if a.kind == "learn" for q in [aims.question_of(a.goal, pronouns, bool(a.people))] if q)
@@ -383,7 +387,36 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
                      news=news, questions=asks, asked_about=tuple(people for _, people in asking),
                      seekers=tuple(a for a in present if encoder is not None and a in world.agents
                                    and any(x.kind == "learn" for x in aims.aims_of(world, a, encoder))),
-                     stays=encoder is not None and any(a.kind == "guard" for a in aims.aims_of(world, agent, encoder)))
+                     stays=encoder is not None and any(a.kind == "guard" for a in aims.aims_of(world, agent, encoder)),
+                     lacking_at=lacking_at)
+
+
+def _lacking_at(world: World, agent: str, held: list[Record], news: list[int], present: tuple[str, ...]
+                ) -> tuple[str, ...]:
+    """Places where someone who lacks a piece of the agent's news was last known to be, newest news first.
+
+    From typed fields: a record's owners say who holds it; where one is comes from the agent's own holdings
+    that place them (the latest), else the world's home of theirs. Never its source nor its doers (news is not
+    told back, nor to the one it accuses)."""
+    by_id = {r.id: r for r in held}
+    last: dict[str, tuple[int, int, str]] = {}
+    for record in held:
+        if record.place in world.places and record.namespace == "shared":
+            for actor in record.actors:
+                if actor in world.agents and (actor not in last or (record.round, record.id) > last[actor][:2]):
+                    last[actor] = (record.round, record.id, record.place)
+    places: list[str] = []
+    for record_id in news:
+        record = by_id.get(record_id)
+        if record is None:
+            continue
+        source = record.owners[agent].source
+        for other, person in sorted(world.agents.items()):
+            if (other == agent or other in present or other in record.owners or other == source
+                    or other in record.actors or person.status != "active"):
+                continue
+            places.append(last[other][2] if other in last else person.home)
+    return tuple(dict.fromkeys(p for p in places if p in world.places))
 
 
 def _pointed(world: World, agent: str, asked: questions.Asked, held: list[Record], present: tuple[str, ...],

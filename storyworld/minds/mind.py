@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from storyworld.kernel.actions import ActOn, Action, Say, Told, Wait
+from storyworld.kernel.actions import ActOn, Action, Move, Say, Told, Wait
 from storyworld.llm.base import ModelError, tagged
 from storyworld.minds import agenda, choice, content, lines, render, words
 from storyworld.minds.choice import Plan
@@ -70,6 +70,9 @@ class LLMMind:
         if planned is None or planned.purpose == "idle":
             # nobody spoke to it and the canon asks nothing here: its goals say what to do next
             planned = agenda.next_step(world, context) or planned
+        elif isinstance(planned.action, Move) and planned.purpose == "beat":
+            # news for someone here who lacks it is said before walking off to a beat elsewhere
+            planned = agenda.tell_news(context) or planned
         if planned is not None:
             return planned, {}
         options = choice.menu(world, context)

@@ -84,3 +84,42 @@ def test_a_line_chosen_for_another_purpose_asks_only_what_fits_its_listener(mill
     assert agenda.open_questions(asked, knowledge, "odo").questions == ("Do you know where Wat hid the key?",)
     assert agenda.open_questions(asked, knowledge, "wat").questions == (QUESTION,)
     assert agenda.open_questions(asked, knowledge, "tamsin").questions == ("Do you know where Wat hid the key?",)
+
+
+def test_news_nobody_here_lacks_goes_toward_where_one_who_lacks_it_was_last_known(mill):
+    news = Known(record_id=7, text="Odo dragged six grain sacks out of the tithe barn at night.", kind="claim",
+                 via="told", source="bettany", since_round=1, actors=("odo",), holders=("tamsin",))
+    # no voices anywhere near, news two rounds old: it still heads for the one who lacks it
+    step = agenda.next_step(mill, context(("tamsin",), Knowledge(news=(news,), lacking_at=("barn",))))
+    assert step is not None and isinstance(step.action, Move) and step.action.to == "barn"
+    # one here lacks it: told here first
+    here = agenda.next_step(mill, context(("tamsin", "wat"), Knowledge(news=(news,), lacking_at=("barn",))))
+    assert here is not None and isinstance(here.action, Say) and here.action.to == "wat"
+
+
+def test_where_those_who_lack_news_are_comes_from_typed_fields(mill):
+    from memory.records import Holding, Record
+    from storyworld.minds.content import _lacking_at
+
+    reeve, others = "reeve", sorted(a for a in mill.agents if a != "reeve")
+    doer, source, lacking = others[0], others[1], others[2:]
+    told = Record(id=7, text="Someone dragged the sacks out at night.", kind="claim", actors=(doer,),
+                  owners={reeve: Holding(via="told", source=source, since_round=3),
+                          source: Holding(via="witnessed", since_round=2)})
+    # the reeve saw the first of those who lack it go into the barn: that is where it was last known to be
+    seen = Record(id=9, text="went into the barn", round=2, place="barn", actors=(lacking[0],),
+                  owners={reeve: Holding(via="witnessed", since_round=2)})
+    places = _lacking_at(mill, reeve, [told, seen], [7], present=())
+    assert places[0] == "barn"  # the latest holding that places them, before anyone's home
+    homes = {mill.agents[a].home for a in lacking[1:]}
+    assert set(places[1:]) <= homes
+    # the doer and the source are never sought out with it; one holding it already is not either
+    assert _lacking_at(mill, reeve, [told], [7], present=tuple(lacking)) == ()
+
+
+def test_news_for_someone_here_is_said_before_walking_off(mill):
+    news = Known(record_id=7, text="Odo dragged six grain sacks out of the tithe barn at night.", kind="claim",
+                 via="told", source="bettany", since_round=3, actors=("odo",), holders=("tamsin",))
+    step = agenda.tell_news(context(("tamsin", "wat"), Knowledge(news=(news,))))
+    assert step is not None and step.action.to == "wat" and step.purpose == "tell"
+    assert agenda.tell_news(context(("tamsin",), Knowledge(news=(news,)))) is None  # nobody here lacks it
