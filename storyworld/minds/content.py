@@ -406,14 +406,11 @@ def _lacking_at(world: World, agent: str, held: list[Record], news: list[int], p
                 if actor in world.agents and (actor not in last or (record.round, record.id) > last[actor][:2]):
                     last[actor] = (record.round, record.id, record.place)
     places: list[str] = []
-    for record_id in news:
-        record = by_id.get(record_id)
-        if record is None:
-            continue
-        source = record.owners[agent].source
+    for told in (by_id[i] for i in news if i in by_id):
+        source = told.owners[agent].source
         for other, person in sorted(world.agents.items()):
-            if (other == agent or other in present or other in record.owners or other == source
-                    or other in record.actors or person.status != "active"):
+            if (other == agent or other in present or other in told.owners or other == source
+                    or other in told.actors or person.status != "active"):
                 continue
             places.append(last[other][2] if other in last else person.home)
     return tuple(dict.fromkeys(p for p in places if p in world.places))
