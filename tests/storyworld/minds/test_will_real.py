@@ -15,7 +15,7 @@ from storyworld.kernel.state import Settings
 from storyworld.minds import LLMMind
 from storyworld.minds.interview import interview
 from storyworld.world import load_world
-from tests.support.paths import MILL
+from tests.support.paths import MILL, TOLLBRIDGE
 
 pytestmark = [pytest.mark.real_model, pytest.mark.real_embedder, pytest.mark.slow]
 
@@ -110,3 +110,26 @@ def test_a_goal_to_find_out_is_pursued_in_its_own_words_and_few_wait(played):
               ("say", "act", "move", "wait", "observe", "read")]
     idle = [e for e in others if e.kind in ("wait", "observe")]
     assert len(idle) <= len(others) / 2, [(e.actor, e.kind) for e in others]
+
+
+
+WHEELS = ("Three weeks ago, well past midnight, I lay awake over the gate and listened to something heavy on iron "
+          "wheels grind its way across the bridge for a good quarter of an hour.")
+
+
+def test_news_nobody_here_lacks_is_carried_to_where_one_who_lacks_it_is():
+    from storyworld.llm import load_model
+
+    # a held-out world of this issue: Yusuf tells the surveyor in the toll house, in front of the keeper; nobody
+    # there lacks it, and Fergus, out on the bridge, does
+    world = load_world(TOLLBRIDGE)
+    sim = session.new_simulation(world, "survey-morning", Settings(seed=0, awake="near", player="yusuf"),
+                                 LLMMind(load_model(seed=0)))
+    player = ScriptedPlayer(world, "yusuf", [f"@priya {WHEELS}"] + ["/wait"] * 5)
+    for _ in range(6):
+        sim.step(player_action=player.next_action(sim.state))
+    record = next(r for r in sim.store.held_by("priya") if r.owners["priya"].source == "yusuf"
+                  and "wheels" in r.text)
+    movers = {e.actor for e in sim.state.events if e.kind == "move" and e.actor in ("priya", "halvard")}
+    onward = {o: h for o, h in record.owners.items() if o not in ("yusuf", "priya", "halvard")}
+    assert any(h.via == "told" and h.source in movers for h in onward.values()), (movers, record.owners)
