@@ -17,7 +17,7 @@ from storyworld.world import load_world
 if TYPE_CHECKING:
     from storyworld.jsondata import Document
     from storyworld.llm.base import LanguageModel
-    from storyworld.minds.content import Memory
+    from memory.store import MemoryStore
     from storyworld.report.agency import Ask
     from storyworld.report.keys import Key
     from storyworld.world import World
@@ -79,7 +79,7 @@ def register(benches: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     parser.set_defaults(func=bench_agency)
 
 
-def interviewer(world: World, store: Memory, round_: int, lm: LanguageModel | None) -> tuple[Ask, bool]:
+def interviewer(world: World, store: MemoryStore, round_: int, lm: LanguageModel | None) -> tuple[Ask, bool]:
     """The `Ask` callable over the interview path (`storyworld ask`), and whether that path keeps a conversation
     (a follow-up asked after the answer before it: it does)."""
     from storyworld.minds.interview import Answer, interview

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from storyworld.game.simulation import Simulation
     from storyworld.jsondata import Document
     from storyworld.llm.base import LanguageModel
-    from storyworld.minds.content import Memory
+    from memory.store import MemoryStore
     from storyworld.report.interviews import Probe
     from storyworld.world import World
 
@@ -60,7 +60,7 @@ def register(benches: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     parser.set_defaults(func=bench_knows)
 
 
-def asker(world: World, store: Memory, round_: int,
+def asker(world: World, store: MemoryStore, round_: int,
           lm: LanguageModel | None = None) -> tuple[Callable[[str, str], str], str]:
     """ask(agent, question) -> the answer's words, over the interview path; and whether that path calls a model."""
     from storyworld.minds.interview import interview
