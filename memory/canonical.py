@@ -46,7 +46,9 @@ _STOPS = frozenset("in at on by with for during before after when while because 
 
 
 def numbers_as_digits(toks: list[str]) -> list[str]:
-    """Tokens with spelled-out cardinal numbers as digits ("three hundred and eighteen" -> "318", "a single" -> "1")."""
+    """Tokens with spelled-out cardinal numbers as digits ("three hundred and eighteen" -> "318", "a single" -> "1",
+    "thirty-one" -> "31")."""
+    toks = [part for tok in toks for part in _number_parts(tok)]
     out: list[str] = []
     i = 0
     while i < len(toks):
@@ -78,6 +80,14 @@ def numbers_as_digits(toks: list[str]) -> list[str]:
         out.append(str(total + current))
         i = j
     return out
+
+
+def _number_parts(tok: str) -> list[str]:
+    """A hyphenated number word in its parts ("thirty-one" -> "thirty", "one"); any other token as it is."""
+    parts = tok.split("-")
+    if len(parts) > 1 and all(p.lower() in _UNITS or p.lower() in _SCALES for p in parts):
+        return parts
+    return [tok]
 
 
 def _converse(toks: list[str]) -> list[str]:

@@ -53,6 +53,9 @@ def test_canonical_wording():
 
 def test_near_misses_that_canonical_wording_must_not_merge():
     assert not guard.check("Dorotea took forty crowns.", "Dorotea took fourteen crowns.").ok
+    assert guard.check("Ottoline weighed the casket at thirty-one ounces.", "Ottoline weighed it at nine ounces.").reason == "number"
+    assert guard.check("Ottoline weighed the casket at thirty-one ounces.", "Ottoline weighed the casket at 31 ounces.").ok
+    assert canonical.canonical("A well-known man came.") == "A well-known man came."  # a hyphenated word stays whole
     assert not guard.check("Osric sold the story to the Courier.", "Osric bought the story from the Courier.").ok
     assert guard.check("Saltash paid nine hundred pounds.", "Saltash was paid nine hundred pounds.").reason == "role"
     assert guard.check("Ophelia drowned in the brook.", "Ophelia was drowned in the brook.").ok
