@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 import msgspec
-from lemminflect import getAllLemmas
+from lemminflect import getAllInflections, getAllLemmas
 
 from storyworld.kernel import verbs
 from storyworld.minds import lines
@@ -268,9 +268,20 @@ def _in_the_past(text: str, spans: list[Span]) -> str:
 
 
 def _verb_follows(rest: str) -> bool:
-    """Whether a name is followed by a verb of being, having or doing (so it is a clause's subject)."""
+    """Whether a name is followed by a verb of being, having or doing, or by a word that can only be a finite verb
+    ("said Karma slipped": Karma is the subject of "slipped"; "saw Karma slip", "gave Karma orders" are objects)."""
     match = re.match(r"^\s+(\w+'?\w*)", rest)
-    return match is not None and match.group(1) in _BE["I"]
+    return match is not None and (match.group(1) in _BE["I"] or _finite_verb(match.group(1)))
+
+
+@lru_cache(maxsize=4096)
+def _finite_verb(word: str) -> bool:
+    """Whether a word is a past or third-person form of a verb and nothing else (no noun, adjective or base form)."""
+    lemmas = getAllLemmas(word.lower())
+    if set(lemmas) - {"VERB"}:
+        return False
+    return any(word.lower() in getAllInflections(lemma, "VERB").get(tag, ())
+               for lemma in lemmas.get("VERB", ()) for tag in ("VBD", "VBZ"))
 
 
 def _word(span: Span, speaker: str, listener: str | None, subject: bool, text: str) -> str:

@@ -50,6 +50,12 @@ def tiny():
     ("Polonius thinks Hamlet is mad for love.", "hamlet", "polonius", "You think I am mad for love."),
     ("Laertes came home from France for the coronation.", "hamlet", "horatio",
      "Laertes came home from France for the coronation."),  # nobody of the two: unchanged
+    # a name before a word that can only be a finite verb is that verb's subject, after "said" too
+    ("Marcellus said Horatio slipped on the stair.", "marcellus", "horatio", "I said you slipped on the stair."),
+    ("Gertrude said Hamlet killed Polonius.", "polonius", "hamlet", "Gertrude said you killed me."),
+    ("Gertrude said Polonius slipped on the stair.", "polonius", "hamlet", "Gertrude said I slipped on the stair."),
+    ("Hamlet saw Horatio slip on the stair.", "hamlet", "horatio", "I saw you slip on the stair."),
+    ("Claudius gave Hamlet orders to sail.", "claudius", "hamlet", "I gave you orders to sail."),
 ])
 def test_a_record_is_said_from_the_speakers_point_of_view(hamlet, text, speaker, listener, said):
     assert render.point_of_view(hamlet, text, speaker, listener) == said
