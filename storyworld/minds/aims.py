@@ -160,6 +160,33 @@ _OPENING = re.compile(r"\b(?:who|whom|whose|what|where|when|why|how|which|whethe
 _OWN = {"he": "I", "she": "I", "him": "me", "his": "my", "himself": "myself", "herself": "myself"}
 
 
+def _own_words(body: str, pronouns: str, others_named: bool) -> str:
+    """A goal's words with its owner's third person as the first ("his word" -> "my word"), unless it names someone
+    else its "he" may mean."""
+    if others_named:
+        return body
+    own = {w: v for w, v in _OWN.items() if pronouns == "they" or (w in ("he", "him", "his", "himself")) == (
+        pronouns == "he")}
+    if pronouns in ("she", "they"):
+        own["her"] = "my"
+    return re.sub(r"\b(" + "|".join(own) + r")\b", lambda m: own[m.group(1)], body) if own else body
+
+
+def intent_of(goal: str, pronouns: str = "they", other_at: int | None = None) -> str:
+    """A goal said by its owner when asked what it means to do: "Serve his elder brother Liu Bei" -> "I mean to serve
+    my elder brother Liu Bei."; "" for an empty goal. `other_at`: where the goal first names someone else; a "his"
+    after it may be theirs and stays ("Tell Hamlet the truth about his murder")."""
+    body = goal.strip().rstrip(".!;")
+    if not body:
+        return ""
+    cut = len(body) if other_at is None else min(other_at, len(body))
+    body = _own_words(body[:cut], pronouns, False) + body[cut:]
+    first = body.split()[0]
+    if first.isalpha() and first[1:].islower():  # a goal is an imperative: its verb opens it
+        body = first.lower() + body[len(first):]
+    return f"I mean to {body}."
+
+
 def question_of(goal: str, pronouns: str = "they", others_named: bool = False) -> str:
     """A goal to find something out put as a question to someone: "Find out who took the ledger" -> "Do you know
     who took the ledger?"; "" when the goal names nothing to ask ("Learn the truth"). A goal says its owner in
@@ -168,13 +195,7 @@ def question_of(goal: str, pronouns: str = "they", others_named: bool = False) -
     opening = _OPENING.search(goal)
     if opening is None:
         return ""
-    body = opening.group(0).strip().rstrip(".")
-    if not others_named:
-        own = {w: v for w, v in _OWN.items() if pronouns == "they" or (w in ("he", "him", "his", "himself")) == (
-            pronouns == "he")}
-        if pronouns in ("she", "they"):
-            own["her"] = "my"
-        body = re.sub(r"\b(" + "|".join(own) + r")\b", lambda m: own[m.group(1)], body) if own else body
+    body = _own_words(opening.group(0).strip().rstrip("."), pronouns, others_named)
     if len(lines.words(body)) < 3:
         return ""
     return f"Do you know {body}?"

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Literal, Protocol
 
 import msgspec
+import numpy as np
 
 from memory import lexicon
 from memory.records import Kind, Record
@@ -121,6 +122,9 @@ class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
     # where those who lack its news (not here, not its source nor its doers) were last known to be, by its own
     # holdings (else their home): where it goes to pass the news on when nobody here lacks it
     lacking_at: tuple[str, ...] = ()
+    # asked what it means to do ("What should we do?"): the goal nearest the question that hides nothing, as it
+    # says it ("I mean to …"); "" when it has none to tell
+    intent: str = ""
 
 
 class Speech(msgspec.Struct, frozen=True, kw_only=True):
@@ -141,6 +145,7 @@ class Speech(msgspec.Struct, frozen=True, kw_only=True):
     # for sure, but …"; to a question of what, who or where, "I do not know that; what I can tell you is this. …";
     # to a request ("Tell me what you saw"), "What I can tell you is this. …"
     loose: Literal["", "unsure", "unknown", "only"] = ""
+    intent: str = ""  # asked what it means to do: its goal as it says it (Knowledge.intent), said as rendered
 
 
 # ------------------------------------------------------------------------------- gathering
@@ -382,13 +387,28 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
     asking = tuple((q, a.people) for a in (aims.aims_of(world, agent, encoder) if encoder is not None else ())
                    if a.kind == "learn" for q in [aims.question_of(a.goal, pronouns, bool(a.people))] if q)
     asks = tuple(q for q, _ in asking)
+    intent = _intent(world, agent, addressed.text, encoder, hiding) if asked.kind == "intent" and addressed else ""
     return Knowledge(heard=heard, beat=beat, moment=moment, lately=lately, told=tuple(dict.fromkeys(told)),
                      secrets=secrets, vocabulary=frozenset(vocabulary), asked=asked, previous=earlier, pointed=pointed,
                      news=news, questions=asks, asked_about=tuple(people for _, people in asking),
                      seekers=tuple(a for a in present if encoder is not None and a in world.agents
                                    and any(x.kind == "learn" for x in aims.aims_of(world, a, encoder))),
                      stays=encoder is not None and any(a.kind == "guard" for a in aims.aims_of(world, agent, encoder)),
-                     lacking_at=lacking_at)
+                     lacking_at=lacking_at, intent=intent)
+
+
+def _intent(world: World, agent: str, question: str, encoder: aims.Encoder | None, hiding: set[str]) -> str:
+    """What the agent says it means to do, asked `question`: its goal nearest the question in meaning, of those
+    that hide nothing (never a goal to keep something hidden), in its own words; "" when none."""
+    if encoder is None or agent not in world.agents:
+        return ""
+    open_aims = [a for a in aims.aims_of(world, agent, encoder) if a.kind != "keep" and a.goal not in hiding]
+    if not open_aims:
+        return ""
+    vectors = np.asarray(encoder.encode([question, *(a.goal for a in open_aims)]), dtype=np.float32)
+    best = open_aims[int(np.argmax(vectors[1:] @ vectors[0]))]
+    other_at = min((span.start for span in render.find_names(world, best.goal) if span.agent != agent), default=None)
+    return aims.intent_of(best.goal, world.agents[agent].pronouns, other_at)
 
 
 def _lacking_at(world: World, agent: str, held: list[Record], news: list[int], present: tuple[str, ...]
@@ -562,6 +582,8 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     a question of where.
     """
     question = is_asking(addressed)
+    if question and knowledge.asked.kind == "intent":
+        return Speech(act="answer", to=to, intent=knowledge.intent) if knowledge.intent else Speech(act="unknown", to=to)
     if question and knowledge.asked.kind != "open":
         return _follow_up(to, knowledge, keys(addressed.text))
     named = keys(world.agents[speaker].name) if speaker in world.agents else set()  # "Marcellus, what news?"

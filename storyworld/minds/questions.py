@@ -17,12 +17,18 @@ import msgspec
 from storyworld.minds import render
 from storyworld.world import World
 
-AskedKind = Literal["open", "source", "said_by", "when", "where_now"]
+AskedKind = Literal["open", "source", "said_by", "when", "where_now", "intent"]
 
 _SOURCE = re.compile(r"\bwho\s+(?:told|tells|said|says)\b|\bhow\s+(?:do|did|can|could)\s+you\s+know\b|"
                      r"\b(?:where|from\s+whom|from\s+who|how)\s+did\s+you\s+(?:hear|learn|find\s+out|come\s+to\s+know)\b|"
                      r"\bwho\s+(?:was\s+it\s+)?(?:that\s+)?(?:told|said)\b", re.IGNORECASE)
 _SAID_BY = re.compile(r"\bwhat\s+(?:\w+ly\s+)?(?:did|has|have)\s+(?P<who>.+?)\s+(?:tell|told|say|said)\b", re.IGNORECASE)
+# what the one asked means to do: its goals answer ("What should we do?", "What will you do now?")
+_INTENT = re.compile(r"\bwhat\s+(?:should|shall|must|can|could|will|would|do|are|ought)\s+(?:we|you|i)\s+(?:to\s+)?"
+                     r"(?:do|be\s+doing|going\s+to\s+do|have\s+(?:me|us)\s+do)\b|"
+                     r"\bwhat\s+(?:do|did)\s+you\s+(?:mean|intend|plan|want|hope|wish)\s+to\s+do\b|"
+                     r"\bwhat\s+are\s+you\s+(?:after|up\s+to|about)\s*\?|^\s*(?:[A-Z][\w' ]*,\s*)?(?:and\s+)?what\s+(?:now|next)\s*\?",
+                     re.IGNORECASE)
 _WHEN = re.compile(r"^\s*(?:and\s+)?when\b", re.IGNORECASE)
 _WHERE_NOW = re.compile(r"\bwhere\s+(?:is|was|are|has|did)\s+(?P<who>he|she|they|him|her|[A-Z][\w' -]*?)"
                         r"(?:\s+(?:now|gone|go|went|got\s+to))?\s*\??\s*$", re.IGNORECASE)
@@ -66,6 +72,8 @@ def read_question(world: World, text: str, asker: str | None, answerer: str,
             named = tuple(a for a in render.names_in(world, who) if a != answerer)
             if named:
                 return Asked(kind="where_now", people=named[:1])
+    if _INTENT.search(text):
+        return Asked(kind="intent")
     if _WHEN.match(text) and len(text.split()) <= 6:
         return Asked(kind="when")
     return Asked()

@@ -583,6 +583,8 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
         if getattr(speech, "heard", False) and lang == "en":
             body = sentence(f"that is news to me; and {clause(body, world)}")  # a name keeps its capital
         return _with_vocative(world, to, body, lang)
+    if getattr(speech, "intent", ""):  # asked what it means to do: its goal, in its own words
+        return _with_vocative(world, to, getattr(speech, "intent"), lang)
     echo = getattr(speech, "echo", "")
     if act == "react" and echo and lang == "en":
         # news heard is said back as a question, then taken in: the hearer shows what it heard

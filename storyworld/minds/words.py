@@ -192,7 +192,7 @@ def write(lm: LanguageModel, world: World, context: DecisionContext, speech: con
     spoken, else the floor itself (rendered: it is sound by construction, never a fallback).
     """
     costs = {"prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0}
-    if lm is None or tries < 1 or speech.question or speech.echo or speech.act in FLOOR_ONLY:
+    if lm is None or tries < 1 or speech.question or speech.echo or speech.intent or speech.act in FLOOR_ONLY:
         # a goal's question is asked in the goal's own words: a rephrasing that keeps its words can still change
         # what it asks ("how is it that you know how Laertes lives?"); "I do not know", a refusal, a lie and news
         # said back carry no record for the phrasing to keep, so its check has nothing to hold it to

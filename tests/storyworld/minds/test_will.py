@@ -44,6 +44,12 @@ def test_questions_greetings_and_stock_lines_assert_nothing(mill, line):
     ("Where is he now?", "where_now", ("odo",)),
     ("Where is Tamsin?", "where_now", ("tamsin",)),
     ("Who took the tithe grain?", "open", ()),
+    ("What should we do?", "intent", ()),
+    ("Reeve, what will you do now?", "intent", ()),
+    ("What do you mean to do about the grain?", "intent", ()),
+    ("And what now?", "intent", ()),
+    ("What did you do at the barn?", "open", ()),  # a deed done, not one meant
+    ("What do you know of the grain?", "open", ()),
 ])
 def test_a_question_is_read_for_its_shape(mill, question, kind, people):
     asked = questions.read_question(mill, question, "wat", "reeve", previous_actors=("odo",))
@@ -62,3 +68,13 @@ def test_where_is_she_is_nobody_when_the_last_answer_was_about_a_he(mill):
 ])
 def test_a_goal_to_find_out_is_asked_in_its_own_words(goal, pronouns, question):
     assert aims.question_of(goal, pronouns) == question
+
+
+@pytest.mark.parametrize(("goal", "pronouns", "other_at", "said"), [
+    ("Serve his elder brother Liu Bei to the death", "he", 25, "I mean to serve my elder brother Liu Bei to the death."),
+    ("Tell Hamlet the truth about his murder", "he", 5, "I mean to tell Hamlet the truth about his murder."),  # his: Hamlet's?
+    ("Protect her brother from the duke.", "she", None, "I mean to protect my brother from the duke."),
+    ("Never break his word", "he", None, "I mean to never break my word."),
+])
+def test_a_goal_is_said_as_what_its_owner_means_to_do(goal, pronouns, other_at, said):
+    assert aims.intent_of(goal, pronouns, other_at) == said

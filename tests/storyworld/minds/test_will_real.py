@@ -92,6 +92,14 @@ def test_the_miller_keeps_his_deed_from_an_outsider(played):
     assert "swapped" in candid.text.lower()  # he holds it: he keeps it, he has not forgotten it
 
 
+def test_asked_what_he_means_to_do_he_says_a_goal_that_hides_nothing(played):
+    world, sim, player = played
+    answer = interview(world, sim.store, "odo", "What do you mean to do now?", round_=sim.state.round, asker="reeve")
+    assert answer.text == "Ysmay Hollin, I mean to pay my debt to the dealer.", answer.text  # not the keep goal
+    asked = interview(world, sim.store, "reeve", "What should we do about the grain?", round_=sim.state.round, asker="wat")
+    assert "I mean to find out who took the tithe grain" in asked.text, asked.text
+
+
 def test_nobody_narrates_the_person_saying_what_they_did_not(played):
     world, sim, player = played
     said = {e.claim for e in _said(sim, "bettany")}
