@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from lemminflect import getInflection
+
 from storyworld.kernel.actions import WORDED_VERBS
 
 # Irregular pasts of the verbs stories use (a regular verb adds -ed).
@@ -31,6 +33,9 @@ def past(verb: str) -> str:
         return _PAST[verb]
     if not verb.isalpha() or not verb.islower() or len(verb) < 2:
         return verb
+    known = getInflection(verb, "VBD")  # lemminflect's tables: "admit" -> "admitted", "visit" -> "visited"
+    if known:
+        return str(known[0])
     if verb.endswith("e"):
         return verb + "d"
     if verb.endswith("y") and verb[-2] not in "aeiou":

@@ -337,9 +337,23 @@ def clause(text: str, world: World | None = None) -> str:
                                      "your", "you", "he", "she", "they", "we", "all", "some", "no", "every", "one",
                                      "two", "on", "in", "at", "when", "after", "before", "last", "yesterday"}
     else:
-        # a name keeps its capital ("He Jin", "Barnardo", "Denmark"); any other word opening it goes lower
-        keep = any(span.start == 0 for span in find_names(world, text)) or _names_a_thing(world, text)
+        # a name keeps its capital ("He Jin", "Barnardo", "Denmark"), one of the world's people, places or things,
+        # or a word it never writes in lower case that is no common word or opens a run of capitals ("Liu Yan",
+        # "Ma Yuanyi": people its texts name who do not take part); any other word opening it goes lower
+        words = text.split()
+        uncommon = first.lower() not in _lower_words(world) and (
+            not getAllLemmas(first.lower()) or (len(words) > 1 and words[1][:1].isupper()))
+        keep = any(span.start == 0 for span in find_names(world, text)) or _names_a_thing(world, text) or uncommon
     return text if keep else first.lower() + text[len(first):]
+
+
+def _yours(world: World, text: str, listener: str | None) -> str:
+    """The listener's name as an owner said to them as "your" ("tell Hamlet's story" to Hamlet: "tell your story")."""
+    for span in reversed(find_names(world, text)):
+        possessive = re.match(r"^['\u2019]s\b", text[span.end:])
+        if span.agent == listener and possessive:
+            text = text[:span.start] + "your" + text[span.end + len(possessive.group(0)):]
+    return text
 
 
 def _names_a_thing(world: World, text: str) -> bool:
@@ -584,7 +598,7 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
             body = sentence(f"that is news to me; and {clause(body, world)}")  # a name keeps its capital
         return _with_vocative(world, to, body, lang)
     if getattr(speech, "intent", ""):  # asked what it means to do: its goal, in its own words
-        return _with_vocative(world, to, getattr(speech, "intent"), lang)
+        return _with_vocative(world, to, _yours(world, getattr(speech, "intent"), to), lang)
     echo = getattr(speech, "echo", "")
     if act == "react" and echo and lang == "en":
         # news heard is said back as a question, then taken in: the hearer shows what it heard

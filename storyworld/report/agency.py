@@ -282,8 +282,14 @@ def answered_as_asked(entries: Sequence[LogEntry], names: Names, player: str | N
         def reply_words(e: LogEntry) -> set[str]:
             return content_words(e["speech"] or "", names.person_words)
 
+        def on_subject(e: LogEntry) -> bool:
+            # read as the question was: a third person the question names ("Where is Barnardo now?") is its
+            # subject in the reply too; only the two speaking are left out of both
+            words = content_words(e["speech"] or "", names.words_of(question["actor"]) | names.words_of(to))
+            return bool(subject & words)
+
         def fits(e: LogEntry) -> bool:
-            return (bool(subject & reply_words(e)) if subject else len(reply_words(e)) >= 2) or says_unknown(e["speech"] or "")
+            return (on_subject(e) if subject else len(reply_words(e)) >= 2) or says_unknown(e["speech"] or "")
 
         hit = next((e for e in now if fits(e)), None)
         if hit is not None:

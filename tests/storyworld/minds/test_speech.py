@@ -8,6 +8,7 @@ import msgspec
 import pytest
 
 from storyworld.game import session
+from storyworld.kernel import verbs as kernel_verbs
 from storyworld.kernel.actions import ActOn, Say
 from storyworld.kernel.perception import perceive
 from storyworld.kernel.state import Settings, ShortTerm, ThreadLine
@@ -277,6 +278,22 @@ def test_a_statement_opening_with_a_name_keeps_its_capital_after_a_colon():
     assert render.clause("He Jin was made Regent Marshal.", world) == "He Jin was made Regent Marshal"
     assert render.clause("He was made Regent Marshal.", world) == "he was made Regent Marshal"
     assert render.clause("The figure walked.") == "the figure walked"
+    # people the world's texts name who do not take part keep theirs too; common words do not
+    assert render.clause("Liu Yan is calling for volunteers.", world) == "Liu Yan is calling for volunteers"
+    assert render.clause("Ma Yuanyi was caught.", world) == "Ma Yuanyi was caught"
+    assert render.clause("Somebody scratched the lock.", world) == "somebody scratched the lock"
+
+
+def test_a_goal_said_to_the_one_it_names_as_an_owner_says_your(hamlet):
+    said = render.floor(hamlet, content.Speech(act="answer", to="hamlet", intent="I mean to tell Hamlet's story truly."),
+                        "horatio", now=3)
+    assert said == "Hamlet, I mean to tell your story truly."
+
+
+@pytest.mark.parametrize(("verb", "past"), [("admit", "admitted"), ("greet", "greeted"), ("strike", "struck"),
+                                            ("cry", "cried"), ("offer", "offered"), ("zork", "zorked")])
+def test_the_past_of_a_verb(verb, past):
+    assert kernel_verbs.past(verb) == past
 
 
 def test_two_speakers_in_one_round_say_different_plain_lines_and_no_news_is_not_ignorance(tiny):

@@ -162,6 +162,15 @@ def test_answered_as_asked_wants_the_one_asked_the_same_round_on_the_subject(nam
     assert agency.answered_as_asked(honest, names, "maren")["answered_same_round_rate"] == 1.0
 
 
+def test_a_third_person_the_question_names_is_its_subject_in_the_reply_too(names):
+    question = line(1, "maren", "Tobin, where is Ada now?", to="tobin")
+    where = [question, line(1, "tobin", "Maren, last I knew, Ada was in the chapel.", to="maren")]
+    assert agency.answered_as_asked(where, names, "maren")["answered_same_round_rate"] == 1.0
+    # the two speaking are no subject: a reply that only names the asker back does not answer
+    other = [question, line(1, "tobin", "Maren, Maren, good day.", to="maren")]
+    assert agency.answered_as_asked(other, names, "maren")["answered_same_round_rate"] == 0.0
+
+
 def test_without_a_key_the_players_addressed_statements_are_the_facts(names):
     entries = [line(0, "maren", "Tobin, the bell cracked in the frost.", to="tobin"),
                line(1, "maren", "Tobin, did the bell crack?", to="tobin"),
