@@ -11,6 +11,7 @@ import msgspec
 from storyworld.world.schema import Event
 from storyworld.kernel.perception import in_play
 from storyworld.kernel.state import CanonProgress, SimEvent, WorldState
+from storyworld.minds import render
 from storyworld.world import World
 
 SLACK = 2  # story rounds a beat stays open after its canon round before the story moves on without it
@@ -322,8 +323,7 @@ def tellings(world: World, state: WorldState, progress: CanonProgress, met: list
     out: list[Telling] = []
     for beat_id in met:
         beat = world.events_by_id[beat_id]
-        if player is not None and beat_id not in own and (
-                beat.actors == [player] or (beat.kind == "say" and player in beat.actors)):
+        if player is not None and beat_id not in own and (beat.actors == [player] or _speaks(world, beat, player)):
             continue  # the person's words and deeds are theirs: the story never narrates them saying or doing it
         if (beat.kind in ("act", "narration", "observe") or beat_id in performed) and beat_id not in own:
             out.append(Telling(beat=beat, mode="seen"))
@@ -331,7 +331,7 @@ def tellings(world: World, state: WorldState, progress: CanonProgress, met: list
         return out
     for beat_id in [*met, *dropped]:
         beat = world.events_by_id[beat_id]
-        if player in beat.actors or player not in beat.witness_ids():
+        if player in beat.actors or player not in beat.witness_ids() or _speaks(world, beat, player):
             continue
         if player in progress.present.get(beat_id, ()) or state.positions.get(player) == beat.place:
             continue
@@ -339,6 +339,12 @@ def tellings(world: World, state: WorldState, progress: CanonProgress, met: list
             continue  # they were there while it was due and saw it not happen: no word says it did
         out.append(Telling(beat=beat, mode="word", hearers=(player,)))
     return out
+
+
+def _speaks(world: World, beat: Event, player: str) -> bool:
+    """Whether a spoken beat has the person speak: among its actors, or a subject in its text ("…; Hamlet tells him
+    to cure it completely" in a beat whose only actor is the First Player)."""
+    return beat.kind == "say" and (player in beat.actors or render.is_subject_in(world, beat.text, player))
 
 
 def shared_by(progress: CanonProgress, beat_id: str, agent: str) -> bool:

@@ -64,6 +64,8 @@ def read_claim(world: World, speaker: str, to: str | None, text: str) -> Reading
     if not line or _asks(line) or _GREETING.match(line):
         return None
     line = _drop_vocative(world, to, line)
+    if _imperative(line):
+        return None  # "Watch my uncle's face closely": a bidding asserts nothing
     line = _FRAME.sub("", line).strip()
     line = _reported(world, speaker, line)
     seen = _SEEN.match(line)
@@ -78,6 +80,36 @@ def read_claim(world: World, speaker: str, to: str | None, text: str) -> Reading
             or "?" in line:
         return None
     return Reading(text=line, actors=named)
+
+
+# clause openers a bidding may follow ("When the scene comes, watch him"): grammar, not a world's words
+_SUBORDINATE = frozenset("when whenever if once after before while until unless as".split())
+
+
+def _imperative(line: str) -> bool:
+    """Whether a line's main clause bids rather than tells: it opens with a verb's base form that no finite verb
+    follows ("Go to the battlements", "When it comes, speak to it"; not "Fire burned the hall")."""
+    words = re.findall(r"[A-Za-z']+|,", line)
+    starts = [0]
+    if words and words[0].lower() in _SUBORDINATE and "," in words[:14]:
+        starts.append(words.index(",") + 1)
+    for i in starts:
+        if i < len(words) and _base_verb(words[i]) and not (i + 1 < len(words) and _finite(words[i + 1])):
+            return True
+    return False
+
+
+def _base_verb(word: str) -> bool:
+    """A verb's base form ("watch", "go"), not a name, a pronoun or a form of "be"."""
+    low = word.lower()
+    return word[:1].isalpha() and low in getAllLemmas(low).get("VERB", ()) and low not in ("be", "i")
+
+
+def _finite(word: str) -> bool:
+    """A past or third-person form of a verb ("burned", "comes")."""
+    low = word.lower()
+    return any(getInflection(lemma, tag) and low in getInflection(lemma, tag)
+               for lemma in getAllLemmas(low).get("VERB", ()) for tag in ("VBD", "VBZ"))
 
 
 def _drop_vocative(world: World, to: str | None, line: str) -> str:

@@ -69,6 +69,20 @@ def test_a_spoken_beat_is_done_when_it_is_said_or_performed_and_then_narrated(ha
     assert [s for s in shown if s.status == "done" and "Christmas" in s.text]
 
 
+def test_a_spoken_beat_that_has_the_person_speak_is_never_narrated_to_them(hamlet):
+    """e0263's only actor is the First Player, but its text has Hamlet tell him what to do: played as Hamlet, the
+    story does not narrate words the person did not say; played as Horatio, it does."""
+    state = _on_the_battlements(hamlet)
+    beat = hamlet.events_by_id["e0263"]
+    for agent in beat.witness_ids():
+        state.positions[agent] = beat.place
+    state.positions["horatio"] = beat.place
+    said = {"e0263"}  # the First Player spoke for it
+    assert not [t for t in direction.tellings(hamlet, state, state.canon, ["e0263"], [], "hamlet", set(), said)
+                if t.beat.id == "e0263"]
+    assert [t.mode for t in direction.tellings(hamlet, state, state.canon, ["e0263"], [], "horatio", set(), said)] == ["seen"]
+
+
 def test_a_witness_who_was_not_there_sees_the_beat_passed_not_done(hamlet):
     state = _on_the_battlements(hamlet)
     state.positions["horatio"] = "great-hall"

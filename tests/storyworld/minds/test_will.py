@@ -22,6 +22,7 @@ def mill():
      "Wat Ashby carted six light sacks to the mill.", ("wat",)),
     ("My sacks were swapped for chaff by the miller.", "Bettany Crewe's sacks were swapped for chaff by the miller.",
      ("bettany",)),
+    ("Fire burned the tithe barn at night.", "Fire burned the tithe barn at night.", ()),  # a noun, not a bidding
 ])
 def test_a_statement_is_read_into_a_third_person_claim(mill, line, claim, actors):
     reading = listening.read_claim(mill, "bettany", "reeve", line)
@@ -30,6 +31,7 @@ def test_a_statement_is_read_into_a_third_person_claim(mill, line, claim, actors
 
 @pytest.mark.parametrize("line", [
     "Who took the tithe grain?", "Good morning, reeve.", "Thank you.", "I saw him.", "Did Odo swap the sacks",
+    "Watch the miller's hands closely.", "When Odo comes back, count the sacks in the barn.",  # biddings
 ])
 def test_questions_greetings_and_stock_lines_assert_nothing(mill, line):
     assert listening.read_claim(mill, "bettany", "reeve", line) is None
