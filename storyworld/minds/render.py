@@ -232,7 +232,10 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
     out.append(text[cursor:])
     said = "".join(out)
     if subject_person in ("I", "you"):
-        said = _pronouns(said, subject_person, gender(world, speaker if subject_person == "I" else listener))
+        sex = gender(world, speaker if subject_person == "I" else listener)
+        # "Marcellus explains that Horatio thinks …, so he has brought him" said by Horatio: "he" may be Marcellus
+        rivals = [s.start for s in find_names(world, said) if s.agent not in targets and gender(world, s.agent) in (sex, "")]
+        said = _pronouns(said, subject_person, sex, rivals)
         # a reflexive after "I"/"you" is theirs whatever the persona says of its sex ("I proclaimed myself")
         said = re.sub(r"^((?:I|You|you)\s+\w+\s+)(?:himself|herself)\b",
                       lambda m: m.group(1) + ("myself" if subject_person == "I" else "yourself"), said)
@@ -303,8 +306,10 @@ def _cap_if_start(text: str, start: int, word: str) -> str:
     return word
 
 
-def _pronouns(text: str, person: str, sex: str) -> str:
-    """After the speaker (or listener) became the subject, the first sentence's "he/his" (or "she/her") are theirs."""
+def _pronouns(text: str, person: str, sex: str, rivals: Iterable[int] = ()) -> str:
+    """After the speaker (or listener) became the subject, the first sentence's "he/his" (or "she/her") are theirs,
+    up to where someone else they could mean has been named (`rivals`: where such names start): past that, whose
+    the pronoun is cannot be told, and it stays."""
     table = dict(_PRONOUNS.get((person, sex), {}))
     if sex == "f":
         # "her" is "my" before a noun ("her father"), "me" where it ends a phrase ("loved her")
@@ -314,8 +319,12 @@ def _pronouns(text: str, person: str, sex: str) -> str:
     sentences = re.split(r"(?<=[.!?;])\s+", text, maxsplit=1)
     first = sentences[0]
 
+    rivals = list(rivals)
+
     def swap(match: re.Match[str]) -> str:
         word = match.group(1)
+        if any(start < match.start() for start in rivals):
+            return word
         if word == "her" and not re.match(r"\s+[a-z]", first[match.end():]):
             return "me" if person == "I" else "you"
         return table[word]

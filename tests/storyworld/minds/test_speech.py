@@ -55,6 +55,9 @@ def tiny():
     ("Marcellus said Horatio slipped on the stair.", "marcellus", "horatio", "I said you slipped on the stair."),
     ("Gertrude said Hamlet killed Polonius.", "polonius", "hamlet", "Gertrude said you killed me."),
     ("Gertrude said Polonius slipped on the stair.", "polonius", "hamlet", "Gertrude said I slipped on the stair."),
+    # a "he" after another man is named may be his: it stays (not "so I has brought me")
+    ("Marcellus explains that Horatio thinks it is a fancy, so he has brought him to watch.", "horatio", "hamlet",
+     "Marcellus explains that I think it is a fancy, so he has brought him to watch."),
     ("Hamlet saw Horatio slip on the stair.", "hamlet", "horatio", "I saw you slip on the stair."),
     ("Claudius gave Hamlet orders to sail.", "claudius", "hamlet", "I gave you orders to sail."),
 ])
