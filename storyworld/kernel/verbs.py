@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import re
 
-from lemminflect import getInflection
-
 from storyworld.kernel.actions import WORDED_VERBS
 
 # Irregular pasts of the verbs stories use (a regular verb adds -ed).
@@ -33,6 +31,8 @@ def past(verb: str) -> str:
         return _PAST[verb]
     if not verb.isalpha() or not verb.islower() or len(verb) < 2:
         return verb
+    from lemminflect import getInflection  # here, not at the top: the kernel's deposits import without numpy
+
     known = getInflection(verb, "VBD")  # lemminflect's tables: "admit" -> "admitted", "visit" -> "visited"
     if known:
         return str(known[0])
