@@ -605,6 +605,11 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         # someone else, it will not say
         return Speech(act="lie" if knowledge.secrets[kept[0].record_id] == () else "refuse", to=to)
     relevant = [k for k in relevant if k not in kept]  # never answered with a kept deed, nor a neighbour of it
+    if question:
+        # what is on the question (a word of substance in common) answers it before what is only near it in
+        # meaning, even when the asker holds it ("What play will you perform?": "you asked us to perform …")
+        on = [k for k in relevant if _shares(world, k, wanted)]
+        relevant = on or relevant
     # a remark that told it something it did not hold before the line (by the time it answers, a line of last
     # round has landed: what it held since then is what the line told it): news to it
     held_before = {k.record_id for k in knowledge.heard if k.since_round < addressed.round}

@@ -104,6 +104,15 @@ def _knowledge(**fields) -> Knowledge:
     return Knowledge(**fields)
 
 
+def test_what_is_on_the_question_answers_it_before_what_is_only_near_it_even_held_by_the_asker(tiny):
+    asked = ThreadLine(round=1, speaker="maren", text="Who sealed the letter?", event_id="r0001-00", to="tobin")
+    on = _known(record_id=1, score=0.7, holders=("maren",))  # "Elias seals the letter …": Maren holds it
+    near = _known(record_id=2, text="Elias went down to the harbour at dusk.", score=0.85)  # she lacks it; no word of it
+    speech = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
+                            _knowledge(heard=(near, on)), addressed=asked)
+    assert speech.act == "answer" and [k.record_id for k in speech.carries] == [1], speech
+
+
 def test_a_question_gets_the_best_holding_the_asker_lacks_else_an_honest_answer(tiny):
     asked = ThreadLine(round=1, speaker="maren", text="Who sealed the letter?", event_id="r0001-00", to="tobin")
     held_by_both = _known(record_id=1, score=0.9, holders=("maren",))
