@@ -333,6 +333,9 @@ def tellings(world: World, state: WorldState, progress: CanonProgress, met: list
         beat = world.events_by_id[beat_id]
         if player in beat.actors or player not in beat.witness_ids() or _speaks(world, beat, player):
             continue
+        here = state.positions.get(player)
+        if any(state.positions.get(actor) == here for actor in beat.actors) or render.speaks_of(world, beat.text, player):
+            continue  # its doers stand here, or it has the person there: word that it happened there would contradict
         if player in progress.present.get(beat_id, ()) or state.positions.get(player) == beat.place:
             continue
         if player in progress.witnessed.get(beat_id, ()):

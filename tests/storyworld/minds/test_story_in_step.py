@@ -213,6 +213,18 @@ def test_one_arrival_meets_one_beat_of_coming_not_every_later_one(hamlet):
     assert not [b for b in ghost_beats if b in direction.update(hamlet, state, state.canon, [], player="horatio")]
 
 
+def test_no_word_comes_of_a_beat_whose_doers_stand_here_or_that_has_the_player_there(hamlet):
+    """Horatio and Marcellus in the outer court: word that Marcellus explained on the platform that he had brought
+    Horatio to watch would contradict the screen twice; word of Francisco's handover there does not."""
+    state = _on_the_battlements(hamlet)
+    state.positions["horatio"] = state.positions["marcellus"] = "outer-court"
+    state.positions["francisco"] = "battlements"
+    word = [t.beat.id for t in direction.tellings(hamlet, state, state.canon, [], ["e0024", "e0022"], "horatio")]
+    assert word == ["e0022"]
+    state.positions["francisco"] = "outer-court"  # its doer stands here: it did not happen up there
+    assert not direction.tellings(hamlet, state, state.canon, [], ["e0022"], "horatio")
+
+
 def test_no_word_comes_of_a_beat_the_player_stood_by_and_saw_not_happen(hamlet):
     state = _on_the_battlements(hamlet)
     direction.update(hamlet, state, state.canon, [], player="horatio")  # Horatio is there; nobody says it
