@@ -64,8 +64,12 @@ def read_claim(world: World, speaker: str, to: str | None, text: str) -> Reading
     if not line or _asks(line) or _GREETING.match(line):
         return None
     line = _drop_vocative(world, to, line)
-    if _imperative(line):
-        return None  # "Watch my uncle's face closely": a bidding asserts nothing
+    # a bidding asserts nothing ("Watch my uncle's face closely"); what a line tells beside one is kept ("Take care
+    # at the crossing: the rope is worn through")
+    told = [part for part in re.split(r"\s*[:;]\s+", line) if part and not _imperative(part)]
+    if not told:
+        return None
+    line = "; ".join(told)
     line = _FRAME.sub("", line).strip()
     line = _reported(world, speaker, line)
     seen = _SEEN.match(line)
@@ -94,15 +98,34 @@ def _imperative(line: str) -> bool:
     if words and words[0].lower() in _SUBORDINATE and "," in words[:14]:
         starts.append(words.index(",") + 1)
     for i in starts:
-        if i < len(words) and _base_verb(words[i]) and not (i + 1 < len(words) and _finite(words[i + 1])):
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if i < len(words) and _base_verb(words[i], words[i + 1:]) and not _finite(after):
             return True
     return False
 
 
-def _base_verb(word: str) -> bool:
-    """A verb's base form ("watch", "go"), not a name, a pronoun or a form of "be"."""
+def _base_verb(word: str, rest: list[str]) -> bool:
+    """A verb's base form ("watch", "go"), not a name, a pronoun or a form of "be"; a word that is a noun too
+    ("Take", "Pot") bids only when no finite verb follows it before its object or phrase opens ("Take care at the
+    crossing", "Count the tins"; not "Pot number three has split", "Fire burned the tent")."""
     low = word.lower()
-    return word[:1].isalpha() and low in getAllLemmas(low).get("VERB", ()) and low not in ("be", "i")
+    lemmas = getAllLemmas(low)
+    if not word[:1].isalpha() or low not in lemmas.get("VERB", ()) or low in ("be", "i"):
+        return False
+    if "NOUN" not in lemmas:
+        return True
+    for w in rest:
+        if w.lower() in _OPENERS or w == ",":
+            return True
+        if w.lower() in _AUXILIARIES or _finite(w):
+            return False
+    return True
+
+
+# where an object or a phrase opens after a bidding's verb: grammar, not a world's words
+_OPENERS = frozenset("""the a an my your his her our their this that these those him them me us it to out up down
+away back over off on in at for with from into onto by here there now""".split())
+_AUXILIARIES = frozenset("is are was were has have had will would can could shall should may might must does did".split())
 
 
 def _finite(word: str) -> bool:
@@ -168,11 +191,13 @@ def _third_person(world: World, speaker: str, to: str | None, line: str) -> str:
     """The speaker's "I"/"me"/"my" and the listener's "you"/"your" as their names ("my brother" stays theirs)."""
     me = world.name_of(speaker) if speaker in world.agents else "someone"
     you = world.name_of(to) if to in world.agents else "someone"
+    # the verb agrees with the name now said ("I am" -> "Pia is"); any other "are" is its own ("the sacks are")
+    line = re.sub(r"\bI am\b", f"{me} is", line)
+    line = re.sub(r"\byou are\b", f"{you} is", line, flags=re.IGNORECASE)
     line = re.sub(r"\bmy\b", f"{me}'s", line, flags=re.IGNORECASE)
     line = re.sub(r"\b(?:I|me|myself)\b", me, line)
     line = re.sub(r"\byour\b", f"{you}'s", line, flags=re.IGNORECASE)
-    line = re.sub(r"\b(?:you|yourself)\b", you, line, flags=re.IGNORECASE)
-    return re.sub(r"\b(\w+) (am|are)\b", lambda m: f"{m.group(1)} is", line)
+    return re.sub(r"\b(?:you|yourself)\b", you, line, flags=re.IGNORECASE)
 
 
 def hear(world: World, store: content.Memory, say: Say) -> Say:

@@ -23,6 +23,8 @@ def mill():
     ("My sacks were swapped for chaff by the miller.", "Bettany Crewe's sacks were swapped for chaff by the miller.",
      ("bettany",)),
     ("Fire burned the tithe barn at night.", "Fire burned the tithe barn at night.", ()),  # a noun, not a bidding
+    ("Sack number six was full of chaff.", "Sack number six was full of chaff.", ()),
+    ("Take care at the mill: the tithe sacks are full of chaff.", "The tithe sacks are full of chaff.", ()),  # told beside a bidding
 ])
 def test_a_statement_is_read_into_a_third_person_claim(mill, line, claim, actors):
     reading = listening.read_claim(mill, "bettany", "reeve", line)
