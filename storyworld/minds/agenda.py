@@ -37,6 +37,7 @@ def next_step(world: World, context: DecisionContext) -> Plan | None:
         # of someone here it has not asked yet and whom it is not about (who may know: one with news first);
         # asked of all, it moves on
         about = knowledge.asked_about[index] if index < len(knowledge.asked_about) else ()
+        about += knowledge.withheld[index] if index < len(knowledge.withheld) else ()  # it would give a secret away
         unasked = [a for a in present if a not in about and not _asked(context, question, a)]
         if unasked:
             listener = sorted(unasked, key=lambda a: a not in knowledge.seekers)[0]
@@ -84,12 +85,13 @@ def tell_news(context: DecisionContext) -> Plan | None:
 def open_questions(context: DecisionContext, knowledge: Knowledge, listener: str | None) -> Knowledge:
     """Its goal questions fit to put to this listener: not about them, not asked of them lately (a line chosen
     for another purpose may still fall back on asking)."""
-    kept = [(q, knowledge.asked_about[i] if i < len(knowledge.asked_about) else ())
+    kept = [(q, (knowledge.asked_about[i] if i < len(knowledge.asked_about) else ())
+             + (knowledge.withheld[i] if i < len(knowledge.withheld) else ()))
             for i, q in enumerate(knowledge.questions)]
     kept = [(q, about) for q, about in kept
             if listener is None or (listener not in about and not _asked(context, q, listener))]
     return msgspec.structs.replace(knowledge, questions=tuple(q for q, _ in kept),
-                                   asked_about=tuple(about for _, about in kept))
+                                   asked_about=tuple(about for _, about in kept), withheld=())
 
 
 def fresh_news(knowledge: Knowledge) -> list[Known]:

@@ -14,6 +14,7 @@ import re
 
 import msgspec
 import numpy as np
+from lemminflect import getAllLemmas
 
 from storyworld.minds import lines, render
 from storyworld.world import World
@@ -195,7 +196,17 @@ def question_of(goal: str, pronouns: str = "they", others_named: bool = False) -
     opening = _OPENING.search(goal)
     if opening is None:
         return ""
-    body = _own_words(opening.group(0).strip().rstrip("."), pronouns, others_named)
+    body = _own_words(_what_to_learn(opening.group(0).strip().rstrip(".")), pronouns, others_named)
     if len(lines.words(body)) < 3:
         return ""
     return f"Do you know {body}?"
+
+
+def _what_to_learn(body: str) -> str:
+    """A goal's matter to find out, without what it means to do once it knows: "who lost the second press and see
+    them answer for it" -> "who lost the second press" (a bare verb after "and" bids; "and hid it" tells)."""
+    for joint in re.finditer(r",?\s+and\s+([a-z]+)\b", body):
+        word = joint.group(1)
+        if word in getAllLemmas(word).get("VERB", ()) and "NOUN" not in getAllLemmas(word):
+            return body[:joint.start()]
+    return body

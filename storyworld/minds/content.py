@@ -117,6 +117,8 @@ class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
     news: tuple[Known, ...] = ()  # what it was told lately (news to pass on to whoever here lacks it)
     questions: tuple[str, ...] = ()  # its goals to find something out, as questions to put to someone
     asked_about: tuple[tuple[str, ...], ...] = ()  # for each question, the people it asks after (not asked of them)
+    # for each question, those present it is not put to either: asking would give away a secret it bears on
+    withheld: tuple[tuple[str, ...], ...] = ()
     seekers: tuple[str, ...] = ()  # who of those present has a goal to find something out (cares for news)
     stays: bool = False  # a goal to guard or keep watch where it is: alone, it does not go looking for company
     # where those who lack its news (not here, not its source nor its doers) were last known to be, by its own
@@ -146,6 +148,7 @@ class Speech(msgspec.Struct, frozen=True, kw_only=True):
     # to a request ("Tell me what you saw"), "What I can tell you is this. …"
     loose: Literal["", "unsure", "unknown", "only"] = ""
     intent: str = ""  # asked what it means to do: its goal as it says it (Knowledge.intent), said as rendered
+    about: str = ""  # a where-answer's: the one asked after (an agent id), whom the line places
 
 
 # ------------------------------------------------------------------------------- gathering
@@ -387,10 +390,13 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
     asking = tuple((q, a.people) for a in (aims.aims_of(world, agent, encoder) if encoder is not None else ())
                    if a.kind == "learn" for q in [aims.question_of(a.goal, pronouns, bool(a.people))] if q)
     asks = tuple(q for q, _ in asking)
+    withheld = tuple(_withheld(store, agent, q, secrets, present) for q in asks) if secrets and encoder else ()
     intent = _intent(world, agent, addressed.text, encoder, hiding) if asked.kind == "intent" and addressed else ""
+    if asked.kind == "intent" and not intent and addressed and _has_substance(world, questions.intent_matter(addressed.text)):
+        asked = questions.Asked()  # "What should we do about the eunuchs?" with no goal on it: what it holds of them
     return Knowledge(heard=heard, beat=beat, moment=moment, lately=lately, told=tuple(dict.fromkeys(told)),
                      secrets=secrets, vocabulary=frozenset(vocabulary), asked=asked, previous=earlier, pointed=pointed,
-                     news=news, questions=asks, asked_about=tuple(people for _, people in asking),
+                     news=news, questions=asks, asked_about=tuple(people for _, people in asking), withheld=withheld,
                      seekers=tuple(a for a in present if encoder is not None and a in world.agents
                                    and any(x.kind == "learn" for x in aims.aims_of(world, a, encoder))),
                      stays=encoder is not None and any(a.kind == "guard" for a in aims.aims_of(world, agent, encoder)),
@@ -403,12 +409,39 @@ def _intent(world: World, agent: str, question: str, encoder: aims.Encoder | Non
     if encoder is None or agent not in world.agents:
         return ""
     open_aims = [a for a in aims.aims_of(world, agent, encoder) if a.kind != "keep" and a.goal not in hiding]
+    matter = questions.intent_matter(question)
+    if _has_substance(world, matter):
+        # asked what to do about something ("…about the eunuchs?", "…if the king turns pale?"): only a goal on it
+        # answers, a word of substance in common or near it in meaning; a goal beside it is no answer
+        near = np.asarray(encoder.encode([matter, *(a.goal for a in open_aims)]), dtype=np.float32) if open_aims else []
+        wanted = keys(matter)
+        open_aims = [a for i, a in enumerate(open_aims) if wanted & keys(a.goal) or float(near[i + 1] @ near[0]) >= INTENT_NEAR]
     if not open_aims:
         return ""
     vectors = np.asarray(encoder.encode([question, *(a.goal for a in open_aims)]), dtype=np.float32)
     best = open_aims[int(np.argmax(vectors[1:] @ vectors[0]))]
     other_at = min((span.start for span in render.find_names(world, best.goal) if span.agent != agent), default=None)
     return aims.intent_of(best.goal, world.agents[agent].pronouns, other_at)
+
+
+def _withheld(store: Memory, agent: str, question: str, secrets: dict[int, tuple[str, ...]],
+              present: tuple[str, ...]) -> tuple[str, ...]:
+    """Those present a goal's question is not put to: it is on a record the agent keeps from them (Horatio, sworn
+    to keep the ghost secret, does not ask the king what the figure on the battlements is)."""
+    barred: set[str] = set()
+    for hit in store.recall(agent, question, k=RECALL_K):
+        if hit.record.id in secrets and float(hit.score) >= KEEP_MATCH:
+            barred |= {a for a in present if a != agent and a not in secrets[hit.record.id]}
+    return tuple(sorted(barred))
+
+
+INTENT_NEAR = 0.4  # nearness in meaning at which a goal answers what to do about a matter it shares no word with
+
+
+def _has_substance(world: World, text: str) -> bool:
+    """Whether a text has a word of substance beyond people's names."""
+    people = {w for a in world.agents.values() for n in a.all_names() for w in keys(n)}
+    return bool(keys(text) - people)
 
 
 def _lacking_at(world: World, agent: str, held: list[Record], news: list[int], present: tuple[str, ...]
@@ -697,7 +730,9 @@ def _follow_up(to: str | None, knowledge: Knowledge, asked_words: set[str]) -> S
     if asked.kind == "said_by":  # everything the one named told, in the order it was told (up to three)
         told = sorted(found[:SAID_MAX], key=lambda k: (k.since_round, k.record_id))
         return Speech(act="answer", to=to, carries=tuple(told))
-    return Speech(act="answer", to=to, carries=tuple(found[:1]), focus="where" if asked.kind == "where_now" else "")
+    if asked.kind == "where_now":  # the line places the one asked after, not whoever else the record names
+        return Speech(act="answer", to=to, carries=tuple(found[:1]), focus="where", about=asked.people[0])
+    return Speech(act="answer", to=to, carries=tuple(found[:1]))
 
 
 def topics(world: World, speaker: str, listener: str | None, knowledge: Knowledge,

@@ -79,6 +79,13 @@ def read_question(world: World, text: str, asker: str | None, answerer: str,
     return Asked()
 
 
+def intent_matter(text: str) -> str:
+    """What a question of intent is about, after its asking ("What should we do about the eunuchs?" -> "about the
+    eunuchs"); "" when it asks only what one means to do ("What now?")."""
+    found = _INTENT.search(text)
+    return text[found.end():].strip(" ?.!") if found else ""
+
+
 def is_polar(text: str) -> bool:
     """Whether a question asks yes or no ("Do you think it will come again?"), not what, who or where."""
     return _POLAR.match(text) is not None

@@ -574,7 +574,7 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
     carries = getattr(speech, "carries")
     focus = getattr(speech, "focus", "")
     if carries and focus:
-        line = _focused(world, speaker, to, carries[0], focus, now, lang)
+        line = _focused(world, speaker, to, carries[0], focus, now, lang, getattr(speech, "about", ""))
         if getattr(speech, "restate", False) and lang == "en":
             matter = lines.first_sentences(getattr(carries[0], "text"), 120) or getattr(carries[0], "text")
             said = point_of_view(world, matter, speaker, to, past=getattr(carries[0], "round") < now)
@@ -651,8 +651,10 @@ def ago(world: World, round_: int, now: int) -> str:
     return "just now" if gap <= 0 else "a round ago" if gap == 1 else f"{gap} rounds ago"
 
 
-def _focused(world: World, speaker: str, listener: str | None, known: object, focus: str, now: int, lang: str) -> str:
-    """A follow-up's answer about a holding, from its typed fields: who told it, when it happened, where one was."""
+def _focused(world: World, speaker: str, listener: str | None, known: object, focus: str, now: int, lang: str,
+             about: str = "") -> str:
+    """A follow-up's answer about a holding, from its typed fields: who told it, when it happened, where one was
+    (`about`: the one asked after, when the question named them)."""
     table = TEMPLATES[lang]
     via, source = getattr(known, "via"), getattr(known, "source")
     place = getattr(known, "place")
@@ -673,7 +675,8 @@ def _focused(world: World, speaker: str, listener: str | None, known: object, fo
         options = table["when"]
         line = options[now % len(options)].format(when=ago(world, getattr(known, "round"), now), place=place_name)
     else:
-        who = next((a for a in getattr(known, "actors") if a not in (speaker, listener)), None)
+        who = about if about in getattr(known, "actors") else next(
+            (a for a in getattr(known, "actors") if a not in (speaker, listener)), None)
         options = table["where"]
         line = options[now % len(options)].format(who=world.name_of(who) if who else "they", place=place_name)
     return sentence(line)
@@ -686,7 +689,7 @@ def _with_vocative(world: World, to: str | None, body: str, lang: str) -> str:
     name = re.sub(r"^(the|a|an)\s+", "", world.agents[to].name, flags=re.IGNORECASE).strip()
     if lang == "zh":
         return f"{name}，{body}"
-    first = body.split(" ", 1)[0]
+    first = body.split(" ", 1)[0].rstrip(",;:.!?")  # "Barnardo, seeing me pale…" keeps the name's capital
     # a name keeps its capital; "The" of "The infirmary" is no name ("Emeric, the bishop's envoy is coming")
     if first not in ("I", "I'm", "I'll", "I've") and not any(
             first == n.split(" ")[0] and first.lower() not in ("the", "a", "an") for n in world_names(world)):

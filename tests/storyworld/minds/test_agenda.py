@@ -123,3 +123,12 @@ def test_news_for_someone_here_is_said_before_walking_off(mill):
     step = agenda.tell_news(context(("tamsin", "wat"), Knowledge(news=(news,))))
     assert step is not None and step.action.to == "wat" and step.purpose == "tell"
     assert agenda.tell_news(context(("tamsin",), Knowledge(news=(news,)))) is None  # nobody here lacks it
+
+
+def test_a_goal_question_that_would_give_a_secret_away_is_not_put_to_those_it_is_kept_from(mill):
+    # the question bears on what the reeve keeps from Tamsin (Knowledge.withheld): Wat is asked, Tamsin never
+    knowledge = Knowledge(questions=(QUESTION,), asked_about=(("odo",),), withheld=(("tamsin",),))
+    step = agenda.next_step(mill, context(("odo", "tamsin", "wat"), knowledge))
+    assert step is not None and isinstance(step.action, Say) and step.action.to == "wat"
+    assert agenda.next_step(mill, context(("odo", "tamsin"), knowledge)) is None
+    assert agenda.open_questions(context(("tamsin",), knowledge), knowledge, "tamsin").questions == ()

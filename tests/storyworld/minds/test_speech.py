@@ -454,3 +454,20 @@ def test_a_whole_name_after_a_capitalised_word_is_still_the_person():
     mill = load_world(MILL)
     said = render.point_of_view(mill, "On Saturday Bettany Crewe saw Odo Quenby drag the sacks.", "reeve", "bettany")
     assert said == "On Saturday you saw Odo Quenby drag the sacks."
+
+
+def test_where_is_one_asked_after_places_that_one_not_another_the_record_names(tiny):
+    # "Where is Ada now?" answered from a record of Silas and Ada: the line places Ada (kessaran: asked where
+    # Karma was, the porter answered where Isolde was)
+    known = _known(text="Silas and Ada argue on the quay.", actors=("silas", "ada"), place="harbour", round=2)
+    asked = render.floor(tiny, Speech(act="answer", to="maren", carries=(known,), focus="where", about="ada"),
+                         "tobin", now=3)
+    assert "Ada" in asked and "Silas" not in asked, asked
+    plain = render.floor(tiny, Speech(act="answer", to="maren", carries=(known,), focus="where"), "tobin", now=3)
+    assert "Silas" in plain, plain
+
+
+def test_a_name_opening_the_line_after_the_vocative_keeps_its_capital_before_a_comma(hamlet):
+    said = render._with_vocative(hamlet, "hamlet", "Barnardo, seeing me pale and trembling, asks what it was.", "en")
+    assert said == "Hamlet, Barnardo, seeing me pale and trembling, asks what it was.", said
+    assert render._with_vocative(hamlet, "hamlet", "The ghost walks.", "en") == "Hamlet, the ghost walks."

@@ -60,6 +60,16 @@ def test_a_question_is_read_for_its_shape(mill, question, kind, people):
     assert (asked.kind, asked.people) == (kind, people)
 
 
+@pytest.mark.parametrize(("question", "matter"), [
+    ("What should we do about the eunuchs?", "about the eunuchs"),
+    ("Liu Bei, what should we do first against the Yellow Turbans?", "first against the Yellow Turbans"),
+    ("What now?", ""),
+    ("What will you do?", ""),
+])
+def test_a_question_of_intent_says_its_matter(question, matter):
+    assert questions.intent_matter(question) == matter
+
+
 def test_where_is_she_is_nobody_when_the_last_answer_was_about_a_he(mill):
     assert questions.read_question(mill, "Where is she now?", "wat", "reeve", ("odo",)).kind == "open"
 
@@ -69,6 +79,8 @@ def test_where_is_she_is_nobody_when_the_last_answer_was_about_a_he(mill):
     ("Find out why the sacks he carted felt light", "he", "Do you know why the sacks I carted felt light?"),
     ("Learn what is hidden in her flour store", "she", "Do you know what is hidden in my flour store?"),
     ("Learn the truth", "he", ""),
+    ("Find out who lost the second press and see them answer for it", "she", "Do you know who lost the second press?"),
+    ("Find out who took the ledger and hid it", "he", "Do you know who took the ledger and hid it?"),
 ])
 def test_a_goal_to_find_out_is_asked_in_its_own_words(goal, pronouns, question):
     assert aims.question_of(goal, pronouns) == question

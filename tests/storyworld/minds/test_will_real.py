@@ -98,6 +98,10 @@ def test_asked_what_he_means_to_do_he_says_a_goal_that_hides_nothing(played):
     assert answer.text == "Ysmay Hollin, I mean to pay my debt to the dealer.", answer.text  # not the keep goal
     asked = interview(world, sim.store, "reeve", "What should we do about the grain?", round_=sim.state.round, asker="wat")
     assert "I mean to find out who took the tithe grain" in asked.text, asked.text
+    # what to do about a matter no goal of hers is on: not a goal beside it, what she holds of it or "I do not know"
+    beside = interview(world, sim.store, "tamsin", "What should we do about the millrace?", round_=sim.state.round,
+                       asker="wat")
+    assert "I mean to" not in beside.text, beside.text
 
 
 def test_nobody_narrates_the_person_saying_what_they_did_not(played):
@@ -141,3 +145,18 @@ def test_news_nobody_here_lacks_is_carried_to_where_one_who_lacks_it_is():
     movers = {e.actor for e in sim.state.events if e.kind == "move" and e.actor in ("priya", "halvard")}
     onward = {o: h for o, h in record.owners.items() if o not in ("yusuf", "priya", "halvard")}
     assert any(h.via == "told" and h.source in movers for h in onward.values()), (movers, record.owners)
+
+
+def test_a_question_on_what_he_keeps_is_withheld_from_those_he_keeps_it_from(played):
+    world, sim, player = played
+    from storyworld.minds import content
+
+    knowledge = content.gather(world, sim.store, "odo", round_=sim.state.round, present=("reeve", "tamsin"),
+                               addressed=None, beat_text="", moment_query="")
+    assert knowledge.secrets, "the miller keeps nothing"
+    on_it = content._withheld(sim.store, "odo", "Do you know who saw the tithe sacks swapped at the barn?",
+                              knowledge.secrets, ("reeve", "tamsin"))
+    assert set(on_it) == {"reeve", "tamsin"}, on_it
+    beside = content._withheld(sim.store, "odo", "Do you know where the cattle dealer lodges in town?",
+                               knowledge.secrets, ("reeve", "tamsin"))
+    assert beside == (), beside
