@@ -187,17 +187,47 @@ def _deed_seen(world: World, rest: str) -> str:
     return f"{head} was{after}"
 
 
+_FORMS = {  # a person said again after their name: subject, object, possessive, reflexive, "… is"
+    "he": ("he", "him", "his", "himself", "he is"), "she": ("she", "her", "her", "herself", "she is"),
+    "they": ("they", "them", "their", "themselves", "they are")}
+
+
 def _third_person(world: World, speaker: str, to: str | None, line: str) -> str:
-    """The speaker's "I"/"me"/"my" and the listener's "you"/"your" as their names ("my brother" stays theirs)."""
-    me = world.name_of(speaker) if speaker in world.agents else "someone"
-    you = world.name_of(to) if to in world.agents else "someone"
-    # the verb agrees with the name now said ("I am" -> "Pia is"); any other "are" is its own ("the sacks are")
-    line = re.sub(r"\bI am\b", f"{me} is", line)
-    line = re.sub(r"\byou are\b", f"{you} is", line, flags=re.IGNORECASE)
-    line = re.sub(r"\bmy\b", f"{me}'s", line, flags=re.IGNORECASE)
-    line = re.sub(r"\b(?:I|me|myself)\b", me, line)
-    line = re.sub(r"\byour\b", f"{you}'s", line, flags=re.IGNORECASE)
-    return re.sub(r"\b(?:you|yourself)\b", you, line, flags=re.IGNORECASE)
+    """The speaker's "I"/"me"/"my" and the listener's "you"/"your" as their names the first time, their pronouns
+    after ("When I raked out the brazier I turned up…" -> "When Seun raked out the brazier he turned up…"; "my
+    brother" stays theirs)."""
+    line = _person(world, speaker, line, r"I am|[Mm]y|I|[Mm]e|[Mm]yself", case=0)
+    return _person(world, to, line, r"you are|your|yourself|you", case=re.IGNORECASE)
+
+
+def _person(world: World, agent: str | None, line: str, pattern: str, case: int) -> str:
+    """One person's first-person (or second-person) words as their name, then their pronoun."""
+    name = world.name_of(agent) if agent in world.agents else "someone"
+    forms = _FORMS.get(world.agents[agent].pronouns if agent in world.agents else "they", _FORMS["they"])
+    others = [span.start for span in render.find_names(world, line) if span.agent != agent]
+    named: int | None = None  # where the name was last said
+
+    def swap(found: re.Match[str]) -> str:
+        nonlocal named
+        word = found.group(0).lower()
+        at = {"i am": 4, "you are": 4, "my": 2, "your": 2, "myself": 3, "yourself": 3, "me": 1}.get(word, 0)
+        if word == "you" and not _subject_you(line, found.start()):
+            at = 1
+        # after the name, the pronoun; the name again where another person was named since ("he" could be them)
+        if named is not None and not any(named < o < found.start() for o in others):
+            opens = not line[:found.start()].strip() or line[:found.start()].rstrip()[-1] in ".!?"
+            return forms[at][:1].upper() + forms[at][1:] if opens else forms[at]
+        named = found.start()
+        # the verb agrees with the name now said ("I am" -> "Pia is"); any other "are" is its own ("the sacks are")
+        return {4: f"{name} is", 2: f"{name}'s"}.get(at, name)
+
+    return re.sub(rf"\b(?:{pattern})\b", swap, line, flags=case)
+
+
+def _subject_you(line: str, at: int) -> bool:
+    """Whether a "you" opens a clause (a subject), not an object ("I saw you")."""
+    before = line[:at].rstrip()
+    return not before or before[-1] in ",;:." or before.split()[-1].lower() in _SUBORDINATE | {"and", "but", "that"}
 
 
 def hear(world: World, store: content.Memory, say: Say) -> Say:

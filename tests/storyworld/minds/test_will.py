@@ -25,6 +25,10 @@ def mill():
     ("Fire burned the tithe barn at night.", "Fire burned the tithe barn at night.", ()),  # a noun, not a bidding
     ("Sack number six was full of chaff.", "Sack number six was full of chaff.", ()),
     ("Take care at the mill: the tithe sacks are full of chaff.", "The tithe sacks are full of chaff.", ()),  # told beside a bidding
+    ("When I came to the barn I found my sacks slit open.",
+     "When Bettany Crewe came to the barn she found her sacks slit open.", ("bettany",)),  # the name once
+    ("I told Tamsin that I saw the sacks at the mill.",
+     "Bettany Crewe told Tamsin that Bettany Crewe saw the sacks at the mill.", ("bettany", "tamsin")),
 ])
 def test_a_statement_is_read_into_a_third_person_claim(mill, line, claim, actors):
     reading = listening.read_claim(mill, "bettany", "reeve", line)
