@@ -382,6 +382,7 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
             if float(hit.score) >= floor:
                 kept[hit.record.id] = max(kept.get(hit.record.id, 0.0), float(hit.score))
     secrets = keep_to_self(world, agent, held, kept)
+    secrets |= _near_the_deed(world, agent, held, secrets)
     news = tuple(_known(r, agent, 1.0, present, mechanical, world) for r in held
                  if _usable(world, r, agent) and r.owners[agent].via == "told" and r.owners[agent].since_round >= round_ - NEWS_ROUNDS
                  and r.id not in secrets)
@@ -527,6 +528,19 @@ def keep_to_self(world: World, agent: str, held: list[Record], kept: dict[int, f
         if record.event_id in declared or (is_private(world, record, agent) and record.id in kept):
             out[record.id] = ()
     return out
+
+
+def _near_the_deed(world: World, agent: str, held: list[Record], secrets: dict[int, tuple[str, ...]]
+                   ) -> dict[int, tuple[str, ...]]:
+    """What it was told of the place where it did what it keeps from everyone is not passed on (Isolde, who burned
+    the press in the drying tent, keeps the buckle raked out of the drying tent's brazier): from typed fields, the
+    kept deed's place and the places the told record names; never its own word (its cover story goes on)."""
+    places = {r.place for r in held if secrets.get(r.id) == () and agent in r.actors and r.place}
+    if not places:
+        return {}
+    return {r.id: () for r in held if r.id not in secrets and agent not in r.actors and r.speaker != agent
+            and r.owners[agent].via == "told" and (render.places_in(world, r.text) & places
+                                                     or (r.kind == "event" and r.place in places))}
 
 
 def _ally(world: World, goal: str, agent: str) -> bool:

@@ -396,6 +396,25 @@ def speaks_of(world: World, text: str, agent: str) -> bool:
     return any(s.agent == agent for s in find_names(world, text))
 
 
+def places_in(world: World, text: str) -> set[str]:
+    """The places a text names, by the world's place names: the whole name without its article ("the drying
+    tent"), or "the" and its last word where no other place's name ends so ("below the ford": The river ford)."""
+    low = text.lower()
+    heads: dict[str, list[str]] = {}
+    found: set[str] = set()
+    for place in world.places.values():
+        name = re.sub(r"^(?:the|a|an)\s+", "", place.name.strip(), flags=re.IGNORECASE).lower()
+        if name and re.search(rf"\b{re.escape(name)}\b", low):
+            found.add(place.id)
+        words = re.findall(r"[a-z']+", name)
+        if words and len(words[-1]) > 2:
+            heads.setdefault(words[-1], []).append(place.id)
+    for head, ids in heads.items():
+        if len(ids) == 1 and re.search(rf"\bthe {re.escape(head)}\b", low):
+            found.add(ids[0])
+    return found
+
+
 def names_in(world: World, text: str) -> Iterable[str]:
     """The people a statement names, in order, each once."""
     return dict.fromkeys(s.agent for s in find_names(world, text))
@@ -436,10 +455,11 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
         "source_told": ("{source} told me, {when}.", "I had it from {source}, {when}."),
         "source_you": ("you told me yourself, {when}.",),
         "source_saw": ("I saw it with my own eyes, {when}; nobody had to tell me.",),
+        "source_own": ("those are my own words; I said so {when}.",),
         "source_read": ("I read it in {source}, {when}.",),
         "source_inferred": ("I worked it out myself; nobody had to tell me.",),
-        "when": ("that was {when}, in {place}.", "it happened {when}, in {place}."),
-        "where": ("last I knew, {who} was in {place}.", "the last I heard, {who} was in {place}."),
+        "when": ("that was {when}, at {place}.", "it happened {when}, at {place}."),
+        "where": ("last I knew, {who} was at {place}.", "the last I heard, {who} was at {place}."),
     },
     "zh": {
         "unknown": ("此事我不知道。", "我未曾听说此事。"), "no_news": ("没有什么新消息。",), "told_all": ("我所知道的都已告诉你了。",), "refuse": ("此事我不便多说。", "不要问我这个。"),
@@ -448,6 +468,7 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
         "lie": ("一切安好，不必担心。",), "deny": ("此事与我无关，我一无所知。",), "heard": ("原来如此，我记下了。",),
         "source_told": ("是{source}告诉我的，{when}。",), "source_you": ("是你亲口告诉我的，{when}。",),
         "source_saw": ("没人告诉我，是我亲眼所见，{when}。",), "source_read": ("我在{source}中读到的，{when}。",),
+        "source_own": ("这是我自己说的，{when}。",),
         "source_inferred": ("没人告诉我，是我自己推想的。",), "when": ("那是{when}，在{place}。",),
         "where": ("据我所知，{who}最后在{place}。",),
     },
@@ -669,6 +690,8 @@ def _focused(world: World, speaker: str, listener: str | None, known: object, fo
             line = table["source_read"][0].format(source=inline(world.name_of(source)), when=when)
         elif via == "inferred":
             line = table["source_inferred"][0]
+        elif getattr(known, "said_by", None) == speaker:  # its own words: said, not seen
+            line = table["source_own"][0].format(when=ago(world, getattr(known, "round"), now))
         else:
             line = table["source_saw"][0].format(when=ago(world, getattr(known, "round"), now))
     elif focus == "when":

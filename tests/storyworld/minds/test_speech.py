@@ -471,3 +471,24 @@ def test_a_name_opening_the_line_after_the_vocative_keeps_its_capital_before_a_c
     said = render._with_vocative(hamlet, "hamlet", "Barnardo, seeing me pale and trembling, asks what it was.", "en")
     assert said == "Hamlet, Barnardo, seeing me pale and trembling, asks what it was.", said
     assert render._with_vocative(hamlet, "hamlet", "The ghost walks.", "en") == "Hamlet, the ghost walks."
+
+
+def test_the_places_a_text_names_by_the_worlds_names():
+    from tests.support.paths import TOLLBRIDGE
+
+    world = load_world(TOLLBRIDGE)
+    assert render.places_in(world, "Heavy wheels ground across the bridge at night.") == {"bridge"}
+    assert render.places_in(world, "He waited at the ferry steps and then went to the toll house.") == {
+        "ferry-steps", "toll-house"}
+    assert render.places_in(world, "Fresh ruts at the quarry road end.") == {"quarry-road"}
+    assert render.places_in(world, "He climbed the steps.") == {"ferry-steps"}  # the one place whose name ends so
+    assert render.places_in(world, "He crossed the field to the mill.") == set()  # no place of this world
+
+
+def test_asked_who_told_it_of_its_own_words_it_says_it_said_them(tiny):
+    own = _known(text="Tobin said the lamp had gone out.", via="witnessed", said_by="tobin", round=1)
+    line = render.floor(tiny, Speech(act="answer", to="maren", carries=(own,), focus="source"), "tobin", now=3)
+    assert line == "Maren, those are my own words; I said so 2 rounds ago.", line
+    seen = _known(text="Ada lit the lamp.", via="witnessed", said_by=None, round=1)
+    line = render.floor(tiny, Speech(act="answer", to="maren", carries=(seen,), focus="source"), "tobin", now=3)
+    assert "with my own eyes" in line, line

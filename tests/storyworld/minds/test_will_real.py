@@ -145,6 +145,8 @@ def test_news_nobody_here_lacks_is_carried_to_where_one_who_lacks_it_is():
     movers = {e.actor for e in sim.state.events if e.kind == "move" and e.actor in ("priya", "halvard")}
     onward = {o: h for o, h in record.owners.items() if o not in ("yusuf", "priya", "halvard")}
     assert any(h.via == "told" and h.source in movers for h in onward.values()), (movers, record.owners)
+    # the keeper, who let the quarry wagons over the bridge at night, heard it too and passes none of it on
+    assert not any(h.via == "told" and h.source == "halvard" for h in record.owners.values()), record.owners
 
 
 def test_a_question_on_what_he_keeps_is_withheld_from_those_he_keeps_it_from(played):
