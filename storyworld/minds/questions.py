@@ -55,7 +55,7 @@ def read_question(world: World, text: str, asker: str | None, answerer: str,
         who = said.group("who").strip()
         if re.fullmatch(r"i|me", who, re.IGNORECASE) and asker in world.agents:
             return Asked(kind="said_by", people=(asker,))
-        named = tuple(a for a in render.names_in(world, who) if a != answerer)
+        named = tuple(a for a in _people_in(world, who) if a != answerer)
         if named:
             return Asked(kind="said_by", people=named)
     where = _WHERE_NOW.search(text.strip())
@@ -69,7 +69,7 @@ def read_question(world: World, text: str, asker: str | None, answerer: str,
             if found:
                 return Asked(kind="where_now", people=(found[0],))
         else:
-            named = tuple(a for a in render.names_in(world, who) if a != answerer)
+            named = tuple(a for a in _people_in(world, who) if a != answerer)
             if named:
                 return Asked(kind="where_now", people=named[:1])
     if _INTENT.search(text):
@@ -77,6 +77,19 @@ def read_question(world: World, text: str, asker: str | None, answerer: str,
     if _WHEN.match(text) and len(text.split()) <= 6:
         return Asked(kind="when")
     return Asked()
+
+
+def _people_in(world: World, text: str) -> list[str]:
+    """Whom a question names: by their names as written, else in any case (the person playing types "where is the
+    king now?" and "what did horatio tell you?")."""
+    found = list(render.names_in(world, text))
+    if found:
+        return found
+    low = text.lower()
+    firsts = render.first_names(world)
+    return [a for a, agent in world.agents.items()
+            if any(re.search(rf"\b{re.escape(n.lower())}\b", low)
+                   for n in (*agent.all_names(), *(f for f, b in firsts.items() if b == a)) if n)]
 
 
 def intent_matter(text: str) -> str:

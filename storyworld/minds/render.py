@@ -500,6 +500,7 @@ def say_known(world: World, speaker: str, listener: str | None, known: object, n
     """One holding said from the speaker's point of view, with where it came from when the speaker is not in it."""
     lang = language(world)
     text = lines.first_sentences(getattr(known, "text"), 170) or getattr(known, "text")
+    text = _doer_named(world, text, getattr(known, "actors", ()))
     past = getattr(known, "round") < now
     if lang == "zh":
         body = text
@@ -544,6 +545,18 @@ def say_known(world: World, speaker: str, listener: str | None, known: object, n
     said = PROVENANCE[lang][form].format(c=clause(body, world) if form != "plain" else body.rstrip("."),
                                          source=inline(name) if form == "read" else name)
     return sentence(said)
+
+
+def _doer_named(world: World, text: str, actors: tuple[str, ...]) -> str:
+    """A record that opens with "He" or "She" (a statement split from the sentence that named him) opens with its
+    typed doer's name, when the world's pronouns for the doer agree: "He has brought him to watch" held of
+    Marcellus is "Marcellus has brought him to watch", never the speaker's "I has brought me"."""
+    opening = re.match(r"(He|She|They)\b", text)
+    if opening is None or not actors or actors[0] not in world.agents:
+        return text
+    if world.agents[actors[0]].pronouns != opening.group(1).lower():
+        return text
+    return world.name_of(actors[0]) + text[opening.end():]
 
 
 def _pronoun_for(world: World, body: str, agent: str | None) -> str:

@@ -492,3 +492,13 @@ def test_asked_who_told_it_of_its_own_words_it_says_it_said_them(tiny):
     seen = _known(text="Ada lit the lamp.", via="witnessed", said_by=None, round=1)
     line = render.floor(tiny, Speech(act="answer", to="maren", carries=(seen,), focus="source"), "tobin", now=3)
     assert "with my own eyes" in line, line
+
+
+def test_a_record_opening_with_he_is_said_with_its_typed_doer(hamlet):
+    # a statement split from "Marcellus explains that …, so he has brought him to watch: …", held by Horatio
+    known = Known(record_id=46, text="He has brought him to watch: if it comes, Horatio can see it and speak to it.",
+                  kind="utterance", via="witnessed", source=None, confidence=1.0, round=1, score=0.6,
+                  actors=("marcellus",))
+    said = render.say_known(hamlet, "horatio", "hamlet", known, now=5)
+    assert said.startswith("Marcellus has brought him to watch"), said
+    assert "I can see it" in said and "I has" not in said, said

@@ -51,6 +51,8 @@ def test_questions_greetings_and_stock_lines_assert_nothing(mill, line):
     ("When was that?", "when", ()),
     ("Where is he now?", "where_now", ("odo",)),
     ("Where is Tamsin?", "where_now", ("tamsin",)),
+    ("where is tamsin now?", "where_now", ("tamsin",)),  # typed in lower case
+    ("what did wat tell you?", "said_by", ("wat",)),
     ("Who took the tithe grain?", "open", ()),
     ("What should we do?", "intent", ()),
     ("Reeve, what will you do now?", "intent", ()),
