@@ -349,11 +349,21 @@ def clause(text: str, world: World | None = None) -> str:
         # a name keeps its capital ("He Jin", "Barnardo", "Denmark"), one of the world's people, places or things,
         # or a word it never writes in lower case that is no common word or opens a run of capitals ("Liu Yan",
         # "Ma Yuanyi": people its texts name who do not take part); any other word opening it goes lower
-        words = text.split()
-        uncommon = first.lower() not in _lower_words(world) and (
-            not getAllLemmas(first.lower()) or (len(words) > 1 and words[1][:1].isupper()))
-        keep = any(span.start == 0 for span in find_names(world, text)) or _names_a_thing(world, text) or uncommon
+        keep = _opens_with_name(world, text)
     return text if keep else first.lower() + text[len(first):]
+
+
+def _opens_with_name(world: World, text: str) -> bool:
+    """Whether a text's first word is (or opens) a name: one of the world's people, places or things, or a word
+    the world never writes in lower case that is no common word or opens a run of capitals ("Liu Yan", "Ma Yuanyi":
+    people its texts name who do not take part)."""
+    words = text.split()
+    if not words:
+        return False
+    first = words[0].rstrip(",;:.!?")
+    uncommon = first.lower() not in _lower_words(world) and (
+        not getAllLemmas(first.lower()) or (len(words) > 1 and words[1][:1].isupper()))
+    return any(span.start == 0 for span in find_names(world, text)) or _names_a_thing(world, text) or uncommon
 
 
 def _yours(world: World, text: str, listener: str | None) -> str:
@@ -728,7 +738,8 @@ def _with_vocative(world: World, to: str | None, body: str, lang: str) -> str:
     first = body.split(" ", 1)[0].rstrip(",;:.!?")  # "Barnardo, seeing me pale…" keeps the name's capital
     # a name keeps its capital; "The" of "The infirmary" is no name ("Emeric, the bishop's envoy is coming")
     if first not in ("I", "I'm", "I'll", "I've") and not any(
-            first == n.split(" ")[0] and first.lower() not in ("the", "a", "an") for n in world_names(world)):
+            first == n.split(" ")[0] and first.lower() not in ("the", "a", "an") for n in world_names(world)) \
+            and not _opens_with_name(world, body):
         body = body[:1].lower() + body[1:]
     return f"{name}, {body}"
 

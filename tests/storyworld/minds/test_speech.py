@@ -502,3 +502,13 @@ def test_a_record_opening_with_he_is_said_with_its_typed_doer(hamlet):
     said = render.say_known(hamlet, "horatio", "hamlet", known, now=5)
     assert said.startswith("Marcellus has brought him to watch"), said
     assert "I can see it" in said and "I has" not in said, said
+
+
+def test_a_name_the_world_does_not_cast_keeps_its_capital_after_the_vocative():
+    from tests.support.paths import BUNDLED_WORLDS
+
+    kingdoms = load_world(BUNDLED_WORLDS / "three_kingdoms.toml")
+    said = render._with_vocative(kingdoms, "emperor-xian", "Ma Yuanyi was executed in Luoyang.", "en")
+    assert said == "Emperor Xian, Ma Yuanyi was executed in Luoyang.", said
+    assert render._with_vocative(kingdoms, "emperor-xian", "The rebels wore yellow.", "en").startswith(
+        "Emperor Xian, the rebels")
