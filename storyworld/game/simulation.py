@@ -492,6 +492,8 @@ class Simulation:
             if player_action.to is not None and player_action.to in self.active_agents():
                 exclude.add(player_action.to)  # it hears the person first, and answers within this round
         decisions = self.decide_all(exclude, progress, cancelled, watch)
+        for agent in self.stay_to_answer(decisions):
+            del decisions[agent]  # asked a question here as it turned to go: it stays and answers within the round
         actions: dict[str, Action] = {a: d.action for a, d in decisions.items()}
         actions.update(seated)
         if player_action is not None:
@@ -539,6 +541,28 @@ class Simulation:
         version, internal, _ = self.rng.getstate()
         self.state.rng_state = [version, *internal]
         return outcome
+
+    def stay_to_answer(self, decisions: dict[str, Decision]) -> list[str]:
+        """Who was asked a question this round by someone beside it as it chose to walk off or to put a question
+        of its own, on its own errand (not the canon's): it stays to answer, within the round; its errand waits.
+        Two who ask each other: the first (by id) asks, the other answers."""
+        where = self.state.positions
+
+        def errand(agent: str) -> bool:
+            d = decisions.get(agent)
+            return d is not None and not d.beat and (
+                isinstance(d.action, Move) and d.purpose not in ("beat", "lead", "summon")
+                or isinstance(d.action, Say) and d.purpose == "seek")
+
+        staying: list[str] = []
+        for agent in sorted(decisions):
+            action = decisions[agent].action
+            if agent in staying or not isinstance(action, Say) or not action.to or action.to == agent:
+                continue
+            if (action.act == "ask" or content.is_question(action.text)) and where.get(agent) == where.get(action.to) \
+                    and action.to not in staying and errand(action.to):
+                staying.append(action.to)
+        return sorted(staying)
 
     def repliers(self, outcome: RoundOutcome, limit: int) -> list[str]:
         """Who answers within the round: spoken to by the person playing, or asked a question by another, still

@@ -282,11 +282,16 @@ def answered_as_asked(entries: Sequence[LogEntry], names: Names, player: str | N
         def reply_words(e: LogEntry) -> set[str]:
             return content_words(e["speech"] or "", names.person_words)
 
+        # a third person the question names by any of their names ("Where is the king now?") is answered by a
+        # reply that names them by another ("Claudius was in the great hall")
+        named = [names.words_of(p) for p in names.people if p not in (question["actor"], to)
+                 and names.names(question["speech"] or "", p)]
+
         def on_subject(e: LogEntry) -> bool:
             # read as the question was: a third person the question names ("Where is Barnardo now?") is its
             # subject in the reply too; only the two speaking are left out of both
             words = content_words(e["speech"] or "", names.words_of(question["actor"]) | names.words_of(to))
-            return bool(subject & words)
+            return bool(subject & words) or any(person & words for person in named)
 
         def fits(e: LogEntry) -> bool:
             return (on_subject(e) if subject else len(reply_words(e)) >= 2) or says_unknown(e["speech"] or "")

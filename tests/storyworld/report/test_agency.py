@@ -169,6 +169,12 @@ def test_a_third_person_the_question_names_is_its_subject_in_the_reply_too(names
     # the two speaking are no subject: a reply that only names the asker back does not answer
     other = [question, line(1, "tobin", "Maren, Maren, good day.", to="maren")]
     assert agency.answered_as_asked(other, names, "maren")["answered_same_round_rate"] == 0.0
+    # named by an alias in the question, by name in the reply: the same person, answered
+    keeper = line(1, "ada", "Where is the keeper now?", to="tobin")
+    named = [keeper, line(1, "tobin", "Ada, last I knew, Maren was in the chapel.", to="ada")]
+    assert agency.answered_as_asked(named, names, "ada")["answered_same_round_rate"] == 1.0
+    elsewhere = [keeper, line(1, "tobin", "Ada, Silas was in the tavern.", to="ada")]
+    assert agency.answered_as_asked(elsewhere, names, "ada")["answered_same_round_rate"] == 0.0
 
 
 def test_without_a_key_the_players_addressed_statements_are_the_facts(names):
