@@ -412,7 +412,7 @@ class ConsensusStore(StoreShell[MemorySettings]):
 
     def _fresh_holding(self, d: Deposit, place: str | None = None) -> Holding:
         """The holding a deposit gives its owner, doubted when below its kind's write floor."""
-        holding = Holding(via=d.via, source=d.source, since_round=d.round, place=place,
+        holding = Holding(via=d.via, source=d.source, since_round=d.round, place=place, flags=tuple(d.flags),
                           confidence=trust.fresh_confidence(d, self.reliability(d.owner, d.source or "")))
         return trust.admitted(holding, self.admits(d.owner, d))
 

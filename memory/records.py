@@ -50,6 +50,7 @@ class Deposit(Frozen, frozen=True):
     # who did what the statements say (agent ids, the doer first): typed where the fact is born (an event's
     # actors, a claim's reading), so "is this about me" is never read back from the words
     actors: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()  # marks for the owner's holding ("overheard": a line said to another, heard by)
 
 
 class Holding(Frozen, frozen=True):

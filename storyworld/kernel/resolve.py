@@ -103,7 +103,7 @@ class _Resolver:
     def deposit_all(self, event: SimEvent, statements: tuple[str, ...], *, kind: Kind, event_id: str | None = None,
                     via: Via = "witnessed", source: str | None = None, owners: tuple[str, ...] | None = None,
                     based_on: tuple[int, ...] = (), place: str | None = None, group: str | None = None,
-                    actors: tuple[str, ...] | None = None) -> None:
+                    actors: tuple[str, ...] | None = None, flags: tuple[str, ...] = ()) -> None:
         """One deposit per owner (the witnesses by default); `group` is what it is affiliated with (its event id).
 
         `actors`: who did what the statements say (default: the event's actor, and its target when a person).
@@ -114,7 +114,7 @@ class _Resolver:
             self.deposits.append(Deposit(
                 owner=owner, statements=statements, round=event.round, event_id=event_id or event.id,
                 via=via, source=source, place=place or event.place, kind=kind, based_on=based_on,
-                group=group or event_id or event.id, actors=actors,
+                group=group or event_id or event.id, actors=actors, flags=flags,
             ))
 
     # --- one method per action -------------------------------------------------------------
@@ -151,8 +151,9 @@ class _Resolver:
         self.deposit_all(event, (text,), kind="utterance")
         listeners = tuple(w for w in witnesses if w != action.actor)
         for listener in listeners:
-            self.tell(listener, action.actor, action.tells, round_=event.round, place=place, group=event.id)
-        self.claim(event, action.claims, listeners)
+            self.tell(listener, action.actor, action.tells, round_=event.round, place=place, group=event.id,
+                      overheard=bool(action.to) and listener != action.to)
+        self.claim(event, action.claims, listeners, to=action.to)
         if lie:
             # A lie is a claim of its own, held as told by the listeners: exposing the liar retracts it.
             claim_id = ids.claim_of(event.id).text
@@ -167,20 +168,29 @@ class _Resolver:
         for listener in listeners:
             self.results.setdefault(listener, "")
 
-    def tell(self, listener: str, speaker: str, tells: tuple[Told, ...], *, round_: int, place: str, group: str) -> None:
-        """The listener comes to hold each told record, told by the speaker (the store lands it on that record)."""
+    def tell(self, listener: str, speaker: str, tells: tuple[Told, ...], *, round_: int, place: str, group: str,
+             overheard: bool = False) -> None:
+        """The listener comes to hold each told record, told by the speaker (the store lands it on that record);
+        one who heard it said to another holds it as overheard."""
         for told in tells:
             self.deposits.append(Deposit(owner=listener, statements=(told.text,), round=round_, record=told.record,
-                                         via="told", source=speaker, place=place, kind=told.kind, group=group))
+                                         via="told", source=speaker, place=place, kind=told.kind, group=group,
+                                         flags=("overheard",) if overheard else ()))
 
-    def claim(self, event: SimEvent, claims: tuple[Claim, ...], listeners: tuple[str, ...]) -> None:
+    def claim(self, event: SimEvent, claims: tuple[Claim, ...], listeners: tuple[str, ...], to: str | None = None
+              ) -> None:
         """What a line asserts of its own: one claim record per statement, the speaker's word, held as told by
-        its listeners (never by the speaker: what one says does not change what one holds)."""
+        its listeners (never by the speaker: what one says does not change what one holds); those it was not
+        said to hold it as overheard."""
         if not claims:
             return
         actors = tuple(dict.fromkeys(a for claim in claims for a in claim.actors))
-        self.deposit_all(event, tuple(claim.text for claim in claims), kind="claim", event_id=ids.claim_of(event.id).text,
-                         via="told", source=event.actor, owners=listeners, group=event.id, actors=actors)
+        statements = tuple(claim.text for claim in claims)
+        for owners, flags in (((to,) if to in listeners else listeners, ()),
+                              (tuple(w for w in listeners if w != to) if to in listeners else (), ("overheard",))):
+            if owners:
+                self.deposit_all(event, statements, kind="claim", event_id=ids.claim_of(event.id).text, via="told",
+                                 source=event.actor, owners=owners, group=event.id, actors=actors, flags=flags)
 
     def move(self, action: Move, *, fallback: bool = False, led_by: str | None = None) -> None:
         origin = self.state.positions[action.actor]

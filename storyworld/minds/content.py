@@ -98,6 +98,7 @@ class Known(msgspec.Struct, frozen=True, kw_only=True):
     said_by: str | None = None  # who said it (a line of dialogue)
     actors: tuple[str, ...] = ()  # who did what it says (the record's typed actors)
     place: str | None = None  # where it happened (the record's place)
+    overheard: bool = False  # heard said to another (the holding's flag): "I heard X say …", not "X told me"
 
 
 class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
@@ -256,7 +257,7 @@ def _known(record: Record, owner: str, score: float, present: Iterable[str], mec
         record_id=record.id, text=record.text, kind=record.kind, via=holding.via, source=holding.source,
         confidence=holding.confidence, status=holding.status, round=record.round, since_round=holding.since_round, sediment=record.sediment,
         score=round(float(score), 4), holders=tuple(a for a in present if a in record.owners), place=record.place,
-        mechanical=record.event_id in mechanical,
+        mechanical=record.event_id in mechanical, overheard="overheard" in holding.flags,
     )
 
 

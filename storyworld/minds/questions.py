@@ -19,7 +19,7 @@ from storyworld.world import World
 
 AskedKind = Literal["open", "source", "said_by", "when", "where_now", "intent"]
 
-_SOURCE = re.compile(r"\bwho\s+(?:told|tells|said|says)\b|\bhow\s+(?:do|did|can|could)\s+you\s+know\b|"
+_SOURCE = re.compile(r"\bwho\s+(?:first\s+|\w+ly\s+)?(?:told|tells|said|says)\b|\bhow\s+(?:do|did|can|could)\s+you\s+know\b|"
                      r"\b(?:where|from\s+whom|from\s+who|how)\s+did\s+you\s+(?:hear|learn|find\s+out|come\s+to\s+know)\b|"
                      r"\bwho\s+(?:was\s+it\s+)?(?:that\s+)?(?:told|said)\b", re.IGNORECASE)
 _SAID_BY = re.compile(r"\bwhat\s+(?:\w+ly\s+)?(?:did|has|have)\s+(?P<who>.+?)\s+(?:tell|told|say|said)\b", re.IGNORECASE)

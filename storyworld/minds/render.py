@@ -464,6 +464,7 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
                   "I never knew that until now."),
         "source_told": ("{source} told me, {when}.", "I had it from {source}, {when}."),
         "source_you": ("you told me yourself, {when}.",),
+        "source_heard": ("I heard {source} say it, {when}.",),
         "source_saw": ("I saw it with my own eyes, {when}; nobody had to tell me.",),
         "source_own": ("those are my own words; I said so {when}.",),
         "source_read": ("I read it in {source}, {when}.",),
@@ -477,6 +478,7 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
         "lead": ("随我去{place}。",), "summon": ("{place}有人找你。",), "demand": ("请你说实话。",),
         "lie": ("一切安好，不必担心。",), "deny": ("此事与我无关，我一无所知。",), "heard": ("原来如此，我记下了。",),
         "source_told": ("是{source}告诉我的，{when}。",), "source_you": ("是你亲口告诉我的，{when}。",),
+        "source_heard": ("我听{source}说的，{when}。",),
         "source_saw": ("没人告诉我，是我亲眼所见，{when}。",), "source_read": ("我在{source}中读到的，{when}。",),
         "source_own": ("这是我自己说的，{when}。",),
         "source_inferred": ("没人告诉我，是我自己推想的。",), "when": ("那是{when}，在{place}。",),
@@ -487,10 +489,13 @@ PROVENANCE = {
     "en": {"quote": "{source} said: \u201c{q}\u201d", "quote_own": "I said it myself: \u201c{q}\u201d",
            "quote_you": "you said it yourself: \u201c{q}\u201d", "shared": "you know it as well as I do: {c}", "told_you": "you told me yourself that {c}",
            "told": "{source} told me that {c}", "told_unsure": "{source} told me that {c}, though I cannot vouch for it",
+           "told_heard": "I heard {source} say that {c}",
+           "told_heard_unsure": "I heard {source} say that {c}, though I cannot vouch for it",
            "read": "I read in {source} that {c}", "saw": "I saw it myself: {c}",
            "inferred": "I believe that {c}", "plain": "{c}"},
     "zh": {"quote": "{source}说过：“{q}”", "quote_own": "我说过：“{q}”", "quote_you": "你说过：“{q}”",
            "shared": "你我都知道：{c}", "told_you": "你亲口告诉我：{c}", "told": "{source}告诉我：{c}", "told_unsure": "{source}告诉我：{c}，但我不敢担保",
+           "told_heard": "我听{source}说：{c}", "told_heard_unsure": "我听{source}说：{c}，但我不敢担保",
            "read": "我在{source}中读到：{c}", "saw": "我亲眼所见：{c}", "inferred": "我想：{c}", "plain": "{c}"},
 }
 
@@ -541,6 +546,9 @@ def say_known(world: World, speaker: str, listener: str | None, known: object, n
     elif via in ("told", "sediment") and source in world.agents and source != speaker:
         unsure = getattr(known, "confidence", 1.0) < 0.5 or getattr(known, "status", "") == "doubted"
         form = "told_you" if source == listener else "told_unsure" if unsure else "told"
+        if form != "told_you" and getattr(known, "overheard", False):  # said to another, heard by the speaker
+            form = "told_heard_unsure" if unsure else "told_heard"
+
     elif via == "read" and source:
         form = "read"
     elif via == "inferred":
@@ -550,7 +558,7 @@ def say_known(world: World, speaker: str, listener: str | None, known: object, n
     else:
         form = "plain"
     name = world.name_of(source) if source else ""
-    if form in ("told", "told_unsure") and lang == "en":
+    if form in ("told", "told_unsure", "told_heard", "told_heard_unsure") and lang == "en":
         body = _pronoun_for(world, body, source)  # "Claudius told me that he asked", not "...that Claudius asked"
     said = PROVENANCE[lang][form].format(c=clause(body, world) if form != "plain" else body.rstrip("."),
                                          source=inline(name) if form == "read" else name)
@@ -707,6 +715,8 @@ def _focused(world: World, speaker: str, listener: str | None, known: object, fo
         when = ago(world, getattr(known, "since_round"), now)
         if via in ("told", "sediment") and source and source == listener:
             line = table["source_you"][0].format(when=when)
+        elif via in ("told", "sediment") and source in world.agents and source != speaker and getattr(known, "overheard", False):
+            line = table["source_heard"][0].format(source=world.name_of(source), when=when)
         elif via in ("told", "sediment") and source in world.agents and source != speaker:
             line = table["source_told"][now % len(table["source_told"])].format(source=world.name_of(source), when=when)
         elif via == "read" and source:

@@ -73,6 +73,8 @@ def test_a_line_that_tells_a_record_lands_on_that_record_told_by_the_speaker(wor
         holding = record.owners[listener]
         assert (holding.via, holding.source, holding.since_round) == ("told", "tobin", outcome.round)
         assert holding.confidence < record.owners["tobin"].confidence
+    # it was said to Maren: Silas overheard it ("I heard Tobin say …", never "Tobin told me …")
+    assert record.owners["silas"].flags == ("overheard",) and record.owners["maren"].flags == ()
     assert "ada" not in record.owners
     assert len(sim.store.records()) == count + 1  # the utterance; the told record was not copied
     say = next(e for e in outcome.events if e.kind == "say")

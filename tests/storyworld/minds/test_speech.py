@@ -81,6 +81,7 @@ def _known(**fields) -> Known:
     (_known(), "Maren, I saw it myself: Elias sealed the letter with red wax."),
     (_known(via="told", source="ada"), "Maren, Ada told me that Elias sealed the letter with red wax."),
     (_known(via="told", source="maren"), "Maren, you told me yourself that Elias sealed the letter with red wax."),
+    (_known(via="told", source="ada", overheard=True), "Maren, I heard Ada say that Elias sealed the letter with red wax."),
     (_known(via="read", source="letter"), "Maren, I read in"),
     (_known(holders=("maren",)), "Maren, you know it as well as I do: Elias sealed"),
     (_known(text="Tobin finds a sealed letter in the coat of the drowned keeper."), "Maren, I found a sealed letter"),

@@ -52,6 +52,7 @@ def test_questions_greetings_and_stock_lines_assert_nothing(mill, line):
     ("Where is he now?", "where_now", ("odo",)),
     ("Where is Tamsin?", "where_now", ("tamsin",)),
     ("where is tamsin now?", "where_now", ("tamsin",)),  # typed in lower case
+    ("Who first told you the grain was gone?", "source", ()),
     ("what did wat tell you?", "said_by", ("wat",)),
     ("Who took the tithe grain?", "open", ()),
     ("What should we do?", "intent", ()),
