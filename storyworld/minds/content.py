@@ -415,9 +415,11 @@ def _intent(world: World, agent: str, question: str, encoder: aims.Encoder | Non
     if _has_substance(world, matter):
         # asked what to do about something ("…about the eunuchs?", "…if the king turns pale?"): only a goal on it
         # answers, a word of substance in common or near it in meaning; a goal beside it is no answer
-        near = np.asarray(encoder.encode([matter, *(a.goal for a in open_aims)]), dtype=np.float32) if open_aims else []
         wanted = keys(matter)
-        open_aims = [a for i, a in enumerate(open_aims) if wanted & keys(a.goal) or float(near[i + 1] @ near[0]) >= INTENT_NEAR]
+        if open_aims:
+            near = np.asarray(encoder.encode([matter, *(a.goal for a in open_aims)]), dtype=np.float32)
+            open_aims = [a for i, a in enumerate(open_aims)
+                         if wanted & keys(a.goal) or float(near[i + 1] @ near[0]) >= INTENT_NEAR]
     if not open_aims:
         return ""
     vectors = np.asarray(encoder.encode([question, *(a.goal for a in open_aims)]), dtype=np.float32)
