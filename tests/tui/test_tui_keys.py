@@ -40,6 +40,16 @@ async def test_tab_never_takes_the_focus_out_of_a_line_being_typed(runtime, tiny
         assert app.focused is not bar
 
 
+async def test_a_key_typed_while_reading_the_panel_starts_a_line_in_the_bar(runtime, tiny_world):
+    app = make_app(runtime=runtime, world=tiny_world, player="maren")
+    async with piloted(app) as pilot:
+        screen = app.screen
+        bar = screen.query_one("#action")
+        screen.query_one("#who-knows").focus()  # the player was reading the panel, then types
+        await pilot.press(*keys_for("@to"))
+        assert app.focused is bar and bar.value == "@to"
+
+
 @pytest.mark.parametrize("key", ["f1", "f2", "f5"])  # F3 opens no dialog (it turns the panel's tab: its own test)
 async def test_focus_comes_back_to_the_action_bar_after_every_dialog(runtime, tiny_world, key):
     app = make_app(runtime=runtime, world=tiny_world, player="maren")

@@ -6,12 +6,12 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane
+from textual.widgets import Footer, Input, ProgressBar, Static, TabbedContent, TabPane, TextArea
 
 from tui import slash
 from tui.game import Game, LoadGame, NewGame
@@ -178,6 +178,18 @@ class PlayScreen(Screen):
         if not self.app.screen_stack or self.app.screen is self:
             bar.focus()
         self._welcome_once(message.game.world, message.game.player, message.moment.scene)
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key typed while no field takes text (the player was reading the transcript or a panel, or a
+        dialog has just closed) starts a line in the action bar, as in a chat: no keystroke is lost."""
+        focused = self.app.focused
+        if not event.is_printable or not event.character or isinstance(focused, (Input, TextArea)):
+            return
+        bar = self.query_one("#action", ActionBar)
+        event.stop()
+        event.prevent_default()
+        bar.focus()
+        bar.insert_text_at_cursor(event.character)
 
     def _welcome_once(self, world: Any, player: str, scene: Any) -> None:
         """The first game in a STORYWORLD_HOME opens with a short welcome; typing closes it and goes on here."""

@@ -30,6 +30,9 @@ class ActionBar(Input):
     ]
 
     def __init__(self, *args, **kwargs) -> None:
+        # focus coming back (after a dialog, or a key typed in the panel) never selects the line: what is typed
+        # next goes on after it, as in a chat, instead of replacing it
+        kwargs.setdefault("select_on_focus", False)
         super().__init__(*args, **kwargs)
         self.history: list[str] = []
         """Lines played, oldest first."""
