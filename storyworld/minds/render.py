@@ -638,11 +638,17 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
         bodies = [clause(point_of_view(world, lines.first_sentences(getattr(k, "text"), 170) or getattr(k, "text"),
                                        speaker, to, past=getattr(k, "round") < now), world) for k in carries]
         if source in world.agents and source != speaker:
-            bodies = [_pronoun_for(world, b, source) for b in bodies]
             opening = "you told me yourself that " if source == to else f"{world.name_of(source)} told me that "
-        else:
-            opening = ""
-        return _with_vocative(world, to, sentence(opening + "; and that ".join(bodies)), lang)
+            pieces: list[str] = []
+            for k, body in zip(carries, bodies):
+                if source in getattr(k, "actors", ()) and getattr(k, "kind") == "utterance":
+                    # the teller's own words already say who told it ("Augusta told me the reel is lost"): said
+                    # as they are, the teller a pronoun after the first
+                    pieces.append(_pronoun_for(world, body, source) if pieces else body)
+                else:
+                    pieces.append(("that " if pieces else opening) + _pronoun_for(world, body, source))
+            return _with_vocative(world, to, sentence("; and ".join(pieces)), lang)
+        return _with_vocative(world, to, sentence("; and that ".join(bodies)), lang)
     if carries:
         body = say_known(world, speaker, to, carries[0], now)
         # "as I said" is for one told it before; one who holds it hears "you know it as well as I do" instead

@@ -513,3 +513,14 @@ def test_a_name_the_world_does_not_cast_keeps_its_capital_after_the_vocative():
     assert said == "Emperor Xian, Ma Yuanyi was executed in Luoyang.", said
     assert render._with_vocative(kingdoms, "emperor-xian", "The rebels wore yellow.", "en").startswith(
         "Emperor Xian, the rebels")
+
+
+def test_what_one_teller_told_says_their_own_words_once_and_what_they_told_with_that(tiny):
+    own = _known(record_id=2, text="Ada told Tobin the lamp was lit at dusk.", kind="utterance", via="sediment",
+                 source="ada", actors=("ada", "tobin"), round=1)
+    other = _known(record_id=3, text="Elias sealed the letter with red wax.", via="told", source="ada", round=2)
+    line = render.floor(tiny, Speech(act="answer", to="maren", carries=(own, other)), "tobin", now=3)
+    assert line == "Maren, Ada told me the lamp was lit at dusk; and that Elias sealed the letter with red wax.", line
+    both = render.floor(tiny, Speech(act="answer", to="maren", carries=(other, own)), "tobin", now=3)
+    assert both.startswith("Maren, Ada told me that Elias sealed the letter with red wax; and she told me"), both
+    assert "told me that she told me" not in both
