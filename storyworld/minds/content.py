@@ -635,7 +635,8 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     if question and knowledge.asked.kind == "intent":
         return Speech(act="answer", to=to, intent=knowledge.intent) if knowledge.intent else Speech(act="unknown", to=to)
     if question and knowledge.asked.kind != "open":
-        return _follow_up(to, knowledge, keys(addressed.text))
+        return _follow_up(to, knowledge, keys(addressed.text),
+                          keys(questions.said_matter(addressed.text)) - _people_keys(world))
     named = keys(world.agents[speaker].name) if speaker in world.agents else set()  # "Marcellus, what news?"
     if question and not keys(addressed.text) - named:
         news = next((k for k in (*knowledge.beat, *knowledge.moment, *knowledge.lately)
@@ -729,7 +730,12 @@ def _bears(world: World, known: Known, wanted: set[str]) -> bool:
     return bool(wanted & (text | by))
 
 
-def _follow_up(to: str | None, knowledge: Knowledge, asked_words: set[str]) -> Speech:
+def _people_keys(world: World) -> set[str]:
+    """The word keys of every name of the world's people."""
+    return {w for a in world.agents.values() for n in a.all_names() for w in keys(n)}
+
+
+def _follow_up(to: str | None, knowledge: Knowledge, asked_words: set[str], matter: frozenset[str] | set[str] = frozenset()) -> Speech:
     """A shaped question's answer from typed fields: where the last answer came from, when it happened, what the
     one named told, where the one asked after was last known to be; else "I do not know"."""
     asked = knowledge.asked
@@ -745,6 +751,10 @@ def _follow_up(to: str | None, knowledge: Knowledge, asked_words: set[str]) -> S
     if not found:
         return Speech(act="unknown", to=to)
     if asked.kind == "said_by":  # everything the one named told, in the order it was told (up to three)
+        if matter:  # "What did Desmond say Golden Sheaf would do?": only what they told of that
+            found = [k for k in found if matter & keys(k.text)]
+            if not found:
+                return Speech(act="unknown", to=to)
         told = sorted(found[:SAID_MAX], key=lambda k: (k.since_round, k.record_id))
         return Speech(act="answer", to=to, carries=tuple(told))
     if asked.kind == "where_now":  # the line places the one asked after, not whoever else the record names

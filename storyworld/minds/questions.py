@@ -92,6 +92,13 @@ def _people_in(world: World, text: str) -> list[str]:
                    for n in (*agent.all_names(), *(f for f, b in firsts.items() if b == a)) if n)]
 
 
+def said_matter(text: str) -> str:
+    """What a question of what one told is about, after its asking ("What did Pia tell you about the fire?" ->
+    "about the fire"); "" when it asks for all of it ("What did Pia tell you?")."""
+    found = _SAID_BY.search(text)
+    return re.sub(r"^\s*(?:you|me|us|him|her|them)\b", "", text[found.end():]).strip(" ?.!,") if found else ""
+
+
 def intent_matter(text: str) -> str:
     """What a question of intent is about, after its asking ("What should we do about the eunuchs?" -> "about the
     eunuchs"); "" when it asks only what one means to do ("What now?")."""

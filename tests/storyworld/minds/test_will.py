@@ -77,6 +77,15 @@ def test_a_question_of_intent_says_its_matter(question, matter):
     assert questions.intent_matter(question) == matter
 
 
+@pytest.mark.parametrize(("question", "matter"), [
+    ("What did Pia tell you about the fire?", "about the fire"),
+    ("What did the sponsor's man say Golden Sheaf would do?", "Golden Sheaf would do"),
+    ("What did Pia tell you?", ""),
+])
+def test_a_question_of_what_one_told_says_its_matter(question, matter):
+    assert questions.said_matter(question) == matter
+
+
 def test_where_is_she_is_nobody_when_the_last_answer_was_about_a_he(mill):
     assert questions.read_question(mill, "Where is she now?", "wat", "reeve", ("odo",)).kind == "open"
 
@@ -101,3 +110,19 @@ def test_a_goal_to_find_out_is_asked_in_its_own_words(goal, pronouns, question):
 ])
 def test_a_goal_is_said_as_what_its_owner_means_to_do(goal, pronouns, other_at, said):
     assert aims.intent_of(goal, pronouns, other_at) == said
+
+
+def test_what_one_told_of_a_matter_is_only_what_they_told_of_it():
+    from storyworld.minds.content import Known, Knowledge, _follow_up, keys
+
+    fire = Known(record_id=1, text="Vell knocked the lantern into the hay.", kind="claim", via="told", source="pia",
+                 since_round=2)
+    roof = Known(record_id=2, text="The mill roof leaks over the stones.", kind="claim", via="told", source="pia",
+                 since_round=3)
+    knowledge = Knowledge(asked=questions.Asked(kind="said_by", people=("pia",)), pointed=(roof, fire))
+    everything = _follow_up("reeve", knowledge, keys("What did Pia tell you?"))
+    assert [k.record_id for k in everything.carries] == [1, 2]
+    lantern = _follow_up("reeve", knowledge, keys("What did Pia tell you about the lantern?"), keys("the lantern"))
+    assert [k.record_id for k in lantern.carries] == [1]
+    boat = _follow_up("reeve", knowledge, keys("What did Pia tell you about the boat?"), keys("the boat"))
+    assert boat.act == "unknown" and not boat.carries
