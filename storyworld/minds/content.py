@@ -735,7 +735,8 @@ def _people_keys(world: World) -> set[str]:
     return {w for a in world.agents.values() for n in a.all_names() for w in keys(n)}
 
 
-def _follow_up(to: str | None, knowledge: Knowledge, asked_words: set[str], matter: frozenset[str] | set[str] = frozenset()) -> Speech:
+def _follow_up(to: str | None, knowledge: Knowledge, asked_words: set[str],
+               matter: frozenset[str] | set[str] = frozenset()) -> Speech:
     """A shaped question's answer from typed fields: where the last answer came from, when it happened, what the
     one named told, where the one asked after was last known to be; else "I do not know"."""
     asked = knowledge.asked
