@@ -572,8 +572,8 @@ def _doer_named(world: World, text: str, actors: tuple[str, ...]) -> str:
     opening = re.match(r"(He|She|They)\b", text)
     if opening is None or not actors or actors[0] not in world.agents:
         return text
-    if world.agents[actors[0]].pronouns != opening.group(1).lower():
-        return text
+    if world.agents[actors[0]].pronouns != opening.group(1).lower() or (opening.group(1) == "They" and len(actors) > 1):
+        return text  # "They" of a record with several doers is all of them
     return world.name_of(actors[0]) + text[opening.end():]
 
 
