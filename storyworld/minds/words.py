@@ -12,6 +12,8 @@ import logging
 import re
 from typing import TYPE_CHECKING
 
+from lemminflect import getAllLemmas, getInflection
+
 from memory import guard, lexicon
 from storyworld.kernel.actions import ActOn, Say
 from storyworld.minds import content, lines, render
@@ -178,7 +180,28 @@ def check(world: World, context: DecisionContext, speech: content.Speech, floor:
     invented = [w for w in lines.proper_words(text) if w.lower() not in names and content.keys(w) - known]
     if invented:
         found.append("invented name")
+    if _past_after_perception(world, text):
+        found.append("grammar")  # "I heard Rosa say that" made "I heard Rosa said that"
     return list(dict.fromkeys(found))
+
+
+# Verbs after whose object a verb takes its bare form ("heard Rosa say", "saw him go", "let her pass").
+_BARE_AFTER = frozenset("hear heard hears see saw sees watch watched let lets make made makes".split())
+
+
+def _past_after_perception(world: World, text: str) -> bool:
+    """Whether a line puts a past-only form where the bare verb belongs: after "heard" or "saw" and a person's name
+    ("I heard Rosa Delgado said that"); a form that is bare too ("let", "put") passes."""
+    for span in render.find_names(world, text):
+        before = re.findall(r"[A-Za-z']+", text[:span.start])
+        after = re.match(r"\s+([a-z]+)\b", text[span.end:])
+        if not before or before[-1].lower() not in _BARE_AFTER or after is None:
+            continue
+        word = after.group(1)
+        lemmas = getAllLemmas(word).get("VERB", ())
+        if lemmas and word not in lemmas and any(word in getInflection(lemma, "VBD") for lemma in lemmas):
+            return True
+    return False
 
 
 FLOOR_ONLY = frozenset({"unknown", "refuse", "lie"})  # speech acts always said as their rendering

@@ -524,3 +524,13 @@ def test_what_one_teller_told_says_their_own_words_once_and_what_they_told_with_
     both = render.floor(tiny, Speech(act="answer", to="maren", carries=(other, own)), "tobin", now=3)
     assert both.startswith("Maren, Ada told me that Elias sealed the letter with red wax; and she told me"), both
     assert "told me that she told me" not in both
+
+
+@pytest.mark.parametrize(("line", "wrong"), [
+    ("Maren, I heard Ada said that Elias sealed the letter.", True),
+    ("Maren, I heard Ada say that Elias sealed the letter.", False),
+    ("Maren, I saw Silas cut the rope.", False),  # "cut" is its own bare form
+    ("Maren, Ada said that Elias sealed the letter.", False),
+])
+def test_a_past_form_where_the_bare_verb_belongs_is_bad_grammar(tiny, line, wrong):
+    assert words._past_after_perception(tiny, line) is wrong
