@@ -150,10 +150,12 @@ class _Resolver:
         # Everyone here heard it said (one utterance record); what it tells lands on the records it tells.
         self.deposit_all(event, (text,), kind="utterance")
         listeners = tuple(w for w in witnesses if w != action.actor)
+        # those it was not said to overheard it (a line to someone here; a line to all is said to each)
+        overheard = tuple(w for w in listeners if action.to in listeners and w != action.to)
         for listener in listeners:
             self.tell(listener, action.actor, action.tells, round_=event.round, place=place, group=event.id,
-                      overheard=bool(action.to) and listener != action.to)
-        self.claim(event, action.claims, listeners, to=action.to)
+                      overheard=listener in overheard)
+        self.claim(event, action.claims, listeners, overheard)
         if lie:
             # A lie is a claim of its own, held as told by the listeners: exposing the liar retracts it.
             claim_id = ids.claim_of(event.id).text
@@ -177,17 +179,17 @@ class _Resolver:
                                          via="told", source=speaker, place=place, kind=told.kind, group=group,
                                          flags=("overheard",) if overheard else ()))
 
-    def claim(self, event: SimEvent, claims: tuple[Claim, ...], listeners: tuple[str, ...], to: str | None = None
-              ) -> None:
+    def claim(self, event: SimEvent, claims: tuple[Claim, ...], listeners: tuple[str, ...],
+              overheard: tuple[str, ...] = ()) -> None:
         """What a line asserts of its own: one claim record per statement, the speaker's word, held as told by
-        its listeners (never by the speaker: what one says does not change what one holds); those it was not
-        said to hold it as overheard."""
+        its listeners (never by the speaker: what one says does not change what one holds); those of them it
+        was not said to (`overheard`) hold it as overheard."""
         if not claims:
             return
         actors = tuple(dict.fromkeys(a for claim in claims for a in claim.actors))
         statements = tuple(claim.text for claim in claims)
-        for owners, flags in (((to,) if to in listeners else listeners, ()),
-                              (tuple(w for w in listeners if w != to) if to in listeners else (), ("overheard",))):
+        addressed = tuple(w for w in listeners if w not in overheard)
+        for owners, flags in ((addressed, ()), (overheard, ("overheard",))):
             if owners:
                 self.deposit_all(event, statements, kind="claim", event_id=ids.claim_of(event.id).text, via="told",
                                  source=event.actor, owners=owners, group=event.id, actors=actors, flags=flags)

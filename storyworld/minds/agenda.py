@@ -36,8 +36,7 @@ def next_step(world: World, context: DecisionContext) -> Plan | None:
     for index, question in enumerate(knowledge.questions):
         # of someone here it has not asked yet and whom it is not about (who may know: one with news first);
         # asked of all, it moves on
-        about = knowledge.asked_about[index] if index < len(knowledge.asked_about) else ()
-        about += knowledge.withheld[index] if index < len(knowledge.withheld) else ()  # it would give a secret away
+        about = _not_asked_of(knowledge, index)
         unasked = [a for a in present if a not in about and not _asked(context, question, a)]
         if unasked:
             listener = sorted(unasked, key=lambda a: a not in knowledge.seekers)[0]
@@ -85,13 +84,17 @@ def tell_news(context: DecisionContext) -> Plan | None:
 def open_questions(context: DecisionContext, knowledge: Knowledge, listener: str | None) -> Knowledge:
     """Its goal questions fit to put to this listener: not about them, not asked of them lately (a line chosen
     for another purpose may still fall back on asking)."""
-    kept = [(q, (knowledge.asked_about[i] if i < len(knowledge.asked_about) else ())
-             + (knowledge.withheld[i] if i < len(knowledge.withheld) else ()))
-            for i, q in enumerate(knowledge.questions)]
+    kept = [(q, _not_asked_of(knowledge, i)) for i, q in enumerate(knowledge.questions)]
     kept = [(q, about) for q, about in kept
             if listener is None or (listener not in about and not _asked(context, q, listener))]
     return msgspec.structs.replace(knowledge, questions=tuple(q for q, _ in kept),
                                    asked_about=tuple(about for _, about in kept), withheld=())
+
+
+def _not_asked_of(knowledge: Knowledge, index: int) -> tuple[str, ...]:
+    """Whom a goal question is never put to: the people it asks after, and those it would give a secret away to."""
+    about = knowledge.asked_about[index] if index < len(knowledge.asked_about) else ()
+    return about + (knowledge.withheld[index] if index < len(knowledge.withheld) else ())
 
 
 def fresh_news(knowledge: Knowledge) -> list[Known]:

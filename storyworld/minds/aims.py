@@ -207,6 +207,7 @@ def _what_to_learn(body: str) -> str:
     them answer for it" -> "who lost the second press" (a bare verb after "and" bids; "and hid it" tells)."""
     for joint in re.finditer(r",?\s+and\s+([a-z]+)\b", body):
         word = joint.group(1)
-        if word in getAllLemmas(word).get("VERB", ()) and "NOUN" not in getAllLemmas(word):
+        lemmas = getAllLemmas(word)
+        if word in lemmas.get("VERB", ()) and "NOUN" not in lemmas:
             return body[:joint.start()]
     return body

@@ -411,19 +411,21 @@ def _intent(world: World, agent: str, question: str, encoder: aims.Encoder | Non
     if encoder is None or agent not in world.agents:
         return ""
     open_aims = [a for a in aims.aims_of(world, agent, encoder) if a.kind != "keep" and a.goal not in hiding]
+    if not open_aims:
+        return ""
     matter = questions.intent_matter(question)
+    vectors = np.asarray(encoder.encode([question, matter, *(a.goal for a in open_aims)]), dtype=np.float32)
+    goals = vectors[2:]
     if _has_substance(world, matter):
         # asked what to do about something ("…about the eunuchs?", "…if the king turns pale?"): only a goal on it
         # answers, a word of substance in common or near it in meaning; a goal beside it is no answer
         wanted = keys(matter)
-        if open_aims:
-            near = np.asarray(encoder.encode([matter, *(a.goal for a in open_aims)]), dtype=np.float32)
-            open_aims = [a for i, a in enumerate(open_aims)
-                         if wanted & keys(a.goal) or float(near[i + 1] @ near[0]) >= INTENT_NEAR]
-    if not open_aims:
-        return ""
-    vectors = np.asarray(encoder.encode([question, *(a.goal for a in open_aims)]), dtype=np.float32)
-    best = open_aims[int(np.argmax(vectors[1:] @ vectors[0]))]
+        on = [i for i, a in enumerate(open_aims)
+              if wanted & keys(a.goal) or float(goals[i] @ vectors[1]) >= INTENT_NEAR]
+        if not on:
+            return ""
+        open_aims, goals = [open_aims[i] for i in on], goals[on]
+    best = open_aims[int(np.argmax(goals @ vectors[0]))]
     other_at = min((span.start for span in render.find_names(world, best.goal) if span.agent != agent), default=None)
     return aims.intent_of(best.goal, world.agents[agent].pronouns, other_at)
 
@@ -439,13 +441,24 @@ def _withheld(store: Memory, agent: str, question: str, secrets: dict[int, tuple
     return tuple(sorted(barred))
 
 
+_PEOPLE_KEYS: dict[str, frozenset[str]] = {}  # by world digest
+
+
+def _people_keys(world: World) -> frozenset[str]:
+    """The word keys of every name of the world's people (once per world)."""
+    found = _PEOPLE_KEYS.get(world.digest)
+    if found is None:
+        found = _PEOPLE_KEYS[world.digest] = frozenset(
+            w for a in world.agents.values() for n in a.all_names() for w in keys(n))
+    return found
+
+
 INTENT_NEAR = 0.4  # nearness in meaning at which a goal answers what to do about a matter it shares no word with
 
 
 def _has_substance(world: World, text: str) -> bool:
     """Whether a text has a word of substance beyond people's names."""
-    people = {w for a in world.agents.values() for n in a.all_names() for w in keys(n)}
-    return bool(keys(text) - people)
+    return bool(keys(text) - _people_keys(world))
 
 
 def _lacking_at(world: World, agent: str, held: list[Record], news: list[int], present: tuple[str, ...]
@@ -711,7 +724,7 @@ def _loose(world: World, known: Known, wanted: set[str], addressed: ThreadLine
 
 def _shares(world: World, known: Known, wanted: set[str]) -> bool:
     """Whether a holding has a word of substance of the question (beyond people's names), or the question has none."""
-    people = {w for a in world.agents.values() for n in a.all_names() for w in keys(n)}
+    people = _people_keys(world)
     substance = wanted - people
     return not substance or bool(substance & keys(known.text))
 
@@ -720,7 +733,7 @@ def _bears(world: World, known: Known, wanted: set[str]) -> bool:
     """Whether a holding bears on what a question asks: a word of substance in common, or near it in meaning
     (`BEARS`); a question that asks after nothing but people ("What do you know of Fen?") is borne on only by
     what names them, did by them or was told by them."""
-    people = {w for a in world.agents.values() for n in a.all_names() for w in keys(n)}
+    people = _people_keys(world)
     substance = wanted - people
     text = keys(known.text)
     if substance:
@@ -728,11 +741,6 @@ def _bears(world: World, known: Known, wanted: set[str]) -> bool:
         return bool(substance & text) or (known.score >= BEARS and not known.mechanical)
     by = {w for a in (known.source, *known.actors) if a in world.agents for w in keys(world.agents[a].name)}
     return bool(wanted & (text | by))
-
-
-def _people_keys(world: World) -> set[str]:
-    """The word keys of every name of the world's people."""
-    return {w for a in world.agents.values() for n in a.all_names() for w in keys(n)}
 
 
 def _follow_up(to: str | None, knowledge: Knowledge, asked_words: set[str],

@@ -95,15 +95,20 @@ def _people_in(world: World, text: str) -> list[str]:
 def said_matter(text: str) -> str:
     """What a question of what one told is about, after its asking ("What did Pia tell you about the fire?" ->
     "about the fire"); "" when it asks for all of it ("What did Pia tell you?")."""
-    found = _SAID_BY.search(text)
-    return re.sub(r"^\s*(?:you|me|us|him|her|them)\b", "", text[found.end():]).strip(" ?.!,") if found else ""
+    return _after(_SAID_BY, text)
 
 
 def intent_matter(text: str) -> str:
     """What a question of intent is about, after its asking ("What should we do about the eunuchs?" -> "about the
     eunuchs"); "" when it asks only what one means to do ("What now?")."""
-    found = _INTENT.search(text)
-    return text[found.end():].strip(" ?.!") if found else ""
+    return _after(_INTENT, text)
+
+
+def _after(asking: re.Pattern[str], text: str) -> str:
+    """The words of a question after its asking (and the one asked: "tell you about the fire" -> "about the fire")."""
+    found = asking.search(text)
+    rest = re.sub(r"^\s*(?:you|me|us|him|her|them)\b", "", text[found.end():]) if found else ""
+    return rest.strip(" ?.!,")
 
 
 def is_polar(text: str) -> bool:

@@ -406,22 +406,31 @@ def speaks_of(world: World, text: str, agent: str) -> bool:
     return any(s.agent == agent for s in find_names(world, text))
 
 
+_PLACE_FORMS: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {}  # by world digest
+
+
 def places_in(world: World, text: str) -> set[str]:
     """The places a text names, by the world's place names: the whole name without its article ("the drying
     tent"), or "the" and its last word where no other place's name ends so ("below the ford": The river ford)."""
-    low = text.lower()
-    heads: dict[str, list[str]] = {}
-    found: set[str] = set()
-    for place in world.places.values():
-        name = re.sub(r"^(?:the|a|an)\s+", "", place.name.strip(), flags=re.IGNORECASE).lower()
-        if name and re.search(rf"\b{re.escape(name)}\b", low):
-            found.add(place.id)
-        words = re.findall(r"[a-z']+", name)
-        if words and len(words[-1]) > 2:
-            heads.setdefault(words[-1], []).append(place.id)
-    for head, ids in heads.items():
-        if len(ids) == 1 and re.search(rf"\bthe {re.escape(head)}\b", low):
-            found.add(ids[0])
+    return {place for form, place in _place_forms(world) if form.search(text)}
+
+
+def _place_forms(world: World) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """Each place's forms as patterns (built once per world)."""
+    found = _PLACE_FORMS.get(world.digest)
+    if found is None:
+        names = {p.id: re.sub(r"^(?:the|a|an)\s+", "", p.name.strip(), flags=re.IGNORECASE).lower()
+                 for p in world.places.values()}
+        heads: dict[str, list[str]] = {}
+        for place, name in names.items():
+            words = re.findall(r"[a-z']+", name)
+            if words and len(words[-1]) > 2:
+                heads.setdefault(words[-1], []).append(place)
+        found = tuple((re.compile(rf"\b{re.escape(name)}\b", re.IGNORECASE), place)
+                      for place, name in names.items() if name)
+        found += tuple((re.compile(rf"\bthe {re.escape(head)}\b", re.IGNORECASE), ids[0])
+                       for head, ids in heads.items() if len(ids) == 1)
+        _PLACE_FORMS[world.digest] = found
     return found
 
 
@@ -548,7 +557,6 @@ def say_known(world: World, speaker: str, listener: str | None, known: object, n
         form = "told_you" if source == listener else "told_unsure" if unsure else "told"
         if form != "told_you" and getattr(known, "overheard", False):  # said to another, heard by the speaker
             form = "told_heard_unsure" if unsure else "told_heard"
-
     elif via == "read" and source:
         form = "read"
     elif via == "inferred":
@@ -721,10 +729,9 @@ def _focused(world: World, speaker: str, listener: str | None, known: object, fo
         when = ago(world, getattr(known, "since_round"), now)
         if via in ("told", "sediment") and source and source == listener:
             line = table["source_you"][0].format(when=when)
-        elif via in ("told", "sediment") and source in world.agents and source != speaker and getattr(known, "overheard", False):
-            line = table["source_heard"][0].format(source=world.name_of(source), when=when)
         elif via in ("told", "sediment") and source in world.agents and source != speaker:
-            line = table["source_told"][now % len(table["source_told"])].format(source=world.name_of(source), when=when)
+            options = table["source_heard" if getattr(known, "overheard", False) else "source_told"]
+            line = options[now % len(options)].format(source=world.name_of(source), when=when)
         elif via == "read" and source:
             line = table["source_read"][0].format(source=inline(world.name_of(source)), when=when)
         elif via == "inferred":
