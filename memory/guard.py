@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memory import canonical, frames, lexicon, verbs
+from memory import canonical, frames, lexicon, verbs, wordnet
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'\u2019\-]*|\d+(?:[.,:]\d+)*")
 
@@ -340,7 +340,15 @@ def _swapped_participant(fa: Features, fb: Features) -> bool:
     concepts_b = {lexicon.concept(w) for w in fb.words}
     only_a = {p for p in fa.participants if p not in fb.words and lexicon.concept(p) not in concepts_b}
     only_b = {p for p in fb.participants if p not in fa.words and lexicon.concept(p) not in concepts_a}
+    only_a = {p for p in only_a if not _synonym_among(p, only_b)}
+    only_b = {p for p in only_b if not _synonym_among(p, only_a)}
     return bool(only_a) and bool(only_b)
+
+
+def _synonym_among(word: str, others: set[str]) -> bool:
+    """Whether WordNet puts `word` in a common sense of one of `others`, as a noun or an adjective ("fresh" / "new")."""
+    head = lexicon.key(word)
+    return any(wordnet.same_sense(head, lexicon.key(o), pos, verbs.WORDNET_DEPTH) for o in others for pos in ("noun", "adj"))
 
 
 def named(text: str) -> frozenset[str]:

@@ -6,9 +6,9 @@ its dictionary look-ups are used (never its out-of-vocabulary model), so a word 
 (a name, a coinage) is its own key.
 
 What no offline library provides stays here, as data: which story verbs and nouns mean the same
-(`SYNONYMS`) and which are opposite sides of one axis (`POLAR`). WordNet (nltk, wn) would need a
-data download at run time, and its antonyms would not serve anyway: "found"/"missing", "lit"/"went
-out" or "up to"/"down from" are no antonym pairs there.
+(`SYNONYMS`) and which are opposite sides of one axis (`POLAR`). WordNet's antonyms would not serve
+for the axes: "found"/"missing", "lit"/"went out" or "up to"/"down from" are no antonym pairs there;
+its synonyms answer for verbs the tables lack (memory/wordnet.py, used by memory/verbs.py).
 """
 
 from __future__ import annotations

