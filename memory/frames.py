@@ -677,6 +677,17 @@ def added_only(text_a: str, text_b: str) -> bool:
     return a <= b or b <= a
 
 
+def covers(held: str, asked: str) -> bool:
+    """Whether a held statement's frame holds all of an asked one's: it says that and maybe more, nothing swapped."""
+    from memory import canonical, verbs
+
+    held, asked = canonical.pair(held, asked)
+    fh, fa = frame(core(held)), frame(core(asked))
+    h, a = _bag(fh, fa), _bag(fa, fh)
+    a = verbs.unify_main(held, asked, h, _unify_deeds(h, a))
+    return bool(a) and a <= h
+
+
 def similarity(text_a: str, text_b: str) -> float:
     """Jaccard overlap of the two statements' frames (1.0: same concepts, same assertions), names and deeds aligned."""
     from memory import canonical, verbs

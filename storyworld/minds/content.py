@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 import msgspec
 import numpy as np
 
-from memory import lexicon
+from memory import frames, guard, lexicon
 from memory.records import Kind, Record
 from storyworld.kernel.actions import ActOn, SpeechAct, Say
 from storyworld.kernel.state import ThreadLine
@@ -150,6 +150,7 @@ class Speech(msgspec.Struct, frozen=True, kw_only=True):
     loose: Literal["", "unsure", "unknown", "only"] = ""
     intent: str = ""  # asked what it means to do: its goal as it says it (Knowledge.intent), said as rendered
     about: str = ""  # a where-answer's: the one asked after (an agent id), whom the line places
+    verdict: Literal["", "yes", "no"] = ""  # a yes-or-no question of fact the answer settles: said first
 
 
 # ------------------------------------------------------------------------------- gathering
@@ -693,23 +694,58 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     # the speaker told it lately (then "as I said, …"); a remark gets only what they lack
     lacking = [k for k in relevant if k.score >= best.score - ANSWER_MARGIN and _tellable(k, to, knowledge, asked=question)]
     if lacking:
-        return Speech(act="answer", to=to, carries=(lacking[0],), loose=_loose(world, lacking[0], wanted, addressed) if question else "")
+        return _answered(world, speaker, to, lacking[0], wanted, addressed) if question else \
+            Speech(act="answer", to=to, carries=(lacking[0],))
     if not question:
         return Speech(act="react", to=to, echo=echo) if told_news else None  # a remark with nothing to say back: unsaid
     # the closest ones they hold already: the next one that bears on the question and they lack, before
     # "you know as much as I do"
     further = next((k for k in relevant if _tellable(k, to, knowledge, asked=True)), None)
     if further is not None:
-        return Speech(act="answer", to=to, carries=(further,), loose=_loose(world, further, wanted, addressed))
+        return _answered(world, speaker, to, further, wanted, addressed)
     held = next((k for k in relevant if _tellable(k, None, knowledge, asked=True)), None)
     if held is not None and _loose(world, held, wanted, addressed) and to in held.holders:
         # what the asker holds already and is not what they asked after: no answer at all
         return Speech(act="unknown", to=to)
     if held is not None:
         # asked again what it told lately: the answer again, as such ("As I said, …"), not "that is all I know"
-        return Speech(act="answer", to=to, carries=(held,), again=held.record_id in knowledge.told,
-                      loose=_loose(world, held, wanted, addressed))
+        return _answered(world, speaker, to, held, wanted, addressed, again=held.record_id in knowledge.told)
     return Speech(act="unknown", to=to, told_all=True)
+
+
+def _answered(world: World, speaker: str, to: str | None, known: Known, wanted: set[str], addressed: ThreadLine,
+              again: bool = False) -> Speech:
+    """A question's answer carrying one holding: "yes" or "no" first when it settles a yes-or-no question of fact,
+    else said as near the question only (`_loose`) when no word of it is on it."""
+    verdict = _verdict(world, questions.as_statement(world, addressed.text, addressed.speaker, speaker), known)
+    return Speech(act="answer", to=to, carries=(known,), again=again, verdict=verdict,
+                  loose="" if verdict else _loose(world, known, wanted, addressed))
+
+
+def _verdict(world: World, statement: str | None, known: Known) -> Literal["", "yes", "no"]:
+    """Whether a holding settles the statement a yes-or-no question asks after, by the merge guard's own reading:
+    "yes" when it says all of it (and maybe more) with nothing swapped; "no" when it says the same of the same
+    matter but for a contradiction (a negation, an opposite, another place, time, number or person); else "".
+    A sight ("Bettany saw Odo drag the sacks") settles what was seen ("Did Odo drag the sacks?")."""
+    if statement is None or known.status != "believed" or known.mechanical:
+        return ""
+    seen = _PERCEIVED.match(known.text)
+    held = [known.text]
+    if seen and list(render.names_in(world, seen.group("who"))):
+        held.append(render.sentence(render.deed_seen(world, seen.group("what"))))
+    for text in held:
+        verdict = guard.check(statement, text)
+        if verdict.ok and frames.covers(text, statement):
+            return "yes"
+        if not verdict.ok and verdict.contradiction and frames.similarity(statement, text) >= VERDICT_SAME:
+            return "no"
+    return ""
+
+
+_PERCEIVED = re.compile(r"^(?P<who>[A-Z][\w' -]*?)\s+(?:saw|watched|noticed|spotted|heard)\s+(?P<what>.+?)\.?$")
+
+
+VERDICT_SAME = 0.5  # frame overlap at which a holding that contradicts a yes-or-no question is on its matter
 
 
 def _loose(world: World, known: Known, wanted: set[str], addressed: ThreadLine

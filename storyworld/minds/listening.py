@@ -74,7 +74,7 @@ def read_claim(world: World, speaker: str, to: str | None, text: str) -> Reading
     line = _reported(world, speaker, line)
     seen = _SEEN.match(line)
     if seen:
-        line = _deed_seen(world, line[seen.end():])
+        line = render.deed_seen(world, line[seen.end():])
     line = _third_person(world, speaker, to, line)
     line = render.sentence(line[:1].upper() + line[1:]) if line else ""
     named = tuple(render.names_in(world, line))
@@ -163,28 +163,6 @@ def _reported(world: World, speaker: str, line: str) -> str:
     if head and head.group(1).lower() in (pronoun, "he", "she") and pronoun in (head.group(1).lower(), "they"):
         what = world.name_of(who) + what[head.end():]
     return what
-
-
-def _deed_seen(world: World, rest: str) -> str:
-    """What follows "I saw": "Vell knock the lantern over" -> "Vell knocked the lantern over"; "Tobiah washing
-    the horses" -> "Tobiah was washing the horses"; "Tobiah down at the river" -> "Tobiah was down at the river"."""
-    spans = render.find_names(world, rest)
-    if not spans or spans[0].start != 0:
-        return rest
-    head, after = rest[:spans[0].end], rest[spans[0].end:]
-    match = re.match(r"^(\s+)([a-z]+)\b", after)
-    if match is None:
-        return rest
-    word = match.group(2)
-    readings = getAllLemmas(word)
-    lemmas = readings.get("VERB", ())
-    # a word that is also a preposition, an adverb or an adjective ("down", "out") is a place or a state
-    if word in lemmas and not {"ADP", "ADV", "ADJ"} & set(readings):  # a bare verb: the deed seen, told in the past
-        past = getInflection(word, tag="VBD")
-        return head + match.group(1) + (past[0] if past else word) + after[match.end():]
-    if lemmas and word.endswith("ed"):
-        return rest  # already told in the past ("Vell knocked")
-    return f"{head} was{after}"
 
 
 _FORMS = {  # a person said again after their name: subject, object, possessive, reflexive, "… is"

@@ -13,6 +13,7 @@ import re
 from typing import Literal
 
 import msgspec
+from lemminflect import getInflection
 
 from storyworld.minds import render
 from storyworld.world import World
@@ -114,3 +115,43 @@ def _after(asking: re.Pattern[str], text: str) -> str:
 def is_polar(text: str) -> bool:
     """Whether a question asks yes or no ("Do you think it will come again?"), not what, who or where."""
     return _POLAR.match(text) is not None
+
+
+# a yes-or-no question of fact: its auxiliary, its subject (a pronoun, a name as written, or a short noun phrase) and
+# the rest ("Did Tobias carry the bottle up the stair?"); proposals ("Should we …", "Shall I …") are no question of fact
+_FACT = re.compile(r"^\s*(?:[A-Z][\w' ]*,\s*)?(?P<aux>(?i:do|does|did|is|are|was|were|has|have|had))\s+"
+                   r"(?P<subject>(?i:you|he|she|it|they|i)\b|(?i:the|a|an|his|her|their|my|your)\s+\w+|"
+                   r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)\s+(?P<rest>[^?]+?)\s*\?\s*$")
+_OBJECT_YOU = re.compile(r"\b(?P<w>you|your|yours|me|my|mine|I)\b")
+
+
+def as_statement(world: World, text: str, asker: str | None, answerer: str) -> str | None:
+    """A yes-or-no question of fact as the statement it asks after, the people it means by "you" and "I" named
+    ("Did you sell offices?" asked of Zhang Rang -> "Zhang Rang sold offices."); None for any other question."""
+    found = _FACT.match(text)
+    if found is None or answerer not in world.agents:
+        return None
+    you = world.name_of(answerer)
+    me = world.name_of(asker) if asker in world.agents else None
+    names = {"you": you, "your": f"{you}'s", "yours": f"{you}'s", "me": me, "i": me, "my": f"{me}'s" if me else None,
+             "mine": f"{me}'s" if me else None}
+
+    def named(word: str) -> str | None:
+        return names.get(word.lower())
+
+    subject = named(found["subject"]) if found["subject"].lower() in names else found["subject"]
+    if subject is None or any(named(m["w"]) is None for m in _OBJECT_YOU.finditer(found["rest"])):
+        return None  # an "I" or "me" with no asker of the world to name
+    rest = _OBJECT_YOU.sub(lambda m: named(m["w"]) or m["w"], found["rest"])
+    aux = found["aux"].lower()
+    if aux in ("do", "does", "did"):
+        verb, _, tail = rest.partition(" ")
+        # "did" takes the past; "do" and "does" the present, of one named ("Do you drink?" -> "Zhang Fei drinks")
+        tag = "VBD" if aux == "did" else "VBP" if subject.lower() == "they" else "VBZ"
+        form = getInflection(verb.lower(), tag=tag)
+        rest = f"{form[0] if form else verb} {tail}".strip()
+    else:
+        # "you" and "I" named are one person spoken of: "Are you ready?" -> "Guan Yu is ready"
+        one = found["subject"].lower() in ("you", "i")
+        rest = f"{({'are': 'is', 'have': 'has', 'were': 'was', 'am': 'is'}.get(aux, aux)) if one else aux} {rest}"
+    return render.sentence(f"{subject[:1].upper()}{subject[1:]} {rest}")

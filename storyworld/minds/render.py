@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 import msgspec
-from lemminflect import getAllInflections, getAllLemmas
+from lemminflect import getAllInflections, getAllLemmas, getInflection
 
 from storyworld.kernel import verbs
 from storyworld.minds import lines
@@ -390,6 +390,28 @@ def _opening(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def deed_seen(world: World, rest: str) -> str:
+    """What follows "I saw": "Vell knock the lantern over" -> "Vell knocked the lantern over"; "Tobiah washing
+    the horses" -> "Tobiah was washing the horses"; "Tobiah down at the river" -> "Tobiah was down at the river"."""
+    spans = find_names(world, rest)
+    if not spans or spans[0].start != 0:
+        return rest
+    head, after = rest[:spans[0].end], rest[spans[0].end:]
+    match = re.match(r"^(\s+)([a-z]+)\b", after)
+    if match is None:
+        return rest
+    word = match.group(2)
+    readings = getAllLemmas(word)
+    lemmas = readings.get("VERB", ())
+    # a word that is also a preposition, an adverb or an adjective ("down", "out") is a place or a state
+    if word in lemmas and not {"ADP", "ADV", "ADJ"} & set(readings):  # a bare verb: the deed seen, told in the past
+        past = getInflection(word, tag="VBD")
+        return head + match.group(1) + (past[0] if past else word) + after[match.end():]
+    if lemmas and word.endswith("ed"):
+        return rest  # already told in the past ("Vell knocked")
+    return f"{head} was{after}"
+
+
 def sentence(text: str) -> str:
     """A text ending as a sentence ends."""
     text = text.strip()
@@ -671,6 +693,10 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
             body = f"What I can tell you is this. {_opening(body)}" if lang == "en" else f"我能告诉你的是：{body}"
         if getattr(speech, "heard", False) and lang == "en":
             body = sentence(f"that is news to me; and {clause(body, world)}")  # a name keeps its capital
+        verdict = getattr(speech, "verdict", "")
+        if verdict:  # a yes-or-no question the holding settles: the yes or the no first, then what it rests on
+            word = {"en": {"yes": "yes", "no": "no"}, "zh": {"yes": "是的", "no": "不"}}[lang][verdict]
+            body = f"{word}: {clause(body, world)}." if lang == "en" else f"{word}，{body}"
         return _with_vocative(world, to, body, lang)
     if getattr(speech, "intent", ""):  # asked what it means to do: its goal, in its own words
         return _with_vocative(world, to, _yours(world, getattr(speech, "intent"), to), lang)

@@ -126,3 +126,32 @@ def test_what_one_told_of_a_matter_is_only_what_they_told_of_it():
     assert [k.record_id for k in lantern.carries] == [1]
     boat = _follow_up("reeve", knowledge, keys("What did Pia tell you about the boat?"), keys("the boat"))
     assert boat.act == "unknown" and not boat.carries
+
+
+@pytest.mark.parametrize(("question", "asker", "answerer", "statement"), [
+    ("Did you swap the sacks?", "wat", "odo", "Odo Quenby swapped the sacks."),
+    ("Reeve, have you counted my sacks?", "bettany", "reeve", "Ysmay Hollin has counted Bettany Crewe's sacks."),
+    ("Are you ready?", "wat", "odo", "Odo Quenby is ready."),
+    ("Does Odo drink at the fair?", "wat", "reeve", "Odo drinks at the fair."),
+    ("Was the barn locked at night?", "wat", "reeve", "The barn was locked at night."),
+    ("Should we tell the reeve?", "wat", "odo", None),  # a proposal, no question of fact
+    ("Who took the grain?", "wat", "odo", None),
+    ("Did I tell you?", None, "odo", None),  # an "I" with nobody of the world to name
+])
+def test_a_yes_or_no_question_of_fact_reads_as_the_statement_it_asks_after(mill, question, asker, answerer, statement):
+    assert questions.as_statement(mill, question, asker, answerer) == statement
+
+
+@pytest.mark.parametrize(("statement", "held", "verdict"), [
+    ("Odo dragged the sacks out of the barn.", "Bettany Crewe saw Odo Quenby drag six grain sacks out of the barn at night.", "yes"),
+    ("Odo dragged ten sacks out of the barn.", "Odo dragged six grain sacks out of the barn at night.", "no"),
+    ("Odo locked the barn.", "Odo never locked the barn.", "no"),
+    ("Odo sold the grain at the fair.", "Odo dragged six grain sacks out of the barn at night.", ""),
+    ("Odo dragged the sacks out of the barn at dawn.", "Odo dragged the sacks out of the barn.", ""),  # asks more than held
+])
+def test_a_holding_settles_a_yes_or_no_question_only_when_it_says_it_or_its_contrary(mill, statement, held, verdict):
+    from storyworld.minds.content import Known, _verdict
+
+    assert _verdict(mill, statement, Known(record_id=1, text=held, kind="event", via="witnessed")) == verdict
+    doubted = Known(record_id=1, text=held, kind="event", via="told", status="doubted")
+    assert _verdict(mill, statement, doubted) == ""  # what it doubts settles nothing

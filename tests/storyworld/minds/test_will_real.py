@@ -162,3 +162,18 @@ def test_a_question_on_what_he_keeps_is_withheld_from_those_he_keeps_it_from(pla
     beside = content._withheld(sim.store, "odo", "Do you know where the cattle dealer lodges in town?",
                                knowledge.secrets, ("reeve", "tamsin"))
     assert beside == (), beside
+
+
+def test_a_yes_or_no_question_of_fact_is_answered_yes_or_no_from_what_is_held(played):
+    world, sim, player = played
+    # the reeve holds, told by Bettany, that Odo dragged six sacks out of the tithe barn at night
+    yes = interview(world, sim.store, "reeve", "Did Odo drag the sacks out of the barn?", round_=sim.state.round,
+                    asker="wat")
+    assert yes.act == "answer" and yes.text.startswith("Wat Ashby, yes:"), yes.text
+    more = interview(world, sim.store, "reeve", "Did Odo drag ten sacks out of the barn?", round_=sim.state.round,
+                     asker="wat")
+    assert more.text.startswith("Wat Ashby, no:") and "six" in more.text, more.text
+    # what she holds nothing that settles gets no yes and no no
+    open_ = interview(world, sim.store, "reeve", "Did Odo sell the grain at the fair?", round_=sim.state.round,
+                      asker="wat")
+    assert ", yes:" not in open_.text and ", no:" not in open_.text, open_.text
