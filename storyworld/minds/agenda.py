@@ -15,7 +15,7 @@ import msgspec
 
 from storyworld.kernel.actions import Move, Say
 from storyworld.minds.choice import Plan
-from storyworld.minds.content import TELL_MIN, Known, Knowledge, _tellable, keys
+from storyworld.minds.content import TELL_MIN, Known, Knowledge, _tellable, keys, news_first
 from storyworld.minds.context import DecisionContext
 from storyworld.minds.direction import shortest_path
 from storyworld.world import World
@@ -98,8 +98,10 @@ def _not_asked_of(knowledge: Knowledge, index: int) -> tuple[str, ...]:
 
 
 def fresh_news(knowledge: Knowledge) -> list[Known]:
-    """What the character was told lately (gathered as `Knowledge.news`), newest first: news to pass on."""
-    return sorted(knowledge.news, key=lambda k: (-k.since_round, k.record_id))
+    """What the character was told lately (gathered as `Knowledge.news`): news to pass on, in `news_first` order."""
+    return sorted(knowledge.news, key=news_first)
+
+
 
 
 def _asked(context: DecisionContext, question: str, listener: str) -> bool:

@@ -128,6 +128,8 @@ class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
     # asked what it means to do ("What should we do?"): the goal nearest the question that hides nothing, as it
     # says it ("I mean to …"); "" when it has none to tell
     intent: str = ""
+    proposal: str = ""  # asked to do something ("Should we tell Hamlet?"): what it agrees to, in its own words
+    declines: bool = False  # ... and it will not: the deed would give away what it keeps from the asker
 
 
 class Speech(msgspec.Struct, frozen=True, kw_only=True):
@@ -151,6 +153,7 @@ class Speech(msgspec.Struct, frozen=True, kw_only=True):
     intent: str = ""  # asked what it means to do: its goal as it says it (Knowledge.intent), said as rendered
     about: str = ""  # a where-answer's: the one asked after (an agent id), whom the line places
     verdict: Literal["", "yes", "no"] = ""  # a yes-or-no question of fact the answer settles: said first
+    proposal: str = ""  # a proposal it answers (Knowledge.proposal): agreed to ("yes: let us …"), or not (verdict "no")
 
 
 # ------------------------------------------------------------------------------- gathering
@@ -385,7 +388,9 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
                 kept[hit.record.id] = max(kept.get(hit.record.id, 0.0), float(hit.score))
     secrets = keep_to_self(world, agent, held, kept)
     secrets |= _near_the_deed(world, agent, held, secrets)
-    news = tuple(_known(r, agent, 1.0, present, mechanical, world) for r in held
+    # news is scored by how near it is to the moment (its goals, place and company): what it cares about goes first
+    near = {k.record_id: k.score for k in moment}
+    news = tuple(_known(r, agent, near.get(r.id, 0.0), present, mechanical, world) for r in held
                  if _usable(world, r, agent) and r.owners[agent].via == "told" and r.owners[agent].since_round >= round_ - NEWS_ROUNDS
                  and r.id not in secrets)
     lacking_at = _lacking_at(world, agent, held, [k.record_id for k in news if k.record_id not in told], present)
@@ -397,13 +402,19 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
     intent = _intent(world, agent, addressed.text, encoder, hiding) if asked.kind == "intent" and addressed else ""
     if asked.kind == "intent" and not intent and addressed and _has_substance(world, questions.intent_matter(addressed.text)):
         asked = questions.Asked()  # "What should we do about the eunuchs?" with no goal on it: what it holds of them
+    proposal = (questions.proposal(world, addressed.text, addressed.speaker, agent) or "") \
+        if asked.kind == "proposal" and addressed else ""
+    # a deed that would give away what it keeps from the asker ("Shall we look in the barn?" to the one who hid
+    # the sacks there) it will not agree to
+    declines = bool(proposal and secrets and encoder and addressed and addressed.speaker in
+                    _withheld(store, agent, proposal, secrets, (addressed.speaker,)))
     return Knowledge(heard=heard, beat=beat, moment=moment, lately=lately, told=tuple(dict.fromkeys(told)),
                      secrets=secrets, vocabulary=frozenset(vocabulary), asked=asked, previous=earlier, pointed=pointed,
                      news=news, questions=asks, asked_about=tuple(people for _, people in asking), withheld=withheld,
                      seekers=tuple(a for a in present if encoder is not None and a in world.agents
                                    and any(x.kind == "learn" for x in aims.aims_of(world, a, encoder))),
                      stays=encoder is not None and any(a.kind == "guard" for a in aims.aims_of(world, agent, encoder)),
-                     lacking_at=lacking_at, intent=intent)
+                     lacking_at=lacking_at, intent=intent, proposal=proposal, declines=declines)
 
 
 def _intent(world: World, agent: str, question: str, encoder: aims.Encoder | None, hiding: set[str]) -> str:
@@ -611,8 +622,7 @@ def choose(world: World, speaker: str, purpose: str, action: Action, knowledge: 
     if purpose == "greet":
         return Speech(act="greet", to=to)
     if purpose == "tell":  # news it was told lately, on to someone who lacks it (not back to its teller)
-        fresh = sorted((k for k in knowledge.news if k.source != to and _tellable(k, to, knowledge)),
-                       key=lambda k: (-k.since_round, k.record_id))
+        fresh = sorted((k for k in knowledge.news if k.source != to and _tellable(k, to, knowledge)), key=news_first)
         return Speech(act="tell", to=to, carries=tuple(fresh[:1])) if fresh else None
     if purpose == "seek":  # a goal to find something out, asked in its own words
         return Speech(act="ask", to=to, question=knowledge.questions[0]) if knowledge.questions else None
@@ -630,6 +640,13 @@ def choose(world: World, speaker: str, purpose: str, action: Action, knowledge: 
     return None
 
 
+def news_first(known: Known) -> tuple[int, int, int]:
+    """The order news is passed on in: what bears most on the teller's goals and the moment first (`Known.score`,
+    in steps of `NEWS_STEP`), the newest first among the like."""
+    return -int(known.score / NEWS_STEP), -known.since_round, known.record_id
+
+
+NEWS_STEP = 0.1  # nearness to the moment closer than this is no reason to put one piece of news before another
 NEWS_ROUNDS = 6  # a holding told within this many rounds is news to pass on (Knowledge.news)
 SAID_MAX = 3  # holdings one answer to "What did X tell you?" says at most
 BEARS = 0.5  # relevance at which a holding answers a question it shares no word of substance with (a paraphrase)
@@ -646,6 +663,8 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     a question of where.
     """
     question = is_asking(addressed)
+    if question and knowledge.asked.kind == "proposal" and knowledge.proposal:
+        return Speech(act="answer", to=to, proposal=knowledge.proposal, verdict="no" if knowledge.declines else "yes")
     if question and knowledge.asked.kind == "intent":
         return Speech(act="answer", to=to, intent=knowledge.intent) if knowledge.intent else Speech(act="unknown", to=to)
     if question and knowledge.asked.kind != "open":
@@ -682,8 +701,7 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     told_now = {t.record for t in addressed.tells}
     echo = addressed.claims[0].text if addressed.claims else addressed.tells[0].text if addressed.tells else ""
     relevant = [k for k in relevant if k.record_id not in told_now]  # the line's own news is no answer to it
-    fresh = sorted((k for k in knowledge.news if _tellable(k, to, knowledge) and to not in k.actors),
-                   key=lambda k: (-k.since_round, k.record_id))
+    fresh = sorted((k for k in knowledge.news if _tellable(k, to, knowledge) and to not in k.actors), key=news_first)
     if not question and fresh and (told_news or not relevant):
         # a remark: news of its own the listener lacks in return ("That is news to me; and Pia told me that …")
         return Speech(act="tell", to=to, carries=tuple(fresh[:1]), heard=told_news)

@@ -18,7 +18,7 @@ from lemminflect import getInflection
 from storyworld.minds import render
 from storyworld.world import World
 
-AskedKind = Literal["open", "source", "said_by", "when", "where_now", "intent"]
+AskedKind = Literal["open", "source", "said_by", "when", "where_now", "intent", "proposal"]
 
 _SOURCE = re.compile(r"\bwho\s+(?:first\s+|\w+ly\s+)?(?:told|tells|said|says)\b|\bhow\s+(?:do|did|can|could)\s+you\s+know\b|"
                      r"\b(?:where|from\s+whom|from\s+who|how)\s+did\s+you\s+(?:hear|learn|find\s+out|come\s+to\s+know)\b|"
@@ -75,6 +75,8 @@ def read_question(world: World, text: str, asker: str | None, answerer: str,
                 return Asked(kind="where_now", people=named[:1])
     if _INTENT.search(text):
         return Asked(kind="intent")
+    if proposal(world, text, asker, answerer) is not None:
+        return Asked(kind="proposal")
     if _WHEN.match(text) and len(text.split()) <= 6:
         return Asked(kind="when")
     return Asked()
@@ -155,3 +157,38 @@ def as_statement(world: World, text: str, asker: str | None, answerer: str) -> s
         one = found["subject"].lower() in ("you", "i")
         rest = f"{({'are': 'is', 'have': 'has', 'were': 'was', 'am': 'is'}.get(aux, aux)) if one else aux} {rest}"
     return render.sentence(f"{subject[:1].upper()}{subject[1:]} {rest}")
+
+
+# a proposal or a request to do something together: "Should we tell Prince Hamlet?", "Shall I fetch the reeve?",
+# "Will you swear the oath with us?", "Are you ready to ride?"; asking what one knows is no proposal
+_PROPOSAL = re.compile(r"^\s*(?:[A-Z][\w' ]*,\s*)?(?:(?P<we>(?i:should|shall)\s+(?i:we))|(?P<i>(?i:should|shall)\s+(?i:i))|"
+                       r"(?P<you>(?i:will|would|can|could)\s+(?i:you))|(?P<ready>(?i:are)\s+(?i:you)\s+(?i:ready|willing)\s+to))"
+                       r"\s+(?P<what>[^?]+?)\s*\?\s*$")
+_KNOWING = frozenset("know think believe remember recall guess imagine see hear".split())
+_TELLING = frozenset("tell say explain describe show".split())  # ... to the asker ("tell me", "show us") asks for what is known
+_TOLD_ASKER = frozenset("me us what where who how why when whether if".split())
+
+
+def proposal(world: World, text: str, asker: str | None, answerer: str) -> str | None:
+    """What a proposal asks the one asked to agree to, as the one asked would say it in the first person with the
+    asker named ("Will you swear the oath with us?" -> "Guan Yu will swear the oath with us"); None when the
+    question asks for something known, not for a deed ("Can you tell me where he is?")."""
+    found = _PROPOSAL.match(text)
+    if found is None or answerer not in world.agents:
+        return None
+    what = found["what"]
+    head, _, rest = what.lower().partition(" ")
+    if head in _KNOWING or (head in _TELLING and (not rest or rest.split(" ", 1)[0] in _TOLD_ASKER)):
+        return None
+    you, me = world.name_of(answerer), world.name_of(asker) if asker in world.agents else None
+    if me is None and _OBJECT_YOU.search(what) and any(m["w"].lower() in ("i", "me", "my", "mine") for m in _OBJECT_YOU.finditer(what)):
+        return None
+    names = {"you": you, "your": f"{you}'s", "yours": f"{you}'s", "me": me, "i": me, "my": f"{me}'s", "mine": f"{me}'s"}
+    what = _OBJECT_YOU.sub(lambda m: names.get(m["w"].lower()) or m["w"], what)
+    if found["we"]:
+        return f"let us {what}"
+    if found["i"]:
+        return f"{me} should {what}" if me else None
+    if found["ready"]:
+        return f"{you} is ready to {what}"
+    return f"{you} will {what}"

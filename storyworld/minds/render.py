@@ -477,6 +477,7 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
                      "there is no more I can tell you.", "that is all I know, and you have heard it."),
         "refuse": ("that is not a thing I will speak of.", "do not ask me that.", "I will not answer that.",
                    "leave that alone; I will say nothing."),
+        "decline": ("no; I will have no part in that.", "no, I would rather we did not.", "no; leave that be."),
         "greet": ("well met, my friend.", "welcome, and well met.", "good day to you.", "it is good to see you.",
                   "a good day, and well met.", "I am glad to see you.", "greetings to you.", "well, here you are."),
         "ask": ("what news do you bring?", "what brings you here?", "is all well with you?", "how goes it with you?",
@@ -504,7 +505,7 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
         "where": ("last I knew, {who} was at {place}.", "the last I heard, {who} was at {place}."),
     },
     "zh": {
-        "unknown": ("此事我不知道。", "我未曾听说此事。"), "no_news": ("没有什么新消息。",), "told_all": ("我所知道的都已告诉你了。",), "refuse": ("此事我不便多说。", "不要问我这个。"),
+        "unknown": ("此事我不知道。", "我未曾听说此事。"), "no_news": ("没有什么新消息。",), "told_all": ("我所知道的都已告诉你了。",), "refuse": ("此事我不便多说。", "不要问我这个。"), "decline": ("不，此事我不参与。",),
         "greet": ("幸会。", "欢迎。"), "ask": ("有什么消息吗？", "你为何来此？"), "ask_about": ("你知道{topic}的事吗？",),
         "lead": ("随我去{place}。",), "summon": ("{place}有人找你。",), "demand": ("请你说实话。",),
         "lie": ("一切安好，不必担心。",), "deny": ("此事与我无关，我一无所知。",), "heard": ("原来如此，我记下了。",),
@@ -698,6 +699,13 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
             word = {"en": {"yes": "yes", "no": "no"}, "zh": {"yes": "是的", "no": "不"}}[lang][verdict]
             body = f"{word}: {clause(body, world)}." if lang == "en" else f"{word}，{body}"
         return _with_vocative(world, to, body, lang)
+    proposal = getattr(speech, "proposal", "")
+    if proposal:  # asked to do something: agreed to, in its own words, or declined
+        if getattr(speech, "verdict", "") == "no":
+            options = TEMPLATES[lang]["decline"]
+            return _with_vocative(world, to, options[now % len(options)], lang)
+        agreed = point_of_view(world, proposal, speaker, to)
+        return _with_vocative(world, to, f"yes: {agreed}." if lang == "en" else f"好，{agreed}。", lang)
     if getattr(speech, "intent", ""):  # asked what it means to do: its goal, in its own words
         return _with_vocative(world, to, _yours(world, getattr(speech, "intent"), to), lang)
     echo = getattr(speech, "echo", "")

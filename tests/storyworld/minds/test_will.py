@@ -155,3 +155,19 @@ def test_a_holding_settles_a_yes_or_no_question_only_when_it_says_it_or_its_cont
     assert _verdict(mill, statement, Known(record_id=1, text=held, kind="event", via="witnessed")) == verdict
     doubted = Known(record_id=1, text=held, kind="event", via="told", status="doubted")
     assert _verdict(mill, statement, doubted) == ""  # what it doubts settles nothing
+
+
+@pytest.mark.parametrize(("question", "asker", "answerer", "agreed"), [
+    ("Should we tell the miller?", "wat", "reeve", "let us tell the miller"),
+    ("Reeve, shall we ride to the fair at dawn?", "wat", "reeve", "let us ride to the fair at dawn"),
+    ("Will you help me carry the flour?", "wat", "tamsin", "Tamsin Brook will help Wat Ashby carry the flour"),
+    ("Are you ready to count my sacks?", "bettany", "reeve", "Ysmay Hollin is ready to count Bettany Crewe's sacks"),
+    ("Shall I fetch the reeve?", "wat", "odo", "Wat Ashby should fetch the reeve"),
+    ("Can you tell me where Odo is?", "wat", "reeve", None),  # asks for what is known
+    ("Would you know who took the grain?", "wat", "reeve", None),
+    ("Will you tell us what you saw?", "wat", "reeve", None),
+    ("Did you count the sacks?", "wat", "reeve", None),  # a question of fact
+])
+def test_a_proposal_reads_as_what_the_one_asked_would_agree_to(mill, question, asker, answerer, agreed):
+    assert questions.proposal(mill, question, asker, answerer) == agreed
+    assert (questions.read_question(mill, question, asker, answerer).kind == "proposal") is (agreed is not None)

@@ -177,3 +177,17 @@ def test_a_yes_or_no_question_of_fact_is_answered_yes_or_no_from_what_is_held(pl
     open_ = interview(world, sim.store, "reeve", "Did Odo sell the grain at the fair?", round_=sim.state.round,
                       asker="wat")
     assert ", yes:" not in open_.text and ", no:" not in open_.text, open_.text
+
+
+def test_a_proposal_is_agreed_to_in_the_ones_own_words_unless_it_would_give_away_what_is_kept(played):
+    world, sim, player = played
+    agreed = interview(world, sim.store, "reeve", "Should we ride to the fair at dawn?", round_=sim.state.round,
+                       asker="wat")
+    assert agreed.text == "Wat Ashby, yes: let us ride to the fair at dawn.", agreed.text
+    will = interview(world, sim.store, "tamsin", "Will you help me carry the flour?", round_=sim.state.round,
+                     asker="wat")
+    assert will.text == "Wat Ashby, yes: I will help you carry the flour.", will.text
+    # the miller, who swapped the tithe grain for chaff, is asked to open what would show it
+    kept = interview(world, sim.store, "odo", "Shall we open the tithe sacks and look at the grain?",
+                     round_=sim.state.round, asker="reeve")
+    assert kept.text.startswith("Ysmay Hollin, no") and "yes" not in kept.text.lower(), kept.text
