@@ -40,7 +40,7 @@ key file (TOML; unknown fields are errors):
   carried_words_only_rate    the same without naming the player
   store_told_by_player_rate  facts whose hearer holds a record told by the player since that round whose text carries
                              the fact (store_any_...: any record told by the player since that round)
-  follow_ups                 after the first answer, "Who told you that?", "When was that?", "Where is he now?", one
+  follow_ups                 after the first answer, "Who told you that?", "When was that?", "Where is she now?" (the player's pronoun), one
                              conversation (each asked after the answer before it, as `storyworld ask SAVE A Q1 Q2`): who names someone (the player as the teller), when says
                              a time word or a number, where names a place of the world
   spread_characters          characters other than the hearer holding a record that carries a told fact, told (after

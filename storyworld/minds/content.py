@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 import msgspec
 import numpy as np
+from lemminflect import getAllLemmas
 
 from memory import frames, guard, lexicon
 from memory.records import Kind, Record
@@ -130,6 +131,9 @@ class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
     intent: str = ""
     proposal: str = ""  # asked to do something ("Should we tell Hamlet?"): what it agrees to, in its own words
     declines: bool = False  # ... and it will not: the deed would give away what it keeps from the asker
+    # asked what to do about a matter no goal of its is on: the matter's words; a holding answers only when it is on
+    # the whole matter ("…with the men who join us?" is not answered by "a real man should serve his country")
+    matter: frozenset[str] = frozenset()
 
 
 class Speech(msgspec.Struct, frozen=True, kw_only=True):
@@ -154,6 +158,7 @@ class Speech(msgspec.Struct, frozen=True, kw_only=True):
     about: str = ""  # a where-answer's: the one asked after (an agent id), whom the line places
     verdict: Literal["", "yes", "no"] = ""  # a yes-or-no question of fact the answer settles: said first
     proposal: str = ""  # a proposal it answers (Knowledge.proposal): agreed to ("yes: let us …"), or not (verdict "no")
+    matter: str = ""  # what it does not know, as the question asked it ("how Laertes is living"): "I do not know …"
 
 
 # ------------------------------------------------------------------------------- gathering
@@ -400,8 +405,11 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
     asks = tuple(q for q, _ in asking)
     withheld = tuple(_withheld(store, agent, q, secrets, present) for q in asks) if secrets and encoder else ()
     intent = _intent(world, agent, addressed.text, encoder, hiding) if asked.kind == "intent" and addressed else ""
+    matter: frozenset[str] = frozenset()
     if asked.kind == "intent" and not intent and addressed and _has_substance(world, questions.intent_matter(addressed.text)):
-        asked = questions.Asked()  # "What should we do about the eunuchs?" with no goal on it: what it holds of them
+        # "What should we do about the eunuchs?" with no goal on it: what it holds of the whole matter
+        asked = questions.Asked()
+        matter = frozenset(keys(questions.intent_matter(addressed.text)) - _people_keys(world))
     proposal = (questions.proposal(world, addressed.text, addressed.speaker, agent) or "") \
         if asked.kind == "proposal" and addressed else ""
     # a deed that would give away what it keeps from the asker ("Shall we look in the barn?" to the one who hid
@@ -414,7 +422,7 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
                      seekers=tuple(a for a in present if encoder is not None and a in world.agents
                                    and any(x.kind == "learn" for x in aims.aims_of(world, a, encoder))),
                      stays=encoder is not None and any(a.kind == "guard" for a in aims.aims_of(world, agent, encoder)),
-                     lacking_at=lacking_at, intent=intent, proposal=proposal, declines=declines)
+                     lacking_at=lacking_at, intent=intent, proposal=proposal, declines=declines, matter=matter)
 
 
 def _intent(world: World, agent: str, question: str, encoder: aims.Encoder | None, hiding: set[str]) -> str:
@@ -618,7 +626,12 @@ def choose(world: World, speaker: str, purpose: str, action: Action, knowledge: 
                  and _tellable(k, to, knowledge)]
         return Speech(act="tell" if about else "ask", to=to, carries=tuple(about[:1]))
     if purpose == "answer" and addressed is not None:
-        return _answer(world, speaker, to, knowledge, addressed)
+        said = _answer(world, speaker, to, knowledge, addressed)
+        if said is not None and said.act == "unknown" and not said.news and not said.told_all and is_asking(addressed):
+            # "I do not know how Laertes is living": the asker hears which question it does not know the answer to
+            said = msgspec.structs.replace(said, matter=questions.unknown_clause(
+                world, addressed.text, addressed.speaker, speaker, knowledge.asked))
+        return said
     if purpose == "greet":
         return Speech(act="greet", to=to)
     if purpose == "tell":  # news it was told lately, on to someone who lacks it (not back to its teller)
@@ -671,15 +684,28 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         return _follow_up(to, knowledge, keys(addressed.text),
                           keys(questions.said_matter(addressed.text)) - _people_keys(world))
     named = keys(world.agents[speaker].name) if speaker in world.agents else set()  # "Marcellus, what news?"
-    if question and not keys(addressed.text) - named:
+    # "What news?" asks after nothing in particular; "Where is he now?" with no "he" it can tell asks after someone
+    if question and not keys(addressed.text) - named and not re.search(r"\b(?:where|who|whom|when|why)\b", addressed.text,
+                                                                      re.IGNORECASE):
         news = next((k for k in (*knowledge.beat, *knowledge.moment, *knowledge.lately)
                      if k.score >= TELL_MIN and _tellable(k, to, knowledge)), None)
         return Speech(act="answer", to=to, carries=(news,)) if news else Speech(act="unknown", to=to, news=True)
     whereabouts = re.search(r"\bwhere\b", addressed.text, re.IGNORECASE) is not None
     floor = ANSWER_MIN if question else TELL_MIN
     wanted = asked_keys(world, addressed.text, addressed.speaker, speaker)
-    relevant = [k for k in knowledge.heard if k.score >= floor and (whereabouts or not k.mechanical)
-                and (not question or _bears(world, k, wanted))]
+    movers: set[str] = set()
+    things: set[str] = set()
+    if whereabouts:
+        # a where-question is answered by what places the one or the thing it asks after: a move by its mover (or
+        # by the one asked, asked where "you" went), anything else only when it names the thing asked after
+        where = addressed.text[re.search(r"\bwhere\b", addressed.text, re.IGNORECASE).end():]  # type: ignore[union-attr]
+        movers = set(questions.people_in(world, where)) | ({speaker} if re.search(r"\byou\b", where, re.IGNORECASE) else set())
+        things = {lexicon.key(w) for w in lines.words(where) if "NOUN" in getAllLemmas(w)} - _people_keys(world) - QUESTION_WORDS
+    relevant = [k for k in knowledge.heard if k.score >= floor
+                and (not k.mechanical or (whereabouts and bool(movers & _doers(world, k))))
+                and (not things or movers & _doers(world, k) or bool(things & keys(k.text)))
+                and (not question or _bears(world, k, wanted))
+                and len(knowledge.matter & keys(k.text)) >= min(MATTER_WORDS, len(knowledge.matter))]
     kept = [k for k in relevant if k.record_id in knowledge.secrets and to not in knowledge.secrets[k.record_id]
             and to not in k.holders]
     # a kept deed the question is on (a word of it in common), not one merely near it in meaning: a denial of
@@ -731,6 +757,11 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     return Speech(act="unknown", to=to, told_all=True)
 
 
+def _doers(world: World, known: Known) -> set[str]:
+    """Who a holding says did it: its typed actors, else (a record from before they were typed) whom it names."""
+    return set(known.actors) or set(render.names_in(world, known.text))
+
+
 def _answered(world: World, speaker: str, to: str | None, known: Known, wanted: set[str], addressed: ThreadLine,
               again: bool = False) -> Speech:
     """A question's answer carrying one holding: "yes" or "no" first when it settles a yes-or-no question of fact,
@@ -763,6 +794,7 @@ def _verdict(world: World, statement: str | None, known: Known) -> Literal["", "
 _PERCEIVED = re.compile(r"^(?P<who>[A-Z][\w' -]*?)\s+(?:saw|watched|noticed|spotted|heard)\s+(?P<what>.+?)\.?$")
 
 
+MATTER_WORDS = 2  # words of a matter (all, when it has fewer) a holding shares to answer what to do about it
 VERDICT_SAME = 0.5  # frame overlap at which a holding that contradicts a yes-or-no question is on its matter
 
 

@@ -61,7 +61,10 @@ class Reading(msgspec.Struct, frozen=True, kw_only=True):
 def read_claim(world: World, speaker: str, to: str | None, text: str) -> Reading | None:
     """The statement a line asserts, in the third person, or None for a question, a greeting or a stock line."""
     line = " ".join(text.split()).strip()
-    if not line or _asks(line) or _GREETING.match(line):
+    # what a line tells before (or after) a question it puts is told all the same ("The crumpled schedule was in the
+    # basket. Will you keep it locked?"): the questions go, the statements stay
+    line = " ".join(part for part in re.split(r"(?<=[.!?])\s+", line) if part and not _asks(part))
+    if not line or _GREETING.match(line):
         return None
     line = _drop_vocative(world, to, line)
     # a bidding asserts nothing ("Watch my uncle's face closely"); what a line tells beside one is kept ("Take care

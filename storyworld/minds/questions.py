@@ -56,7 +56,7 @@ def read_question(world: World, text: str, asker: str | None, answerer: str,
         who = said.group("who").strip()
         if re.fullmatch(r"i|me", who, re.IGNORECASE) and asker in world.agents:
             return Asked(kind="said_by", people=(asker,))
-        named = tuple(a for a in _people_in(world, who) if a != answerer)
+        named = tuple(a for a in people_in(world, who) if a != answerer)
         if named:
             return Asked(kind="said_by", people=named)
     where = _WHERE_NOW.search(text.strip())
@@ -70,7 +70,7 @@ def read_question(world: World, text: str, asker: str | None, answerer: str,
             if found:
                 return Asked(kind="where_now", people=(found[0],))
         else:
-            named = tuple(a for a in _people_in(world, who) if a != answerer)
+            named = tuple(a for a in people_in(world, who) if a != answerer)
             if named:
                 return Asked(kind="where_now", people=named[:1])
     if _INTENT.search(text):
@@ -82,7 +82,7 @@ def read_question(world: World, text: str, asker: str | None, answerer: str,
     return Asked()
 
 
-def _people_in(world: World, text: str) -> list[str]:
+def people_in(world: World, text: str) -> list[str]:
     """Whom a question names: by their names as written, else in any case (the person playing types "where is the
     king now?" and "what did horatio tell you?")."""
     found = list(render.names_in(world, text))
@@ -192,3 +192,27 @@ def proposal(world: World, text: str, asker: str | None, answerer: str) -> str |
     if found["ready"]:
         return f"{you} is ready to {what}"
     return f"{you} will {what}"
+
+
+# a question that embeds what it asks ("Do you know how Laertes is living?", "Can you tell me who took the grain?")
+_EMBEDDED = re.compile(r"^\s*(?:[A-Z][\w' ]*,\s*)?(?:(?:do|did|does)\s+you\s+(?:know|remember|recall)|(?:have|has)\s+you\s+heard|"
+                       r"(?:can|could|will|would)\s+you\s+tell\s+(?:me|us))\s+(?P<what>(?:who|whom|whose|what|where|when|why|how|"
+                       r"whether|if|which)\b[^?]*?)\s*\?\s*$", re.IGNORECASE)
+
+
+def unknown_clause(world: World, text: str, asker: str | None, answerer: str, asked: Asked) -> str:
+    """What a question asks after, as the one asked says it does not know it ("Do you know how Laertes is living?"
+    -> "how Laertes is living"; "Where is Vernon now?" -> "where Vernon Pike is now"); "" when it cannot say."""
+    if asked.kind == "where_now" and asked.people and asked.people[0] in world.agents:
+        return f"where {world.name_of(asked.people[0])} is now"
+    found = _EMBEDDED.match(text)
+    if found is None or answerer not in world.agents:
+        return ""
+    what = re.sub(r"^if\b", "whether", found["what"], flags=re.IGNORECASE)
+    you, me = world.name_of(answerer), world.name_of(asker) if asker in world.agents else None
+    names = {"you": you, "your": f"{you}'s", "yours": f"{you}'s", "me": me, "i": me, "my": f"{me}'s" if me else None,
+             "mine": f"{me}'s" if me else None}
+    if any(names.get(m["w"].lower()) is None for m in _OBJECT_YOU.finditer(what)):
+        return ""
+    what = _OBJECT_YOU.sub(lambda m: names.get(m["w"].lower()) or m["w"], what)
+    return render.point_of_view(world, what[:1].lower() + what[1:], answerer, asker)

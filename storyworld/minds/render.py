@@ -471,6 +471,8 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
         "unknown": ("I do not know; nothing of that has come my way.", "nobody has told me a word of it, so I do not know.",
                     "that I do not know, and I will not guess at it.", "I have seen and heard nothing of it; I do not know.",
                     "I do not know, I am sorry to say."),
+        "unknown_what": ("I do not know {what}; nobody has told me a word of it.", "I do not know {what}, I am sorry to say.",
+                         "I cannot tell you {what}; I do not know."),
         "no_news": ("nothing new that I know of.", "I have no news for you.", "nothing has come to my ears.",
                     "all is quiet, as far as I know.", "I have heard nothing new."),
         "told_all": ("I have told you all I know of it.", "you know as much of it as I do.",
@@ -716,6 +718,10 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
         return _with_vocative(world, to, f"{told}? {heard[:1].upper()}{heard[1:]}", lang)
     if act == "ask" and getattr(speech, "question", ""):
         return _with_vocative(world, to, getattr(speech, "question"), lang)
+    matter = getattr(speech, "matter", "")
+    if act == "unknown" and matter and lang == "en":  # the question it does not know the answer to, said back
+        options = TEMPLATES[lang]["unknown_what"]
+        return _with_vocative(world, to, options[now % len(options)].format(what=matter), lang)
     key = {"answer": "unknown", "tell": "demand", "react": "heard", "lie": "deny"}.get(act, act)
     if getattr(speech, "told_all", False):
         key = "told_all"

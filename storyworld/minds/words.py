@@ -28,8 +28,9 @@ log = logging.getLogger("storyworld.minds")
 
 MAX_CONTEXT = 140  # characters of a remembered or overheard line in a prompt
 # Characters a spoken line may hold: no markup, quotes, digits or newlines (they are where a small
-# model's prose turns into JSON, lists and scene directions).
-SPEECH_CHARS = r"[^{}\[\]<>|\\\"\n\r\t0-9_*#@$%^&=+~`]"
+# model's prose turns into JSON, lists and scene directions), nor the number forms it puts for digits ("¼ rounds ago").
+NUMBER_FORMS = "\u00b2\u00b3\u00b9\u00bc-\u00be\u2070-\u209f\u2150-\u218f"  # the characters themselves: the grammar reads no escapes
+SPEECH_CHARS = r"[^{}\[\]<>|\\\"\n\r\t0-9_*#@$%^&=+~`" + NUMBER_FORMS + "]"
 SYSTEM = ("You say one line of a play again in a character's own voice: the same facts and names, nothing added, "
           "one or two short sentences.")
 # One worked example, invented and world-neutral: the facts and names kept, the wording the speaker's own.
@@ -180,6 +181,8 @@ def check(world: World, context: DecisionContext, speech: content.Speech, floor:
     invented = [w for w in lines.proper_words(text) if w.lower() not in names and content.keys(w) - known]
     if invented:
         found.append("invented name")
+    if re.findall(r"\d+", floor) != re.findall(r"\d+", text) or re.search(f"[{NUMBER_FORMS}]", text):
+        found.append("changed a number")  # "4 rounds ago" is not "¼ rounds ago"; a number is said as the floor says it
     if _past_after_perception(world, text):
         found.append("grammar")  # "I heard Rosa say that" made "I heard Rosa said that"
     return list(dict.fromkeys(found))

@@ -140,7 +140,8 @@ def told_and_carried(facts: Sequence[ToldFact], store: MemoryStore, names: Names
     return out
 
 
-FOLLOW_UPS = (("who", "Who told you that?"), ("when", "When was that?"), ("where", "Where is he now?"))
+# "Where is she now?": the pronoun is the teller's (the player's), as the world file gives it
+FOLLOW_UPS = (("who", "Who told you that?"), ("when", "When was that?"), ("where", "Where {is_pronoun} now?"))
 
 
 def interview_share(replies: Sequence[Reply]) -> float | str | None:
@@ -157,7 +158,9 @@ def _follow_ups(hearer: str, previous: Reply, names: Names, player: str, ask: As
     where a place of the world."""
     follow["asked"] += 1
     lines = []
-    for kind, question in FOLLOW_UPS:
+    for kind, asking in FOLLOW_UPS:
+        pronoun = names.pronouns.get(player, "he")
+        question = asking.format(is_pronoun="are they" if pronoun == "they" else f"is {pronoun}")
         reply = ask(hearer, question, None, previous)
         previous = reply  # one conversation: each follow-up follows the answer before it
         asked.append(reply)

@@ -130,6 +130,8 @@ class Names:
         for agent in world.file.agent:
             forms = [agent.name, *agent.aliases]
             self.people[agent.id] = tuple(dict.fromkeys(f for f in forms if f.strip()))
+        # the pronoun the world file gives each person ("he", "she", "they"), for questions that point back to them
+        self.pronouns: dict[str, str] = {agent.id: agent.pronouns for agent in world.file.agent}
         self.places: dict[str, str] = {p.id: p.name for p in world.file.place}
         self.objects: dict[str, str] = {o.id: o.name for o in world.file.object}
         self.person_words = frozenset(stem(w) for forms in self.people.values() for f in forms for w in tokens(f)

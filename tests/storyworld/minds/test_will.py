@@ -171,3 +171,22 @@ def test_a_holding_settles_a_yes_or_no_question_only_when_it_says_it_or_its_cont
 def test_a_proposal_reads_as_what_the_one_asked_would_agree_to(mill, question, asker, answerer, agreed):
     assert questions.proposal(mill, question, asker, answerer) == agreed
     assert (questions.read_question(mill, question, asker, answerer).kind == "proposal") is (agreed is not None)
+
+
+@pytest.mark.parametrize(("question", "asker", "answerer", "clause"), [
+    ("Do you know who took the tithe grain?", "wat", "reeve", "who took the tithe grain"),
+    ("Reeve, can you tell me where my sacks went?", "bettany", "reeve", "where your sacks went"),
+    ("Do you know if the miller swapped them?", "wat", "reeve", "whether the miller swapped them"),
+    ("Where is Odo now?", "wat", "reeve", "where Odo Quenby is now"),
+    ("Who told you?", "wat", "reeve", ""),  # a follow-up: "I do not know" alone
+    ("What news?", "wat", "reeve", ""),
+])
+def test_what_is_not_known_is_said_back_as_it_was_asked(mill, question, asker, answerer, clause):
+    asked = questions.read_question(mill, question, asker, answerer)
+    assert questions.unknown_clause(mill, question, asker, answerer, asked) == clause
+
+
+def test_what_a_line_tells_beside_its_question_is_read_and_the_question_is_not(mill):
+    reading = listening.read_claim(mill, "bettany", "reeve", "Odo dragged six sacks out of the barn. Will you count them?")
+    assert reading is not None and reading.text == "Odo dragged six sacks out of the barn."
+    assert listening.read_claim(mill, "bettany", "reeve", "Will you count them? And who took the grain?") is None

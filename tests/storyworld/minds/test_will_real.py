@@ -191,3 +191,19 @@ def test_a_proposal_is_agreed_to_in_the_ones_own_words_unless_it_would_give_away
     kept = interview(world, sim.store, "odo", "Shall we open the tithe sacks and look at the grain?",
                      round_=sim.state.round, asker="reeve")
     assert kept.text.startswith("Ysmay Hollin, no") and "yes" not in kept.text.lower(), kept.text
+
+
+def test_what_to_do_about_a_matter_no_goal_is_on_is_answered_only_from_the_whole_matter(played):
+    world, sim, player = played
+    answer = interview(world, sim.store, "tamsin", "What should we do with the empty sacks after the fair?",
+                       round_=sim.state.round, asker="wat")
+    assert answer.act == "unknown" or {"empty", "fair"} <= set(answer.text.lower().replace(".", " ").split()) \
+        or {"sacks", "fair"} <= set(answer.text.lower().replace(".", " ").split()), answer.text
+
+
+def test_i_do_not_know_says_what_is_not_known(played):
+    world, sim, player = played
+    answer = interview(world, sim.store, "tamsin", "Do you know where the bishop's silver spoon went?",
+                       round_=sim.state.round, asker="wat")
+    assert answer.act == "unknown" and "I do not know where the bishop's silver spoon went" in answer.text \
+        or "I cannot tell you where the bishop's silver spoon went" in answer.text, answer.text
