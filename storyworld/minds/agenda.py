@@ -30,7 +30,7 @@ def next_step(world: World, context: DecisionContext) -> Plan | None:
     present = [a for a in p.present if a != context.agent]
     news = fresh_news(knowledge)
     listener: str | None  # whom a line goes to (None: nobody here it fits)
-    telling = tell_news(context)
+    telling = tell_news(world, context)
     if telling is not None:
         return telling
     for index, question in enumerate(knowledge.questions):
@@ -69,15 +69,24 @@ def next_step(world: World, context: DecisionContext) -> Plan | None:
     return None
 
 
-def tell_news(context: DecisionContext) -> Plan | None:
+def tell_news(world: World, context: DecisionContext) -> Plan | None:
     """News it was told lately, to someone here who lacks it: one with a goal to find something out first; never
     back to whoever told it, nor to one it accuses (its doer)."""
     knowledge = context.knowledge
     present = [a for a in context.perception.present if a != context.agent]
+    index = {a: i for i, a in enumerate(world.agents)}
     for known in fresh_news(knowledge):
-        for listener in sorted(present, key=lambda a: a not in knowledge.seekers):
-            if listener != known.source and listener not in known.actors and _tellable(known, listener, knowledge):
-                return Plan(action=Say(actor=context.agent, text="", to=listener), purpose="tell")
+        listeners = [a for a in sorted(present, key=lambda a: a not in knowledge.seekers)
+                     if a != known.source and a not in known.actors and _tellable(known, a, knowledge)]
+        # those here who hold the same news decide at once, none hearing the others: each takes the next listener
+        # in a turn that rotates with the round (so one kept busy does not hold the news up), and one with no
+        # listener left leaves it to the others; three do not tell one listener the same thing in one round
+        tellers = sorted({h for h in known.holders if h != context.player and h in index} | {context.agent},
+                         key=lambda a: index.get(a, 0))
+        start = context.perception.round % len(tellers)
+        turn = (tellers[start:] + tellers[:start]).index(context.agent)
+        if turn < len(listeners):
+            return Plan(action=Say(actor=context.agent, text="", to=listeners[turn]), purpose="tell")
     return None
 
 

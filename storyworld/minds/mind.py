@@ -72,7 +72,7 @@ class LLMMind:
             planned = agenda.next_step(world, context) or planned
         elif isinstance(planned.action, Move) and planned.purpose == "beat":
             # news for someone here who lacks it is said before walking off to a beat elsewhere
-            planned = agenda.tell_news(context) or planned
+            planned = agenda.tell_news(world, context) or planned
         if planned is not None:
             return planned, {}
         options = choice.menu(world, context)

@@ -205,6 +205,10 @@ def unknown_clause(world: World, text: str, asker: str | None, answerer: str, as
     -> "how Laertes is living"; "Where is Vernon now?" -> "where Vernon Pike is now"); "" when it cannot say."""
     if asked.kind == "where_now" and asked.people and asked.people[0] in world.agents:
         return f"where {world.name_of(asked.people[0])} is now"
+    if _INTENT.search(text):  # "What should we do about the eunuchs?" -> "what to do about the eunuchs"
+        matter = intent_matter(text)
+        found_you = _OBJECT_YOU.search(matter)
+        return f"what to do {matter}" if matter and not found_you else ""
     found = _EMBEDDED.match(text)
     if found is None or answerer not in world.agents:
         return ""

@@ -488,7 +488,7 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
         "ask_about": ("what do you know of {topic}?", "have you heard anything of {topic}?", "is there any word of {topic}?",
                       "tell me, what news of {topic}?", "what can you tell me of {topic}?", "what is said of {topic}?",
                       "any tidings of {topic}?", "what have you heard of {topic}?"),
-        "lead": ("come with me to {place}.", "follow me to {place}.", "we must go to {place}.", "come, we go together."),
+        "lead": ("come with me to {place}.", "follow me to {place}.", "we must go to {place}.", "come, we go together to {place}."),
         "summon": ("you are wanted at {place}.", "they are asking for you at {place}.", "you must go at once."),
         "demand": ("I would have the truth from you.", "answer me plainly."),
         "lie": ("all is well; there is nothing to fear.",),

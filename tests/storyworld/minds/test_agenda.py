@@ -120,9 +120,9 @@ def test_where_those_who_lack_news_are_comes_from_typed_fields(mill):
 def test_news_for_someone_here_is_said_before_walking_off(mill):
     news = Known(record_id=7, text="Odo dragged six grain sacks out of the tithe barn at night.", kind="claim",
                  via="told", source="bettany", since_round=3, actors=("odo",), holders=("tamsin",))
-    step = agenda.tell_news(context(("tamsin", "wat"), Knowledge(news=(news,))))
+    step = agenda.tell_news(mill, context(("tamsin", "wat"), Knowledge(news=(news,))))
     assert step is not None and step.action.to == "wat" and step.purpose == "tell"
-    assert agenda.tell_news(context(("tamsin",), Knowledge(news=(news,)))) is None  # nobody here lacks it
+    assert agenda.tell_news(mill, context(("tamsin",), Knowledge(news=(news,)))) is None  # nobody here lacks it
 
 
 def test_a_goal_question_that_would_give_a_secret_away_is_not_put_to_those_it_is_kept_from(mill):
@@ -132,3 +132,20 @@ def test_a_goal_question_that_would_give_a_secret_away_is_not_put_to_those_it_is
     assert step is not None and isinstance(step.action, Say) and step.action.to == "wat"
     assert agenda.next_step(mill, context(("odo", "tamsin"), knowledge)) is None
     assert agenda.open_questions(context(("tamsin",), knowledge), knowledge, "tamsin").questions == ()
+
+
+def test_those_who_hold_the_same_news_tell_different_listeners_and_the_turn_rotates(mill):
+    news = Known(record_id=7, text="Odo dragged six grain sacks out of the tithe barn at night.", kind="claim",
+                 via="told", source="bettany", since_round=3, actors=("odo",), holders=("reeve", "tamsin"))
+    # the reeve and Tamsin both hold it and Wat alone lacks it: one of them tells him, the other leaves it
+    reeve = agenda.tell_news(mill, context(("tamsin", "wat"), Knowledge(news=(news,))))
+    tamsin_context = msgspec.structs.replace(context(("reeve", "wat"), Knowledge(news=(news,))), agent="tamsin")
+    tamsin = agenda.tell_news(mill, tamsin_context)
+    assert (reeve is None) != (tamsin is None)
+    teller = reeve or tamsin
+    assert teller is not None and teller.action.to == "wat"
+    # a round later the turn has moved on: the other one is first
+    later = [agenda.tell_news(mill, msgspec.structs.replace(c, perception=msgspec.structs.replace(
+        c.perception, round=c.perception.round + 1))) for c in (context(("tamsin", "wat"), Knowledge(news=(news,))),
+                                                                 tamsin_context)]
+    assert [p is None for p in later] != [reeve is None, tamsin is None]

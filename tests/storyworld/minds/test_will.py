@@ -190,3 +190,9 @@ def test_what_a_line_tells_beside_its_question_is_read_and_the_question_is_not(m
     reading = listening.read_claim(mill, "bettany", "reeve", "Odo dragged six sacks out of the barn. Will you count them?")
     assert reading is not None and reading.text == "Odo dragged six sacks out of the barn."
     assert listening.read_claim(mill, "bettany", "reeve", "Will you count them? And who took the grain?") is None
+
+
+def test_what_to_do_about_a_matter_is_said_back_when_it_is_not_known(mill):
+    asked = questions.read_question(mill, "What should we do about the chaff in the barn?", "wat", "reeve")
+    assert questions.unknown_clause(mill, "What should we do about the chaff in the barn?", "wat", "reeve", asked) \
+        == "what to do about the chaff in the barn"
