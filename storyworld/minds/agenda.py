@@ -79,14 +79,16 @@ def tell_news(world: World, context: DecisionContext) -> Plan | None:
         listeners = [a for a in sorted(present, key=lambda a: a not in knowledge.seekers)
                      if a != known.source and a not in known.actors and _tellable(known, a, knowledge)]
         # those here who hold the same news decide at once, none hearing the others: each takes the next listener
-        # in a turn that rotates with the round (so one kept busy does not hold the news up), and one with no
-        # listener left leaves it to the others; three do not tell one listener the same thing in one round
-        tellers = sorted({h for h in known.holders if h != context.player and h in index} | {context.agent},
-                         key=lambda a: index.get(a, 0))
+        # in a turn that rotates with the round, so two who hold it tell two who lack it rather than both the same
+        # one (with fewer listeners than tellers some tell one listener alike: leaving it to another who may be
+        # kept busy would leave the news untold)
+        busy = {t.to for t in context.perception.recent_talk if t.round >= context.perception.round - 1 and t.to}
+        tellers = sorted({h for h in known.holders if h != context.player and h in index and h not in busy}
+                         | {context.agent}, key=lambda a: index.get(a, 0))  # one spoken to last round answers now
         start = context.perception.round % len(tellers)
         turn = (tellers[start:] + tellers[:start]).index(context.agent)
-        if turn < len(listeners):
-            return Plan(action=Say(actor=context.agent, text="", to=listeners[turn]), purpose="tell")
+        if listeners:
+            return Plan(action=Say(actor=context.agent, text="", to=listeners[turn % len(listeners)]), purpose="tell")
     return None
 
 
