@@ -682,7 +682,8 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         return Speech(act="answer", to=to, intent=knowledge.intent) if knowledge.intent else Speech(act="unknown", to=to)
     if question and knowledge.asked.kind != "open":
         return _follow_up(to, knowledge, keys(addressed.text),
-                          keys(questions.said_matter(addressed.text)) - _people_keys(world))
+                          keys(questions.said_matter(addressed.text)) - _people_keys(world),
+                          things=_things(world, addressed.text))
     named = keys(world.agents[speaker].name) if speaker in world.agents else set()  # "Marcellus, what news?"
     # "What news?" asks after nothing in particular; "Where is he now?" with no "he" it can tell asks after someone
     if question and not keys(addressed.text) - named and not re.search(r"\b(?:where|who|whom|when|why)\b", addressed.text,
@@ -700,8 +701,11 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         # by the one asked, asked where "you" went), anything else only when it names the thing asked after
         where = addressed.text[re.search(r"\bwhere\b", addressed.text, re.IGNORECASE).end():]  # type: ignore[union-attr]
         movers = set(questions.people_in(world, where)) | ({speaker} if re.search(r"\byou\b", where, re.IGNORECASE) else set())
-        things = {lexicon.key(w) for w in lines.words(where) if "NOUN" in getAllLemmas(w)} - _people_keys(world) - QUESTION_WORDS
+        things = _things(world, where)
+    # "How much salt …?", "How many sacks …?" ask for a number: only a holding that says one answers
+    counting = re.search(r"\bhow\s+(?:much|many)\b", addressed.text, re.IGNORECASE) is not None
     relevant = [k for k in knowledge.heard if k.score >= floor
+                and (not counting or bool(guard.features(k.text).numbers))
                 and (not k.mechanical or (whereabouts and bool(movers & _doers(world, k))))
                 and (not things or movers & _doers(world, k) or bool(things & keys(k.text)))
                 and (not question or _bears(world, k, wanted))
@@ -755,6 +759,12 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         # asked again what it told lately: the answer again, as such ("As I said, …"), not "that is all I know"
         return _answered(world, speaker, to, held, wanted, addressed, again=held.record_id in knowledge.told)
     return Speech(act="unknown", to=to, told_all=True)
+
+
+def _things(world: World, text: str) -> set[str]:
+    """The keys of the words of a text that can name a thing (a noun reading), people's names and question words
+    left out: what a question asks after, beside its verbs ("where the silver spoon went": spoon, silver)."""
+    return {lexicon.key(w) for w in lines.words(text) if "NOUN" in getAllLemmas(w)} - _people_keys(world) - QUESTION_WORDS
 
 
 def _doers(world: World, known: Known) -> set[str]:
@@ -830,13 +840,18 @@ def _bears(world: World, known: Known, wanted: set[str]) -> bool:
 
 
 def _follow_up(to: str | None, knowledge: Knowledge, asked_words: set[str],
-               matter: frozenset[str] | set[str] = frozenset()) -> Speech:
+               matter: frozenset[str] | set[str] = frozenset(), things: set[str] | frozenset[str] = frozenset()) -> Speech:
     """A shaped question's answer from typed fields: where the last answer came from, when it happened, what the
     one named told, where the one asked after was last known to be; else "I do not know"."""
     asked = knowledge.asked
     if asked.kind in ("source", "when"):
         # what the last answer rested on; else what the question, with the line before it, recalls surely
-        earlier = knowledge.previous[:1] or tuple(k for k in knowledge.heard[:1] if k.score >= BEARS)
+        # (a question that names what it asks the source of, "Who told you somebody went down the lane with a
+        # light?", is on the holding that names those things, not on whatever came nearest)
+        named = [k for k in knowledge.heard if k.score >= BEARS and (not things or things & keys(k.text))]
+        # of those, the one that says most of what was named ("…dragged sacks out of the barn": the dragging)
+        named.sort(key=lambda k: -len(asked_words & keys(k.text)))
+        earlier = knowledge.previous[:1] or tuple(named[:1])
         if not earlier:
             return Speech(act="unknown", to=to)
         # "Who told you that Tobiah was at the wagon?" names its matter: the answer says it back with its source

@@ -207,3 +207,14 @@ def test_i_do_not_know_says_what_is_not_known(played):
                        round_=sim.state.round, asker="wat")
     assert answer.act == "unknown" and "I do not know where the bishop's silver spoon went" in answer.text \
         or "I cannot tell you where the bishop's silver spoon went" in answer.text, answer.text
+
+
+def test_how_many_is_answered_only_with_a_number_and_who_told_you_names_the_matter_asked(played):
+    world, sim, player = played
+    many = interview(world, sim.store, "reeve", "How many sacks did Odo drag out?", round_=sim.state.round, asker="wat")
+    assert "six" in many.text.lower(), many.text  # Bettany told her: six grain sacks
+    none = interview(world, sim.store, "reeve", "How much flour went to the fair?", round_=sim.state.round, asker="wat")
+    assert none.act == "unknown", none.text  # nothing she holds says how much
+    source = interview(world, sim.store, "reeve", "Who told you somebody dragged sacks out of the barn?",
+                       round_=sim.state.round, asker="wat")
+    assert "Bettany" in source.text and "sack" in source.text.lower(), source.text
