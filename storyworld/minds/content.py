@@ -715,8 +715,14 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     # a kept deed the question is on (a word of it in common), not one merely near it in meaning: a denial of
     # what nobody asked after would draw the eye to it
     if kept and kept[0].score >= relevant[0].score - ANSWER_MARGIN and _shares(world, kept[0], wanted):
-        # asked after a deed it keeps, it denies knowing (a lie, held as its word); after what it means to tell
-        # someone else, it will not say
+        # asked after a deed it keeps, it gives its own story of the matter when it has told one (what it said
+        # itself, on the question: "I said the crack was only frost in the mortar"), else denies knowing (a lie,
+        # held as its word); after what it means to tell someone else, it will not say
+        if knowledge.secrets[kept[0].record_id] == ():
+            cover = next((k for k in relevant if k not in kept and k.said_by == speaker
+                          and k.record_id not in knowledge.secrets and _shares(world, k, wanted)), None)
+            if cover is not None:
+                return _answered(world, speaker, to, cover, wanted, addressed)
         return Speech(act="lie" if knowledge.secrets[kept[0].record_id] == () else "refuse", to=to)
     relevant = [k for k in relevant if k not in kept]  # never answered with a kept deed, nor a neighbour of it
     if question:

@@ -218,3 +218,19 @@ def test_how_many_is_answered_only_with_a_number_and_who_told_you_names_the_matt
     source = interview(world, sim.store, "reeve", "Who told you somebody dragged sacks out of the barn?",
                        round_=sim.state.round, asker="wat")
     assert "Bettany" in source.text and "sack" in source.text.lower(), source.text
+
+
+def test_the_keeper_asked_after_his_deed_gives_his_own_story_of_it_not_the_deed():
+    from storyworld.llm import load_model
+
+    world = load_world(TOLLBRIDGE)
+    sim = session.new_simulation(world, "survey-morning", Settings(seed=0, awake="near", player="yusuf"),
+                                 LLMMind(load_model(seed=0)))
+    asked = interview(world, sim.store, "halvard", "Something heavy has been crossing this bridge after dark. Did "
+                      "you let anyone through the gate at night?", round_=0, asker="priya")
+    # his own story of the matter, said before (the toll-keeper's smear of the ferry-keeper), never the wagons
+    assert asked.act == "answer" and asked.text.startswith("Priya Venkataraman, I said"), asked.text
+    assert "quarry" not in asked.text.lower() and "wagon" not in asked.text.lower(), asked.text
+    # on what he has told no story of, he denies
+    gate = interview(world, sim.store, "halvard", "Did you unlock the gate at night?", round_=0, asker="priya")
+    assert gate.act == "lie" and "quarry" not in gate.text.lower(), gate.text
