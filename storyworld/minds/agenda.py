@@ -75,6 +75,7 @@ def tell_news(world: World, context: DecisionContext) -> Plan | None:
     knowledge = context.knowledge
     present = [a for a in context.perception.present if a != context.agent]
     index = {a: i for i, a in enumerate(world.agents)}
+    busy = {t.to for t in context.perception.recent_talk if t.round >= context.perception.round - 1 and t.to}
     for known in fresh_news(knowledge):
         listeners = [a for a in sorted(present, key=lambda a: a not in knowledge.seekers)
                      if a != known.source and a not in known.actors and _tellable(known, a, knowledge)]
@@ -82,7 +83,6 @@ def tell_news(world: World, context: DecisionContext) -> Plan | None:
         # in a turn that rotates with the round, so two who hold it tell two who lack it rather than both the same
         # one (with fewer listeners than tellers some tell one listener alike: leaving it to another who may be
         # kept busy would leave the news untold)
-        busy = {t.to for t in context.perception.recent_talk if t.round >= context.perception.round - 1 and t.to}
         tellers = sorted({h for h in known.holders if h != context.player and h in index and h not in busy}
                          | {context.agent}, key=lambda a: index.get(a, 0))  # one spoken to last round answers now
         start = context.perception.round % len(tellers)
@@ -111,8 +111,6 @@ def _not_asked_of(knowledge: Knowledge, index: int) -> tuple[str, ...]:
 def fresh_news(knowledge: Knowledge) -> list[Known]:
     """What the character was told lately (gathered as `Knowledge.news`): news to pass on, in `news_first` order."""
     return sorted(knowledge.news, key=news_first)
-
-
 
 
 def _asked(context: DecisionContext, question: str, listener: str) -> bool:

@@ -127,24 +127,27 @@ _FACT = re.compile(r"^\s*(?:[A-Z][\w' ]*,\s*)?(?P<aux>(?i:do|does|did|is|are|was
 _OBJECT_YOU = re.compile(r"\b(?P<w>you|your|yours|me|my|mine|I)\b")
 
 
+def _named(world: World, text: str, asker: str | None, answerer: str) -> str | None:
+    """A question's words with its "you" and "I" as the people they mean, named ("your sacks" asked of the reeve ->
+    "Ysmay Hollin's sacks"); None when it says "I" or "me" and no asker of the world is there to name."""
+    you = world.name_of(answerer)
+    me = world.name_of(asker) if asker in world.agents else None
+    names = {"you": you, "your": f"{you}'s", "yours": f"{you}'s", "me": me, "i": me, "my": f"{me}'s" if me else None,
+             "mine": f"{me}'s" if me else None}
+    if any(names[m["w"].lower()] is None for m in _OBJECT_YOU.finditer(text)):
+        return None
+    return _OBJECT_YOU.sub(lambda m: names[m["w"].lower()] or m["w"], text)
+
+
 def as_statement(world: World, text: str, asker: str | None, answerer: str) -> str | None:
     """A yes-or-no question of fact as the statement it asks after, the people it means by "you" and "I" named
     ("Did you sell offices?" asked of Zhang Rang -> "Zhang Rang sold offices."); None for any other question."""
     found = _FACT.match(text)
     if found is None or answerer not in world.agents:
         return None
-    you = world.name_of(answerer)
-    me = world.name_of(asker) if asker in world.agents else None
-    names = {"you": you, "your": f"{you}'s", "yours": f"{you}'s", "me": me, "i": me, "my": f"{me}'s" if me else None,
-             "mine": f"{me}'s" if me else None}
-
-    def named(word: str) -> str | None:
-        return names.get(word.lower())
-
-    subject = named(found["subject"]) if found["subject"].lower() in names else found["subject"]
-    if subject is None or any(named(m["w"]) is None for m in _OBJECT_YOU.finditer(found["rest"])):
-        return None  # an "I" or "me" with no asker of the world to name
-    rest = _OBJECT_YOU.sub(lambda m: named(m["w"]) or m["w"], found["rest"])
+    subject, rest = _named(world, found["subject"], asker, answerer), _named(world, found["rest"], asker, answerer)
+    if subject is None or rest is None:
+        return None
     aux = found["aux"].lower()
     if aux in ("do", "does", "did"):
         verb, _, tail = rest.partition(" ")
@@ -181,10 +184,10 @@ def proposal(world: World, text: str, asker: str | None, answerer: str) -> str |
     if head in _KNOWING or (head in _TELLING and (not rest or rest.split(" ", 1)[0] in _TOLD_ASKER)):
         return None
     you, me = world.name_of(answerer), world.name_of(asker) if asker in world.agents else None
-    if me is None and _OBJECT_YOU.search(what) and any(m["w"].lower() in ("i", "me", "my", "mine") for m in _OBJECT_YOU.finditer(what)):
+    named = _named(world, what, asker, answerer)
+    if named is None:
         return None
-    names = {"you": you, "your": f"{you}'s", "yours": f"{you}'s", "me": me, "i": me, "my": f"{me}'s", "mine": f"{me}'s"}
-    what = _OBJECT_YOU.sub(lambda m: names.get(m["w"].lower()) or m["w"], what)
+    what = named
     if found["we"]:
         return f"let us {what}"
     if found["i"]:
@@ -212,11 +215,7 @@ def unknown_clause(world: World, text: str, asker: str | None, answerer: str, as
     found = _EMBEDDED.match(text)
     if found is None or answerer not in world.agents:
         return ""
-    what = re.sub(r"^if\b", "whether", found["what"], flags=re.IGNORECASE)
-    you, me = world.name_of(answerer), world.name_of(asker) if asker in world.agents else None
-    names = {"you": you, "your": f"{you}'s", "yours": f"{you}'s", "me": me, "i": me, "my": f"{me}'s" if me else None,
-             "mine": f"{me}'s" if me else None}
-    if any(names.get(m["w"].lower()) is None for m in _OBJECT_YOU.finditer(what)):
+    what = _named(world, re.sub(r"^if\b", "whether", found["what"], flags=re.IGNORECASE), asker, answerer)
+    if what is None:
         return ""
-    what = _OBJECT_YOU.sub(lambda m: names.get(m["w"].lower()) or m["w"], what)
     return render.point_of_view(world, what[:1].lower() + what[1:], answerer, asker)
