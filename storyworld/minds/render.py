@@ -497,7 +497,7 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
         "heard": ("I did not know that, not at all.", "that is news to me, truly.", "I had not heard that before.",
                   "I never knew that until now."),
         "source_told": ("{source} told me, {when}.", "I had it from {source}, {when}."),
-        "source_you": ("you told me yourself, {when}.",),
+        "source_you": ("you told me yourself, {when}.",), "source_heard_you": ("I heard you say it, {when}.",),
         "source_heard": ("I heard {source} say it, {when}.",),
         "source_saw": ("I saw it with my own eyes, {when}; nobody had to tell me.",),
         "source_own": ("those are my own words; I said so {when}.",),
@@ -511,7 +511,7 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
         "greet": ("幸会。", "欢迎。"), "ask": ("有什么消息吗？", "你为何来此？"), "ask_about": ("你知道{topic}的事吗？",),
         "lead": ("随我去{place}。",), "summon": ("{place}有人找你。",), "demand": ("请你说实话。",),
         "lie": ("一切安好，不必担心。",), "deny": ("此事与我无关，我一无所知。",), "heard": ("原来如此，我记下了。",),
-        "source_told": ("是{source}告诉我的，{when}。",), "source_you": ("是你亲口告诉我的，{when}。",),
+        "source_told": ("是{source}告诉我的，{when}。",), "source_you": ("是你亲口告诉我的，{when}。",), "source_heard_you": ("我听你说的，{when}。",),
         "source_heard": ("我听{source}说的，{when}。",),
         "source_saw": ("没人告诉我，是我亲眼所见，{when}。",), "source_read": ("我在{source}中读到的，{when}。",),
         "source_own": ("这是我自己说的，{when}。",),
@@ -523,13 +523,13 @@ PROVENANCE = {
     "en": {"quote": "{source} said: \u201c{q}\u201d", "quote_own": "I said it myself: \u201c{q}\u201d",
            "quote_you": "you said it yourself: \u201c{q}\u201d", "shared": "you know it as well as I do: {c}", "told_you": "you told me yourself that {c}",
            "told": "{source} told me that {c}", "told_unsure": "{source} told me that {c}, though I cannot vouch for it",
-           "told_heard": "I heard {source} say that {c}",
+           "told_heard": "I heard {source} say that {c}", "told_heard_you": "I heard you say that {c}",
            "told_heard_unsure": "I heard {source} say that {c}, though I cannot vouch for it",
            "read": "I read in {source} that {c}", "saw": "I saw it myself: {c}",
            "inferred": "I believe that {c}", "plain": "{c}"},
     "zh": {"quote": "{source}说过：“{q}”", "quote_own": "我说过：“{q}”", "quote_you": "你说过：“{q}”",
            "shared": "你我都知道：{c}", "told_you": "你亲口告诉我：{c}", "told": "{source}告诉我：{c}", "told_unsure": "{source}告诉我：{c}，但我不敢担保",
-           "told_heard": "我听{source}说：{c}", "told_heard_unsure": "我听{source}说：{c}，但我不敢担保",
+           "told_heard": "我听{source}说：{c}", "told_heard_you": "我听你说：{c}", "told_heard_unsure": "我听{source}说：{c}，但我不敢担保",
            "read": "我在{source}中读到：{c}", "saw": "我亲眼所见：{c}", "inferred": "我想：{c}", "plain": "{c}"},
 }
 
@@ -580,8 +580,8 @@ def say_known(world: World, speaker: str, listener: str | None, known: object, n
     elif via in ("told", "sediment") and source in world.agents and source != speaker:
         unsure = getattr(known, "confidence", 1.0) < 0.5 or getattr(known, "status", "") == "doubted"
         form = "told_you" if source == listener else "told_unsure" if unsure else "told"
-        if form != "told_you" and getattr(known, "overheard", False):  # said to another, heard by the speaker
-            form = "told_heard_unsure" if unsure else "told_heard"
+        if getattr(known, "overheard", False):  # said to another, heard by the speaker ("I heard you say that …")
+            form = "told_heard_you" if source == listener else "told_heard_unsure" if unsure else "told_heard"
     elif via == "read" and source:
         form = "read"
     elif via == "inferred":
@@ -768,7 +768,8 @@ def _focused(world: World, speaker: str, listener: str | None, known: object, fo
     if focus == "source":
         when = ago(world, getattr(known, "since_round"), now)
         if via in ("told", "sediment") and source and source == listener:
-            line = table["source_you"][0].format(when=when)
+            # said to them, or to another and heard ("I heard you say it, 3 rounds ago")
+            line = table["source_heard_you" if getattr(known, "overheard", False) else "source_you"][0].format(when=when)
         elif via in ("told", "sediment") and source in world.agents and source != speaker:
             options = table["source_heard" if getattr(known, "overheard", False) else "source_told"]
             line = options[now % len(options)].format(source=world.name_of(source), when=when)

@@ -82,6 +82,8 @@ def _known(**fields) -> Known:
     (_known(via="told", source="ada"), "Maren, Ada told me that Elias sealed the letter with red wax."),
     (_known(via="told", source="maren"), "Maren, you told me yourself that Elias sealed the letter with red wax."),
     (_known(via="told", source="ada", overheard=True), "Maren, I heard Ada say that Elias sealed the letter with red wax."),
+    # said by Maren to another, heard by the speaker: not "you told me yourself"
+    (_known(via="told", source="maren", overheard=True), "Maren, I heard you say that Elias sealed the letter with red wax."),
     (_known(via="read", source="letter"), "Maren, I read in"),
     (_known(holders=("maren",)), "Maren, you know it as well as I do: Elias sealed"),
     (_known(text="Tobin finds a sealed letter in the coat of the drowned keeper."), "Maren, I found a sealed letter"),
@@ -534,3 +536,12 @@ def test_what_one_teller_told_says_their_own_words_once_and_what_they_told_with_
 ])
 def test_a_past_form_where_the_bare_verb_belongs_is_bad_grammar(tiny, line, wrong):
     assert words._past_after_perception(tiny, line) is wrong
+
+
+def test_asked_who_told_it_what_the_asker_said_to_another_it_heard_them_say_it(tiny):
+    heard = _known(text="Ada lit the lamp.", via="told", source="maren", overheard=True, since_round=1)
+    line = render.floor(tiny, Speech(act="answer", to="maren", carries=(heard,), focus="source"), "tobin", now=3)
+    assert line == "Maren, I heard you say it, 2 rounds ago.", line
+    told = _known(text="Ada lit the lamp.", via="told", source="maren", since_round=1)
+    line = render.floor(tiny, Speech(act="answer", to="maren", carries=(told,), focus="source"), "tobin", now=3)
+    assert line == "Maren, you told me yourself, 2 rounds ago.", line
