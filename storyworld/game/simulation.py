@@ -299,9 +299,27 @@ class Simulation:
                                        if e.actor == agent and e.kind == "act" and e.verb == "read" and e.target})),
             knowledge=knowledge, replying=replying, asked=self.asked_by(agent),
             last_moved=max((e.round for e in self.state.events[-400:] if e.kind == "move" and e.actor == agent),
-                           default=None), draw=self.draw,
+                           default=None), came_from=self.way_back(agent), draw=self.draw,
         )
         return draws.vary(context), recall_s
+
+    def way_back(self, agent: str) -> str | None:
+        """Where `agent` came from by its last move, if it has spoken here since, more are there than here, and that
+        move was neither a way back nor one it was led on (DecisionContext.came_from)."""
+        recent = self.state.events[-400:]
+        moves = [e for e in recent if e.kind == "move" and e.actor == agent]
+        here = self.state.positions.get(agent)
+        if here is None or not moves or moves[-1].target != here or moves[-1].led_by:
+            return None
+        last, origin = moves[-1], moves[-1].from_place
+        if origin is None:
+            return None
+        if len(moves) > 1 and moves[-2].from_place == here and moves[-2].target == origin:
+            return None
+        if not any(e.kind == "say" and e.actor == agent and e.place == here and e.round > last.round for e in recent):
+            return None
+        there = present_at(self.world, self.state, origin)
+        return origin if len(there) > len(present_at(self.world, self.state, here, besides=agent)) else None
 
     def asked_by(self, agent: str, limit: int = 12) -> tuple[tuple[str, str], ...]:
         """The questions `agent` put lately and to whom (its agenda does not ask the same one twice)."""

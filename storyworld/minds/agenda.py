@@ -4,9 +4,10 @@ Read against what it holds and who is here (DESIGN §4.2b): news it was told lat
 here who lacks it and cares (one with a goal to find something out first; never back to whoever told it,
 nor to the one it says did it); a goal to find something out is asked of someone here
 it has not asked yet, in the goal's own words; a goal to tell goes to whoever here lacks what bears on it;
-what it holds that bears on its goals and the moment goes to whoever here lacks it (one round in two); with
-news that nobody here lacks, it heads for where one who lacks it was last known to be; with news just told, or
-alone with no post to guard, it seeks company in a neighbouring place where voices are heard. It waits only when nothing can move.
+what it holds that bears on its goals and the moment goes to whoever here lacks it (one round in two); with news
+that nobody here lacks (not of its own doing), it heads for where one who lacks it was last known to be; with
+news just heard, or alone with no post to guard, it seeks company where voices are heard; with its piece said
+where it went, it goes back to the larger gathering it left. It waits only when nothing can move.
 """
 
 from __future__ import annotations
@@ -51,22 +52,40 @@ def next_step(world: World, context: DecisionContext) -> Plan | None:
                              if a not in known.actors and _tellable(known, a, knowledge)), None)
             if listener is not None:
                 return Plan(action=Say(actor=context.agent, text="", to=listener), purpose="chat")
+    back = context.came_from
+    if back and back in p.voices and not knowledge.stays and context.agent not in _busy(context, asked_only=True):
+        # its piece said where it went, it goes back to the gathering it left (the talk goes on there); a question
+        # put to it holds it, a remark does not
+        return Plan(action=Move(actor=context.agent, to=back), purpose="seek")
     if _moved_lately(context):
         return None
     here = p.place
-    # news nobody here lacks: it goes toward where one who lacks it was last known to be
-    for place in knowledge.lacking_at:
-        way = shortest_path(world, here, place)
+    # news nobody here lacks goes toward where one who lacks it was last known to be; never news of its own doing
+    # (nobody carries a charge against themself about the place)
+    carried = {k.record_id for k in news if context.agent not in k.actors}
+    for place, record_id in knowledge.lacking_at:
+        way = shortest_path(world, here, place) if record_id in carried else None
         if way:
             return Plan(action=Move(actor=context.agent, to=way[0]), purpose="seek")
-    # news just told that nobody here lacks, or alone (with nothing to guard here): it seeks company where voices
+    # news just heard that nobody here lacks, or alone (with nothing to guard here): it seeks company where voices
     # are heard
-    fresh = [k for k in news if k.since_round >= p.round - 1]
+    fresh = [k for k in news if k.since_round >= p.round - 1 and context.agent not in k.actors]
     if fresh or not present and not knowledge.stays:
         company = [e for e in world.places[here].exits if e in p.voices]
         if company:
             return Plan(action=Move(actor=context.agent, to=sorted(company)[0]), purpose="seek")
     return None
+
+
+def _busy(context: DecisionContext, *, asked_only: bool = False) -> set[str]:
+    """Those spoken to (or asked, with `asked_only`) last round or this one who owe their speaker an answer: not
+    answered since, and not itself the reply to a line of theirs (a reply closes the exchange)."""
+    talk = context.perception.recent_talk
+    return {t.to for i, t in enumerate(talk)
+            if t.round >= context.perception.round - 1 and t.to and (t.act == "ask" or not asked_only)
+            and not any(later.speaker == t.to and later.to == t.speaker for later in talk[i + 1:])
+            and not any(earlier.speaker == t.to and earlier.to == t.speaker and earlier.round >= t.round - 1
+                        for earlier in talk[:i])}
 
 
 def tell_news(world: World, context: DecisionContext) -> Plan | None:
@@ -75,7 +94,7 @@ def tell_news(world: World, context: DecisionContext) -> Plan | None:
     knowledge = context.knowledge
     present = [a for a in context.perception.present if a != context.agent]
     index = {a: i for i, a in enumerate(world.agents)}
-    busy = {t.to for t in context.perception.recent_talk if t.round >= context.perception.round - 1 and t.to}
+    busy = _busy(context)
     for known in fresh_news(knowledge):
         listeners = [a for a in sorted(present, key=lambda a: a not in knowledge.seekers)
                      if a != known.source and a not in known.actors and _tellable(known, a, knowledge)]

@@ -124,8 +124,8 @@ class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
     seekers: tuple[str, ...] = ()  # who of those present has a goal to find something out (cares for news)
     stays: bool = False  # a goal to guard or keep watch where it is: alone, it does not go looking for company
     # where those who lack its news (not here, not its source nor its doers) were last known to be, by its own
-    # holdings (else their home): where it goes to pass the news on when nobody here lacks it
-    lacking_at: tuple[str, ...] = ()
+    # holdings (else their home), with the news each lacks: where it goes to pass it on when nobody here lacks it
+    lacking_at: tuple[tuple[str, int], ...] = ()
     # asked what it means to do ("What should we do?"): the goal nearest the question that hides nothing, as it
     # says it ("I mean to …"); "" when it has none to tell
     intent: str = ""
@@ -482,8 +482,9 @@ def _has_substance(world: World, text: str) -> bool:
 
 
 def _lacking_at(world: World, agent: str, held: list[Record], news: list[int], present: tuple[str, ...]
-                ) -> tuple[str, ...]:
-    """Places where someone who lacks a piece of the agent's news was last known to be, newest news first.
+                ) -> tuple[tuple[str, int], ...]:
+    """Places where someone who lacks a piece of the agent's news was last known to be, with that news's record,
+    newest news first.
 
     From typed fields: a record's owners say who holds it; where one is comes from the agent's own holdings
     that place them (the latest), else the world's home of theirs. Never its source nor its doers (news is not
@@ -495,15 +496,15 @@ def _lacking_at(world: World, agent: str, held: list[Record], news: list[int], p
             for actor in record.actors:
                 if actor in world.agents and (actor not in last or (record.round, record.id) > last[actor][:2]):
                     last[actor] = (record.round, record.id, record.place)
-    places: list[str] = []
+    places: list[tuple[str, int]] = []
     for told in (by_id[i] for i in news if i in by_id):
         source = told.owners[agent].source
         for other, person in sorted(world.agents.items()):
             if (other == agent or other in present or other in told.owners or other == source
                     or other in told.actors or person.status != "active"):
                 continue
-            places.append(last[other][2] if other in last else person.home)
-    return tuple(dict.fromkeys(p for p in places if p in world.places))
+            places.append((last[other][2] if other in last else person.home, told.id))
+    return tuple(dict.fromkeys(p for p in places if p[0] in world.places))
 
 
 def _pointed(world: World, agent: str, asked: questions.Asked, held: list[Record], present: tuple[str, ...],

@@ -54,6 +54,9 @@ class DecisionContext(msgspec.Struct, frozen=True, kw_only=True):
     replying: bool = False  # spoken to this round: it answers the line now, in the same round
     asked: tuple[tuple[str, str], ...] = ()  # (listener, words) of the questions it put lately, oldest first
     last_moved: int | None = None  # the last round it went somewhere (it does not pace between rooms)
+    # where its last move came from, when it has spoken here since, more are there than here and that move was not
+    # itself a way back: a messenger who has said its piece returns to the gathering it left (once)
+    came_from: str | None = None
     draw: int = 0  # which drawing of this round: 0 as first played; a retry draws again (minds.draws)
 
 

@@ -177,15 +177,28 @@ def _third_person(world: World, speaker: str, to: str | None, line: str) -> str:
     """The speaker's "I"/"me"/"my" and the listener's "you"/"your" as their names the first time, their pronouns
     after ("When I raked out the brazier I turned up…" -> "When Seun raked out the brazier he turned up…"; "my
     brother" stays theirs)."""
-    line = _person(world, speaker, line, r"I am|[Mm]y|I|[Mm]e|[Mm]yself", case=0)
-    return _person(world, to, line, r"you are|your|yourself|you", case=re.IGNORECASE)
+    first, second = r"I am|[Mm]y|I|[Mm]e|[Mm]yself", r"you are|your|yourself|you"
+    # each is named again, not given a pronoun, where the other (to be named too) would share it: "I came past your
+    # place and the window of your pantry" -> "… Agnes's place and the window of Agnes's pantry", never "her pantry"
+    line = _person(world, speaker, line, first, case=0,
+                   also=to if re.search(rf"\b(?:{second})\b", line, flags=re.IGNORECASE) else None)
+    return _person(world, to, line, second, case=re.IGNORECASE)
 
 
-def _person(world: World, agent: str | None, line: str, pattern: str, case: int) -> str:
-    """One person's first-person (or second-person) words as their name, then their pronoun."""
+def _pronouns(world: World, agent: str | None) -> str:
+    return world.agents[agent].pronouns if agent in world.agents else "they"
+
+
+def _person(world: World, agent: str | None, line: str, pattern: str, case: int, also: str | None = None) -> str:
+    """One person's first-person (or second-person) words as their name, then their pronoun (the name again where
+    the pronoun could be another: anyone named since, one like them named before, or `also`, named later)."""
     name = world.name_of(agent) if agent in world.agents else "someone"
-    forms = _FORMS.get(world.agents[agent].pronouns if agent in world.agents else "they", _FORMS["they"])
-    others = [span.start for span in render.find_names(world, line) if span.agent != agent]
+    forms = _FORMS.get(_pronouns(world, agent), _FORMS["they"])
+    spans = [span for span in render.find_names(world, line) if span.agent != agent]
+    others = [span.start for span in spans]
+    alike = [span.start for span in spans if _pronouns(world, span.agent) == _pronouns(world, agent)]
+    if also is not None and also != agent and _pronouns(world, also) == _pronouns(world, agent):
+        alike.append(-1)  # the other party, named in the line once its own words are read
     named: int | None = None  # where the name was last said
 
     def swap(found: re.Match[str]) -> str:
@@ -195,7 +208,8 @@ def _person(world: World, agent: str | None, line: str, pattern: str, case: int)
         if word == "you" and not _subject_you(line, found.start()):
             at = 1
         # after the name, the pronoun; the name again where another person was named since ("he" could be them)
-        if named is not None and not any(named < o < found.start() for o in others):
+        if named is not None and not any(named < o < found.start() for o in others) \
+                and not any(o < found.start() for o in alike):
             opens = not line[:found.start()].strip() or line[:found.start()].rstrip()[-1] in ".!?"
             return forms[at][:1].upper() + forms[at][1:] if opens else forms[at]
         named = found.start()

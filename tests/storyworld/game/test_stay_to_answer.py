@@ -26,3 +26,34 @@ def test_one_asked_beside_it_stays_unless_the_canon_sends_it():
     crossed = dict(decisions, tobin=Decision(action=Say(actor="tobin", text="Ada, who rang the bell?", to="ada"),
                                              purpose="seek"))
     assert Simulation.stay_to_answer(here, crossed) == ["tobin"]  # answers before it asks its own
+
+
+def test_the_way_back_is_to_a_larger_gathering_left_once_its_piece_is_said():
+    from storyworld.kernel.state import SimEvent
+    from storyworld.world import load_world
+    from tests.support.paths import TINY
+
+    def move(n: int, round_: int, who: str, from_place: str, to: str, **kw) -> SimEvent:
+        return SimEvent(id=f"e{n}", round=round_, place=to, actor=who, kind="move", text="", target=to,
+                        from_place=from_place, **kw)
+
+    def said(n: int, round_: int, who: str, place: str) -> SimEvent:
+        return SimEvent(id=f"e{n}", round=round_, place=place, actor=who, kind="say", text="A word.", to="ada")
+
+    def sim(events: list[SimEvent], positions: dict[str, str]) -> SimpleNamespace:
+        state = SimpleNamespace(events=events, positions=positions, absent=set(),
+                                present=lambda place: tuple(sorted(a for a, p in positions.items() if p == place)))
+        return SimpleNamespace(world=load_world(TINY), state=state)
+
+    # tobin walked from the harbour (maren, silas, elias there) to the tavern (ada), and has said his piece
+    crowd = {"tobin": "tavern", "ada": "tavern", "maren": "harbour", "silas": "harbour", "elias": "harbour"}
+    went = [move(1, 1, "tobin", "harbour", "tavern")]
+    assert Simulation.way_back(sim(went + [said(2, 2, "tobin", "tavern")], crowd), "tobin") == "harbour"
+    assert Simulation.way_back(sim(went, crowd), "tobin") is None  # nothing said yet
+    fewer = dict(crowd, maren="chapel", silas="chapel")  # only elias left there: no larger gathering
+    assert Simulation.way_back(sim(went + [said(2, 2, "tobin", "tavern")], fewer), "tobin") is None
+    # that walk was itself a way back: it does not go to and fro
+    to_and_fro = [move(0, 0, "tobin", "tavern", "harbour")] + went + [said(2, 2, "tobin", "tavern")]
+    assert Simulation.way_back(sim(to_and_fro, crowd), "tobin") is None
+    led = [move(1, 1, "tobin", "harbour", "tavern", led_by="ada"), said(2, 2, "tobin", "tavern")]
+    assert Simulation.way_back(sim(led, crowd), "tobin") is None  # led there: it goes back with its companion

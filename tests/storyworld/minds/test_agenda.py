@@ -7,7 +7,7 @@ import pytest
 
 from storyworld.kernel.actions import Move, Say
 from storyworld.kernel.perception import Perception
-from storyworld.kernel.state import ShortTerm
+from storyworld.kernel.state import ShortTerm, ThreadLine
 from storyworld.minds import agenda, questions
 from storyworld.minds.content import Knowledge, Known
 from storyworld.minds.context import DecisionContext
@@ -23,11 +23,12 @@ def mill():
 
 
 def context(present: tuple[str, ...], knowledge: Knowledge, *, asked: tuple[tuple[str, str], ...] = (),
-            voices: tuple[str, ...] = ()) -> DecisionContext:
-    perception = Perception(agent="reeve", round=4, place="green", place_name="the green", place_description="",
+            voices: tuple[str, ...] = (), agent: str = "reeve", round_: int = 4,
+            talk: tuple[ThreadLine, ...] = ()) -> DecisionContext:
+    perception = Perception(agent=agent, round=round_, place="green", place_name="the green", place_description="",
                             present=present, exits=("mill", "barn"), objects_here=(), objects_held=(),
-                            recent_talk=(), voices=voices)
-    return DecisionContext(agent="reeve", perception=perception, shortterm=ShortTerm(), recalled=(), seed=0,
+                            recent_talk=talk, voices=voices)
+    return DecisionContext(agent=agent, perception=perception, shortterm=ShortTerm(), recalled=(), seed=0,
                            knowledge=knowledge, asked=asked)
 
 
@@ -88,13 +89,16 @@ def test_a_line_chosen_for_another_purpose_asks_only_what_fits_its_listener(mill
 
 def test_news_nobody_here_lacks_goes_toward_where_one_who_lacks_it_was_last_known(mill):
     news = Known(record_id=7, text="Odo dragged six grain sacks out of the tithe barn at night.", kind="claim",
-                 via="told", source="bettany", since_round=1, actors=("odo",), holders=("tamsin",))
+                 via="told", source="bettany", since_round=1, actors=("odo",))
     # no voices anywhere near, news two rounds old: it still heads for the one who lacks it
-    step = agenda.next_step(mill, context(("tamsin",), Knowledge(news=(news,), lacking_at=("barn",))))
+    step = agenda.next_step(mill, context(("bettany",), Knowledge(news=(news,), lacking_at=(("barn", 7),))))
     assert step is not None and isinstance(step.action, Move) and step.action.to == "barn"
     # one here lacks it: told here first
-    here = agenda.next_step(mill, context(("tamsin", "wat"), Knowledge(news=(news,), lacking_at=("barn",))))
+    here = agenda.next_step(mill, context(("bettany", "wat"), Knowledge(news=(news,), lacking_at=(("barn", 7),))))
     assert here is not None and isinstance(here.action, Say) and here.action.to == "wat"
+    # news of its own doing is not carried about (nobody spreads a charge against themself)
+    own = msgspec.structs.replace(news, actors=("reeve",))
+    assert agenda.next_step(mill, context(("bettany",), Knowledge(news=(own,), lacking_at=(("barn", 7),)))) is None
 
 
 def test_where_those_who_lack_news_are_comes_from_typed_fields(mill):
@@ -110,9 +114,9 @@ def test_where_those_who_lack_news_are_comes_from_typed_fields(mill):
     seen = Record(id=9, text="went into the barn", round=2, place="barn", actors=(lacking[0],),
                   owners={reeve: Holding(via="witnessed", since_round=2)})
     places = _lacking_at(mill, reeve, [told, seen], [7], present=())
-    assert places[0] == "barn"  # the latest holding that places them, before anyone's home
+    assert places[0] == ("barn", 7)  # the latest holding that places them, before anyone's home
     homes = {mill.agents[a].home for a in lacking[1:]}
-    assert set(places[1:]) <= homes
+    assert {p for p, _ in places[1:]} <= homes
     # the doer and the source are never sought out with it; one holding it already is not either
     assert _lacking_at(mill, reeve, [told], [7], present=tuple(lacking)) == ()
 
@@ -145,3 +149,33 @@ def test_those_who_hold_the_same_news_tell_different_listeners_and_the_turn_rota
     later = [agenda.tell_news(mill, msgspec.structs.replace(c, perception=msgspec.structs.replace(
         c.perception, round=c.perception.round + 1))) for c in (reeve_context, tamsin_context)]
     assert [t.action.to for t in later] == [t.action.to for t in reversed(told)]  # the turn moved on
+
+
+def test_a_messenger_with_its_piece_said_goes_back_to_the_gathering_it_left(mill):
+    back = msgspec.structs.replace(context(("wat",), Knowledge(), voices=("mill",)), came_from="mill", last_moved=3)
+    step = agenda.next_step(mill, back)
+    assert step is not None and isinstance(step.action, Move) and step.action.to == "mill"
+    # asked something: it stays to answer (a remark does not hold it); a post to guard here: it stays; nobody left
+    # there: it stays
+    asked = (ThreadLine(round=4, speaker="wat", text="Reeve, what of the sacks?", event_id="u1", to="reeve",
+                        act="ask"),)
+    assert agenda.next_step(mill, msgspec.structs.replace(back, perception=msgspec.structs.replace(
+        back.perception, recent_talk=asked))) is None
+    told = (msgspec.structs.replace(asked[0], text="Reeve, the sacks are gone.", act="tell"),)
+    going = agenda.next_step(mill, msgspec.structs.replace(back, perception=msgspec.structs.replace(
+        back.perception, recent_talk=told)))
+    assert going is not None and isinstance(going.action, Move)
+    assert agenda.next_step(mill, msgspec.structs.replace(back, knowledge=Knowledge(stays=True))) is None
+    assert agenda.next_step(mill, msgspec.structs.replace(back, perception=msgspec.structs.replace(
+        back.perception, voices=()))) is None
+
+
+def test_who_owes_an_answer_is_one_spoken_to_who_has_not_replied_and_was_not_being_replied_to(mill):
+    asked = ThreadLine(round=3, speaker="wat", text="Reeve, who took the sacks?", event_id="u1", to="reeve", act="ask")
+    assert agenda._busy(context(("wat",), Knowledge(), talk=(asked,))) == {"reeve"}
+    answered = ThreadLine(round=3, speaker="reeve", text="Wat, I do not know.", event_id="u2", to="wat", act="answer")
+    assert agenda._busy(context(("wat",), Knowledge(), talk=(asked, answered))) == set()
+    # Wat's reply to the reeve's own question closes that exchange: the reeve owes nothing
+    assert agenda._busy(context(("wat",), Knowledge(), talk=(
+        msgspec.structs.replace(asked, speaker="reeve", to="wat"),
+        msgspec.structs.replace(answered, speaker="wat", to="reeve")))) == set()

@@ -196,3 +196,17 @@ def test_what_to_do_about_a_matter_is_said_back_when_it_is_not_known(mill):
     asked = questions.read_question(mill, "What should we do about the chaff in the barn?", "wat", "reeve")
     assert questions.unknown_clause(mill, "What should we do about the chaff in the barn?", "wat", "reeve", asked) \
         == "what to do about the chaff in the barn"
+
+
+def test_a_pronoun_that_could_be_another_is_the_name_again(mill):
+    # speaker and listener alike ("she"): "your pantry" is the listener's by name, never "her pantry"
+    she = [a for a, p in mill.agents.items() if p.pronouns == "she"]
+    he = [a for a, p in mill.agents.items() if p.pronouns == "he"]
+    line = "I came past the back of your place and the little window of your pantry was standing open."
+    reading = listening.read_claim(mill, she[0], she[1], line)
+    listener = mill.name_of(she[1])
+    assert reading is not None and reading.text == (f"{mill.name_of(she[0])} came past the back of {listener}'s place "
+                                                    f"and the little window of {listener}'s pantry was standing open.")
+    # unlike ("he" to "she"), the pronoun is plain
+    reading = listening.read_claim(mill, he[0], she[0], line)
+    assert reading is not None and reading.text.endswith("window of her pantry was standing open.")
