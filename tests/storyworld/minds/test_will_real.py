@@ -137,8 +137,8 @@ def test_news_nobody_here_lacks_is_carried_to_where_one_who_lacks_it_is():
     world = load_world(TOLLBRIDGE)
     sim = session.new_simulation(world, "survey-morning", Settings(seed=0, awake="near", player="yusuf"),
                                  LLMMind(load_model(seed=0)))
-    player = ScriptedPlayer(world, "yusuf", [f"@priya {WHEELS}"] + ["/wait"] * 5)
-    for _ in range(6):
+    player = ScriptedPlayer(world, "yusuf", [f"@priya {WHEELS}"] + ["/wait"] * 6)
+    for _ in range(7):
         sim.step(player_action=player.next_action(sim.state))
     record = next(r for r in sim.store.held_by("priya") if r.owners["priya"].source == "yusuf"
                   and "wheels" in r.text)
@@ -147,6 +147,12 @@ def test_news_nobody_here_lacks_is_carried_to_where_one_who_lacks_it_is():
     assert any(h.via == "told" and h.source in movers for h in onward.values()), (movers, record.owners)
     # the keeper, who let the quarry wagons over the bridge at night, heard it too and passes none of it on
     assert not any(h.via == "told" and h.source == "halvard" for h in record.owners.values()), record.owners
+    # the one who carried it, its piece said, goes back to the toll house, where the talk is
+    carrier = next(h.source for h in onward.values() if h.via == "told" and h.source in movers)
+    told_at = min(h.since_round for h in onward.values() if h.source == carrier)
+    back = [e for e in sim.state.events if e.kind == "move" and e.actor == carrier and e.round > told_at]
+    assert back and back[0].target == "toll-house", [(e.round, e.actor, e.target) for e in sim.state.events
+                                                       if e.kind == "move"]
 
 
 def test_a_question_on_what_he_keeps_is_withheld_from_those_he_keeps_it_from(played):
