@@ -52,6 +52,38 @@ def senses(lemma: str, pos: str) -> tuple[int, ...]:
 
 
 @lru_cache(maxsize=1)
+def _hypernym_table() -> dict[int, frozenset[int]]:
+    """verb synset -> its direct hypernyms ("murder" -> "kill", "steal" -> "take"), from data.verb (read whole,
+    as data.adj is)."""
+    folder = root()
+    table: dict[int, frozenset[int]] = {}
+    if folder is None:
+        return table
+    with open(folder / "data.verb", encoding="utf-8") as lines:
+        for line in lines:
+            if line.startswith(" "):
+                continue
+            cells = line.split(" | ")[0].split()
+            at = 4 + 2 * int(cells[3], 16)
+            pointers = (cells[at + 1 + 4 * i : at + 5 + 4 * i] for i in range(int(cells[at])))
+            table[int(cells[0])] = frozenset(int(p[1]) for p in pointers if p[0] == "@" and p[2] == "v")
+    return table
+
+
+def one_deed(a: str, b: str, depth: int) -> bool:
+    """Whether two verbs can name one deed: a shared sense among their `depth` commonest, or one's sense the
+    other's direct hypernym ("murdered" is a way of "killed", "stole" of "took"); never antonyms, which share
+    neither."""
+    if same_sense(a, b, "verb", depth):
+        return True
+    # the narrower verb's common senses, the broader one's any sense: "stole" is "took" in a rare sense of "take"
+    hyper = _hypernym_table()
+    all_a, all_b = set(senses(a, "verb")), set(senses(b, "verb"))
+    return any(hyper.get(s, frozenset()) & all_b for s in senses(a, "verb")[:depth]) or \
+        any(hyper.get(s, frozenset()) & all_a for s in senses(b, "verb")[:depth])
+
+
+@lru_cache(maxsize=1)
 def _similar_table() -> dict[int, frozenset[int]]:
     """adjective synset -> the synsets it is "similar to", from data.adj (read whole: the shipped copy has CRLF
     line ends, so a synset's offset is no longer its line's byte position)."""

@@ -17,7 +17,7 @@ import msgspec
 import numpy as np
 from lemminflect import getAllLemmas
 
-from memory import frames, guard, lexicon
+from memory import frames, guard, lexicon, wordnet
 from memory.records import Kind, Record
 from storyworld.kernel.actions import ActOn, SpeechAct, Say
 from storyworld.kernel.state import ThreadLine
@@ -183,6 +183,15 @@ def is_asking(line: ThreadLine) -> bool:
     """Whether a line spoken asks something of its hearer: a question, but not a reaction that says back what it
     just heard with a question mark ("You saw it? I did not know that"), which answers a line and asks nothing."""
     return is_question(line.text) and line.act != "react"
+
+
+def asked_part(line: ThreadLine) -> ThreadLine:
+    """A line that tells something and ends on a question, as the question it asks (what it told it carries in its
+    claims and records): "I found the schedule in the basket. Will you keep it locked?" is answered as a proposal."""
+    if not is_asking(line):
+        return line
+    question = questions.question_of(line.text)
+    return line if question == line.text else msgspec.structs.replace(line, text=question)
 
 
 def is_question(text: str) -> bool:
@@ -356,6 +365,7 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
     "it" and "he" point back to ("Do you think it will come again?").
     """
     heard: tuple[Known, ...] = ()
+    addressed = asked_part(addressed) if addressed is not None else None
     held = store.held_by(agent)
     by_id = {r.id: r for r in held}
     earlier = tuple(_known(by_id[r], agent, 1.0, present, mechanical, world) for r in previous if r in by_id)
@@ -627,6 +637,7 @@ def choose(world: World, speaker: str, purpose: str, action: Action, knowledge: 
                  and _tellable(k, to, knowledge)]
         return Speech(act="tell" if about else "ask", to=to, carries=tuple(about[:1]))
     if purpose == "answer" and addressed is not None:
+        addressed = asked_part(addressed)
         said = _answer(world, speaker, to, knowledge, addressed)
         if said is not None and said.act == "unknown" and not said.news and not said.told_all and is_asking(addressed):
             # "I do not know how Laertes is living": the asker hears which question it does not know the answer to
@@ -705,8 +716,12 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         things = _things(world, where)
     # "How much salt …?", "How many sacks …?" ask for a number: only a holding that says one answers
     counting = re.search(r"\bhow\s+(?:much|many)\b", addressed.text, re.IGNORECASE) is not None
+    # "Who opened the window?" asks for the doer of a deed: only a holding of that deed (its verb, or one of the
+    # same sense) with a doer answers, not the nearest record on the window
+    deed = asked_deed(addressed.text) if question else None
     relevant = [k for k in knowledge.heard if k.score >= floor
                 and (not counting or bool(guard.features(k.text).numbers))
+                and (deed is None or bool(_doers(world, k)) and _does(k.text, deed))
                 and (not k.mechanical or (whereabouts and bool(movers & _doers(world, k))))
                 and (not things or movers & _doers(world, k) or bool(things & keys(k.text)))
                 and (not question or _bears(world, k, wanted))
@@ -766,6 +781,37 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         # asked again what it told lately: the answer again, as such ("As I said, …"), not "that is all I know"
         return _answered(world, speaker, to, held, wanted, addressed, again=held.record_id in knowledge.told)
     return Speech(act="unknown", to=to, told_all=True)
+
+
+_WHO_DID = re.compile(r"^\s*(?:[A-Z][\w' ]*,\s*)?who\s+(?P<verb>[a-z]+)\b", re.IGNORECASE)
+_NOT_DEEDS = frozenset("told tells tell said says say heard hears knew knows know".split())  # who told: a source
+
+
+def asked_deed(text: str) -> str | None:
+    """The verb a who-question asks the doer of ("Who opened the pantry window?" -> "opened"); None for one that
+    asks who is, was or did something else ("Who was in the lane?", "Who did you see?") or who told it."""
+    found = _WHO_DID.match(text)
+    if found is None:
+        return None
+    verb = found["verb"].lower()
+    if verb in guard._AUXILIARIES or verb in _NOT_DEEDS or "VERB" not in getAllLemmas(verb):
+        return None
+    return verb
+
+
+def _does(text: str, verb: str) -> bool:
+    """Whether a holding's text tells the deed of `verb`: one of its verbs of the same concept or WordNet sense."""
+    wanted = set(getAllLemmas(verb).get("VERB", (verb,)))
+    if lexicon.concept(verb) in guard.deeds(text):
+        return True
+    for word in re.findall(r"[a-z]+", text.lower()):
+        lemmas = getAllLemmas(word).get("VERB", ())
+        if any(wordnet.one_deed(a, b, DEED_SENSES) for a in wanted for b in lemmas):
+            return True
+    return False
+
+
+DEED_SENSES = 5  # a who-question's verb and a holding's name one deed within their commonest senses (wordnet.one_deed)
 
 
 def _things(world: World, text: str) -> set[str]:

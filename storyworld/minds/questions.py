@@ -49,6 +49,7 @@ class Asked(msgspec.Struct, frozen=True, kw_only=True):
 def read_question(world: World, text: str, asker: str | None, answerer: str,
                   previous_actors: tuple[str, ...] = ()) -> Asked:
     """The shape of a question as asked of `answerer`; `previous_actors`: who the last answer was about."""
+    text = question_of(text)
     if _SOURCE.search(text):
         return Asked(kind="source")
     said = _SAID_BY.search(text)
@@ -80,6 +81,16 @@ def read_question(world: World, text: str, asker: str | None, answerer: str,
     if _WHEN.match(text) and len(text.split()) <= 6:
         return Asked(kind="when")
     return Asked()
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“'‘(]?[A-Z])")
+
+
+def question_of(text: str) -> str:
+    """The question a line ends on, without what it told before it ("I found the schedule. Will you keep it
+    locked?" -> "Will you keep it locked?"); the line itself when it is one sentence or ends on no question."""
+    sentences = _SENTENCE_END.split(text.strip())
+    return sentences[-1] if len(sentences) > 1 and sentences[-1].rstrip().endswith("?") else text
 
 
 def people_in(world: World, text: str) -> list[str]:
@@ -203,6 +214,11 @@ _EMBEDDED = re.compile(r"^\s*(?:[A-Z][\w' ]*,\s*)?(?:(?:do|did|does)\s+you\s+(?:
                        r"whether|if|which)\b[^?]*?)\s*\?\s*$", re.IGNORECASE)
 
 
+# a question on the doer, in a statement's own order ("Who opened the pantry window?"): it embeds as it stands
+_WHO_SUBJECT = re.compile(r"^\s*(?:[A-Z][\w' ]*,\s*)?(?P<what>who\s+(?!(?:is|was|are|were|did|does|do|has|have|had|will|"
+                          r"would|can|could|should|shall|may|might|must)\b)[a-z]+\b[^?]*?)\s*\?\s*$", re.IGNORECASE)
+
+
 def unknown_clause(world: World, text: str, asker: str | None, answerer: str, asked: Asked) -> str:
     """What a question asks after, as the one asked says it does not know it ("Do you know how Laertes is living?"
     -> "how Laertes is living"; "Where is Vernon now?" -> "where Vernon Pike is now"); "" when it cannot say."""
@@ -212,7 +228,7 @@ def unknown_clause(world: World, text: str, asker: str | None, answerer: str, as
         matter = intent_matter(text)
         found_you = _OBJECT_YOU.search(matter)
         return f"what to do {matter}" if matter and not found_you else ""
-    found = _EMBEDDED.match(text)
+    found = _EMBEDDED.match(text) or (_WHO_SUBJECT.match(text) if asked.kind == "open" else None)
     if found is None or answerer not in world.agents:
         return ""
     what = _named(world, re.sub(r"^if\b", "whether", found["what"], flags=re.IGNORECASE), asker, answerer)

@@ -111,7 +111,11 @@ def tidy(world: World, speaker: str, raw: str) -> str:
         return text
     own = "|".join(re.escape(n) for n in {vocative(world, speaker), world.agents[speaker].name})
     # "…what do you mean, Barnardo?" said by Barnardo: the speaker's own name tagged on is dropped
-    return re.sub(rf",\s*(?:{own})(?=[.!?])", "", text)
+    text = re.sub(rf",\s*(?:{own})(?=[.!?])", "", text)
+    # "Jo Tanner, Beatrice Vane, says that …": a comma between a person named as the subject and the verb of saying
+    # (after the opening vocative) is a slip, not an address
+    names = "|".join(re.escape(n) for n in sorted({p.name for p in world.agents.values()}, key=len, reverse=True))
+    return re.sub(rf"(?<=[,;:] )({names}),\s+(says|said|told|tells)\b", r"\1 \2", text) if names else text
 
 
 PERSONS = (frozenset({"i", "me", "my", "mine", "myself", "i'm", "i've", "i'll", "i'd"}),

@@ -47,3 +47,12 @@ def test_the_guard_lets_a_synonym_participant_through_and_keeps_an_opposite_out(
 
     assert guard.check("Wen saw a new scratch on the cellar lock.", "Wen saw a fresh scratch on the cellar lock.").ok
     assert not guard.check("Wen carried an empty crate to the cellar.", "Wen carried a full crate to the cellar.").ok
+
+
+@pytest.mark.parametrize(("a", "b", "same"), [
+    ("murder", "kill", True), ("steal", "take", True), ("deliver", "bring", True), ("conceal", "hide", True),
+    ("sell", "buy", False), ("lend", "borrow", False), ("open", "close", False), ("lock", "unlock", False),
+    ("start", "stop", False), ("win", "lose", False),
+])
+def test_one_deed_is_a_shared_sense_or_a_direct_hypernym_never_an_opposite(a, b, same):
+    assert wordnet.one_deed(a, b, 5) is same

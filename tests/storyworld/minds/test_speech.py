@@ -119,10 +119,15 @@ def test_what_is_on_the_question_answers_it_before_what_is_only_near_it_even_hel
 def test_a_question_gets_the_best_holding_the_asker_lacks_else_an_honest_answer(tiny):
     asked = ThreadLine(round=1, speaker="maren", text="Who sealed the letter?", event_id="r0001-00", to="tobin")
     held_by_both = _known(record_id=1, score=0.9, holders=("maren",))
-    lacking = _known(record_id=2, text="Elias writes a letter about Silas's order.", score=0.8)
+    lacking = _known(record_id=2, text="Elias sealed the letter with black wax at dusk.", score=0.8)
     speech = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
                             _knowledge(heard=(held_by_both, lacking)), addressed=asked)
     assert speech.act == "answer" and [k.record_id for k in speech.carries] == [2]
+    # a holding on the letter that is not its sealing does not answer who sealed it
+    other = _known(record_id=3, text="Elias writes a letter about Silas's order.", score=0.8)
+    speech = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
+                            _knowledge(heard=(held_by_both, other)), addressed=asked)
+    assert 3 not in [k.record_id for k in speech.carries], speech
     nothing = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
                              _knowledge(heard=(_known(score=0.1),)), addressed=asked)
     assert nothing.act == "unknown" and not nothing.carries  # nothing relevant: "I do not know", never a guess

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from storyworld.minds import aims, listening, questions
+from storyworld.minds import aims, content, listening, questions
 from storyworld.world import load_world
 from tests.support.paths import MILL
 
@@ -180,6 +180,9 @@ def test_a_proposal_reads_as_what_the_one_asked_would_agree_to(mill, question, a
     ("Where is Odo now?", "wat", "reeve", "where Odo Quenby is now"),
     ("Who told you?", "wat", "reeve", ""),  # a follow-up: "I do not know" alone
     ("What news?", "wat", "reeve", ""),
+    ("Who opened the barn door?", "wat", "reeve", "who opened the barn door"),  # on the doer, as it stands
+    ("Reeve, who swapped your sacks?", "wat", "reeve", "who swapped my sacks"),
+    ("Who was at the mill?", "wat", "reeve", ""),  # not on a deed: no clause to say back
 ])
 def test_what_is_not_known_is_said_back_as_it_was_asked(mill, question, asker, answerer, clause):
     asked = questions.read_question(mill, question, asker, answerer)
@@ -210,3 +213,40 @@ def test_a_pronoun_that_could_be_another_is_the_name_again(mill):
     # unlike ("he" to "she"), the pronoun is plain
     reading = listening.read_claim(mill, he[0], she[0], line)
     assert reading is not None and reading.text.endswith("window of her pantry was standing open.")
+
+
+@pytest.mark.parametrize(("line", "question"), [
+    ("I found the schedule in the basket. Will you keep it locked?", "Will you keep it locked?"),
+    ("Reeve, will you count the sacks?", "Reeve, will you count the sacks?"),
+    ("Who told you? I must know.", "Who told you? I must know."),  # ends on no question: the line as it stands
+])
+def test_a_line_that_tells_then_asks_is_answered_on_its_question(line, question):
+    assert questions.question_of(line) == question
+
+
+@pytest.mark.parametrize(("question", "verb"), [
+    ("Who opened the pantry window?", "opened"), ("Reeve, who swapped the sacks?", "swapped"),
+    ("Who was in the lane?", None), ("Who did you see?", None), ("Who told you that?", None), ("What is it?", None),
+])
+def test_a_who_question_asks_the_doer_of_its_verb(question, verb):
+    assert content.asked_deed(question) == verb
+
+
+@pytest.mark.parametrize(("text", "verb", "does"), [
+    ("Cyril Mott delivered two stone of salt to the bakery cellar.", "brought", True),  # a hypernym apart
+    ("Odo hid the sacks in the mill.", "concealed", True),
+    ("Agnes said the salt is kept in the cellar.", "opened", False),  # the nearest record is no answer
+    ("Wat locked the barn.", "unlocked", False),  # nor its opposite
+])
+def test_a_holding_answers_a_who_question_only_with_its_deed(text, verb, does):
+    assert content._does(text, verb) is does
+
+
+def test_a_comma_between_a_named_subject_and_its_verb_of_saying_is_dropped(mill):
+    from storyworld.minds import words
+
+    assert words.tidy(mill, "wat", "Bettany Crewe, Odo Quenby, says that the sacks are chaff.") == \
+        "Bettany Crewe, Odo Quenby says that the sacks are chaff."
+    # the opening address and a parenthesis stay as they are
+    assert words.tidy(mill, "wat", "Odo Quenby, said the miller, was at the barn.") == \
+        "Odo Quenby, said the miller, was at the barn."
