@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from lemminflect import getAllLemmas
+
 from storyworld.kernel import verbs
 
 # Verbs that take their person or thing through a preposition ("bow to", "smile at"); any other verb
@@ -60,7 +62,17 @@ def split_directions(line: str) -> tuple[str, tuple[str, ...]]:
     found = tuple(" ".join(next(g for g in m.groups() if g is not None).split()) for m in _DIRECTION.finditer(line))
     spoken = " ".join(_DIRECTION.sub(" ", line).split())
     spoken = spoken.strip(" -—:")
-    return spoken, tuple(d for d in found if d)
+    return spoken, tuple(d for d in found if d and _does_something(d))
+
+
+def _does_something(direction: str) -> bool:
+    """Whether a stage direction names a doing ("bows low", "laughing"), not a stray word a small model set in
+    asterisks or brackets ("*and*", "(yes)"), which is neither said nor narrated."""
+    return any("VERB" in getAllLemmas(word) and word.lower() not in _NOT_DOINGS
+               for word in re.findall(r"[A-Za-z']+", direction))
+
+
+_NOT_DOINGS = frozenset("and or but so yes no well oh ah then".split())  # words lemminflect also reads as verbs
 
 
 def direction_text(speaker: str, direction: str) -> str:

@@ -56,6 +56,8 @@ def test_names_keep_sentence_case_only_at_the_start(world):
 def test_stage_directions_are_done_not_spoken(world):
     assert split_directions("(bows low) My lord, welcome.") == ("My lord, welcome.", ("bows low",))
     assert split_directions("*raises his cup*") == ("", ("raises his cup",))
+    # a stray word set apart is no doing: neither said nor narrated ("Pip Doyle and." was narrated once)
+    assert split_directions("Dorothy, yes *and* I will come.") == ("Dorothy, yes I will come.", ())
     events = play(world, Say(actor="tobin", text="(bows low) Good morning, keeper.", to="maren"),
                   Say(actor="silas", text="[Silas drinks]"))
     said = [(actor, claim) for actor, kind, _, claim in events if kind == "say"]
