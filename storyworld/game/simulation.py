@@ -187,8 +187,11 @@ class Simulation:
             # a stable per-agent offset, so a crowded room takes turns instead of the same few always acting
             return (derive_seed(agent) + rnd) % 997
 
+        # one who went from here lately (on an errand next door) keeps its turn with those here: it says its piece
+        # and comes back, instead of waiting out the turns of a crowded room
+        gone = set(self.left_lately(here))
         tiers = (
-            [a for a in active if self.state.positions[a] == here],
+            [a for a in active if self.state.positions[a] == here or a in gone and self.state.positions[a] in exits],
             [a for a in active if self.state.positions[a] in exits],
             # far agents wake every eighth round, staggered so they do not all wake together
             [a for a in active if self.state.positions[a] not in exits | {here}
@@ -299,9 +302,18 @@ class Simulation:
                                        if e.actor == agent and e.kind == "act" and e.verb == "read" and e.target})),
             knowledge=knowledge, replying=replying, asked=self.asked_by(agent),
             last_moved=max((e.round for e in self.state.events[-400:] if e.kind == "move" and e.actor == agent),
-                           default=None), came_from=self.way_back(agent), draw=self.draw,
+                           default=None), came_from=self.way_back(agent),
+            left_lately=self.left_lately(place), draw=self.draw,
         )
         return draws.vary(context), recall_s
+
+    def left_lately(self, place: str, rounds: int = 3) -> tuple[str, ...]:
+        """The characters who went from `place` in the last `rounds` rounds and are not there now (the person playing
+        goes where they like: that sends nobody's news anywhere)."""
+        since = self.state.round - rounds
+        return tuple(sorted({e.actor for e in self.state.events[-400:] if e.kind == "move" and e.from_place == place
+                             and e.round >= since and self.state.positions.get(e.actor) != place
+                             and e.actor != self.settings.player}))
 
     def way_back(self, agent: str) -> str | None:
         """Where `agent` came from by its last move, if it has spoken here since, more are there than here, and that
@@ -402,7 +414,7 @@ class Simulation:
         for agent in deciders:
             context, recall_s = self.context_for(agent, replying=replying)
             timing.recall_s += recall_s
-            contexts.append(context)
+            contexts.append(msgspec.structs.replace(context, deciding=tuple(deciders)))
         model = model_of(self.mind)
         parallel = self.parallel if self.parallel is not None else parallelism(model)
         lane_count = lanes(model)

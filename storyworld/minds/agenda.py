@@ -5,9 +5,9 @@ here who lacks it and cares (one with a goal to find something out first; never 
 nor to the one it says did it); a goal to find something out is asked of someone here
 it has not asked yet, in the goal's own words; a goal to tell goes to whoever here lacks what bears on it;
 what it holds that bears on its goals and the moment goes to whoever here lacks it (one round in two); with news
-that nobody here lacks (not of its own doing), it heads for where one who lacks it was last known to be; with
-news just heard, or alone with no post to guard, it seeks company where voices are heard; with its piece said
-where it went, it goes back to the larger gathering it left. It waits only when nothing can move.
+that nobody here lacks (not of its own doing), one messenger at a time heads for where one who lacks it was last
+known to be (else where voices are heard), and with its piece said there goes back to the larger gathering it
+left; alone with no post to guard, it seeks company where voices are heard. It waits only when nothing can move.
 """
 
 from __future__ import annotations
@@ -60,21 +60,38 @@ def next_step(world: World, context: DecisionContext) -> Plan | None:
     if _moved_lately(context):
         return None
     here = p.place
-    # news nobody here lacks goes toward where one who lacks it was last known to be; never news of its own doing
-    # (nobody carries a charge against themself about the place)
-    carried = {k.record_id for k in news if context.agent not in k.actors}
+    # news nobody here lacks goes toward where one who lacks it was last known to be, by one messenger at a time
+    # (none goes while another who went from here is still away; of those here who heard it, one, by a turn that
+    # moves with the round: a room does not empty the moment something is said in it); never news of its own
+    # doing (nobody carries a charge against themself about the place)
+    carried = {k.record_id for k in news if context.agent not in k.actors and _carries(world, context, k)} \
+        if not context.left_lately else set()
     for place, record_id in knowledge.lacking_at:
         way = shortest_path(world, here, place) if record_id in carried else None
         if way:
             return Plan(action=Move(actor=context.agent, to=way[0]), purpose="seek")
-    # news just heard that nobody here lacks, or alone (with nothing to guard here): it seeks company where voices
-    # are heard
-    fresh = [k for k in news if k.since_round >= p.round - 1 and context.agent not in k.actors]
+    # news just heard that nobody here lacks, its messenger takes where voices are heard; alone (with nothing to
+    # guard here), it seeks company there
+    fresh = [k for k in news if k.since_round >= p.round - 1 and k.record_id in carried]
     if fresh or not present and not knowledge.stays:
         company = [e for e in world.places[here].exits if e in p.voices]
         if company:
             return Plan(action=Move(actor=context.agent, to=sorted(company)[0]), purpose="seek")
     return None
+
+
+def _carries(world: World, context: DecisionContext, known: Known) -> bool:
+    """Whether this character is the one of those here holding the news who carries it off: one who owes an answer
+    stays; of the rest, one goes, by a turn that moves with the round (each decides alone, all alike)."""
+    busy = _busy(context)
+    if context.agent in busy:
+        return False
+    index = {a: i for i, a in enumerate(world.agents)}
+    # of those deciding this round (one who sits the round out carries nothing off: the turn passes it by)
+    deciding = set(context.deciding) or set(known.holders)
+    carriers = sorted({h for h in known.holders if h != context.player and h in index and h not in busy
+                       and h in deciding} | {context.agent}, key=lambda a: index.get(a, 0))
+    return carriers[context.perception.round % len(carriers)] == context.agent
 
 
 def _busy(context: DecisionContext, *, asked_only: bool = False) -> set[str]:

@@ -365,14 +365,16 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
     "it" and "he" point back to ("Do you think it will come again?").
     """
     heard: tuple[Known, ...] = ()
-    addressed = asked_part(addressed) if addressed is not None else None
+    # the question's shape from the question it ends on; what it bears on from the whole line ("Something heavy
+    # has been crossing the bridge. Did you let anyone through?" is on the crossing)
+    shaped = asked_part(addressed) if addressed is not None else None
     held = store.held_by(agent)
     by_id = {r.id: r for r in held}
     earlier = tuple(_known(by_id[r], agent, 1.0, present, mechanical, world) for r in previous if r in by_id)
     asked = questions.Asked()
     pointed: tuple[Known, ...] = ()
     if addressed is not None and is_asking(addressed):
-        asked = questions.read_question(world, addressed.text, addressed.speaker, agent,
+        asked = questions.read_question(world, shaped.text if shaped else addressed.text, addressed.speaker, agent,
                                         tuple(a for k in earlier for a in k.actors))
         pointed = _pointed(world, agent, asked, held, present, mechanical)
     if addressed is not None:
@@ -420,8 +422,8 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
         # "What should we do about the eunuchs?" with no goal on it: what it holds of the whole matter
         asked = questions.Asked()
         matter = frozenset(keys(questions.intent_matter(addressed.text)) - _people_keys(world))
-    proposal = (questions.proposal(world, addressed.text, addressed.speaker, agent) or "") \
-        if asked.kind == "proposal" and addressed else ""
+    proposal = (questions.proposal(world, shaped.text, addressed.speaker, agent) or "") \
+        if asked.kind == "proposal" and shaped and addressed else ""
     # a deed that would give away what it keeps from the asker ("Shall we look in the barn?" to the one who hid
     # the sacks there) it will not agree to
     declines = bool(proposal and secrets and encoder and addressed and addressed.speaker in
@@ -637,12 +639,11 @@ def choose(world: World, speaker: str, purpose: str, action: Action, knowledge: 
                  and _tellable(k, to, knowledge)]
         return Speech(act="tell" if about else "ask", to=to, carries=tuple(about[:1]))
     if purpose == "answer" and addressed is not None:
-        addressed = asked_part(addressed)
         said = _answer(world, speaker, to, knowledge, addressed)
         if said is not None and said.act == "unknown" and not said.news and not said.told_all and is_asking(addressed):
             # "I do not know how Laertes is living": the asker hears which question it does not know the answer to
             said = msgspec.structs.replace(said, matter=questions.unknown_clause(
-                world, addressed.text, addressed.speaker, speaker, knowledge.asked))
+                world, questions.question_of(addressed.text), addressed.speaker, speaker, knowledge.asked))
         return said
     if purpose == "greet":
         return Speech(act="greet", to=to)
@@ -718,7 +719,7 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     counting = re.search(r"\bhow\s+(?:much|many)\b", addressed.text, re.IGNORECASE) is not None
     # "Who opened the window?" asks for the doer of a deed: only a holding of that deed (its verb, or one of the
     # same sense) with a doer answers, not the nearest record on the window
-    deed = asked_deed(addressed.text) if question else None
+    deed = asked_deed(questions.question_of(addressed.text)) if question else None
     relevant = [k for k in knowledge.heard if k.score >= floor
                 and (not counting or bool(guard.features(k.text).numbers))
                 and (deed is None or bool(_doers(world, k)) and _does(k.text, deed))

@@ -57,6 +57,8 @@ class DecisionContext(msgspec.Struct, frozen=True, kw_only=True):
     # where its last move came from, when it has spoken here since, more are there than here and that move was not
     # itself a way back: a messenger who has said its piece returns to the gathering it left (once)
     came_from: str | None = None
+    left_lately: tuple[str, ...] = ()  # who went from here in the last few rounds and is not back (one goes at a time)
+    deciding: tuple[str, ...] = ()  # who decides this round beside it (of those here, one carries news off)
     draw: int = 0  # which drawing of this round: 0 as first played; a retry draws again (minds.draws)
 
 

@@ -57,3 +57,20 @@ def test_the_way_back_is_to_a_larger_gathering_left_once_its_piece_is_said():
     assert Simulation.way_back(sim(to_and_fro, crowd), "tobin") is None
     led = [move(1, 1, "tobin", "harbour", "tavern", led_by="ada"), said(2, 2, "tobin", "tavern")]
     assert Simulation.way_back(sim(led, crowd), "tobin") is None  # led there: it goes back with its companion
+
+
+def test_who_left_lately_is_a_character_gone_from_here_in_the_last_rounds_and_not_back():
+    from storyworld.kernel.state import SimEvent
+
+    def move(n: int, round_: int, who: str, from_place: str, to: str) -> SimEvent:
+        return SimEvent(id=f"e{n}", round=round_, place=to, actor=who, kind="move", text="", target=to,
+                        from_place=from_place)
+
+    events = [move(1, 1, "tobin", "harbour", "tavern"), move(2, 2, "ada", "harbour", "tavern"),
+              move(3, 3, "ada", "tavern", "harbour"), move(4, 3, "maren", "harbour", "tavern"),
+              move(5, 0, "silas", "harbour", "chapel")]
+    here = SimpleNamespace(state=SimpleNamespace(events=events, round=4, positions={
+        "tobin": "tavern", "ada": "harbour", "maren": "tavern", "silas": "chapel"}),
+        settings=SimpleNamespace(player="maren"))
+    # ada came back; silas went too long ago; maren is the person playing, who goes where they like
+    assert Simulation.left_lately(here, "harbour") == ("tobin",)

@@ -179,3 +179,22 @@ def test_who_owes_an_answer_is_one_spoken_to_who_has_not_replied_and_was_not_bei
     assert agenda._busy(context(("wat",), Knowledge(), talk=(
         msgspec.structs.replace(asked, speaker="reeve", to="wat"),
         msgspec.structs.replace(answered, speaker="wat", to="reeve")))) == set()
+
+
+def test_one_messenger_at_a_time_of_those_deciding_and_none_while_another_is_away(mill):
+    news = Known(record_id=7, text="Odo dragged six grain sacks out of the tithe barn at night.", kind="claim",
+                 via="told", source="bettany", since_round=3, actors=("odo",))
+
+    def step(agent: str, other: str, **fields):
+        held = Knowledge(news=(msgspec.structs.replace(news, holders=(other,)),), lacking_at=(("barn", 7),))
+        return agenda.next_step(mill, msgspec.structs.replace(context((other, "bettany"), held, agent=agent), **fields))
+
+    both = {a: step(a, o, deciding=("reeve", "tamsin")) for a, o in (("reeve", "tamsin"), ("tamsin", "reeve"))}
+    going = [a for a, s in both.items() if s is not None]
+    assert len(going) == 1 and isinstance(both[going[0]].action, Move)  # a room does not empty at once
+    stays = next(a for a in both if a not in going)
+    # the one whose turn it was sits the round out: the other goes instead
+    alone = step(stays, going[0], deciding=(stays,))
+    assert alone is not None and isinstance(alone.action, Move) and alone.action.to == "barn"
+    # another went from here lately and is not back: nobody else goes
+    assert step(stays, going[0], deciding=(stays,), left_lately=("wat",)) is None

@@ -137,8 +137,8 @@ def test_news_nobody_here_lacks_is_carried_to_where_one_who_lacks_it_is():
     world = load_world(TOLLBRIDGE)
     sim = session.new_simulation(world, "survey-morning", Settings(seed=0, awake="near", player="yusuf"),
                                  LLMMind(load_model(seed=0)))
-    player = ScriptedPlayer(world, "yusuf", [f"@priya {WHEELS}"] + ["/wait"] * 6)
-    for _ in range(7):
+    player = ScriptedPlayer(world, "yusuf", [f"@priya {WHEELS}"] + ["/wait"] * 8)
+    for _ in range(9):
         sim.step(player_action=player.next_action(sim.state))
     record = next(r for r in sim.store.held_by("priya") if r.owners["priya"].source == "yusuf"
                   and "wheels" in r.text)
