@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import re
 
-from lemminflect import getAllLemmas
-
 from storyworld.kernel import verbs
 
 # Verbs that take their person or thing through a preposition ("bow to", "smile at"); any other verb
@@ -68,11 +66,12 @@ def split_directions(line: str) -> tuple[str, tuple[str, ...]]:
 def _does_something(direction: str) -> bool:
     """Whether a stage direction names a doing ("bows low", "laughing"), not a stray word a small model set in
     asterisks or brackets ("*and*", "(yes)"), which is neither said nor narrated."""
-    return any("VERB" in getAllLemmas(word) and word.lower() not in _NOT_DOINGS
-               for word in re.findall(r"[A-Za-z']+", direction))
+    return any(len(word) > 2 and word.lower() not in _NOT_DOINGS for word in re.findall(r"[A-Za-z']+", direction))
 
 
-_NOT_DOINGS = frozenset("and or but so yes no well oh ah then".split())  # words lemminflect also reads as verbs
+# the closed-class words a stray set-apart word is (conjunctions, articles, answers, interjections); the kernel
+# reads no lexicon (it must import without numpy), and a doing is any other word
+_NOT_DOINGS = frozenset("and or but nor yet so the yes no well oh ah aah hmm umm then too".split())
 
 
 def direction_text(speaker: str, direction: str) -> str:

@@ -905,7 +905,12 @@ def _follow_up(to: str | None, knowledge: Knowledge, asked_words: set[str],
         named = [k for k in knowledge.heard if k.score >= BEARS and (not things or things & keys(k.text))]
         # of those, the one that says most of what was named ("…dragged sacks out of the barn": the dragging)
         named.sort(key=lambda k: -len(asked_words & keys(k.text)))
-        earlier = knowledge.previous[:1] or tuple(named[:1])
+        # the last answer, unless the question names other things than it is on ("Who told you the hasp was rusted
+        # through?" after an answer on the town council is on the hasp)
+        prior = knowledge.previous[:1]
+        if prior and things and not things & keys(prior[0].text) and named:
+            prior = ()
+        earlier = prior or tuple(named[:1])
         if not earlier:
             return Speech(act="unknown", to=to)
         # "Who told you that Tobiah was at the wagon?" names its matter: the answer says it back with its source

@@ -550,3 +550,22 @@ def test_asked_who_told_it_what_the_asker_said_to_another_it_heard_them_say_it(t
     told = _known(text="Ada lit the lamp.", via="told", source="maren", since_round=1)
     line = render.floor(tiny, Speech(act="answer", to="maren", carries=(told,), focus="source"), "tobin", now=3)
     assert line == "Maren, you told me yourself, 2 rounds ago.", line
+
+
+def test_who_told_you_a_matter_is_on_that_matter_not_on_the_last_answer(tiny):
+    from storyworld.minds import questions
+
+    asked = ThreadLine(round=2, speaker="maren", text="Who told you the letter was sealed with red wax?",
+                       event_id="r0002-00", to="tobin")
+    on_it = _known(record_id=1, via="told", source="ada", score=0.7)  # "Elias seals the letter with red wax."
+    last = _known(record_id=2, text="Elias went down to the harbour at dusk.", via="told", source="silas", score=0.3)
+    knowledge = _knowledge(heard=(on_it, last), previous=(last,),
+                           asked=questions.read_question(tiny, asked.text, "maren", "tobin"))
+    speech = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"), knowledge,
+                            addressed=asked)
+    assert [k.record_id for k in speech.carries] == [1], speech
+    # "Who told you?" with no matter named is on the last answer
+    bare = msgspec.structs.replace(asked, text="Who told you that?")
+    knowledge = msgspec.structs.replace(knowledge, asked=questions.read_question(tiny, bare.text, "maren", "tobin"))
+    speech = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"), knowledge, addressed=bare)
+    assert [k.record_id for k in speech.carries] == [2], speech
