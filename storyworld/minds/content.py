@@ -905,10 +905,10 @@ def _follow_up(to: str | None, knowledge: Knowledge, asked_words: set[str],
         named = [k for k in knowledge.heard if k.score >= BEARS and (not things or things & keys(k.text))]
         # of those, the one that says most of what was named ("…dragged sacks out of the barn": the dragging)
         named.sort(key=lambda k: -len(asked_words & keys(k.text)))
-        # the last answer, unless the question names other things than it is on ("Who told you the hasp was rusted
-        # through?" after an answer on the town council is on the hasp)
+        # the last answer, unless the question names more of what another holding is on ("Who told you the hasp was
+        # rusted through?" after an answer on the town council is on the hasp)
         prior = knowledge.previous[:1]
-        if prior and things and not things & keys(prior[0].text) and named:
+        if prior and things and named and len(things & keys(named[0].text)) > len(things & keys(prior[0].text)):
             prior = ()
         earlier = prior or tuple(named[:1])
         if not earlier:

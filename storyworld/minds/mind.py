@@ -168,8 +168,11 @@ class LLMMind:
                                                      tries=self.phrase_tries, max_tokens=self.line_tokens)
         action = plan.action
         if isinstance(action, Say):
-            # a follow-up's answer (who told it, when, where one is) tells what it says, not the record itself
-            tells = () if speech.focus else tuple(Told(record=k.record_id, text=k.text, kind=k.kind) for k in speech.carries)
+            # a follow-up's answer (who told it, when, where one is) tells what it says, not the record itself, unless
+            # it says the record back ("Odile said Kasimir came back drunk …: I had it from Odile"): then it tells it,
+            # and "When was that?" after it is on that record
+            tells = () if speech.focus and not speech.restate else \
+                tuple(Told(record=k.record_id, text=k.text, kind=k.kind) for k in speech.carries)
             return msgspec.structs.replace(action, text=text, tells=tells, act=speech.act, rendered=rendered), rendered, \
                 why, costs
         return msgspec.structs.replace(action, text=text), rendered, why, costs

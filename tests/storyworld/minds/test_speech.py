@@ -558,7 +558,9 @@ def test_who_told_you_a_matter_is_on_that_matter_not_on_the_last_answer(tiny):
     asked = ThreadLine(round=2, speaker="maren", text="Who told you the letter was sealed with red wax?",
                        event_id="r0002-00", to="tobin")
     on_it = _known(record_id=1, via="told", source="ada", score=0.7)  # "Elias seals the letter with red wax."
-    last = _known(record_id=2, text="Elias went down to the harbour at dusk.", via="told", source="silas", score=0.3)
+    # the last answer names the letter too, but not its sealing nor the wax
+    last = _known(record_id=2, text="Elias took the letter down to the harbour at dusk.", via="told", source="silas",
+                  score=0.3)
     knowledge = _knowledge(heard=(on_it, last), previous=(last,),
                            asked=questions.read_question(tiny, asked.text, "maren", "tobin"))
     speech = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"), knowledge,
