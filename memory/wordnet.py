@@ -51,22 +51,27 @@ def senses(lemma: str, pos: str) -> tuple[int, ...]:
     return _index(pos).get(lemma.lower().replace(" ", "_"), ())
 
 
-@lru_cache(maxsize=1)
-def _hypernym_table() -> dict[int, frozenset[int]]:
-    """verb synset -> its direct hypernyms ("murder" -> "kill", "steal" -> "take"), from data.verb (read whole,
-    as data.adj is)."""
+@lru_cache(maxsize=4)
+def _pointers(pos: str, symbol: str) -> dict[int, frozenset[int]]:
+    """synset -> the synsets of its own part of speech its `symbol` pointers reach ("&": similar to, "@": hypernym),
+    from data.<pos> read whole (the shipped copy has CRLF line ends, so a synset's offset is no longer its line's
+    byte position)."""
     folder = root()
     table: dict[int, frozenset[int]] = {}
     if folder is None:
         return table
-    with open(folder / "data.verb", encoding="utf-8") as lines:
+    short = {"verb": "v", "noun": "n", "adj": "a", "adv": "r"}[pos]
+    with open(folder / f"data.{pos}", encoding="utf-8") as lines:
         for line in lines:
             if line.startswith(" "):
-                continue
+                continue  # the licence header
+            # offset lex_filenum ss_type w_cnt (word lex_id)*w_cnt p_cnt (symbol offset pos source/target)*p_cnt | gloss
             cells = line.split(" | ")[0].split()
             at = 4 + 2 * int(cells[3], 16)
             pointers = (cells[at + 1 + 4 * i : at + 5 + 4 * i] for i in range(int(cells[at])))
-            table[int(cells[0])] = frozenset(int(p[1]) for p in pointers if p[0] == "@" and p[2] == "v")
+            # an adjective satellite's pos is "s": any adjective pointer stays within the adjectives
+            table[int(cells[0])] = frozenset(int(p[1]) for p in pointers
+                                             if p[0] == symbol and (p[2] == short or pos == "adj"))
     return table
 
 
@@ -77,35 +82,15 @@ def one_deed(a: str, b: str, depth: int) -> bool:
     if same_sense(a, b, "verb", depth):
         return True
     # the narrower verb's common senses, the broader one's any sense: "stole" is "took" in a rare sense of "take"
-    hyper = _hypernym_table()
+    hyper = _pointers("verb", "@")
     all_a, all_b = set(senses(a, "verb")), set(senses(b, "verb"))
     return any(hyper.get(s, frozenset()) & all_b for s in senses(a, "verb")[:depth]) or \
         any(hyper.get(s, frozenset()) & all_a for s in senses(b, "verb")[:depth])
 
 
-@lru_cache(maxsize=1)
-def _similar_table() -> dict[int, frozenset[int]]:
-    """adjective synset -> the synsets it is "similar to", from data.adj (read whole: the shipped copy has CRLF
-    line ends, so a synset's offset is no longer its line's byte position)."""
-    folder = root()
-    table: dict[int, frozenset[int]] = {}
-    if folder is None:
-        return table
-    with open(folder / "data.adj", encoding="utf-8") as lines:
-        for line in lines:
-            if line.startswith(" "):
-                continue
-            # offset lex_filenum ss_type w_cnt (word lex_id)*w_cnt p_cnt (symbol offset pos source/target)*p_cnt | gloss
-            cells = line.split(" | ")[0].split()
-            at = 4 + 2 * int(cells[3], 16)
-            pointers = (cells[at + 1 + 4 * i : at + 5 + 4 * i] for i in range(int(cells[at])))
-            table[int(cells[0])] = frozenset(int(p[1]) for p in pointers if p[0] == "&")
-    return table
-
-
 def similar(pos: str, offset: int) -> frozenset[int]:
     """The synsets an adjective synset is "similar to" (a cluster's head and its satellites); empty for other parts."""
-    return _similar_table().get(offset, frozenset()) if pos == "adj" else frozenset()
+    return _pointers("adj", "&").get(offset, frozenset()) if pos == "adj" else frozenset()
 
 
 @lru_cache(maxsize=65536)

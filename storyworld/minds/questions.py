@@ -48,8 +48,8 @@ class Asked(msgspec.Struct, frozen=True, kw_only=True):
 
 def read_question(world: World, text: str, asker: str | None, answerer: str,
                   previous_actors: tuple[str, ...] = ()) -> Asked:
-    """The shape of a question as asked of `answerer`; `previous_actors`: who the last answer was about."""
-    text = question_of(text)
+    """The shape of a question as asked of `answerer` (the question a line ends on: `question_of`);
+    `previous_actors`: who the last answer was about."""
     if _SOURCE.search(text):
         return Asked(kind="source")
     said = _SAID_BY.search(text)
