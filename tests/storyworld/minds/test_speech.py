@@ -55,6 +55,10 @@ def tiny():
     ("Marcellus said Horatio slipped on the stair.", "marcellus", "horatio", "I said you slipped on the stair."),
     ("Gertrude said Hamlet killed Polonius.", "polonius", "hamlet", "Gertrude said you killed me."),
     ("Gertrude said Polonius slipped on the stair.", "polonius", "hamlet", "Gertrude said I slipped on the stair."),
+    # ... and after a verb of saying whatever follows the name ("me often forgets" was said)
+    ("Gertrude said Polonius often forgets the hour.", "polonius", "hamlet", "Gertrude said I often forget the hour."),
+    ("Gertrude said Polonius left the door open.", "polonius", "hamlet", "Gertrude said I left the door open."),
+    ("Gertrude said to Polonius that the door was open.", "polonius", "hamlet", "Gertrude said to me that the door was open."),
     # a "he" after another man is named may be his: it stays (not "so I has brought me")
     ("Marcellus explains that Horatio thinks it is a fancy, so he has brought him to watch.", "horatio", "hamlet",
      "Marcellus explains that I think it is a fancy, so he has brought him to watch."),
