@@ -109,6 +109,17 @@ def _answered(thread: list[ThreadLine], position: int) -> bool:
     return any(later.speaker == line.to and later.to == line.speaker for later in thread[position + 1:])
 
 
+def _closes(thread: list[ThreadLine], position: int) -> bool:
+    """Whether a line is the answer to a question its hearer put to its speaker just before, and asks nothing back:
+    it closes that exchange, and nobody owes it a word (news said back to a remark is owed a word)."""
+    line = thread[position]
+    if line.act == "ask" or content.is_question(line.text):
+        return False
+    return any(earlier.speaker == line.to and earlier.to == line.speaker and earlier.round >= line.round - 1
+               and (earlier.act == "ask" or earlier.act is None and content.is_question(earlier.text))
+               for earlier in thread[:position])
+
+
 def derive_seed(*parts: object) -> int:
     """A stable 31-bit seed from parts (never Python's hash())."""
     text = "/".join(str(p) for p in parts).encode("utf-8")
@@ -211,7 +222,9 @@ class Simulation:
                     and len(chosen) < self.settings.max_awake + 1:
                 chosen.append(agent)
         for tier in tiers:
-            for agent in sorted((a for a in tier if a != player and a not in chosen), key=rotation):
+            # one who came here last round goes first among its tier: it came with something to say or to ask
+            for agent in sorted((a for a in tier if a != player and a not in chosen),
+                                key=lambda a: (self.state.arrived.get(a) != rnd - 1, rotation(a))):
                 if len(chosen) < self.settings.max_awake:
                     chosen.append(agent)
         return sorted(chosen)
@@ -225,7 +238,7 @@ class Simulation:
                 # wherever it was said: they may have walked on together since
                 if line.round == last and line.to and line.to not in found \
                         and self.state.positions.get(line.to) == self.state.positions.get(line.speaker) \
-                        and not _answered(thread, position):
+                        and not _answered(thread, position) and not _closes(thread, position):
                     found.append(line.to)
         return found
 
@@ -524,6 +537,8 @@ class Simulation:
         decisions = self.decide_all(exclude, progress, cancelled, watch)
         for agent in self.stay_to_answer(decisions):
             del decisions[agent]  # asked a question here as it turned to go: it stays and answers within the round
+        for agent in self.wait_for_comers(decisions, player_action):
+            del decisions[agent]  # the company it set off to find is on its way here: it stays and meets them
         actions: dict[str, Action] = {a: d.action for a, d in decisions.items()}
         actions.update(seated)
         if player_action is not None:
@@ -593,6 +608,25 @@ class Simulation:
                     and action.to not in staying and errand(action.to):
                 staying.append(action.to)
         return sorted(staying)
+
+    def wait_for_comers(self, decisions: dict[str, Decision], player_action: Action | None = None) -> list[str]:
+        """Who set off on its own errand to the room someone is leaving for its own this same round: it stays (else
+        the two cross on the way, each to find the other's room empty). Of two such errands toward each other, the
+        first (by id) stays and the other goes."""
+        where = self.state.positions
+        moving: dict[str, str] = {a: d.action.to for a, d in decisions.items() if isinstance(d.action, Move)}
+        if isinstance(player_action, Move):
+            moving[player_action.actor] = player_action.to
+        staying: list[str] = []
+        for agent in sorted(decisions):
+            d = decisions[agent]
+            if not isinstance(d.action, Move) or d.beat or d.purpose != "seek":
+                continue
+            here, there = where.get(agent), d.action.to
+            if any(b != agent and where.get(b) == there and to == here for b, to in moving.items()):
+                staying.append(agent)
+                del moving[agent]  # it stays: one coming its way no longer crosses it
+        return staying
 
     def repliers(self, outcome: RoundOutcome, limit: int) -> list[str]:
         """Who answers within the round: spoken to by the person playing, or asked a question by another, still

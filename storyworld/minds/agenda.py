@@ -1,9 +1,9 @@
 """The agenda: what a character does next for its goals when nobody spoke to it and the canon asks nothing.
 
 Read against what it holds and who is here (DESIGN §4.2b): news it was told lately goes on to someone
-here who lacks it and cares (one with a goal to find something out first; never back to whoever told it,
-nor to the one it says did it); a goal to find something out is asked of someone here
-it has not asked yet, in the goal's own words; a goal to tell goes to whoever here lacks what bears on it;
+here who lacks it and cares (whom it bears on most, by their goals, then one with a goal to find something out;
+never back to whoever told it, nor to the one it says did it); a goal to find something out is asked of someone
+here it has not asked yet, in the goal's own words; a goal to tell goes to whoever here lacks what bears on it;
 what it holds that bears on its goals and the moment goes to whoever here lacks it (one round in two); with news
 that nobody here lacks (not of its own doing), one messenger at a time heads for where one who lacks it was last
 known to be (else where voices are heard), and with its piece said there goes back to the larger gathering it
@@ -16,7 +16,7 @@ import msgspec
 
 from storyworld.kernel.actions import Move, Say
 from storyworld.minds.choice import Plan
-from storyworld.minds.content import TELL_MIN, Known, Knowledge, _tellable, keys, news_first
+from storyworld.minds.content import NEWS_STEP, TELL_MIN, Known, Knowledge, _tellable, care_of, keys, news_first
 from storyworld.minds.context import DecisionContext
 from storyworld.minds.direction import shortest_path
 from storyworld.world import World
@@ -112,9 +112,16 @@ def tell_news(world: World, context: DecisionContext) -> Plan | None:
     present = [a for a in context.perception.present if a != context.agent]
     index = {a: i for i, a in enumerate(world.agents)}
     busy = _busy(context)
-    for known in fresh_news(knowledge):
-        listeners = [a for a in sorted(present, key=lambda a: a not in knowledge.seekers)
+    candidates = []
+    for order, known in enumerate(fresh_news(knowledge)):
+        # whom it concerns most first (the news nearest their goals), then one with a goal to find something out
+        listeners = [a for a in sorted(present, key=lambda a: (-int(care_of(knowledge, a, known) / NEWS_STEP),
+                                                               a not in knowledge.seekers))
                      if a != known.source and a not in known.actors and _tellable(known, a, knowledge)]
+        if listeners:
+            candidates.append((-int(care_of(knowledge, listeners[0], known) / NEWS_STEP), order, known, listeners))
+    # the news that concerns a listener here most goes first (the teller's own order among the like)
+    for _, _, known, listeners in sorted(candidates, key=lambda c: c[:2]):
         # those here who hold the same news decide at once, none hearing the others: each takes the next listener
         # in a turn that rotates with the round, so two who hold it tell two who lack it rather than both the same
         # one (with fewer listeners than tellers some tell one listener alike: leaving it to another who may be
@@ -123,8 +130,7 @@ def tell_news(world: World, context: DecisionContext) -> Plan | None:
                          | {context.agent}, key=lambda a: index.get(a, 0))  # one spoken to last round answers now
         start = context.perception.round % len(tellers)
         turn = (tellers[start:] + tellers[:start]).index(context.agent)
-        if listeners:
-            return Plan(action=Say(actor=context.agent, text="", to=listeners[turn % len(listeners)]), purpose="tell")
+        return Plan(action=Say(actor=context.agent, text="", to=listeners[turn % len(listeners)]), purpose="tell")
     return None
 
 

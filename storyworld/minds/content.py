@@ -122,6 +122,9 @@ class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
     # for each question, those present it is not put to either: asking would give away a secret it bears on
     withheld: tuple[tuple[str, ...], ...] = ()
     seekers: tuple[str, ...] = ()  # who of those present has a goal to find something out (cares for news)
+    # for each other one present, how near each piece of news is to their goals (record id, score): news goes
+    # first to whoever it bears on most
+    cares: tuple[tuple[str, tuple[tuple[int, float], ...]], ...] = ()
     stays: bool = False  # a goal to guard or keep watch where it is: alone, it does not go looking for company
     # where those who lack its news (not here, not its source nor its doers) were last known to be, by its own
     # holdings (else their home), with the news each lacks: where it goes to pass it on when nobody here lacks it
@@ -411,6 +414,7 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
                  if _usable(world, r, agent) and r.owners[agent].via == "told" and r.owners[agent].since_round >= round_ - NEWS_ROUNDS
                  and r.id not in secrets)
     lacking_at = _lacking_at(world, agent, held, [k.record_id for k in news if k.record_id not in told], present)
+    cares = _cares(world, store, agent, news, present, mechanical) if encoder is not None else ()
     pronouns = world.agents[agent].pronouns if agent in world.agents else "they"
     asking = tuple((q, a.people) for a in (aims.aims_of(world, agent, encoder) if encoder is not None else ())
                    if a.kind == "learn" for q in [aims.question_of(a.goal, pronouns, bool(a.people))] if q)
@@ -434,7 +438,24 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
                      seekers=tuple(a for a in present if encoder is not None and a in world.agents
                                    and any(x.kind == "learn" for x in aims.aims_of(world, a, encoder))),
                      stays=encoder is not None and any(a.kind == "guard" for a in aims.aims_of(world, agent, encoder)),
-                     lacking_at=lacking_at, intent=intent, proposal=proposal, declines=declines, matter=matter)
+                     lacking_at=lacking_at, intent=intent, proposal=proposal, declines=declines, matter=matter,
+                     cares=cares)
+
+
+def _cares(world: World, store: Memory, agent: str, news: tuple[Known, ...], present: tuple[str, ...],
+           mechanical: frozenset[str]) -> tuple[tuple[str, tuple[tuple[int, float], ...]], ...]:
+    """For each other one present with goals, the news nearest them (the teller's holdings recalled by the
+    listener's goals): whom a piece of news concerns."""
+    wanted = {k.record_id for k in news}
+    if not wanted:
+        return ()
+    cares = []
+    for listener in present:
+        goals = world.agents[listener].goals if listener != agent and listener in world.agents else []
+        if goals:
+            near = _scored(world, store, agent, " ".join(goals), present, mechanical)
+            cares.append((listener, tuple((k.record_id, k.score) for k in near if k.record_id in wanted)))
+    return tuple(cares)
 
 
 def _intent(world: World, agent: str, question: str, encoder: aims.Encoder | None, hiding: set[str]) -> str:
@@ -648,7 +669,8 @@ def choose(world: World, speaker: str, purpose: str, action: Action, knowledge: 
     if purpose == "greet":
         return Speech(act="greet", to=to)
     if purpose == "tell":  # news it was told lately, on to someone who lacks it (not back to its teller)
-        fresh = sorted((k for k in knowledge.news if k.source != to and _tellable(k, to, knowledge)), key=news_first)
+        fresh = sorted((k for k in knowledge.news if k.source != to and _tellable(k, to, knowledge)),
+                       key=lambda k: (-int(care_of(knowledge, to, k) / NEWS_STEP), *news_first(k)))
         return Speech(act="tell", to=to, carries=tuple(fresh[:1])) if fresh else None
     if purpose == "seek":  # a goal to find something out, asked in its own words
         return Speech(act="ask", to=to, question=knowledge.questions[0]) if knowledge.questions else None
@@ -670,6 +692,14 @@ def news_first(known: Known) -> tuple[int, int, int]:
     """The order news is passed on in: what bears most on the teller's goals and the moment first (`Known.score`,
     in steps of `NEWS_STEP`), the newest first among the like."""
     return -int(known.score / NEWS_STEP), -known.since_round, known.record_id
+
+
+def care_of(knowledge: Knowledge, listener: str | None, known: Known) -> float:
+    """How near a piece of news is to the listener's goals (`Knowledge.cares`; 0 when not among the nearest)."""
+    for who, near in knowledge.cares:
+        if who == listener:
+            return next((score for record, score in near if record == known.record_id), 0.0)
+    return 0.0
 
 
 NEWS_STEP = 0.1  # nearness to the moment closer than this is no reason to put one piece of news before another

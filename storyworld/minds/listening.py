@@ -182,6 +182,8 @@ def _third_person(world: World, speaker: str, to: str | None, line: str) -> str:
     # place and the window of your pantry" -> "… Agnes's place and the window of Agnes's pantry", never "her pantry"
     line = _person(world, speaker, line, first, case=0,
                    also=to if re.search(rf"\b(?:{second})\b", line, flags=re.IGNORECASE) else None)
+    # "our lorry" is the one those here share: "the lorry" (else the claim, first person still, is no statement)
+    line = re.sub(r"\b([Oo])ur\b", lambda m: "The" if m.group(1) == "O" else "the", line)
     return _person(world, to, line, second, case=re.IGNORECASE)
 
 

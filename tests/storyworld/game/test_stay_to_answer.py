@@ -74,3 +74,19 @@ def test_who_left_lately_is_a_character_gone_from_here_in_the_last_rounds_and_no
         settings=SimpleNamespace(player="maren"))
     # ada came back; silas went too long ago; maren is the person playing, who goes where they like
     assert Simulation.left_lately(here, "harbour") == ("tobin",)
+
+
+def test_one_seeking_company_waits_for_whoever_is_coming_its_way():
+    here = SimpleNamespace(state=SimpleNamespace(positions={"ada": "quay", "tobin": "tavern", "maren": "quay",
+                                                            "silas": "chapel"}))
+    decisions = {
+        "ada": Decision(action=Move(actor="ada", to="tavern"), purpose="seek"),  # tobin comes the other way: stays
+        "tobin": Decision(action=Move(actor="tobin", to="quay"), purpose="seek"),
+        "maren": Decision(action=Move(actor="maren", to="chapel"), purpose="seek"),  # nobody comes from there
+    }
+    assert Simulation.wait_for_comers(here, decisions) == ["ada"]  # of two errands toward each other, one stays
+    sent = dict(decisions, ada=Decision(action=Move(actor="ada", to="tavern"), purpose="beat", beat="t03"))
+    assert Simulation.wait_for_comers(here, sent) == ["tobin"]  # the canon's beat takes ada; tobin waits for her
+    walker = {"maren": Decision(action=Move(actor="maren", to="chapel"), purpose="seek")}
+    assert Simulation.wait_for_comers(here, walker, Move(actor="silas", to="quay")) == ["maren"]  # the person too
+    assert Simulation.wait_for_comers(here, walker, Say(actor="silas", text="Hello.")) == []

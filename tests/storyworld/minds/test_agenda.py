@@ -198,3 +198,23 @@ def test_one_messenger_at_a_time_of_those_deciding_and_none_while_another_is_awa
     assert alone is not None and isinstance(alone.action, Move) and alone.action.to == "barn"
     # another went from here lately and is not back: nobody else goes
     assert step(stays, going[0], deciding=(stays,), left_lately=("wat",)) is None
+
+
+def test_news_goes_first_to_whom_it_concerns_and_the_news_that_concerns_someone_most_goes_first(mill):
+    mill_news = Known(record_id=7, text="The millrace gate was found broken at dawn.", kind="claim", via="told",
+                      source="odo", since_round=3, holders=("reeve",))
+    barn_news = Known(record_id=8, text="Odo dragged six grain sacks out of the tithe barn.", kind="claim", via="told",
+                      source="bettany", since_round=3, actors=("odo",), holders=("reeve",))
+    plain = Knowledge(news=(mill_news, barn_news))
+    assert agenda.tell_news(mill, context(("tamsin", "wat"), plain)).action.to == "tamsin"  # nobody cares more
+    # Wat's goals are on the barn: he is told, and told the barn news, though the reeve heard the mill news first
+    cares = msgspec.structs.replace(plain, cares=(("wat", ((8, 0.62), (7, 0.2))), ("tamsin", ((7, 0.31),))))
+    step = agenda.tell_news(mill, context(("tamsin", "wat"), cares))
+    assert step is not None and step.action.to == "wat"
+    from storyworld.minds.content import care_of
+    assert care_of(cares, "wat", barn_news) == 0.62 and care_of(cares, "odo", barn_news) == 0.0
+    from storyworld.minds.content import choose
+    said = choose(mill, "reeve", "tell", Say(actor="reeve", text="", to="wat"), cares, addressed=None)
+    assert said is not None and [k.record_id for k in said.carries] == [8]  # what bears on his goals
+    said = choose(mill, "reeve", "tell", Say(actor="reeve", text="", to="tamsin"), cares, addressed=None)
+    assert said is not None and [k.record_id for k in said.carries] == [7]

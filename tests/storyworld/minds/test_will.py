@@ -29,6 +29,9 @@ def mill():
      "When Bettany Crewe came to the barn she found her sacks slit open.", ("bettany",)),  # the name once
     ("I told Tamsin that I saw the sacks at the mill.",
      "Bettany Crewe told Tamsin that Bettany Crewe saw the sacks at the mill.", ("bettany", "tamsin")),
+    # "our cart" is the one those here share: no first person is left to make the claim no statement
+    ("Our cart went down the lane at ten.", "The cart went down the lane at ten.", ()),
+    ("I found our cart in the lane at ten.", "Bettany Crewe found the cart in the lane at ten.", ("bettany",)),
 ])
 def test_a_statement_is_read_into_a_third_person_claim(mill, line, claim, actors):
     reading = listening.read_claim(mill, "bettany", "reeve", line)
