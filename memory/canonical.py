@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from lemminflect import getAllInflections, getAllLemmas, getInflection
 
-from memory import frames, lexicon
+from memory import frames, lexicon, wordnet
 
 _UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -110,7 +110,35 @@ def _converse(toks: list[str]) -> list[str]:
                 break
             giver, taker, thing = toks[j + 1 : end], toks[:i], toks[i + 1 : j]
             return [_case(giver[0], True)] + giver[1:] + [verb] + thing + ["to", _case(taker[0], False)] + taker[1:] + toks[end:]
+        owned = _owned_from(toks, i, k)
+        if owned is not None:
+            return owned
     return toks
+
+
+_FROM_THE_OWNER = frozenset(lexicon.key(w) for w in ("borrow", "buy", "purchase"))
+
+
+def _owned_from(toks: list[str], i: int, k: str) -> list[str] | None:
+    """"Kit borrowed Ines's pass card" as "Ines lent the pass card to Kit": the owner named before the thing is the
+    giver (the exchanges `_CONVERSES` knows, told without "from")."""
+    # only where the owner gives it: "received Benedikta's story" may have come from anyone, "borrowed Ines's card"
+    # came from Ines
+    verb = _CONVERSES.get((k, "from")) if k in _FROM_THE_OWNER else None
+    if verb is None or i + 2 >= len(toks) or not toks[i + 1][0].isupper():
+        return None
+    end = i + 1
+    while end < len(toks) and toks[end][0].isupper() and not toks[end].endswith("'s"):
+        end += 1
+    if end >= len(toks) or not toks[end].endswith("'s") or not toks[end][0].isupper():
+        return None
+    stop = end + 1
+    while stop < len(toks) and toks[stop] not in frames.PUNCT and toks[stop].lower() not in _STOPS:
+        stop += 1
+    if stop == end + 1:
+        return None
+    giver = toks[i + 1 : end] + [toks[end].removesuffix("'s")]
+    return giver + [verb, "the"] + toks[end + 1 : stop] + ["to", _case(toks[0], False)] + toks[1:i] + toks[stop:]
 
 
 _DETERMINERS = frozenset("the a an his her their its our my your".split())
@@ -131,7 +159,7 @@ def canonical(text: str) -> str:
     turned to its giver's side."""
     core = frames.core(text)
     toks = _attributed(frames.tokens(core)) if core == text else frames.tokens(core)
-    toks = _converse(_cost(active(_burned(numbers_as_digits(only(toks))))))
+    toks = _converse(_paid_for(_cost(active(_burned(numbers_as_digits(only(_apposition(toks))))))))
     return frames.join(toks)
 
 
@@ -160,6 +188,58 @@ def _cost(toks: list[str]) -> list[str]:
         while stop < len(toks) and toks[stop] not in frames.PUNCT and lows[stop] not in _STOPS:
             stop += 1
         return [_case(payer[0], True)] + payer[1:] + ["paid"] + toks[end:stop] + ["for", _case(toks[0], False)] + toks[1:i] + toks[stop:]
+    return toks
+
+
+def _paid_for(toks: list[str]) -> list[str]:
+    """"A paid B N for X" as "B sold X to A for N": a sale told from the buyer's purse, in the seller's wording (as
+    "A bought X from B" is)."""
+    lows = [t.lower() for t in toks]
+    for i in range(1, min(len(lows) - 4, 8)):
+        if toks[i] in frames.PUNCT or lows[i] in _SUBJECT_STOPS:
+            return toks
+        if lexicon.key(lows[i]) != "pay" or not toks[i + 1][0].isupper():
+            continue
+        end = i + 1
+        while end < len(toks) and toks[end][0].isupper():
+            end += 1
+        if end >= len(toks) or not toks[end][0].isdigit():
+            return toks
+        price = end
+        while price < len(toks) and lows[price] != "for" and toks[price] not in frames.PUNCT:
+            price += 1
+        if price >= len(toks) or lows[price] != "for":
+            return toks
+        stop = price + 1
+        while stop < len(toks) and toks[stop] not in frames.PUNCT and lows[stop] not in _STOPS:
+            stop += 1
+        if stop == price + 1:
+            return toks
+        seller, buyer = toks[i + 1 : end], toks[:i]
+        return seller + ["sold"] + toks[price + 1 : stop] + ["to", _case(buyer[0], False)] + buyer[1:] + ["for"] + \
+            toks[end:price] + toks[stop:]
+    return toks
+
+
+def _apposition(toks: list[str]) -> list[str]:
+    """A person named beside what they are, "the prioress, Aurelie Dusant" or "Aurelie Dusant, the prioress,", as
+    the name alone: the name says who; the post said beside it adds nothing a retelling must keep."""
+    lows = [t.lower() for t in toks]
+    for i in range(len(toks) - 3):
+        # "the prioress, Aurelie Dusant" (the name ends the clause)
+        if lows[i] in _DETERMINERS and toks[i + 2] == "," and toks[i + 3][0].isupper() \
+                and wordnet.names_a_person(lexicon.key(lows[i + 1])):
+            end = i + 3
+            while end < len(toks) and toks[end][0].isupper():
+                end += 1
+            if end == len(toks) or toks[end] in frames.PUNCT and toks[end] != ",":
+                return toks[:i] + toks[i + 3 :]
+            if toks[end] == "," and end + 1 < len(toks) and lows[end + 1] not in ("and", "or"):  # not a list
+                return toks[:i] + toks[i + 3 : end] + toks[end + 1 :]
+        # "Aurelie Dusant, the prioress," (set off on both sides)
+        if toks[i][0].isupper() and toks[i + 1] == "," and lows[i + 2] in _DETERMINERS and i + 4 < len(toks) \
+                and toks[i + 4] in frames.PUNCT and wordnet.names_a_person(lexicon.key(lows[i + 3])):
+            return toks[: i + 1] + toks[i + 5 :] if toks[i + 4] == "," else toks[: i + 1] + toks[i + 4 :]
     return toks
 
 

@@ -76,12 +76,17 @@ def structural_rule(new_text: str, held_text: str, cosine: float, settings: Memo
 
     "frame": the normalised frames overlap by at least frame_min (cosine at least frame_cosine_min).
     "deed": the main verbs name one deed, nothing in one is swapped for something else in the other
-    (one may only add detail), and the cosine is at least deed_cosine_min. The guard has passed already.
+    (one may only add detail), and the cosine is at least deed_cosine_min.
+    "counterparts": the main verbs name one deed and every participant of each side has its counterpart in the
+    other (guard.counterparts), at a cosine of at least counterpart_cosine_min. The guard has passed already.
     """
     if cosine >= settings.frame_cosine_min and frames.similarity(new_text, held_text) >= settings.frame_min:
         return "frame"
-    if cosine >= settings.deed_cosine_min:
+    if cosine >= min(settings.deed_cosine_min, settings.counterpart_cosine_min):
         verb_a, verb_b = verbs.main_verb(new_text), verbs.main_verb(held_text)
-        if verb_a is not None and verb_b is not None and verbs.same_deed(verb_a, verb_b) and frames.added_only(new_text, held_text):
-            return "deed"
+        if verb_a is not None and verb_b is not None and verbs.same_deed(verb_a, verb_b):
+            if cosine >= settings.deed_cosine_min and frames.added_only(new_text, held_text):
+                return "deed"
+            if cosine >= settings.counterpart_cosine_min and guard.counterparts(new_text, held_text):
+                return "counterparts"
     return None

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from lemminflect import getAllLemmas
 
 from memory import lexicon
 
@@ -630,9 +631,27 @@ def _name_runs(toks: list[str]) -> list[tuple[int, int]]:
     return runs
 
 
+NICKNAME_MIN = 3  # letters a short form of a first name keeps ("Fen" for "Fennimore"; "Al" could be anyone)
+
+
+def _short_form(word: str, bases: set[str]) -> str | None:
+    """The other statement's short form of a capitalised name ("Fennimore" -> "Fen"), when it uses one."""
+    if not word[:1].isupper() or word.lower() in _FUNCTION or getAllLemmas(word.lower()):
+        return None  # a word of the language ("Tomorrow") is no long form of a name ("Tom")
+    found = [b for b in bases if b[:1].isupper() and NICKNAME_MIN <= len(b) < len(word) and word.startswith(b)
+             and b.lower() not in _FUNCTION]
+    return max(found, key=len) if len(found) == 1 else None
+
+
 def _shorten_names(toks: list[str], other: set[str]) -> list[str]:
-    """`toks` with each full name cut to the part of it the other statement uses ("Margery Dunn" -> "Margery")."""
+    """`toks` with each full name cut to the part of it the other statement uses ("Margery Dunn" -> "Margery"),
+    a first name given in full on one side and short on the other in its short form ("Fennimore Tallis" / "Fen")."""
     out, bases = list(toks), {t.removesuffix("'s") for t in other}
+    for i, tok in enumerate(toks):
+        short = _short_form(tok.removesuffix("'s"), bases)
+        if short is not None and tok.removesuffix("'s") not in bases:
+            out[i] = short + ("'s" if tok.endswith("'s") else "")
+    toks = list(out)
     for start, end in reversed(_name_runs(toks)):
         kept = [t.removesuffix("'s") for t in toks[start:end] if t.removesuffix("'s") in bases]
         if kept and len(kept) < end - start:  # a possessive stays on the name's end: "Benedikta Sorrel's" -> "Benedikta's"
@@ -647,6 +666,14 @@ def align_names(text_a: str, text_b: str) -> tuple[str, str]:
     if a == ta and b == tb:
         return text_a, text_b
     return join(a), join(b)
+
+
+def content_words(text: str) -> frozenset[str]:
+    """The words of substance of a statement, lower case, a possessive's "'s" off (no function word, no light verb,
+    no punctuation)."""
+    words = (t.lower().replace("\u2019", "'").removesuffix("'s") for t in tokens(text) if t not in PUNCT)
+    return frozenset(w for w in words if w and w.strip("'-") and w not in _FUNCTION and w not in _PREPOSITIONS
+                     and lexicon.key(w) not in _FUNCTION_KEYS)
 
 
 def join(toks: list[str]) -> str:

@@ -342,7 +342,60 @@ def _swapped_participant(fa: Features, fb: Features) -> bool:
     only_b = {p for p in fb.participants if p not in fa.words and lexicon.concept(p) not in concepts_a}
     only_a = {p for p in only_a if not _synonym_among(p, only_b)}
     only_b = {p for p in only_b if not _synonym_among(p, only_a)}
+    only_a, only_b = _role_for_name(only_a, fa, only_b, fb)
     return bool(only_a) and bool(only_b)
+
+
+def counterparts(text_a: str, text_b: str) -> bool:
+    """Whether every word of substance of each statement has a counterpart in the other: the same word, a synonym
+    (the lexicon's, or one WordNet sense as a noun, an adjective or a deed), or a person named on one side and
+    spoken of by what they are on the other. Nothing is left over on either side: no detail swapped, none added."""
+    text_a, text_b = canonical.pair(text_a, text_b)
+    fa, fb = features(text_a), features(text_b)
+    words_a, words_b = frames.content_words(text_a), frames.content_words(text_b)
+    only_a = {w for w in words_a if not _counterpart(w, words_b)}
+    only_b = {w for w in words_b if not _counterpart(w, words_a)}
+    only_a, only_b = _role_for_name(only_a, fa, only_b, fb)
+    return not only_a and not only_b
+
+
+def _counterpart(word: str, others: frozenset[str]) -> bool:
+    """Whether `word` or a synonym of it is among `others`."""
+    if word in others:
+        return True
+    head = lexicon.key(word)
+    if any(head == lexicon.key(o) or lexicon.concept(word) == lexicon.concept(o) for o in others):
+        return True
+    if word[0].isdigit():
+        return False
+    for other in others:
+        if other[0].isdigit():
+            continue
+        for a, b in ((word, other), (head, lexicon.key(other))):
+            if any(wordnet.same_sense(a, b, pos, verbs.WORDNET_DEPTH) for pos in ("noun", "adj")):
+                return True
+        if verbs.same_deed(head, lexicon.key(other)) and wordnet.senses(head, "verb") and wordnet.senses(lexicon.key(other), "verb"):
+            return True
+    return False
+
+
+def _role_for_name(only_a: set[str], fa: Features, only_b: set[str], fb: Features) -> tuple[set[str], set[str]]:
+    """Both sides without a person named on one side and spoken of by what they are on the other ("Idris Mabon" /
+    "the purser", "Cerys" / "his sister"), in the same place in the deed (the doer for the doer, one other for one
+    other): a statement alone cannot tell who holds that post, so it is no swap. Two kinds of person ("the cook" /
+    "the bosun") or two names stay a swap."""
+    only_a, only_b = set(only_a), set(only_b)
+    for roles, names, f_roles, f_names in ((only_a, only_b, fa, fb), (only_b, only_a, fb, fa)):
+        kinds = {p for p in roles if p not in f_roles.entities and wordnet.names_a_person(lexicon.key(p))}
+        people = {p for p in names if p in f_names.entities}
+        for kind_part, name_part in ((kinds & f_roles.subject, people & f_names.subject),
+                                     (kinds - f_roles.subject, people - f_names.subject)):
+            # one kind for one person (a name may be two words); two kinds for two names could pair either way
+            if len(kind_part) == 1 and 1 <= len(name_part) <= 2:  # a first name and a surname at most
+                roles -= kind_part
+                names -= name_part
+    return only_a, only_b
+
 
 
 def _synonym_among(word: str, others: set[str]) -> bool:

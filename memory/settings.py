@@ -16,6 +16,9 @@ class MemorySettings(Frozen, frozen=True):
     frame_min: float = 0.85  # normalised-frame overlap at or above which a guarded neighbour merges (memory/frames.py)
     frame_cosine_min: float = 0.5  # ... provided its cosine is at least this (frames alone ignore what the lexicon lacks)
     deed_cosine_min: float = 0.8  # same main deed, nothing swapped, one side adds detail: merges at this cosine (memory/equivalence.py)
+    # same main deed and every participant of each side found in the other (the word, a synonym, or a person named
+    # on one side and spoken of by their post on the other): merges at this cosine (memory/guard.counterparts)
+    counterpart_cosine_min: float = 0.5
     judge_enabled: bool = True  # use the judge callable (when one is given) in the band
     judge_max_calls: int = 2  # judge calls per atom at most
     write_neighbours: int = 8  # usearch neighbours examined per new atom

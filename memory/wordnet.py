@@ -88,6 +88,13 @@ def one_deed(a: str, b: str, depth: int) -> bool:
         any(hyper.get(s, frozenset()) & all_a for s in senses(b, "verb")[:depth])
 
 
+@lru_cache(maxsize=65536)
+def narrower_sense(a: str, b: str, pos: str, depth: int) -> bool:
+    """Whether one word's sense among its `depth` commonest is a sense of the other at all: "removed" is "took" in a
+    rare sense of "take" (the narrower word says which)."""
+    return bool(set(senses(a, pos)[:depth]) & set(senses(b, pos)) or set(senses(b, pos)[:depth]) & set(senses(a, pos)))
+
+
 def similar(pos: str, offset: int) -> frozenset[int]:
     """The synsets an adjective synset is "similar to" (a cluster's head and its satellites); empty for other parts."""
     return _pointers("adj", "&").get(offset, frozenset()) if pos == "adj" else frozenset()
@@ -103,3 +110,30 @@ def same_sense(a: str, b: str, pos: str, depth: int) -> bool:
     if senses_a & senses_b:
         return True
     return any(similar(pos, s) & senses_b for s in senses_a)
+
+
+PERSON_FILE = 18  # WordNet's lexicographer file noun.person: the nouns that name a kind of person
+
+
+@lru_cache(maxsize=1)
+def _noun_files() -> dict[int, int]:
+    """noun synset -> its lexicographer file number (from data.noun; empty without the files)."""
+    folder = root()
+    table: dict[int, int] = {}
+    if folder is None:
+        return table
+    with open(folder / "data.noun", encoding="utf-8") as lines:
+        for line in lines:
+            if not line.startswith(" "):
+                offset, lexfile = line.split(" ", 2)[:2]
+                table[int(offset)] = int(lexfile)
+    return table
+
+
+@lru_cache(maxsize=65536)
+def names_a_person(noun: str, depth: int = 1) -> bool:
+    """Whether one of the `depth` commonest senses of a noun is a kind of person ("purser", "prioress", "sister"),
+    by WordNet's noun.person file."""
+    files = _noun_files()
+    return any(files.get(s) == PERSON_FILE for s in senses(noun, "noun")[:depth])
+

@@ -50,7 +50,8 @@ def bench_pairs(paths: list[str], sweep: bool = False, listing: bool = False, as
     settings = MemorySettings()
     report: Document = {
         "settings": {"merge_high": settings.merge_high, "frame_min": settings.frame_min,
-                     "frame_cosine_min": settings.frame_cosine_min, "deed_cosine_min": settings.deed_cosine_min},
+                     "frame_cosine_min": settings.frame_cosine_min, "deed_cosine_min": settings.deed_cosine_min,
+                     "counterpart_cosine_min": settings.counterpart_cosine_min},
         "files": {},
     }
     totals = [0, 0, 0]
@@ -105,7 +106,8 @@ def _print(report: Document) -> None:
     """The report as aligned lines."""
     s = report["settings"]
     print(f"merge rule: guard, then cosine >= merge_high {s['merge_high']}, or frames >= frame_min {s['frame_min']} "
-          f"(cosine >= {s['frame_cosine_min']}), or one deed (cosine >= deed_cosine_min {s['deed_cosine_min']}); judge off")
+          f"(cosine >= {s['frame_cosine_min']}), or one deed (cosine >= deed_cosine_min {s['deed_cosine_min']}), "
+          f"or one deed with every word's counterpart (cosine >= {s['counterpart_cosine_min']}); judge off")
     for path, row in report["files"].items():
         print(f"  {path}: pairs {row['pairs']} ({row['same']} same)  precision {row['precision']:.3f}  "
               f"recall {row['recall']:.3f}  f1 {row['f1']:.3f}  (tp {row['tp']} fp {row['fp']} fn {row['fn']})")

@@ -162,8 +162,9 @@ def test_judge_in_band():
         calls.append((a, b))
         return True
 
-    # frame_min and deed_cosine_min above 1: the structural rules (which would merge this pair) stay out of the judge's way
-    settings = MemorySettings(merge_high=0.999, merge_low=0.3, frame_min=1.01, deed_cosine_min=1.01)
+    # frame_min, deed_cosine_min and counterpart_cosine_min above 1: the structural rules (which would merge this pair) stay out of the judge's way
+    settings = MemorySettings(merge_high=0.999, merge_low=0.3, frame_min=1.01, deed_cosine_min=1.01,
+                              counterpart_cosine_min=1.01)
     store = ConsensusStore.open(None, embedder=HashEmbedder(), settings=settings, judge=judge)
     (a,) = store.remember("x", "Ophelia gathered flowers by the brook.")
     (b,) = store.remember("y", "Ophelia gathered many flowers by the brook.")

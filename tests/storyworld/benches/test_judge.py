@@ -44,7 +44,8 @@ ROWS = [(0.99, True), (0.95, True), (0.80, True), (0.78, False), (0.75, False), 
     [(True, True, 0.6, 1.0), (False, False, 1.0, 2 / 3), (None, False, 1.0, 2 / 3)],
 )
 def test_judge_on_vs_off(verdict, lowers, on_precision, on_recall):
-    settings = MemorySettings(merge_low=0.72, merge_high=0.9, frame_min=1.01, deed_cosine_min=1.01)  # cosine and judge only
+    settings = MemorySettings(merge_low=0.72, merge_high=0.9, frame_min=1.01, deed_cosine_min=1.01,
+                              counterpart_cosine_min=1.01)  # cosine and judge only
     pairs, embedder = pairs_with_cosines(ROWS)
     judge = CountingJudge(lambda a, b: verdict)
     report = evaluate(pairs, embedder, judge, settings)
