@@ -552,9 +552,16 @@ def _pointed(world: World, agent: str, asked: questions.Asked, held: list[Record
     if asked.kind == "where_now":
         found = [r for r in held if r.place and set(asked.people) & set(r.actors) and r.namespace == "shared"
                  and r.owners[agent].status in ("believed", "doubted")]
-        found.sort(key=lambda r: (-r.round, -r.id))
+        # the last time it saw them placed: a move seen again ("went to the brine house" twice) is one record whose
+        # merge log keeps each sighting; within a round, moves resolve after what was said
+        found.sort(key=lambda r: (-_seen_round(r, agent), r.kind != "event", -r.id))
         return tuple(_known(r, agent, 1.0, present, mechanical, world) for r in found[:1])
     return ()
+
+
+def _seen_round(record: Record, owner: str) -> int:
+    """The last round `owner` came by this record: its own round, or a later sighting its merge log keeps."""
+    return max([record.round, *(m.round for m in record.merge_log if m.owner == owner)])
 
 
 # A goal that means to share a matter with someone names them after one of these ("Get Horatio to see it").
@@ -750,9 +757,13 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     # "Who opened the window?" asks for the doer of a deed: only a holding of that deed (its verb, or one of the
     # same sense) with a doer answers, not the nearest record on the window
     deed = asked_deed(questions.question_of(addressed.text)) if question else None
+    # any who-question ("Who was down in the gallery on Sunday?") asks for a person: a holding that names none in
+    # what it tells (only its teller, "Florian said the water soaked the roof") does not answer it
+    who = question and asks_who(questions.question_of(addressed.text))
     relevant = [k for k in knowledge.heard if k.score >= floor
                 and (not counting or bool(guard.features(k.text).numbers))
                 and (deed is None or bool(_doers(world, k)) and _does(k.text, deed))
+                and (not who or bool(render.names_in(world, frames.report_core(k.text))))
                 and (not k.mechanical or (whereabouts and bool(movers & _doers(world, k))))
                 and (not things or movers & _doers(world, k) or bool(things & keys(k.text)))
                 and (not question or _bears(world, k, wanted))
@@ -816,6 +827,12 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
 
 _WHO_DID = re.compile(r"^\s*(?:[A-Z][\w' ]*,\s*)?who\s+(?P<verb>[a-z]+)\b", re.IGNORECASE)
 _NOT_DEEDS = frozenset("told tells tell said says say heard hears knew knows know".split())  # who told: a source
+
+
+def asks_who(text: str) -> bool:
+    """Whether a question asks who (did, was, is something), not who told it (a source question is read apart)."""
+    found = _WHO_DID.match(text)
+    return found is not None and found["verb"].lower() not in _NOT_DEEDS
 
 
 def asked_deed(text: str) -> str | None:

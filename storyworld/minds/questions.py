@@ -60,6 +60,10 @@ def read_question(world: World, text: str, asker: str | None, answerer: str,
         named = tuple(a for a in people_in(world, who) if a != answerer)
         if named:
             return Asked(kind="said_by", people=named)
+        if re.match(r"(?:the|that|this|a|an)\s+\w", who, re.IGNORECASE):
+            # "What did the man from Gmunden say …?": someone described whom it cannot tell apart; what anyone else
+            # said is no answer (it says it does not know)
+            return Asked(kind="said_by", people=())
     where = _WHERE_NOW.search(text.strip())
     if where:
         who = where.group("who").strip()

@@ -115,7 +115,20 @@ def tidy(world: World, speaker: str, raw: str) -> str:
     # "Jo Tanner, Beatrice Vane, says that …": a comma between a person named as the subject and the verb of saying
     # (after the opening vocative) is a slip, not an address
     names = "|".join(re.escape(n) for n in sorted({p.name for p in world.agents.values()}, key=len, reverse=True))
-    return re.sub(rf"(?<=[,;:] )({names}),\s+(says|said|told|tells)\b", r"\1 \2", text) if names else text
+    text = re.sub(rf"(?<=[,;:] )({names}),\s+(says|said|told|tells)\b", r"\1 \2", text) if names else text
+    return close_quote(text)
+
+
+def close_quote(text: str) -> str:
+    """A quotation the model opened and never closed ("Florian said, 'The roof fell.") closed at the line's end."""
+    opened = re.search(r"(?<=[,:] )(['\"])(?=[A-Z])", text)
+    if opened is None:
+        return text
+    mark = opened.group(1)
+    # a closing mark is one not followed by a letter (an apostrophe, "Kaiser's", is)
+    if re.search(rf"{re.escape(mark)}(?![A-Za-z])", text[opened.end():]):
+        return text
+    return text + mark
 
 
 PERSONS = (frozenset({"i", "me", "my", "mine", "myself", "i'm", "i've", "i'll", "i'd"}),

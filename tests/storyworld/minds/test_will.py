@@ -51,6 +51,7 @@ def test_questions_greetings_and_stock_lines_assert_nothing(mill, line):
     ("How do you know?", "source", ()),
     ("What did Bettany tell you?", "said_by", ("bettany",)),
     ("What did I tell you?", "said_by", ("wat",)),
+    ("What did the man from the county say?", "said_by", ()),  # someone described: nobody it can tell apart
     ("When was that?", "when", ()),
     ("Where is he now?", "where_now", ("odo",)),
     ("Where is Tamsin?", "where_now", ("tamsin",)),
@@ -233,6 +234,18 @@ def test_a_line_that_tells_then_asks_is_answered_on_its_question(line, question)
 ])
 def test_a_who_question_asks_the_doer_of_its_verb(question, verb):
     assert content.asked_deed(question) == verb
+    # every who-question but who told it asks for a person
+    assert content.asks_who(question) is (question not in ("Who told you that?", "What is it?"))
+
+
+def test_a_quotation_left_open_is_closed_and_an_apostrophe_is_no_quotation():
+    from storyworld.minds.words import close_quote
+
+    assert close_quote("Resi, Florian said, 'The old workings soaked the roof.") == \
+        "Resi, Florian said, 'The old workings soaked the roof.'"
+    assert close_quote("Resi, he said, \"The Kaiser's roof fell.") == "Resi, he said, \"The Kaiser's roof fell.\""
+    for whole in ("Resi, Florian said, 'The roof fell.' So it goes.", "Resi, the Kaiser's roof fell."):
+        assert close_quote(whole) == whole
 
 
 @pytest.mark.parametrize(("text", "verb", "does"), [
@@ -253,3 +266,18 @@ def test_a_comma_between_a_named_subject_and_its_verb_of_saying_is_dropped(mill)
     # the opening address and a parenthesis stay as they are
     assert words.tidy(mill, "wat", "Odo Quenby, said the miller, was at the barn.") == \
         "Odo Quenby, said the miller, was at the barn."
+
+
+def test_where_someone_is_now_is_the_last_sighting_a_move_seen_again_included(mill):
+    from memory.records import Holding, MergeLogEntry, Record
+
+    seen = Holding(via="witnessed")
+    went = Record(id=21, text="Odo Quenby went from the mill to the barn.", round=1, place="barn", actors=("odo",),
+                  owners={"reeve": seen},
+                  merge_log=[MergeLogEntry(owner="reeve", round=6, rule="text", discarded_text="", kept_text="",
+                                           previous_text="")])  # the same walk, seen again in round 6
+    spoke = Record(id=42, text="Tamsin tells Odo Quenby at the mill: the sacks are short.", kind="utterance",
+                   round=6, place="mill", actors=("odo",), owners={"reeve": seen})
+    asked = questions.Asked(kind="where_now", people=("odo",))
+    found = content._pointed(mill, "reeve", asked, [spoke, went], (), frozenset())
+    assert [k.record_id for k in found] == [21]  # in round 6 he was spoken to, then walked off to the barn
