@@ -447,11 +447,14 @@ def _cares(world: World, store: Memory, agent: str, news: tuple[Known, ...], pre
     """For each other one present with goals, the news nearest them (the teller's holdings recalled by the
     listener's goals): whom a piece of news concerns."""
     wanted = {k.record_id for k in news}
-    if not wanted:
+    # only those here who lack some of it, and only where there is a choice to make (of news, or of listener)
+    lacking = [a for a in present if a != agent and a in world.agents and world.agents[a].goals
+               and any(a not in k.holders and a != k.source for k in news)]
+    if not wanted or len(wanted) < 2 and len(lacking) < 2:
         return ()
     cares = []
-    for listener in present:
-        goals = world.agents[listener].goals if listener != agent and listener in world.agents else []
+    for listener in lacking:
+        goals = world.agents[listener].goals
         if goals:
             near = _scored(world, store, agent, " ".join(goals), present, mechanical)
             cares.append((listener, tuple((k.record_id, k.score) for k in near if k.record_id in wanted)))
