@@ -203,6 +203,8 @@ class Simulation:
         gone = set(self.left_lately(here))
         tiers = (
             [a for a in active if self.state.positions[a] == here or a in gone and self.state.positions[a] in exits],
+            # a messenger come with news last round, however far: it says its piece (then the turns go on as before)
+            [a for a in active if self.state.carrying.get(a) == rnd - 1 and self.state.arrived.get(a) == rnd - 1],
             [a for a in active if self.state.positions[a] in exits],
             # far agents wake every eighth round, staggered so they do not all wake together
             [a for a in active if self.state.positions[a] not in exits | {here}
@@ -548,6 +550,8 @@ class Simulation:
         before, rng_before = _state_encoder.encode(self.state), self.rng.getstate()
         try:
             self.state.fallbacks += len(fallbacks)
+            # who set off with news this round (inside the undo: a refused round leaves no messenger behind)
+            self.state.carrying.update({a: self.state.round for a, d in decisions.items() if d.purpose == "carry"})
             outcome = resolve_round(self.world, self.state, actions, self.rng, based_on=based_on, fallbacks=fallbacks,
                                     companions=self.companions(player_action))
             outcome, replied = self.replies(outcome, progress, cancelled, watch)
@@ -620,7 +624,7 @@ class Simulation:
         staying: list[str] = []
         for agent in sorted(decisions):
             d = decisions[agent]
-            if not isinstance(d.action, Move) or d.beat or d.purpose != "seek":
+            if not isinstance(d.action, Move) or d.beat or d.purpose not in ("seek", "carry"):
                 continue
             here, there = where.get(agent), d.action.to
             if any(b != agent and where.get(b) == there and to == here for b, to in moving.items()):

@@ -118,6 +118,8 @@ class WorldState(msgspec.Struct, kw_only=True):
     events: list[SimEvent] = msgspec.field(default_factory=list)
     shortterm: dict[str, ShortTerm] = msgspec.field(default_factory=dict)
     arrived: dict[str, int] = msgspec.field(default_factory=dict)  # agent -> round it reached its place
+    # agent -> round it set off with news for one who lacks it (a messenger keeps its turn where it arrives)
+    carrying: dict[str, int] = msgspec.field(default_factory=dict)
     actions: list[Action] = msgspec.field(default_factory=list)  # every resolved action, for Table 5 counts
     lies: dict[str, str] = msgspec.field(default_factory=dict)  # claim event id -> liar
     rng_state: list[int] = msgspec.field(default_factory=list)

@@ -69,7 +69,7 @@ def next_step(world: World, context: DecisionContext) -> Plan | None:
     for place, record_id in knowledge.lacking_at:
         way = shortest_path(world, here, place) if record_id in carried else None
         if way:
-            return Plan(action=Move(actor=context.agent, to=way[0]), purpose="seek")
+            return Plan(action=Move(actor=context.agent, to=way[0]), purpose="carry")
     # news just heard that nobody here lacks, its messenger takes where voices are heard; alone (with nothing to
     # guard here), it seeks company there
     fresh = [k for k in news if k.since_round >= p.round - 1 and k.record_id in carried]

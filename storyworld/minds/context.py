@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 # deed), idle (nothing due, alone). Model: chat (a line of its own choosing), greet, act. fallback: the
 # choice failed and the agent keeps still. Agenda (minds.agenda): tell (news on to who lacks it), seek (ask
 # after a goal, or go where someone is).
-Purpose = Literal["answer", "summon", "lead", "beat", "act", "idle", "chat", "greet", "fallback", "tell", "seek"]
+Purpose = Literal["answer", "summon", "lead", "beat", "act", "idle", "chat", "greet", "fallback", "tell", "seek",
+                  "carry"]  # carry: a messenger's walk toward one who lacks its news
 
 
 class Recalled(msgspec.Struct, frozen=True, kw_only=True):

@@ -90,3 +90,24 @@ def test_one_seeking_company_waits_for_whoever_is_coming_its_way():
     walker = {"maren": Decision(action=Move(actor="maren", to="chapel"), purpose="seek")}
     assert Simulation.wait_for_comers(here, walker, Move(actor="silas", to="quay")) == ["maren"]  # the person too
     assert Simulation.wait_for_comers(here, walker, Say(actor="silas", text="Hello.")) == []
+
+
+def test_a_messenger_come_far_with_news_keeps_its_turn_on_arrival():
+    from storyworld.game import session
+    from storyworld.kernel.state import Settings
+    from storyworld.world import load_world
+    from tests.support.fixtures_memory import HashEmbedder
+    from tests.support.paths import TINY
+
+    world = load_world(TINY)
+    sim = session.new_simulation(world, "arrival", Settings(seed=2, awake="near", player="maren", max_awake=1),
+                                 None, embedder=HashEmbedder())
+    # the person at the lighthouse; Silas next door at the harbour; Ada walked to the chapel, far off, with news
+    sim.state.positions.update(maren="lighthouse", ada="chapel")
+    sim.state.round = 5
+    sim.state.arrived["ada"] = 4
+    assert sim.awake_agents() == ["silas"]  # a walker far off waits its turn
+    sim.state.carrying["ada"] = 4
+    assert sim.awake_agents() == ["ada"]  # a messenger says its piece where it came, before those next door
+    sim.state.round = 6
+    assert "ada" not in sim.awake_agents()  # once: then the turns go on as before
