@@ -766,7 +766,7 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     relevant = [k for k in knowledge.heard if k.score >= floor
                 and (not counting or bool(guard.features(k.text).numbers))
                 and (deed is None or bool(_doers(world, k)) and _does(k.text, deed))
-                and (not who or bool(render.names_in(world, frames.report_core(k.text))))
+                and (not who or _names_someone(world, k))
                 and (not k.mechanical or (whereabouts and bool(movers & _doers(world, k))))
                 and (not things or movers & _doers(world, k) or bool(things & keys(k.text)))
                 and (not question or _bears(world, k, wanted))
@@ -830,6 +830,17 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
 
 _WHO_DID = re.compile(r"^\s*(?:[A-Z][\w' ]*,\s*)?who\s+(?P<verb>[a-z]+)\b", re.IGNORECASE)
 _NOT_DEEDS = frozenset("told tells tell said says say heard hears knew knows know".split())  # who told: a source
+
+
+def _names_someone(world: World, known: Known) -> bool:
+    """Whether a holding tells of a person beside its teller ("Florian said the water soaked the roof" does not;
+    "Florian said he went down alone" and "Tamsin saw Odo at the barn" do): what a who-question wants."""
+    named = set(render.names_in(world, known.text)) - {known.said_by}
+    teller_did = known.said_by is not None and _TELLER_DID.search(known.text) is not None
+    return bool(named) or teller_did
+
+
+_TELLER_DID = re.compile(r"\b(?:said|says|told\s+\w+(?:\s+\w+)?)\s+(?:that\s+)?(?:he|she|they)\b", re.IGNORECASE)
 
 
 def asks_who(text: str) -> bool:

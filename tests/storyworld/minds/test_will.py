@@ -281,3 +281,14 @@ def test_where_someone_is_now_is_the_last_sighting_a_move_seen_again_included(mi
     asked = questions.Asked(kind="where_now", people=("odo",))
     found = content._pointed(mill, "reeve", asked, [spoke, went], (), frozenset())
     assert [k.record_id for k in found] == [21]  # in round 6 he was spoken to, then walked off to the barn
+
+
+@pytest.mark.parametrize(("text", "said_by", "names"), [
+    ("Odo Quenby said the water soaked the sacks.", "odo", False),  # only its teller
+    ("Odo Quenby said he carried the sacks to the mill alone.", "odo", True),  # the teller, by his own account
+    ("Tamsin saw Odo Quenby at the barn.", None, True),
+    ("The sacks were swapped for chaff.", None, False),
+])
+def test_a_who_question_wants_a_holding_that_names_someone_beside_its_teller(mill, text, said_by, names):
+    known = content.Known(record_id=1, text=text, kind="claim", via="told", source="tamsin", said_by=said_by)
+    assert content._names_someone(mill, known) is names
