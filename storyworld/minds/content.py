@@ -761,12 +761,13 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     # same sense) with a doer answers, not the nearest record on the window
     deed = asked_deed(questions.question_of(addressed.text)) if question else None
     # any who-question ("Who was down in the gallery on Sunday?") asks for a person: a holding that names none in
-    # what it tells (only its teller, "Florian said the water soaked the roof") does not answer it
+    # what it tells (only its teller, "Florian said the water soaked the roof") does not answer it, nor what the
+    # asker told it (they know their own words)
     who = question and asks_who(questions.question_of(addressed.text))
     relevant = [k for k in knowledge.heard if k.score >= floor
                 and (not counting or bool(guard.features(k.text).numbers))
                 and (deed is None or bool(_doers(world, k)) and _does(k.text, deed))
-                and (not who or _names_someone(world, k))
+                and (not who or _names_someone(world, k) and k.source != addressed.speaker)
                 and (not k.mechanical or (whereabouts and bool(movers & _doers(world, k))))
                 and (not things or movers & _doers(world, k) or bool(things & keys(k.text)))
                 and (not question or _bears(world, k, wanted))

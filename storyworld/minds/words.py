@@ -116,7 +116,14 @@ def tidy(world: World, speaker: str, raw: str) -> str:
     # (after the opening vocative) is a slip, not an address
     names = "|".join(re.escape(n) for n in sorted({p.name for p in world.agents.values()}, key=len, reverse=True))
     text = re.sub(rf"(?<=[,;:] )({names}),\s+(says|said|told|tells)\b", r"\1 \2", text) if names else text
+    for agent in world.agents.values():
+        # "Anton Wimmer said Anton Wimmer measured …": the one who said it, named again in what they said, is "he"
+        text = re.sub(rf"\b({re.escape(agent.name)})\s+({_SAYING})\s+(that\s+)?{re.escape(agent.name)}\b",
+                      lambda m, a=agent: f"{m.group(1)} {m.group(2)} {m.group(3) or ''}{a.pronouns}", text)
     return close_quote(text)
+
+
+_SAYING = r"says|said|thinks|thought|believes|believed|swore|swears|claims|claimed"
 
 
 def close_quote(text: str) -> str:

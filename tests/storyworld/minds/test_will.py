@@ -292,3 +292,12 @@ def test_where_someone_is_now_is_the_last_sighting_a_move_seen_again_included(mi
 def test_a_who_question_wants_a_holding_that_names_someone_beside_its_teller(mill, text, said_by, names):
     known = content.Known(record_id=1, text=text, kind="claim", via="told", source="tamsin", said_by=said_by)
     assert content._names_someone(mill, known) is names
+
+
+def test_one_who_said_it_named_again_in_what_they_said_is_their_pronoun(mill):
+    from storyworld.minds import words
+
+    assert words.tidy(mill, "wat", "Tamsin Brook, Odo Quenby said Odo Quenby carried the sacks.") == \
+        "Tamsin Brook, Odo Quenby said he carried the sacks."
+    assert words.tidy(mill, "wat", "Tamsin Brook, Odo Quenby said Wat Ashby carried the sacks.") == \
+        "Tamsin Brook, Odo Quenby said Wat Ashby carried the sacks."  # another: named
