@@ -119,7 +119,7 @@ def tidy(world: World, speaker: str, raw: str) -> str:
     for agent in world.agents.values():
         # "Anton Wimmer said Anton Wimmer measured …": the one who said it, named again in what they said, is "he"
         text = re.sub(rf"\b({re.escape(agent.name)})\s+({_SAYING})\s+(that\s+)?{re.escape(agent.name)}\b",
-                      lambda m, a=agent: f"{m.group(1)} {m.group(2)} {m.group(3) or ''}{a.pronouns}", text)
+                      rf"\1 \2 \3{agent.pronouns}", text)
     return close_quote(text)
 
 
