@@ -763,11 +763,15 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     # any who-question ("Who was down in the gallery on Sunday?") asks for a person: a holding that names none in
     # what it tells (only its teller, "Florian said the water soaked the roof") does not answer it, nor what the
     # asker told it (they know their own words)
-    who = question and asks_who(questions.question_of(addressed.text))
+    asked_text = questions.question_of(addressed.text)
+    who = question and asks_who(asked_text)
+    # "Who told the inspector …?": only a holding that names the one told (unknown to it: none does)
+    told_to = questions.told_whom(world, asked_text) if question else None
     relevant = [k for k in knowledge.heard if k.score >= floor
                 and (not counting or bool(guard.features(k.text).numbers))
                 and (deed is None or bool(_doers(world, k)) and _does(k.text, deed))
                 and (not who or _names_someone(world, k) and k.source != addressed.speaker)
+                and (told_to is None or bool(set(told_to) & set(render.names_in(world, k.text))))
                 and (not k.mechanical or (whereabouts and bool(movers & _doers(world, k))))
                 and (not things or movers & _doers(world, k) or bool(things & keys(k.text)))
                 and (not question or _bears(world, k, wanted))
@@ -845,9 +849,10 @@ _TELLER_DID = re.compile(r"\b(?:said|says|told\s+\w+(?:\s+\w+)?)\s+(?:that\s+)?(
 
 
 def asks_who(text: str) -> bool:
-    """Whether a question asks who (did, was, is something), not who told it (a source question is read apart)."""
+    """Whether a question asks who (did, was, is something, or told someone else), not who told it (a source
+    question is read apart)."""
     found = _WHO_DID.match(text)
-    return found is not None and found["verb"].lower() not in _NOT_DEEDS
+    return found is not None and (found["verb"].lower() not in _NOT_DEEDS or questions.told_whom_asked(text))
 
 
 def asked_deed(text: str) -> str | None:

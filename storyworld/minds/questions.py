@@ -23,6 +23,11 @@ AskedKind = Literal["open", "source", "said_by", "when", "where_now", "intent", 
 _SOURCE = re.compile(r"\bwho\s+(?:first\s+|\w+ly\s+)?(?:told|tells|said|says)\b|\bhow\s+(?:do|did|can|could)\s+you\s+know\b|"
                      r"\b(?:where|from\s+whom|from\s+who|how)\s+did\s+you\s+(?:hear|learn|find\s+out|come\s+to\s+know)\b|"
                      r"\bwho\s+(?:was\s+it\s+)?(?:that\s+)?(?:told|said)\b", re.IGNORECASE)
+# "Who told the inspector the props were short?": who told someone else, not the one asked (no source question)
+_TOLD_ANOTHER = re.compile(r"^\s*(?:[A-Z][\w' ]*,\s*)?(?:and\s+)?who\s+(?:first\s+)?(?:told|tells)\s+"
+                           r"(?!(?:you|me|us|him|her|them|it|that|this|so)\b)"
+                           r"(?P<whom>(?:the|a|an|your|my|our)\s+[\w'-]+|[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)\b",
+                           re.IGNORECASE)
 _SAID_BY = re.compile(r"\bwhat\s+(?:\w+ly\s+)?(?:did|has|have)\s+(?P<who>.+?)\s+(?:tell|told|say|said)\b", re.IGNORECASE)
 # what the one asked means to do: its goals answer ("What should we do?", "What will you do now?")
 _INTENT = re.compile(r"\bwhat\s+(?:should|shall|must|can|could|will|would|do|are|ought)\s+(?:we|you|i)\s+(?:to\s+)?"
@@ -50,6 +55,8 @@ def read_question(world: World, text: str, asker: str | None, answerer: str,
                   previous_actors: tuple[str, ...] = ()) -> Asked:
     """The shape of a question as asked of `answerer` (the question a line ends on: `question_of`);
     `previous_actors`: who the last answer was about."""
+    if told_whom(world, text) is not None:
+        return Asked()  # who told another: a question of who did it, answered from what names the telling
     if _SOURCE.search(text):
         return Asked(kind="source")
     said = _SAID_BY.search(text)
@@ -95,6 +102,20 @@ def question_of(text: str) -> str:
     locked?" -> "Will you keep it locked?"); the line itself when it is one sentence or ends on no question."""
     sentences = _SENTENCE_END.split(text.strip())
     return sentences[-1] if len(sentences) > 1 and sentences[-1].rstrip().endswith("?") else text
+
+
+def told_whom_asked(text: str) -> bool:
+    """Whether a question asks who told someone other than the one asked ("Who told the inspector …?")."""
+    return _TOLD_ANOTHER.match(text) is not None
+
+
+def told_whom(world: World, text: str) -> tuple[str, ...] | None:
+    """Whom a "who told X …?" question asks after the teller of ("Who told the inspector your props were short?":
+    the inspector), when X is someone other than the one asked; None for any other question."""
+    found = _TOLD_ANOTHER.match(text)
+    if found is None:
+        return None
+    return tuple(people_in(world, found["whom"]))
 
 
 def people_in(world: World, text: str) -> list[str]:

@@ -52,6 +52,7 @@ def test_questions_greetings_and_stock_lines_assert_nothing(mill, line):
     ("What did Bettany tell you?", "said_by", ("bettany",)),
     ("What did I tell you?", "said_by", ("wat",)),
     ("What did the man from the county say?", "said_by", ()),  # someone described: nobody it can tell apart
+    ("Who told Tamsin the sacks were short?", "open", ()),  # who told another: a who-question, no source one
     ("When was that?", "when", ()),
     ("Where is he now?", "where_now", ("odo",)),
     ("Where is Tamsin?", "where_now", ("tamsin",)),
@@ -301,3 +302,12 @@ def test_one_who_said_it_named_again_in_what_they_said_is_their_pronoun(mill):
         "Tamsin Brook, Odo Quenby said he carried the sacks."
     assert words.tidy(mill, "wat", "Tamsin Brook, Odo Quenby said Wat Ashby carried the sacks.") == \
         "Tamsin Brook, Odo Quenby said Wat Ashby carried the sacks."  # another: named
+
+
+@pytest.mark.parametrize(("question", "whom"), [
+    ("Who told Tamsin the sacks were short?", ("tamsin",)), ("Reeve, who told Wat Ashby about the barn?", ("wat",)),
+    ("Who told you the sacks were short?", None), ("Who told me that?", None), ("Who said that?", None),
+])
+def test_who_told_someone_else_is_asked_after_the_one_told(mill, question, whom):
+    assert questions.told_whom(mill, question) == whom
+    assert content.asks_who(question) is (whom is not None)
