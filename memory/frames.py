@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+
 from lemminflect import getAllLemmas
 
 from memory import lexicon

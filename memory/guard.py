@@ -371,9 +371,8 @@ def _counterpart(word: str, others: frozenset[str]) -> bool:
     for other in others:
         if other[0].isdigit():
             continue
-        for a, b in ((word, other), (head, lexicon.key(other))):
-            if any(wordnet.same_sense(a, b, pos, verbs.WORDNET_DEPTH) for pos in ("noun", "adj")):
-                return True
+        if _one_sense(word, other) or _one_sense(head, lexicon.key(other)):  # "stealing" is a noun of theft too
+            return True
         if verbs.same_deed(head, lexicon.key(other)) and wordnet.senses(head, "verb") and wordnet.senses(lexicon.key(other), "verb"):
             return True
     return False
@@ -397,11 +396,15 @@ def _role_for_name(only_a: set[str], fa: Features, only_b: set[str], fb: Feature
     return only_a, only_b
 
 
-
 def _synonym_among(word: str, others: set[str]) -> bool:
     """Whether WordNet puts `word` in a common sense of one of `others`, as a noun or an adjective ("fresh" / "new")."""
     head = lexicon.key(word)
-    return any(wordnet.same_sense(head, lexicon.key(o), pos, verbs.WORDNET_DEPTH) for o in others for pos in ("noun", "adj"))
+    return any(_one_sense(head, lexicon.key(o)) for o in others)
+
+
+def _one_sense(a: str, b: str) -> bool:
+    """Whether two words share one of their common WordNet senses as nouns or as adjectives."""
+    return any(wordnet.same_sense(a, b, pos, verbs.WORDNET_DEPTH) for pos in ("noun", "adj"))
 
 
 def named(text: str) -> frozenset[str]:

@@ -237,8 +237,7 @@ def same_deed(verb_a: str, verb_b: str) -> bool:
         return True
     if GROUPS.get(verb_a, frozenset()) & GROUPS.get(verb_b, frozenset()):
         return True
-    if wordnet.same_sense(verb_a, verb_b, "verb", WORDNET_DEPTH) or wordnet.one_deed(verb_a, verb_b, WORDNET_DEPTH) \
-            or wordnet.narrower_sense(verb_a, verb_b, "verb", 1):
+    if wordnet.one_deed(verb_a, verb_b, WORDNET_DEPTH) or wordnet.narrower_sense(verb_a, verb_b, "verb", 1):
         return True
     return "_" not in verb_a and "_" not in verb_b and lexicon.SYNONYMS.get(verb_a, verb_a) == lexicon.SYNONYMS.get(verb_b, verb_b)
 

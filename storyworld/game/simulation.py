@@ -103,21 +103,12 @@ class RoundTiming(msgspec.Struct, kw_only=True):
 REPLY_PASSES = 2  # one asked by the person and by another in one round answers both, the person first
 
 
-def _answered(thread: list[ThreadLine], position: int) -> bool:
-    """Whether the one a line was spoken to has answered its speaker since (in the same round or after)."""
-    line = thread[position]
-    return any(later.speaker == line.to and later.to == line.speaker for later in thread[position + 1:])
-
-
 def _closes(thread: list[ThreadLine], position: int) -> bool:
-    """Whether a line is the answer to a question its hearer put to its speaker just before, and asks nothing back:
-    it closes that exchange, and nobody owes it a word (news said back to a remark is owed a word)."""
+    """Whether a line answers a question its hearer put to its speaker just before and asks nothing back: nobody owes
+    it a word (news said back to a remark is owed one)."""
     line = thread[position]
-    if line.act == "ask" or content.is_question(line.text):
-        return False
-    return any(earlier.speaker == line.to and earlier.to == line.speaker and earlier.round >= line.round - 1
-               and (earlier.act == "ask" or earlier.act is None and content.is_question(earlier.text))
-               for earlier in thread[:position])
+    asks = line.act == "ask" or content.is_question(line.text)
+    return not asks and content.replies(thread, position, to_a_question=True)
 
 
 def derive_seed(*parts: object) -> int:
@@ -240,7 +231,7 @@ class Simulation:
                 # wherever it was said: they may have walked on together since
                 if line.round == last and line.to and line.to not in found \
                         and self.state.positions.get(line.to) == self.state.positions.get(line.speaker) \
-                        and not _answered(thread, position) and not _closes(thread, position):
+                        and not content.answered(thread, position) and not _closes(thread, position):
                     found.append(line.to)
         return found
 
@@ -253,7 +244,7 @@ class Simulation:
                 line = thread[position]
                 if line.round < self.state.round - 1:
                     break
-                if line.to == agent and self.state.positions.get(line.speaker) == place and not _answered(thread, position):
+                if line.to == agent and self.state.positions.get(line.speaker) == place and not content.answered(thread, position):
                     found.append(line)
         found.sort(key=lambda line: (line.round, line.event_id), reverse=True)
         # the person playing is answered first: they are the one waiting for it
@@ -639,7 +630,7 @@ class Simulation:
         asked: list[tuple[bool, str, str]] = []  # (not the person's, addressee, asker), in the order said
         for thread in self.state.threads.values():
             for position, line in enumerate(thread):
-                if line.round != outcome.round or not line.to or line.to == line.speaker or _answered(thread, position):
+                if line.round != outcome.round or not line.to or line.to == line.speaker or content.answered(thread, position):
                     continue
                 if line.speaker != self.settings.player and not (line.act == "ask" or content.is_question(line.text)):
                     continue  # between characters, a question asks for an answer now; a remark waits its turn

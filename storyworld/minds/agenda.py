@@ -16,7 +16,8 @@ import msgspec
 
 from storyworld.kernel.actions import Move, Say
 from storyworld.minds.choice import Plan
-from storyworld.minds.content import NEWS_STEP, TELL_MIN, Known, Knowledge, _tellable, care_of, keys, news_first
+from storyworld.minds.content import (NEWS_STEP, TELL_MIN, Known, Knowledge, _tellable, answered, care_of, keys,
+                                      news_first, replies)
 from storyworld.minds.context import DecisionContext
 from storyworld.minds.direction import shortest_path
 from storyworld.world import World
@@ -100,9 +101,7 @@ def _busy(context: DecisionContext, *, asked_only: bool = False) -> set[str]:
     talk = context.perception.recent_talk
     return {t.to for i, t in enumerate(talk)
             if t.round >= context.perception.round - 1 and t.to and (t.act == "ask" or not asked_only)
-            and not any(later.speaker == t.to and later.to == t.speaker for later in talk[i + 1:])
-            and not any(earlier.speaker == t.to and earlier.to == t.speaker and earlier.round >= t.round - 1
-                        for earlier in talk[:i])}
+            and not answered(talk, i) and not replies(talk, i)}
 
 
 def tell_news(world: World, context: DecisionContext) -> Plan | None:

@@ -10,7 +10,7 @@ Nothing here invents: every fact a line states is a record the speaker holds.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Literal, Protocol
 
 import msgspec
@@ -186,6 +186,21 @@ def is_asking(line: ThreadLine) -> bool:
     """Whether a line spoken asks something of its hearer: a question, but not a reaction that says back what it
     just heard with a question mark ("You saw it? I did not know that"), which answers a line and asks nothing."""
     return is_question(line.text) and line.act != "react"
+
+
+def answered(lines: Sequence[ThreadLine], position: int) -> bool:
+    """Whether the one a line was spoken to has answered its speaker since (in the same round or after)."""
+    line = lines[position]
+    return any(later.speaker == line.to and later.to == line.speaker for later in lines[position + 1:])
+
+
+def replies(lines: Sequence[ThreadLine], position: int, *, to_a_question: bool = False) -> bool:
+    """Whether a line is said back to a line its hearer spoke to its speaker this round or the last (with
+    `to_a_question`: to a question it asked); such a line closes that exchange, and nobody owes it a word."""
+    line = lines[position]
+    return any(earlier.speaker == line.to and earlier.to == line.speaker and earlier.round >= line.round - 1
+               and (not to_a_question or earlier.act == "ask" or earlier.act is None and is_question(earlier.text))
+               for earlier in lines[:position])
 
 
 def asked_part(line: ThreadLine) -> ThreadLine:
@@ -454,10 +469,8 @@ def _cares(world: World, store: Memory, agent: str, news: tuple[Known, ...], pre
         return ()
     cares = []
     for listener in lacking:
-        goals = world.agents[listener].goals
-        if goals:
-            near = _scored(world, store, agent, " ".join(goals), present, mechanical)
-            cares.append((listener, tuple((k.record_id, k.score) for k in near if k.record_id in wanted)))
+        near = _scored(world, store, agent, " ".join(world.agents[listener].goals), present, mechanical)
+        cares.append((listener, tuple((k.record_id, k.score) for k in near if k.record_id in wanted)))
     return tuple(cares)
 
 
@@ -759,11 +772,11 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     counting = re.search(r"\bhow\s+(?:much|many)\b", addressed.text, re.IGNORECASE) is not None
     # "Who opened the window?" asks for the doer of a deed: only a holding of that deed (its verb, or one of the
     # same sense) with a doer answers, not the nearest record on the window
-    deed = asked_deed(questions.question_of(addressed.text)) if question else None
+    asked_text = questions.question_of(addressed.text)
+    deed = asked_deed(asked_text) if question else None
     # any who-question ("Who was down in the gallery on Sunday?") asks for a person: a holding that names none in
     # what it tells (only its teller, "Florian said the water soaked the roof") does not answer it, nor what the
     # asker told it (they know their own words)
-    asked_text = questions.question_of(addressed.text)
     who = question and asks_who(asked_text)
     # "Who told the inspector …?": only a holding that names the one told (unknown to it: none does)
     told_to = questions.told_whom(world, asked_text) if question else None

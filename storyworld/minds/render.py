@@ -23,10 +23,12 @@ from storyworld.world import World
 # Words that may stand between a subject and its verb ("Horatio still does not believe").
 _ADVERBS = frozenset({"also", "always", "never", "still", "often", "only", "now", "then", "once", "already",
                       "soon", "just", "even", "again", "secretly", "quietly", "slowly", "suddenly", "finally"})
+# verbs of saying or thinking, which take a clause ("Rudi said Sam often forgets")
+SAYING = ("said", "says", "thinks", "thought", "believes", "believed", "swore", "swears")
 _CLAUSE_OPENERS = (". ", "; ", ": ", ", ", " that ", " and ", " but ", " when ", " while ", " because ", " as ",
                    " so ", " if ", " until ", " after ", " before ", " where ", " whether ",
-                   # a verb of saying or thinking takes a clause: "Rudi said Sam often forgets" (said to Sam: "me")
-                   " said ", " says ", " thinks ", " thought ", " believes ", " believed ", " swore ", " swears ")
+                   # a name after one is its clause's subject (said to Sam: "Rudi said I often forget", not "me")
+                   *(f" {verb} " for verb in SAYING))
 _BE = {"I": {"is": "am", "was": "was", "has": "have", "does": "do", "isn't": "am not", "wasn't": "wasn't",
              "hasn't": "haven't", "doesn't": "don't"},
        "you": {"is": "are", "was": "were", "has": "have", "does": "do", "isn't": "aren't", "wasn't": "weren't",

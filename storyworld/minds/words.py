@@ -123,7 +123,7 @@ def tidy(world: World, speaker: str, raw: str) -> str:
     return close_quote(text)
 
 
-_SAYING = r"says|said|thinks|thought|believes|believed|swore|swears|claims|claimed"
+_SAYING = "|".join((*render.SAYING, "claims", "claimed"))
 
 
 def close_quote(text: str) -> str:

@@ -218,3 +218,18 @@ def test_news_goes_first_to_whom_it_concerns_and_the_news_that_concerns_someone_
     assert said is not None and [k.record_id for k in said.carries] == [8]  # what bears on his goals
     said = choose(mill, "reeve", "tell", Say(actor="reeve", text="", to="tamsin"), cares, addressed=None)
     assert said is not None and [k.record_id for k in said.carries] == [7]
+
+
+def test_a_line_said_back_closes_its_exchange_and_with_a_question_only_when_it_answers_one():
+    from storyworld.minds.content import answered, replies
+
+    def line(round_, speaker, to, text, act=None):
+        return ThreadLine(round=round_, speaker=speaker, to=to, text=text, event_id=f"e{round_}{speaker}", act=act)
+
+    asked = [line(3, "reeve", "wat", "Who took the sacks?", act="ask"), line(3, "wat", "reeve", "Odo took them.")]
+    remark = [line(2, "reeve", "wat", "The sacks are gone."), line(3, "wat", "reeve", "Odo took them.")]
+    assert answered(asked, 0) and not answered(asked, 1)
+    assert replies(asked, 1) and replies(asked, 1, to_a_question=True)
+    assert replies(remark, 1) and not replies(remark, 1, to_a_question=True)  # news back to a remark is owed a word
+    late = [line(1, "reeve", "wat", "Who took the sacks?", act="ask"), line(3, "wat", "reeve", "Odo took them.")]
+    assert not replies(late, 1)  # two rounds on, it is a line of its own
