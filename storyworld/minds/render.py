@@ -240,9 +240,10 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
         # "Marcellus explains that Horatio thinks …, so he has brought him" said by Horatio: "he" may be Marcellus
         rivals = [s.start for s in find_names(world, said) if s.agent not in targets and gender(world, s.agent) in (sex, "")]
         said = _pronouns(said, subject_person, sex, rivals)
-        # a reflexive after "I"/"you" is theirs whatever the persona says of its sex ("I proclaimed myself")
-        said = re.sub(r"^((?:I|You|you)\s+\w+\s+)(?:himself|herself)\b",
-                      lambda m: m.group(1) + ("myself" if subject_person == "I" else "yourself"), said)
+        # a reflexive after "I"/"you" and its verb (and an object) is theirs whatever the persona says of its sex, in
+        # any clause ("I proclaimed myself", "…; you checked it yourself at midnight")
+        said = re.sub(r"\b((I|You|you)\s+\w+\s+(?:\w+\s+)?)(?:himself|herself)\b",
+                      lambda m: m.group(1) + ("myself" if m.group(2) == "I" else "yourself"), said)
     elif object_person is not None:
         # "Hamlet gave Ophelia letters and swore he loved her" said by Ophelia: "her" is hers when nobody
         # else the sentence names could be meant by it ("…and swore he loved me")

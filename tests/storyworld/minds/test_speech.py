@@ -363,6 +363,14 @@ def test_a_title_one_takes_stays_a_title_and_a_reflexive_is_the_speakers():
     assert said == "I proclaimed myself Lord of Heaven General."
 
 
+def test_a_reflexive_after_you_in_a_later_clause_is_yours():
+    # seen playing the ski lodge: "…; you checked it herself at midnight", said to Hanna of what she did
+    world = load_world(REPO / "docs" / "results" / "agency" / "heldout7" / "ferry.toml")
+    said = render.point_of_view(world, "The back door was bolted all night; Hanna Walch checked it herself at midnight.",
+                                "rudi", "hanna", past=True)
+    assert said == "The back door was bolted all night; you checked it yourself at midnight."
+
+
 def test_the_renderers_plain_lines_assert_nothing_a_speaker_must_hold():
     """'All is quiet, as far as I know' is grounded whatever the speaker holds: its words are words of speaking."""
     for kind, options in render.TEMPLATES["en"].items():
