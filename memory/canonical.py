@@ -14,6 +14,7 @@ giver's side, and names cut to what the two statements share.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from lemminflect import getAllInflections, getAllLemmas, getInflection
@@ -42,7 +43,8 @@ _CONVERSES = {
     (lexicon.key("learn"), "from"): "told",
     (lexicon.key("hear"), "from"): "told",
 }
-_STOPS = frozenset("in at on by with for during before after when while because and but".split())
+STOPS = _STOPS = frozenset("in at on by with for during before after when while because and but".split())
+_POSSESSIVE_OF = {"her": "her", "him": "his", "them": "their"}
 
 
 def numbers_as_digits(toks: list[str]) -> list[str]:
@@ -82,6 +84,90 @@ def numbers_as_digits(toks: list[str]) -> list[str]:
     return out
 
 
+_AT_HOUR = frozenset("at by until till before after since from around about".split())
+# the half of the day as a word the guard reads as a time ("am" would read as "I am")
+_HALF_DAY = {"a": "morning", "p": "evening"}
+_PART_OF_DAY = {("in", "the", "morning"): "morning", ("in", "the", "afternoon"): "evening",
+                ("in", "the", "evening"): "evening", ("at", "night"): "evening"}
+_CLOCK = re.compile(r"(\d{1,2})[:.](\d{2})")
+
+
+def clock(toks: list[str]) -> list[str]:
+    """Tokens with each time of day as "H:MM", "morning" or "evening" after it where the statement says which half:
+    "a quarter past 4", "4.15" and "4:15" are one time, "6 a.m." and "6 in the morning" another ("noon" and
+    "midnight" stay words, which the guard reads as times).
+    Numbers are digits already (numbers_as_digits)."""
+    lows = [t.lower() for t in toks]
+    out: list[str] = []
+    i = 0
+    while i < len(toks):
+        hour, minute, width = _time_at(lows, i)
+        if hour is None:
+            out.append(toks[i])
+            i += 1
+            continue
+        i += width
+        half, span = _half_of_day(lows, i)
+        if hour == 12 and minute == 0 and half:
+            # "twelve at night" is midnight, "12 p.m." noon: the named hours the guard reads
+            out.append("midnight" if half == "morning" or lows[i : i + span] == ["at", "night"] else "noon")
+        else:
+            out.append(f"{hour}:{minute:02d}")
+            if half:
+                out.append(half)
+        i += span
+    return out
+
+
+def _time_at(lows: list[str], i: int) -> tuple[int | None, int, int]:
+    """(hour, minute, tokens read) of a time of day starting at token i, or (None, 0, 0)."""
+    word = lows[i]
+    match = _CLOCK.fullmatch(word)
+    if match and int(match.group(1)) <= 24 and int(match.group(2)) < 60:
+        return int(match.group(1)), int(match.group(2)), 1
+    start = i + 1 if word == "a" and lows[i + 1 : i + 2] == ["quarter"] else i
+    nxt = lows[start : start + 4]
+    minutes: int | None = {"half": 30, "quarter": 15}.get(nxt[0]) if nxt else None
+    width = start - i + 1
+    if minutes is None and nxt and nxt[0].isdigit() and int(nxt[0]) < 60:
+        minutes = int(nxt[0])
+        if nxt[1:2] in (["minutes"], ["minute"]):
+            width += 1
+    if minutes is not None and len(lows) > i + width + 1 and lows[i + width] in ("past", "after", "to", "before"):
+        hour_word = lows[i + width + 1]
+        if hour_word.isdigit() and 1 <= int(hour_word) <= 12 and not (nxt[0].isdigit() and lows[i + width] in ("after", "before")):
+            hour = int(hour_word)
+            if lows[i + width] in ("to", "before"):
+                hour, minutes = (hour - 2) % 12 + 1, 60 - minutes
+            return hour, minutes, width + 2
+    # a bare hour: "at 6", "6 o'clock", "6 pm"
+    if word.isdigit() and 1 <= int(word) <= 12:
+        after = lows[i + 1 : i + 2]
+        if after == ["o'clock"]:
+            return int(word), 0, 2
+        if after and after[0] in ("noon", "midnight"):
+            return int(word), 0, 1  # "12 noon": the word after says the half
+        if _half_of_day(lows, i + 1)[0] or (i > 0 and lows[i - 1] in _AT_HOUR and (not after or after[0] in frames.PUNCT)):
+            return int(word), 0, 1
+    return None, 0, 0
+
+
+def _half_of_day(lows: list[str], i: int) -> tuple[str | None, int]:
+    """("morning" or "evening", tokens read) when the words at i say which half of the day a time is in, else
+    (None, 0)."""
+    if lows[i : i + 1] in (["am"], ["pm"]):
+        return _HALF_DAY[lows[i][0]], 1
+    if lows[i : i + 1] in (["noon"], ["midnight"]):
+        return ("evening" if lows[i] == "noon" else "morning"), 1
+    if len(lows) > i + 2 and lows[i] in _HALF_DAY and lows[i + 1] == "." and lows[i + 2] == "m":
+        # the last full stop of "6 a.m." at the end ends the sentence too
+        return _HALF_DAY[lows[i]], 4 if lows[i + 3 : i + 4] == ["."] and i + 4 < len(lows) else 3
+    for words, half in _PART_OF_DAY.items():
+        if tuple(lows[i : i + len(words)]) == words:
+            return half, len(words)
+    return None, 0
+
+
 def _number_parts(tok: str) -> list[str]:
     """A hyphenated number word in its parts ("thirty-one" -> "thirty", "one"); any other token as it is."""
     parts = tok.split("-")
@@ -109,7 +195,18 @@ def _converse(toks: list[str]) -> list[str]:
             if end == j + 1:
                 break
             giver, taker, thing = toks[j + 1 : end], toks[:i], toks[i + 1 : j]
-            return [_case(giver[0], True)] + giver[1:] + [verb] + thing + ["to", _case(taker[0], False)] + taker[1:] + toks[end:]
+            owner = next((m for m, t in enumerate(thing) if t.endswith("'s")), None)
+            if len(giver) == 1 and lows[j + 1] in _POSSESSIVE_OF and owner is not None \
+                    and all(t[0].isupper() for t in thing[: owner + 1]):
+                # "borrowed Mirela's lantern from her": the owner is the one "her" gives it
+                giver = thing[:owner] + [thing[owner].removesuffix("'s")]
+                thing = [_POSSESSIVE_OF[lows[j + 1]]] + thing[owner + 1 :]
+            if len(giver) == 1 and lows[j + 1] in _OBJECT_PRONOUNS:
+                giver = [_OBJECT_PRONOUNS[lows[j + 1]].capitalize()]  # "bought it from him": he sold it
+            if thing and thing[0].lower() == "to" and verb == "told":
+                # "learned to juggle from Lucia": Lucia taught them to juggle
+                return [case(giver[0], True)] + giver[1:] + ["taught", case(taker[0], False)] + taker[1:] + thing + toks[end:]
+            return [case(giver[0], True)] + giver[1:] + [verb] + thing + ["to", case(taker[0], False)] + taker[1:] + toks[end:]
         owned = _owned_from(toks, i, k)
         if owned is not None:
             return owned
@@ -138,14 +235,14 @@ def _owned_from(toks: list[str], i: int, k: str) -> list[str] | None:
     if stop == end + 1:
         return None
     giver = toks[i + 1 : end] + [toks[end].removesuffix("'s")]
-    return giver + [verb, "the"] + toks[end + 1 : stop] + ["to", _case(toks[0], False)] + toks[1:i] + toks[stop:]
+    return giver + [verb, "the"] + toks[end + 1 : stop] + ["to", case(toks[0], False)] + toks[1:i] + toks[stop:]
 
 
-_DETERMINERS = frozenset("the a an his her their its our my your".split())
-_PRONOUNS = frozenset("he she it they we you".split())
+DETERMINERS = _DETERMINERS = frozenset("the a an his her their its our my your".split())
+PRONOUNS = _PRONOUNS = frozenset("he she it they we you".split())
 
 
-def _case(word: str, first: bool) -> str:
+def case(word: str, first: bool) -> str:
     """A word moved to or from the start of the sentence: only a leading article changes case."""
     if word.lower() in _DETERMINERS or word.lower() in _PRONOUNS:
         return word.capitalize() if first else word.lower()
@@ -159,8 +256,65 @@ def canonical(text: str) -> str:
     turned to its giver's side."""
     core = frames.core(text)
     toks = _attributed(frames.tokens(core)) if core == text else frames.tokens(core)
-    toks = _converse(_paid_for(_cost(active(_burned(numbers_as_digits(only(_apposition(toks))))))))
-    return frames.join(toks)
+    toks = _converse(_paid_for(_cost(active(_burned(clock(numbers_as_digits(only(_failed(_apposition(toks))))))))))
+    return frames.join(before_first(_dative(toks)))
+
+
+_THEME_LEADS = _DETERMINERS | frozenset("some every each all both".split())
+_RECIPIENTS = frozenset("him her them me us you".split())
+
+
+def _dative(toks: list[str]) -> list[str]:
+    """"Greta sold Father Dray a ticket" as "Greta sold a ticket to Father Dray": a verb WordNet gives the double
+    object ("Somebody ----s somebody something") told with its recipient first."""
+    lows = [t.lower() for t in toks]
+    for i in range(1, min(len(toks) - 2, 8)):
+        if toks[i] in frames.PUNCT or lows[i] in _SUBJECT_STOPS:
+            return toks
+        if toks[i][0].isupper() or not wordnet.takes_frame(lexicon.key(lows[i]), wordnet.DOUBLE_OBJECT, 3):
+            continue
+        end = i + 1
+        if lows[end] in _RECIPIENTS:
+            end += 1
+        else:
+            while end < len(toks) and toks[end][0].isupper() and not toks[end].endswith("'s"):
+                end += 1
+        if end == i + 1 or end >= len(toks) or not (lows[end] in _THEME_LEADS or toks[end][0].isdigit()):
+            return toks
+        stop = end + 1
+        while stop < len(toks) and toks[stop] not in frames.PUNCT and lows[stop] not in _STOPS:
+            stop += 1
+        return toks[: i + 1] + toks[end:stop] + ["to"] + toks[i + 1 : end] + toks[stop:]
+    return toks
+
+
+def before_first(toks: list[str], clauses: bool = False) -> list[str]:
+    """"Ivo arrived after Nadia" as "Nadia arrived before Ivo", and "Voss left the mill after she bandaged the arm"
+    as "Voss bandaged the arm before she left the mill" (with `clauses`): of two deeds in order, the first told first
+    (a time or a thing after "after" stays)."""
+    lows = [t.lower() for t in toks]
+    if "after" not in lows[1:]:
+        return toks
+    i = lows.index("after", 1)
+    end = i + 1
+    while end < len(toks) and toks[end] not in frames.PUNCT:
+        end += 1
+    first, then = toks[:i], toks[i + 1 : end]
+    if not then or any(w in lexicon.TIME_WORDS for w in lows[i + 1 : end]) or lows[0] in _SUBJECT_STOPS:
+        return toks
+    k = 0
+    while k < len(first) and first[k][0].isupper() and lows[k] not in _DETERMINERS:
+        k += 1
+    if all(t[0].isupper() for t in then):  # "after Nadia": Nadia did the same deed first
+        if k == 0:
+            return toks
+        return then + first[k:] + ["before"] + first[:k] + toks[end:]
+    # a person word may start the clause ("after she bandaged it"), which is_clause declines (it may mean a reporter)
+    if not clauses or not frames.is_clause(["It" if then[0].lower() in _PRONOUNS else then[0], *then[1:]], introduced=True):
+        return toks
+    if then[0].lower() in _PRONOUNS and k:  # "Voss left after she bandaged it": Voss bandaged it before she left
+        return first[:k] + then[1:] + ["before", then[0].lower()] + first[k:] + toks[end:]
+    return [case(then[0], True)] + then[1:] + ["before", case(first[0], False)] + first[1:] + toks[end:]
 
 
 _OBJECT_PRONOUNS = {"him": "he", "her": "she", "them": "they", "me": "I", "us": "we"}
@@ -187,7 +341,7 @@ def _cost(toks: list[str]) -> list[str]:
         stop = end
         while stop < len(toks) and toks[stop] not in frames.PUNCT and lows[stop] not in _STOPS:
             stop += 1
-        return [_case(payer[0], True)] + payer[1:] + ["paid"] + toks[end:stop] + ["for", _case(toks[0], False)] + toks[1:i] + toks[stop:]
+        return [case(payer[0], True)] + payer[1:] + ["paid"] + toks[end:stop] + ["for", case(toks[0], False)] + toks[1:i] + toks[stop:]
     return toks
 
 
@@ -216,7 +370,7 @@ def _paid_for(toks: list[str]) -> list[str]:
         if stop == price + 1:
             return toks
         seller, buyer = toks[i + 1 : end], toks[:i]
-        return seller + ["sold"] + toks[price + 1 : stop] + ["to", _case(buyer[0], False)] + buyer[1:] + ["for"] + \
+        return seller + ["sold"] + toks[price + 1 : stop] + ["to", case(buyer[0], False)] + buyer[1:] + ["for"] + \
             toks[end:price] + toks[stop:]
     return toks
 
@@ -268,7 +422,7 @@ def _attributed(toks: list[str]) -> list[str]:
     lows = [t.lower() for t in toks]
     if len(lows) > 4 and lows[:2] == ["according", "to"] and "," in lows[3:9]:
         cut = lows.index(",", 3)
-        return [_case(toks[2], True)] + toks[3:cut] + ["said"] + [_case(toks[cut + 1], False)] + toks[cut + 2 :]
+        return [case(toks[2], True)] + toks[3:cut] + ["said"] + [case(toks[cut + 1], False)] + toks[cut + 2 :]
     for i in range(2, len(lows) - 3):
         if lows[i] == "," and lows[i + 1 : i + 3] == ["according", "to"]:
             end = i + 3
@@ -276,7 +430,7 @@ def _attributed(toks: list[str]) -> list[str]:
                 end += 1
             if end == i + 3:
                 break
-            return [_case(toks[i + 3], True)] + toks[i + 4 : end] + ["said", _case(toks[0], False)] + toks[1:i] + toks[end:]
+            return [case(toks[i + 3], True)] + toks[i + 4 : end] + ["said", case(toks[0], False)] + toks[1:i] + toks[end:]
     return toks
 
 
@@ -284,6 +438,15 @@ def _attributed(toks: list[str]) -> list[str]:
 _ONLY_LEADS = ("nobody", "none", "no one")
 _EXCEPT = frozenset("but except save".split())
 _DO = frozenset("did does do".split())
+
+
+def _failed(toks: list[str]) -> list[str]:
+    """"failed to meet" as "did not meet": a deed not done, in the wording a denial has."""
+    lows = [t.lower() for t in toks]
+    for i in range(1, len(lows) - 2):
+        if lows[i] == "failed" and lows[i + 1] == "to" and not toks[i + 2][0].isupper() and _past(lows[i + 2]):
+            return toks[:i] + ["did", "not"] + toks[i + 2 :]
+    return toks
 
 
 def only(toks: list[str]) -> list[str]:
@@ -375,7 +538,7 @@ def _made_active(toks: list[str], lows: list[str], aux: int, j: int) -> list[str
     if end is None:
         return None
     agent, subject = toks[by + 1 : end], toks[:aux]
-    return ([_case(agent[0], True)] + agent[1:] + adverb + verb + particle + [_case(subject[0], False)] + subject[1:]
+    return ([case(agent[0], True)] + agent[1:] + adverb + verb + particle + [case(subject[0], False)] + subject[1:]
             + toks[k:by] + toks[end:])
 
 
@@ -396,8 +559,3 @@ def _agent_end(toks: list[str], lows: list[str], start: int) -> int | None:
     while end < len(toks) and end - start <= 3 and lows[end] not in _AGENT_STOPS and not lows[end].endswith("ing"):
         end += 1
     return end if end > start + 1 else None
-
-
-def pair(text_a: str, text_b: str) -> tuple[str, str]:
-    """Both statements in canonical form with their names aligned (frames.align_names)."""
-    return frames.align_names(canonical(text_a), canonical(text_b))

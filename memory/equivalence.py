@@ -7,7 +7,7 @@ claim is the speaker's. Merging them would let one speaker's exposed lie retract
 from __future__ import annotations
 
 
-from memory import frames, guard, verbs
+from memory import frames, guard, retelling, verbs
 from memory.records import Deposit, Record, normalise_text
 from memory.settings import MemorySettings
 
@@ -83,7 +83,8 @@ def structural_rule(new_text: str, held_text: str, cosine: float, settings: Memo
     if cosine >= settings.frame_cosine_min and frames.similarity(new_text, held_text) >= settings.frame_min:
         return "frame"
     if cosine >= min(settings.deed_cosine_min, settings.counterpart_cosine_min):
-        verb_a, verb_b = verbs.main_verb(new_text), verbs.main_verb(held_text)
+        said_a, said_b = retelling.pair(new_text, held_text)  # "never left" is said as the other's "stayed"
+        verb_a, verb_b = verbs.main_verb(said_a), verbs.main_verb(said_b)
         if verb_a is not None and verb_b is not None and verbs.same_deed(verb_a, verb_b):
             if cosine >= settings.deed_cosine_min and frames.added_only(new_text, held_text):
                 return "deed"

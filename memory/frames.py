@@ -40,9 +40,10 @@ _FUNCTION = frozenset(
 )
 _LIGHT_VERBS = frozenset(lexicon.key(w) for w in "be have do get go come stay remain keep become seem".split())
 _FUNCTION_KEYS = frozenset(lexicon.key(w) for w in _FUNCTION) | _LIGHT_VERBS
-_PREPOSITIONS = frozenset(
+PREPOSITIONS = _PREPOSITIONS = frozenset(
     """in at on into onto upon of to from by with for about inside outside near beside under beneath behind above across
-    through toward towards within along around over below between among during after before""".split()
+    through toward towards within along around over below between among during after before throughout until till
+    since beyond against amid""".split()
 )
 _LEADING = _PREPOSITIONS | frozenset("when while after before during once as".split())
 _OBJECT_START = _DETERMINERS | frozenset("him her them it me us".split())
@@ -208,7 +209,7 @@ def _reporter_end(toks: list[str]) -> int:
     return 0
 
 
-def _is_clause(toks: list[str], introduced: bool = False) -> bool:
+def is_clause(toks: list[str], introduced: bool = False) -> bool:
     """Whether words read as a statement of their own that can stand without its reporter.
 
     A subject-like start (any word after "that") and a finite-looking verb before any subordinate
@@ -260,9 +261,9 @@ def _reported_after(toks: list[str], start: int, learn: bool) -> list[str] | Non
         j += 1
     if j < len(toks) and toks[j].lower() == "that":
         rest = toks[j + 1 :]
-        return rest if _is_clause(rest, introduced=True) else None
+        return rest if is_clause(rest, introduced=True) else None
     rest = toks[j:]
-    return rest if _is_clause(rest) else None
+    return rest if is_clause(rest) else None
 
 
 def _strip_report_once(toks: list[str]) -> list[str] | None:
@@ -271,19 +272,19 @@ def _strip_report_once(toks: list[str]) -> list[str] | None:
     # "According to X, S."
     if len(lows) > 4 and lows[0] == "according" and lows[1] == "to" and "," in lows[2:10]:
         rest = toks[lows.index(",", 2) + 1 :]
-        return rest if _is_clause(rest, introduced=True) else None
+        return rest if is_clause(rest, introduced=True) else None
     # "S, according to X."
     for i in range(2, len(lows) - 2):
         if lows[i] == "," and lows[i + 1] == "according" and lows[i + 2] == "to":
             body = toks[:i]
-            return body if _is_clause(body) else None
+            return body if is_clause(body) else None
     # "S, Tamsin says." / "S, the letter said." / "S, Tobin told me."
     words = [t for t in toks if t not in _PUNCT or t == ","]
     if "," in words:
         cut = len(words) - 1 - words[::-1].index(",")
         body, tail = words[:cut], words[cut + 1 :]
         end = _reporter_end(tail)
-        if end and _is_clause(body):
+        if end and is_clause(body):
             verb = lexicon.concept(tail[end])
             after = [t.lower() for t in tail[end + 1 :]]
             if (verb in _REPORT_SAY and not after) or (verb in _REPORT_TELL and after in (["me"], ["us"])):
@@ -299,6 +300,65 @@ def _strip_report_once(toks: list[str]) -> list[str] | None:
     if not (learn or verb in _REPORT_SAY or verb in _REPORT_TELL):
         return None
     return _reported_after(toks, end, learn)
+
+
+_TITLE_WORDS = frozenset("mr mrs miss ms dr sir lady lord master mistress".split())
+
+
+@lru_cache(maxsize=65536)
+def speech(text: str) -> tuple[tuple[str, ...], tuple[str, ...], str] | None:
+    """(who said it, to whom or (), what was said) of "X said (to Y) (that) S", "X told Y (that) S", "According to
+    X, S" or "S, X said", names lower case; None for a statement that reports no one's words."""
+    toks = tokens(text)
+    lows = [t.lower() for t in toks]
+    if len(lows) > 4 and lows[:2] == ["according", "to"] and "," in lows[3:10]:
+        cut = lows.index(",", 2)
+        rest = toks[cut + 1 :]
+        if not rest or not is_clause(rest, introduced=True):
+            return None
+        return _words(toks[2:cut]), (), join([rest[0][0].upper() + rest[0][1:], *rest[1:]])
+    end = _reporter_end(toks)
+    if not end:
+        return None
+    j = end + 1
+    verb = lexicon.concept(toks[end])
+    if verb in _REPORT_TELL or (verb in _REPORT_SAY and lows[j : j + 1] == ["to"]):
+        j += verb not in _REPORT_TELL
+        start = j
+        while j < len(toks) and lows[j] != "that" and (_capital(toks[j]) or lows[j] in _DETERMINERS) \
+                and toks[j] not in _PUNCT and j - start < 5:
+            j += 1
+        if j == start and j < len(toks) and lows[j] in _OBJECT_PRONOUNS:
+            j += 1
+        if j == start or lows[j : j + 1] != ["that"]:
+            return None
+        to = _words(toks[start:j])
+    elif verb in _REPORT_SAY:
+        to = ()
+    else:
+        return None
+    if lows[j : j + 1] == ["that"]:
+        j += 1
+    rest = toks[j:]
+    if not rest or not is_clause(rest, introduced=True):
+        return None
+    return _words(toks[:end]), to, join([rest[0][0].upper() + rest[0][1:], *rest[1:]])
+
+
+_OBJECT_PRONOUNS = frozenset("me us him her them you".split())
+
+
+def _words(toks: list[str]) -> tuple[str, ...]:
+    """A person's words lower case, without determiners and titles ("the old reeve" -> ("old", "reeve"))."""
+    return tuple(w for w in (t.lower() for t in toks if t not in _PUNCT) if w not in _DETERMINERS and w not in _TITLE_WORDS)
+
+
+def same_person(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether two ways of naming someone can name one person: one's words all in the other's ("Costa" / "Mirela
+    Costa"), or the same last name."""
+    if not a or not b:
+        return False
+    return set(a) <= set(b) or set(b) <= set(a) or a[-1] == b[-1]
 
 
 @lru_cache(maxsize=65536)
@@ -696,9 +756,9 @@ def _unify_deeds(a: set[str], b: set[str]) -> set[str]:
 
 def added_only(text_a: str, text_b: str) -> bool:
     """Whether one statement's frame holds all of the other's (one adds detail; nothing is swapped for something else)."""
-    from memory import canonical, verbs
+    from memory import retelling, verbs
 
-    text_a, text_b = canonical.pair(text_a, text_b)
+    text_a, text_b = retelling.pair(text_a, text_b)
     fa, fb = frame(core(text_a)), frame(core(text_b))
     a, b = _bag(fa, fb), _bag(fb, fa)
     b = verbs.unify_main(text_a, text_b, a, _unify_deeds(a, b))
@@ -707,9 +767,9 @@ def added_only(text_a: str, text_b: str) -> bool:
 
 def covers(held: str, asked: str) -> bool:
     """Whether a held statement's frame holds all of an asked one's: it says that and maybe more, nothing swapped."""
-    from memory import canonical, verbs
+    from memory import retelling, verbs
 
-    held, asked = canonical.pair(held, asked)
+    held, asked = retelling.pair(held, asked)
     fh, fa = frame(core(held)), frame(core(asked))
     h, a = _bag(fh, fa), _bag(fa, fh)
     a = verbs.unify_main(held, asked, h, _unify_deeds(h, a))
@@ -718,9 +778,9 @@ def covers(held: str, asked: str) -> bool:
 
 def similarity(text_a: str, text_b: str) -> float:
     """Jaccard overlap of the two statements' frames (1.0: same concepts, same assertions), names and deeds aligned."""
-    from memory import canonical, verbs
+    from memory import retelling, verbs
 
-    text_a, text_b = canonical.pair(text_a, text_b)
+    text_a, text_b = retelling.pair(text_a, text_b)
     fa, fb = frame(core(text_a)), frame(core(text_b))
     a, b = _bag(fa, fb), _bag(fb, fa)
     b = verbs.unify_main(text_a, text_b, a, _unify_deeds(a, b))

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memory import canonical, frames, lexicon, verbs, wordnet
+from memory import frames, lexicon, retelling, verbs, wordnet
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'\u2019\-]*|\d+(?:[.,:]\d+)*")
 
@@ -37,12 +37,7 @@ _NUMBER_WORDS = set(
     thousand million first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth
     once twice thrice dozen half score""".split()
 )
-_TIME_WORDS = set(
-    """midnight noon midday dawn dusk daybreak sunrise sunset morning afternoon evening night nightfall
-    yesterday today tomorrow tonight monday tuesday wednesday thursday friday saturday sunday january
-    february march april may june july august september october november december spring summer
-    autumn winter""".split()
-)
+_TIME_WORDS = lexicon.TIME_WORDS
 _NEGATIONS = set("not never no nobody nothing none neither nor nowhere cannot without".split())
 _PLACE_PREPS = set(
     """in at on into onto upon inside outside near beside under beneath behind above across through
@@ -296,8 +291,8 @@ def check(text_a: str, text_b: str, place_a: str | None = None, place_b: str | N
     """Whether two statements may be merged; the first failed rule names the veto."""
     if text_a == text_b:
         return Verdict(True)
-    # What is reported is compared, not who reported it (the holding says that), in one wording: canonical.pair.
-    text_a, text_b = canonical.pair(text_a, text_b)
+    # What is reported is compared, not who reported it (the holding says that), in one wording: retelling.pair.
+    text_a, text_b = retelling.pair(text_a, text_b)
     fa, fb = features(text_a), features(text_b)
     frame_a, frame_b = frames.frame(frames.front_to_back(text_a)), frames.frame(frames.front_to_back(text_b))
     polarity = frames.polarity_conflict(frame_a, frame_b)
@@ -326,9 +321,25 @@ def check(text_a: str, text_b: str, place_a: str | None = None, place_b: str | N
         return Verdict(False, "role")  # "Saltash paid ..." / "Saltash was paid ...": one pays, one is paid
     if _swapped_participant(fa, fb):
         return Verdict(False, "participant")
+    if _order_swapped(text_a, text_b):
+        return Verdict(False, "order")
     if verbs.conflict(text_a, text_b):
         return Verdict(False, "verb")
     return Verdict(True)
+
+
+def _order_swapped(text_a: str, text_b: str) -> bool:
+    """Two deeds told in order, "before" or "after" on both sides, with another deed first on each: "left the mill
+    before she bandaged the arm" / "bandaged the arm before she left the mill"."""
+    lows_a = [t.lower() for t in frames.tokens(text_a)]
+    lows_b = [t.lower() for t in frames.tokens(text_b)]
+    for word in ("before", "after"):
+        if word in lows_a and word in lows_b:
+            first_a = verbs.main_verb(frames.join(frames.tokens(text_a)[: lows_a.index(word)]))
+            first_b = verbs.main_verb(frames.join(frames.tokens(text_b)[: lows_b.index(word)]))
+            if first_a and first_b and first_a != first_b and not verbs.same_deed(first_a, first_b):
+                return True
+    return False
 
 
 def _swapped_participant(fa: Features, fb: Features) -> bool:
@@ -350,7 +361,7 @@ def counterparts(text_a: str, text_b: str) -> bool:
     """Whether every word of substance of each statement has a counterpart in the other: the same word, a synonym
     (the lexicon's, or one WordNet sense as a noun, an adjective or a deed), or a person named on one side and
     spoken of by what they are on the other. Nothing is left over on either side: no detail swapped, none added."""
-    text_a, text_b = canonical.pair(text_a, text_b)
+    text_a, text_b = retelling.pair(text_a, text_b)
     fa, fb = features(text_a), features(text_b)
     words_a, words_b = frames.content_words(text_a), frames.content_words(text_b)
     only_a = {w for w in words_a if not _counterpart(w, words_b)}

@@ -17,6 +17,15 @@ from functools import lru_cache
 
 from lemminflect import getAllInflections, getAllLemmas
 
+# Words that name a time (of day, week, month, year): what the guard compares as times, and what turning
+# "after" round leaves alone.
+TIME_WORDS = frozenset(
+    """midnight noon midday dawn dusk daybreak sunrise sunset morning afternoon evening night nightfall
+    yesterday today tomorrow tonight monday tuesday wednesday thursday friday saturday sunday january
+    february march april may june july august september october november december spring summer
+    autumn winter""".split()
+)
+
 # The part of speech whose lemma a word takes when it has several (verbs first: "left" is "leave",
 # "found" is "find", "lay" is "lie", as a retelling of a deed means them).
 _POS_ORDER = ("VERB", "AUX", "NOUN", "ADJ", "ADV")

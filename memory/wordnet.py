@@ -112,6 +112,83 @@ def same_sense(a: str, b: str, pos: str, depth: int) -> bool:
     return any(similar(pos, s) & senses_b for s in senses_a)
 
 
+@lru_cache(maxsize=4)
+def _lemmas(pos: str) -> dict[int, frozenset[str]]:
+    """synset -> the lemmas that have it among their senses (the index files read backwards)."""
+    table: dict[int, set[str]] = {}
+    for lemma, offsets in _index(pos).items():
+        for offset in offsets:
+            table.setdefault(offset, set()).add(lemma)
+    return {offset: frozenset(lemmas) for offset, lemmas in table.items()}
+
+
+def _near(lemma: str, pos: str, depth: int) -> set[int]:
+    """A lemma's `depth` commonest senses and those of its synonyms in them, with the verb groups they are in."""
+    own = senses(lemma, pos)[:depth]
+    out = set(own)
+    for offset in own:
+        for synonym in _lemmas(pos).get(offset, ()):
+            out.update(senses(synonym, pos)[:depth])
+    groups: dict[int, frozenset[int]] = _pointers(pos, "$") if pos == "verb" else {}
+    return out | {g for s in out for g in groups.get(s, ())}
+
+
+@lru_cache(maxsize=65536)
+def opposed(a: str, b: str, pos: str, depth: int) -> bool:
+    """Whether WordNet makes two words opposites ("stay" / "leave", "allow" / "forbid", "attend" / "miss"): an
+    antonym of a common sense of one, or of its synonym's, is a word of a common sense of the other or of its
+    broader deed. Never a word and its own synonym."""
+    if a == b or same_sense(a, b, pos, depth):
+        return False
+    antonyms, hyper = _pointers(pos, "!"), _pointers(pos, "@")
+    groups: dict[int, frozenset[int]] = _pointers(pos, "$") if pos == "verb" else {}
+    for x, y in ((a, b), (b, a)):
+        near = _near(x, pos, depth)
+        opposite = {t for s in near for t in antonyms.get(s, ())}
+        # the opposite of staying behind is departing, a way of leaving: not to leave is to stay; but a broader deed
+        # both sides are ways of ("travel" for "come" and "go") opposes neither
+        shared = near | {h for s in near for h in hyper.get(s, ())}
+        opposite |= {g for t in opposite for g in groups.get(t, frozenset()) | (hyper.get(t, frozenset()) - shared)}
+        mine = set(senses(y, pos)[:depth])
+        mine |= {g for s in mine for g in groups.get(s, ())} | {h for s in mine for h in hyper.get(s, ())}
+        if opposite & mine:
+            return True
+    return False
+
+
+@lru_cache(maxsize=1)
+def _verb_frames() -> dict[int, dict[int, frozenset[int]]]:
+    """verb synset -> word number (0: every word of it) -> the sentence frames WordNet gives it, from data.verb."""
+    folder = root()
+    table: dict[int, dict[int, frozenset[int]]] = {}
+    if folder is None:
+        return table
+    with open(folder / "data.verb", encoding="utf-8") as lines:
+        for line in lines:
+            if line.startswith(" "):
+                continue
+            cells = line.split(" | ")[0].split()
+            at = 4 + 2 * int(cells[3], 16)
+            at += 1 + 4 * int(cells[at])  # past the pointers: f_cnt (+ f_num w_num)*f_cnt
+            frames: dict[int, set[int]] = {}
+            for k in range(int(cells[at]) if at < len(cells) else 0):
+                frame, word = int(cells[at + 2 + 3 * k]), int(cells[at + 3 + 3 * k], 16)
+                frames.setdefault(word, set()).add(frame)
+            table[int(cells[0])] = {w: frozenset(f) for w, f in frames.items()}
+    return table
+
+
+DOUBLE_OBJECT = 14  # WordNet's verb frame "Somebody ----s somebody something"
+
+
+@lru_cache(maxsize=65536)
+def takes_frame(verb: str, frame: int, depth: int) -> bool:
+    """Whether one of a verb's `depth` commonest senses has WordNet sentence frame `frame` (for the whole synset; a
+    frame given to one word of it alone is read as the synset's too, since the index does not say which word)."""
+    table = _verb_frames()
+    return any(frame in f for s in senses(verb, "verb")[:depth] for f in table.get(s, {}).values())
+
+
 PERSON_FILE = 18  # WordNet's lexicographer file noun.person: the nouns that name a kind of person
 
 

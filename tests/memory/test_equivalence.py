@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from memory import MemorySettings, canonical, equivalence, frames, guard, verbs
+from memory import MemorySettings, canonical, equivalence, frames, guard, retelling, verbs
 from memory.devset import DATA, DevSetError, evaluate, load_pairs
 
 FRESH = DATA / "equivalence_fresh_dev.tsv"
@@ -47,7 +47,7 @@ def test_canonical_wording():
     assert canonical.canonical("Ilario won twenty crowns from Dorotea.") == "Dorotea lost 20 crowns to Ilario."
     assert canonical.canonical("The Courier bought the story from Osric.") == "Osric sold the story to the Courier."
     assert canonical.canonical("No one came.") == "No one came."
-    assert canonical.pair("Margery Dunn locked the granary.", "Margery locked it.") == ("Margery locked the granary.", "Margery locked it.")
+    assert retelling.pair("Margery Dunn locked the granary.", "Margery locked it.") == ("Margery locked the granary.", "Margery locked it.")
     assert frames.front_to_back("At dusk Oda counted the coins.") == "Oda counted the coins at dusk."
 
 
@@ -121,8 +121,8 @@ def test_bench_judge_pairs_prints_precision_recall_f1(capsys):
     ("The barn was struck by lightning.", "The barn was struck by lightning."),  # a bare noun is no agent here
     ("Agathe did not pull more than a single proof.", "Agathe pulled only a 1 proof."),
     ("Nobody but Pell and Mott can open the hold.", "Only Pell and Mott can open the hold."),
-    ("According to Wenna, she was asleep by ten.", "Wenna said she was asleep by 10."),
-    ("She was asleep by ten, according to Wenna.", "Wenna said she was asleep by 10."),
+    ("According to Wenna, she was asleep by ten.", "Wenna said she was asleep by 10:00."),
+    ("She was asleep by ten, according to Wenna.", "Wenna said she was asleep by 10:00."),
     ("The marsh cost Gideon Saltash 900 pounds.", "Gideon Saltash paid 900 pounds for the marsh."),
     ("Hollis set the letters on fire in the stove.", "Hollis burned the letters in the stove."),
     ("The tent was set on fire by spies.", "The tent was burned by spies."),
@@ -133,8 +133,8 @@ def test_canonical_voice_bounds_attribution_price_and_fire(text, wording):
 
 
 def test_names_align_through_a_possessive():
-    assert canonical.pair("Dorotea saw Tobiah Fitch's bunk.", "Dorotea saw Tobiah's bunk.")[0] == "Dorotea saw Tobiah's bunk."
-    assert canonical.pair("Osric received Benedikta Sorrel's story.", "Benedikta wrote a story.")[0] == "Osric received Benedikta's story."
+    assert retelling.pair("Dorotea saw Tobiah Fitch's bunk.", "Dorotea saw Tobiah's bunk.")[0] == "Dorotea saw Tobiah's bunk."
+    assert retelling.pair("Osric received Benedikta Sorrel's story.", "Benedikta wrote a story.")[0] == "Osric received Benedikta's story."
 
 
 @pytest.mark.parametrize("a,b", [

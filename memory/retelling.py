@@ -1,0 +1,136 @@
+"""Two statements put in one wording before they are compared: what only the pair shows.
+
+canonical.canonical words each statement alone. Some rewordings need the other statement to read:
+one speaker's saying told to someone on one side only ("X told Y that S" / "X said that S"), a
+comparison turned round ("B is older than A" / "A is younger than B"), two deeds in order told from
+the other end ("A after B" / "B before A", where "after" may also take a noun: "fled after the
+guard's death"), and a denied deed said by its opposite ("never left the cellar" / "stayed in the
+cellar"), which WordNet's antonyms say.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from lemminflect import getAllLemmas
+
+from memory import canonical, frames, lexicon, verbs, wordnet
+
+
+@lru_cache(maxsize=65536)
+def pair(text_a: str, text_b: str) -> tuple[str, str]:
+    """Both statements in canonical form with their names aligned (frames.align_names), one speaker's saying read
+    through when both report it ("X told Y that S" / "X said that S"), a comparison turned round to the other's
+    adjective, and a denied deed said as its opposite where the other statement says that opposite ("never left" /
+    "stayed")."""
+    said_a, said_b = frames.speech(text_a), frames.speech(text_b)
+    if said_a and said_b and frames.same_person(said_a[0], said_b[0]) \
+            and (not said_a[1] or not said_b[1] or frames.same_person(said_a[1], said_b[1])):
+        # one speaker's one saying, to someone named on one side only: what was said is compared
+        text_a, text_b = said_a[2], said_b[2]
+    a, b = frames.align_names(canonical.canonical(text_a), canonical.canonical(text_b))
+    # "A after B" / "B before A" with clauses on both sides: turned only where the other says "before", since "fled
+    # after the guard died" is also "fled after the guard's death", which has no clause to turn
+    a, b = _ordered(a, b), _ordered(b, a)
+    return _unnegated(a, b), _compared_as(_unnegated(b, a), a)
+
+
+def _ordered(text: str, other: str) -> str:
+    """`text` with "S1 after S2" said "S2 before S1" when `other` says "before" and not "after"."""
+    others = {t.lower() for t in frames.tokens(other)}
+    if "before" not in others or "after" in others:
+        return text
+    return frames.join(canonical.before_first(frames.tokens(text), clauses=True))
+
+
+_BE_FORMS = frozenset("is was are were".split())
+_DEGREES = frozenset("more less".split())
+
+
+def _comparison(toks: list[str]) -> tuple[int, int, int, int] | None:
+    """(end of the subject, start of the comparative, "than", end of what it is compared with) of "A is younger
+    than B" or "A was more careful than B", else None."""
+    lows = [t.lower() for t in toks]
+    if "than" not in lows:
+        return None
+    than = lows.index("than")
+    at = than - 2 if than >= 2 and lows[than - 2] in _DEGREES else than - 1
+    k = next((i for i, w in enumerate(lows[:at]) if w in _BE_FORMS), None)
+    if k is None:
+        k = 0
+        while k < at and toks[k][0].isupper() and lows[k] not in canonical.DETERMINERS:
+            k += 1
+    end = than + 1
+    while end < len(toks) and toks[end] not in frames.PUNCT and lows[end] not in canonical.STOPS:
+        end += 1
+    if k == 0 or at < k or end == than + 1:
+        return None
+    return k, at, than, end
+
+
+def _adjective(toks: list[str], at: int, than: int) -> tuple[str, str | None]:
+    """(the adjective's base form, "more"/"less" or None for "-er") of the comparative between `at` and "than"."""
+    word = toks[than - 1].lower()
+    if than - at == 2:
+        return word, toks[at].lower()
+    lemmas = getAllLemmas(word)
+    base = (lemmas.get("ADJ") or lemmas.get("ADV") or (word,))[0]
+    return base, None
+
+
+def _compared_as(text: str, other: str) -> str:
+    """`text` turned round where it compares the same two the other way ("B is older than A" against "A is younger
+    than B", "B is less careful" against "A is more careful"), in `other`'s words."""
+    toks, theirs = frames.tokens(text), frames.tokens(other)
+    mine_at, their_at = _comparison(toks), _comparison(theirs)
+    if mine_at is None or their_at is None:
+        return text
+    k, at, than, end = mine_at
+    tk, t_at, t_than, _ = their_at
+    (mine, degree), (their, their_degree) = _adjective(toks, at, than), _adjective(theirs, t_at, t_than)
+    if mine == their and {degree, their_degree} == {"more", "less"}:
+        pass  # "less careful" / "more careful"
+    elif mine == their or not wordnet.opposed(mine, their, "adj", 3):
+        return text
+    subject, compared = toks[:k], toks[than + 1 : end]
+    said = [canonical.case(compared[0], True)] + compared[1:] + toks[k:at] + theirs[t_at:t_than] + ["than", canonical.case(subject[0], False)] + subject[1:]
+    return frames.join(said + toks[end:])
+
+
+_NOT_AUX = frozenset("did does do would will".split())
+_NOT_FUSED = frozenset("didn't doesn't don't wouldn't won't".split())
+_DENIALS = frozenset("not never no nobody nothing none".split())
+_OPPOSITE_DEPTH = 5  # "stay" is "remain behind", the opposite of "depart", in its fifth sense
+_BEFORE_PLACE = frozenset("in at on inside within".split())
+
+
+def _unnegated(text: str, other: str) -> str:
+    """`text` with its denied deed ("did not leave", "never left", "would not allow") said as `other`'s main verb
+    when WordNet makes the two opposites and `other` denies nothing: not leaving the cellar is staying in it."""
+    toks, lows = frames.tokens(text), [t.lower() for t in frames.tokens(text)]
+    others = frames.tokens(other)
+    other_lows = [t.lower() for t in others]
+    if any(w in _DENIALS or w.endswith("n't") for w in other_lows):
+        return text
+    for i, low in enumerate(lows):
+        if low in _NOT_AUX and lows[i + 1 : i + 2] == ["not"]:
+            at = i + 2
+        elif low in _NOT_FUSED or low == "never":
+            at = i + 1
+        else:
+            continue
+        if at >= len(lows) or toks[at][0].isupper():
+            return text
+        mine, theirs = lexicon.key(lows[at]), verbs.main_verb(other)
+        if theirs is None or not wordnet.opposed(mine, theirs.split("_")[0], "verb", _OPPOSITE_DEPTH):
+            return text
+        j = next((k for k, w in enumerate(other_lows) if lexicon.key(w) == theirs.split("_")[0]), None)
+        if j is None:
+            return text
+        said = [others[j]]
+        # "stayed in the cellar" / "never left the cellar": the place keeps its preposition
+        if j + 1 < len(others) and other_lows[j + 1] in _BEFORE_PLACE and at + 1 < len(lows) \
+                and lows[at + 1] not in frames.PREPOSITIONS and toks[at + 1] not in frames.PUNCT:
+            said.append(other_lows[j + 1])
+        return frames.join(toks[:i] + said + toks[at + 1 :])
+    return text
