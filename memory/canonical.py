@@ -42,6 +42,8 @@ _CONVERSES = {
     (lexicon.key("inherit"), "from"): "left",
     (lexicon.key("learn"), "from"): "told",
     (lexicon.key("hear"), "from"): "told",
+    (lexicon.key("rent"), "from"): "rented",  # "rented the room from the widow": she rented it to him
+    (lexicon.key("lease"), "from"): "leased",
 }
 STOPS = _STOPS = frozenset("in at on by with for during before after when while because and but".split())
 _POSSESSIVE_OF = {"her": "her", "him": "his", "them": "their"}
@@ -256,8 +258,153 @@ def canonical(text: str) -> str:
     turned to its giver's side."""
     core = frames.core(text)
     toks = _attributed(frames.tokens(core)) if core == text else frames.tokens(core)
-    toks = _converse(_paid_for(_cost(active(_burned(clock(numbers_as_digits(only(_failed(_apposition(toks))))))))))
+    toks = frames.volition(_phrases(dates(numbers_as_digits(only(_failed(_apposition(toks)))))))
+    toks = _converse(_belonged(_paid_for(_cost(active(_had_done(_burned(clock(toks))))))))
     return frames.join(before_first(_dative(toks)))
+
+
+# Words and phrases of one meaning in one wording (what numbers, clocks and order read): a time of day, a count of
+# times, and the comparisons of order.
+_SAME_WORDS = {"daybreak": "dawn", "sunrise": "dawn", "nightfall": "dusk", "sunset": "dusk", "midday": "noon",
+               "twice": "2 times", "thrice": "3 times"}
+_SAME_PHRASES = {("ahead", "of"): "before", ("prior", "to"): "before", ("earlier", "than"): "before",
+                 ("later", "than"): "after", ("in", "advance", "of"): "before"}
+
+
+def _phrases(toks: list[str]) -> list[str]:
+    """Tokens with a word or phrase of one meaning in one wording ("daybreak" -> "dawn", "ahead of" -> "before",
+    "later than" -> "after"), and "before X did" ending as "before X"."""
+    out: list[str] = []
+    i = 0
+    while i < len(toks):
+        low = toks[i].lower()
+        phrase = next(((words, said) for words, said in _SAME_PHRASES.items()
+                       if tuple(t.lower() for t in toks[i : i + len(words)]) == words), None)
+        if phrase is not None:
+            out.append(phrase[1])
+            i += len(phrase[0])
+            continue
+        if low in ("got", "get", "gets") and i + 2 < len(toks) and toks[i + 1].lower() == "to" \
+                and (toks[i + 2].lower() in _DETERMINERS or toks[i + 2][0].isupper()):
+            out += ["arrived" if low == "got" else "arrive" + ("s" if low == "gets" else ""), "at"]
+            i += 2  # "got to the gate": reached it ("got to go" stays)
+            continue
+        if low in _SAME_WORDS:
+            out.extend(_SAME_WORDS[low].split())
+        elif low == "did" and out and out[-1][0].isupper() and (i + 1 == len(toks) or toks[i + 1] in frames.PUNCT) \
+                and any(t.lower() in ("before", "after") for t in out):
+            pass  # "before Hollis did.": the deed is the one already said
+        else:
+            out.append(toks[i])
+        i += 1
+    return out
+
+
+_MONTHS = frozenset("january february march april may june july august september october november december".split())
+_ORDINALS = {w: n for n, w in enumerate(
+    """first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth
+    fifteenth sixteenth seventeenth eighteenth nineteenth twentieth""".split(), 1)}
+_ORDINALS |= {"thirtieth": 30}
+_SUFFIXES = frozenset("st nd rd th".split())
+
+
+def dates(toks: list[str]) -> list[str]:
+    """Tokens with a day of a month as "October 1" ("the first of October", "1st October", "October the 1st")."""
+    out: list[str] = []
+    i = 0
+    while i < len(toks):
+        day, width, month = _date_at(toks, i)
+        if day is None:
+            out.append(toks[i])
+            i += 1
+            continue
+        if out and out[-1].lower() == "the" and toks[i].lower() != "the":
+            out.pop()
+        out += [month, str(day)]
+        i += width
+    return out
+
+
+def _ordinal(toks: list[str], i: int) -> tuple[int | None, int]:
+    """(day, tokens read) of an ordinal at i: "1st" (or "1" "st"), "first", "twenty-first"; else (None, 0)."""
+    low = toks[i].lower() if i < len(toks) else ""
+    if low.isdigit() and 1 <= int(low) <= 31:
+        if i + 1 < len(toks) and toks[i + 1].lower() in _SUFFIXES:
+            return int(low), 2
+        return int(low), 1
+    if low[:-2].isdigit() and low[-2:] in _SUFFIXES and 1 <= int(low[:-2]) <= 31:
+        return int(low[:-2]), 1
+    if low in _ORDINALS:
+        return _ORDINALS[low], 1
+    if low.startswith(("twenty-", "thirty-")) and low.split("-")[1] in _ORDINALS:
+        return (20 if low.startswith("twenty") else 30) + _ORDINALS[low.split("-")[1]], 1
+    return None, 0
+
+
+def _date_at(toks: list[str], i: int) -> tuple[int | None, int, str]:
+    """(day, tokens read, Month) of a date starting at i, else (None, 0, "")."""
+    lows = [t.lower() for t in toks]
+    if lows[i] in _MONTHS and toks[i][0].isupper():  # "October 1st", "October the first"
+        j = i + 1 + (lows[i + 1 : i + 2] == ["the"])
+        day, width = _ordinal(toks, j)
+        if day is not None and (width == 2 or lows[j][-2:] in _SUFFIXES or lows[j] in _ORDINALS or lows[j].isdigit()):
+            return day, j - i + width, toks[i]
+        return None, 0, ""
+    j = i + (lows[i] == "the")
+    day, width = _ordinal(toks, j)
+    if day is None or (width == 1 and lows[j].isdigit() and lows[j + 1 : j + 2] != ["of"]
+                       and not (j + 1 < len(toks) and lows[j + 1] in _MONTHS)):
+        return None, 0, ""  # a bare number is a date only beside a month
+    k = j + width + (lows[j + width : j + width + 1] == ["of"])
+    if k < len(toks) and lows[k] in _MONTHS and toks[k][0].isupper():
+        if lows[j] in _ORDINALS and k == j + width:
+            return None, 0, ""  # "the first October" may be a count of Octobers; a day has "of"
+        return day, k - i + 1, toks[k]
+    return None, 0, ""
+
+
+def _had_done(toks: list[str]) -> list[str]:
+    """"Oswin had his hand stitched up by Maud" as "Maud stitched up Oswin's hand": what was done to one's own."""
+    lows = [t.lower() for t in toks]
+    for i in range(1, min(len(toks) - 4, 7)):
+        if lows[i] not in ("had", "got", "has") or lows[i + 1] not in ("his", "her", "their"):
+            continue
+        j = i + 2
+        while j < len(toks) and j - i <= 5 and _participle(lows[j]) is None:
+            j += 1
+        if j >= len(toks) or j == i + 2:
+            return toks
+        past = _participle(lows[j])
+        k = j + 1
+        particle = toks[k : k + 1] if k < len(lows) and lows[k] in _PARTICLE else []
+        k += len(particle)
+        if lows[k : k + 1] != ["by"] or past is None:
+            return toks
+        end = _agent_end(toks, lows, k + 1)
+        if end is None:
+            return toks
+        owner = toks[:i]
+        return ([case(toks[k + 1], True)] + toks[k + 2 : end] + [past] + particle + owner[:-1]
+                + [owner[-1] + "'s"] + toks[i + 2 : j] + toks[end:])
+    return toks
+
+
+def _belonged(toks: list[str]) -> list[str]:
+    """"3 workshops belonged to the guild" as "the guild owned 3 workshops": whose a thing is, the owner first."""
+    lows = [t.lower() for t in toks]
+    for i in range(1, min(len(toks) - 2, 8)):
+        if toks[i] in frames.PUNCT or lows[i] in _SUBJECT_STOPS:
+            return toks
+        if lexicon.key(lows[i]) != "belong" or lows[i + 1] != "to":
+            continue
+        end = i + 2
+        while end < len(toks) and toks[end] not in frames.PUNCT and lows[end] not in _STOPS:
+            end += 1
+        if end == i + 2:
+            return toks
+        owner = toks[i + 2 : end]
+        return [case(owner[0], True)] + owner[1:] + ["owned", case(toks[0], False)] + toks[1:i] + toks[end:]
+    return toks
 
 
 _THEME_LEADS = _DETERMINERS | frozenset("some every each all both".split())

@@ -147,6 +147,8 @@ def _modal(low: str, k: str, nxt: str | None) -> str | None:
     """The modal concept of one word (see _MODAL_WORDS), or None."""
     if low in _MODAL_WORDS:
         return _MODAL_WORDS[low]
+    if low in ("may", "might") and nxt is not None and nxt.isalpha() and nxt != "day":
+        return "may"  # "might crack" is not "cracked"; "May 1908" is a month
     if nxt == "to" and k in _MODAL_VERBS:
         return _MODAL_VERBS[k]
     return None
@@ -317,6 +319,20 @@ def speech(text: str) -> tuple[tuple[str, ...], tuple[str, ...], str] | None:
         if not rest or not is_clause(rest, introduced=True):
             return None
         return _words(toks[2:cut]), (), join([rest[0][0].upper() + rest[0][1:], *rest[1:]])
+    if "," in toks:  # "S, X said." / "S, X told Y.": the frame after what was said
+        cut = len(toks) - 1 - toks[::-1].index(",")
+        tail = [t for t in toks[cut + 1 :] if t not in ".!?"]
+        at = _reporter_end(tail)
+        body = toks[:cut]
+        if at and is_clause(body):
+            verb = lexicon.concept(tail[at])
+            if verb in _REPORT_SAY or verb in _REPORT_TELL:
+                to = tail[at + 1 :]
+                if verb in _REPORT_SAY and to[:1] == ["to"]:
+                    to = to[1:]
+                if verb in _REPORT_TELL and not to or any(t in _PUNCT for t in to) or len(to) > 4:
+                    return None
+                return _words(tail[:at]), _words(to), join(body) + "."
     end = _reporter_end(toks)
     if not end:
         return None

@@ -323,6 +323,12 @@ def check(text_a: str, text_b: str, place_a: str | None = None, place_b: str | N
         return Verdict(False, "participant")
     if _order_swapped(text_a, text_b):
         return Verdict(False, "order")
+    relation = _relation_swapped(text_a, text_b)
+    if relation is not None:
+        return Verdict(False, relation)
+    detail = _detail_swapped(text_a, text_b, fa, fb)
+    if detail is not None:
+        return Verdict(False, detail)
     if verbs.conflict(text_a, text_b):
         return Verdict(False, "verb")
     return Verdict(True)
@@ -331,15 +337,73 @@ def check(text_a: str, text_b: str, place_a: str | None = None, place_b: str | N
 def _order_swapped(text_a: str, text_b: str) -> bool:
     """Two deeds told in order, "before" or "after" on both sides, with another deed first on each: "left the mill
     before she bandaged the arm" / "bandaged the arm before she left the mill"."""
-    lows_a = [t.lower() for t in frames.tokens(text_a)]
-    lows_b = [t.lower() for t in frames.tokens(text_b)]
+    toks_a, toks_b = frames.tokens(text_a), frames.tokens(text_b)
+    lows_a, lows_b = [t.lower() for t in toks_a], [t.lower() for t in toks_b]
     for word in ("before", "after"):
         if word in lows_a and word in lows_b:
-            first_a = verbs.main_verb(frames.join(frames.tokens(text_a)[: lows_a.index(word)]))
-            first_b = verbs.main_verb(frames.join(frames.tokens(text_b)[: lows_b.index(word)]))
-            if first_a and first_b and first_a != first_b and not verbs.same_deed(first_a, first_b):
+            cut_a, cut_b = lows_a.index(word), lows_b.index(word)
+            first_a, first_b = frames.join(toks_a[:cut_a]), frames.join(toks_b[:cut_b])
+            verb_a, verb_b = verbs.main_verb(first_a), verbs.main_verb(first_b)
+            if verb_a and verb_b and verb_a != verb_b and not verbs.same_deed(verb_a, verb_b):
+                return True
+            # the words of one side's first deed are the other's second: "swept the chapel before he fed the bees"
+            words_a, words_b = frames.content_words(first_a), frames.content_words(first_b)
+            then_b = frames.content_words(frames.join(toks_b[cut_b + 1 :]))
+            if words_a - words_b and (words_a - words_b) <= then_b:
                 return True
     return False
+
+
+# Prepositions of one relation: "in the barn" and "inside the barn" are one place, "behind the barn" another;
+# "on Sunday", "until Sunday" and "before Sunday" three times. "at", "by", "over" and "to" say too many things.
+_RELATIONS = {
+    "in": "in", "inside": "in", "within": "in", "into": "in", "on": "on", "upon": "on", "onto": "on",
+    "under": "under", "beneath": "under", "below": "under", "underneath": "under", "above": "above",
+    "behind": "behind", "outside": "outside", "beside": "near", "near": "near", "before": "before",
+    "after": "after", "until": "until", "till": "until", "since": "since", "during": "during",
+}
+
+
+def _related(lower: list[str], entities: set[str]) -> dict[str, str]:
+    """The head of each noun phrase after a preposition of `_RELATIONS` -> that relation."""
+    out: dict[str, str] = {}
+    for i, word in enumerate(lower):
+        if word in _RELATIONS:
+            phrase, _ = _phrase(lower, i + 1, entities)
+            if phrase:
+                out.setdefault(phrase[-1], _RELATIONS[word])
+    return out
+
+
+def _relation_swapped(text_a: str, text_b: str) -> str | None:
+    """"place" or "time" when one thing is said in another relation on each side: "behind the barn" / "in the barn",
+    "before Thursday" / "on Thursday"."""
+    fa, fb = features(text_a), features(text_b)
+    lower_a = [_clean(t).lower() for t in _TOKEN.findall(frames.front_to_back(text_a))]
+    lower_b = [_clean(t).lower() for t in _TOKEN.findall(frames.front_to_back(text_b))]
+    rel_a, rel_b = _related(lower_a, set(fa.entities)), _related(lower_b, set(fb.entities))
+    for head, relation in rel_a.items():
+        if head in rel_b and rel_b[head] != relation:
+            return "time" if head in _TIME_WORDS or head in fa.entities and head not in fa.places else "place"
+    return None
+
+
+def _detail_swapped(text_a: str, text_b: str, fa: Features, fb: Features) -> str | None:
+    """"opposite" or "object" when a word of substance on one side has, on the other, its WordNet antonym ("ran 11
+    minutes fast" / "slow") or another thing of the same kind ("his broken leg" / "his broken arm"), and neither
+    side has a counterpart of it."""
+    words_a, words_b = frames.content_words(text_a), frames.content_words(text_b)
+    only_a = {w for w in words_a if w not in fa.entities and not _counterpart(w, words_b)}
+    only_b = {w for w in words_b if w not in fb.entities and not _counterpart(w, words_a)}
+    for x in only_a:
+        for y in only_b:
+            kx, ky = lexicon.key(x), lexicon.key(y)
+            # under one negation more, an opposite says the same ("absent" / "not present")
+            if fa.negations == fb.negations and wordnet.opposed(kx, ky, "adj", verbs.WORDNET_DEPTH):
+                return "opposite"
+            if wordnet.sisters(kx, ky):
+                return "object"
+    return None
 
 
 def _swapped_participant(fa: Features, fb: Features) -> bool:

@@ -113,8 +113,8 @@ def _unnegated(text: str, other: str) -> str:
     if any(w in _DENIALS or w.endswith("n't") for w in other_lows):
         return text
     for i, low in enumerate(lows):
-        if low in _NOT_AUX and lows[i + 1 : i + 2] == ["not"]:
-            at = i + 2
+        if (low in _NOT_AUX and lows[i + 1 : i + 2] == ["not"]) or (low == "refused" and lows[i + 1 : i + 2] == ["to"]):
+            at = i + 2  # "refused to allow" is "forbade" too (canonical reads "would not" as "refused to")
         elif low in _NOT_FUSED or low == "never":
             at = i + 1
         else:

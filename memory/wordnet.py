@@ -156,6 +156,22 @@ def opposed(a: str, b: str, pos: str, depth: int) -> bool:
     return False
 
 
+@lru_cache(maxsize=65536)
+def sisters(a: str, b: str) -> bool:
+    """Whether two nouns name two things of one kind in their commonest senses ("leg" / "arm", both limbs): a
+    shared direct hypernym, neither a sense of the other nor its hypernym."""
+    if a == b:
+        return False
+    senses_a, senses_b = senses(a, "noun")[:1], senses(b, "noun")[:1]
+    if not senses_a or not senses_b or same_sense(a, b, "noun", 3):
+        return False
+    hyper = _pointers("noun", "@")
+    up_a, up_b = hyper.get(senses_a[0], frozenset()), hyper.get(senses_b[0], frozenset())
+    if senses_a[0] in up_b or senses_b[0] in up_a:
+        return False
+    return bool(up_a & up_b)
+
+
 @lru_cache(maxsize=1)
 def _verb_frames() -> dict[int, dict[int, frozenset[int]]]:
     """verb synset -> word number (0: every word of it) -> the sentence frames WordNet gives it, from data.verb."""
@@ -212,5 +228,6 @@ def names_a_person(noun: str, depth: int = 1) -> bool:
     """Whether one of the `depth` commonest senses of a noun is a kind of person ("purser", "prioress", "sister"),
     by WordNet's noun.person file."""
     files = _noun_files()
-    return any(files.get(s) == PERSON_FILE for s in senses(noun, "noun")[:depth])
+    # "bell-ringer" is WordNet's "bell_ringer"
+    return any(files.get(s) == PERSON_FILE for s in senses(noun.replace("-", "_"), "noun")[:depth])
 
