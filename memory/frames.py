@@ -327,12 +327,12 @@ def speech(text: str) -> tuple[tuple[str, ...], tuple[str, ...], str] | None:
         if at and is_clause(body):
             verb = lexicon.concept(tail[at])
             if verb in _REPORT_SAY or verb in _REPORT_TELL:
-                to = tail[at + 1 :]
-                if verb in _REPORT_SAY and to[:1] == ["to"]:
-                    to = to[1:]
-                if verb in _REPORT_TELL and not to or any(t in _PUNCT for t in to) or len(to) > 4:
+                told = tail[at + 1 :]
+                if verb in _REPORT_SAY and told[:1] == ["to"]:
+                    told = told[1:]
+                if verb in _REPORT_TELL and not told or any(t in _PUNCT for t in told) or len(told) > 4:
                     return None
-                return _words(tail[:at]), _words(to), join(body) + "."
+                return _words(tail[:at]), _words(told), join(body) + "."
     end = _reporter_end(toks)
     if not end:
         return None
