@@ -100,6 +100,7 @@ class Known(msgspec.Struct, frozen=True, kw_only=True):
     actors: tuple[str, ...] = ()  # who did what it says (the record's typed actors)
     place: str | None = None  # where it happened (the record's place)
     overheard: bool = False  # heard said to another (the holding's flag): "I heard X say …", not "X told me"
+    tellers: tuple[str, ...] = ()  # who told it to any holder: its first teller knows it as their own words
 
 
 class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
@@ -294,6 +295,7 @@ def _known(record: Record, owner: str, score: float, present: Iterable[str], mec
         confidence=holding.confidence, status=holding.status, round=record.round, since_round=holding.since_round, sediment=record.sediment,
         score=round(float(score), 4), holders=tuple(a for a in present if a in record.owners), place=record.place,
         mechanical=record.event_id in mechanical, overheard="overheard" in holding.flags,
+        tellers=tuple(sorted({h.source for h in record.owners.values() if h.via == "told" and h.source})),
     )
 
 
@@ -653,11 +655,13 @@ TOLD_MIN = 0.2  # what it was told and doubts still goes on, hedged ("…, thoug
 
 def _tellable(known: Known, listener: str | None, knowledge: Knowledge, *, asked: bool = False) -> bool:
     """A holding the listener lacks, not kept secret, not mechanical (unless asked), not told lately (unless asked),
-    and never told back unasked to whoever told it."""
+    and never told back unasked to whoever told it, or to whoever first told anyone it."""
     if known.record_id in knowledge.secrets and listener not in knowledge.secrets[known.record_id]:
         return False
-    if not asked and listener is not None and known.via in ("told", "sediment") and known.source == listener:
-        return False  # asked, it may say it back ("you told me yourself that …")
+    if not asked and listener is not None and known.via in ("told", "sediment") and listener in (known.source, *known.tellers):
+        # asked, it may say it back ("you told me yourself that …"); unasked, nobody is told their own news, from
+        # whomever it came round
+        return False
     if not asked and (known.mechanical or known.private or known.quote or known.record_id in knowledge.told
                       or known.confidence < (TOLD_MIN if known.via == "told" else 0.45)):
         return False
@@ -808,6 +812,10 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         # what is on the question (a word of substance in common) answers it before what is only near it in
         # meaning, even when the asker holds it ("What play will you perform?": "you asked us to perform …")
         on = [k for k in relevant if _shares(world, k, wanted)]
+        # and what holds more of the question's words before what holds fewer ("Did the test cans keep the water
+        # out in your tank?": the record of the tank test, not one that shares only "cans"), nearness after
+        substance = wanted - _people_keys(world)
+        on.sort(key=lambda k: -len(substance & keys(k.text)))
         relevant = on or relevant
     # a remark that told it something it did not hold before the line (by the time it answers, a line of last
     # round has landed: what it held since then is what the line told it): news to it
@@ -984,11 +992,17 @@ def _follow_up(to: str | None, knowledge: Knowledge, asked_words: set[str],
         # light?", is on the holding that names those things, not on whatever came nearest)
         named = [k for k in knowledge.heard if k.score >= BEARS and (not things or things & keys(k.text))]
         # of those, the one that says most of what was named ("…dragged sacks out of the barn": the dragging)
-        named.sort(key=lambda k: -len(asked_words & keys(k.text)))
+        # (what it says before whom it names: "Who told you Anton left the props short?" is on the props cut short,
+        # not on Anton's word about the props)
+        named.sort(key=lambda k: (-len(matter & keys(k.text)), -len(asked_words & keys(k.text))))
         # the last answer, unless the question names more of what another holding is on ("Who told you the hasp was
         # rusted through?" after an answer on the town council is on the hasp)
         prior = knowledge.previous[:1]
         if prior and things and named and len(things & keys(named[0].text)) > len(things & keys(prior[0].text)):
+            prior = ()
+        # or more of what it says ("Who told you Anton left the props short?" after an answer with Anton's word that
+        # he measured every prop is on the one that says the props were cut short)
+        if prior and matter and named and len(matter & keys(named[0].text)) > len(matter & keys(prior[0].text)):
             prior = ()
         earlier = prior or tuple(named[:1])
         if not earlier:

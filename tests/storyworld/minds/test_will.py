@@ -133,6 +133,34 @@ def test_what_one_told_of_a_matter_is_only_what_they_told_of_it():
     assert boat.act == "unknown" and not boat.carries
 
 
+def test_who_told_you_is_on_the_holding_that_says_most_of_what_was_named_not_the_last_answer():
+    from storyworld.minds.content import Known, Knowledge, _follow_up, keys
+
+    denial = Known(record_id=1, text="Anton Wimmer said he measured every prop to the roof himself.", kind="claim",
+                   via="told", source="anton", score=0.7)
+    smear = Known(record_id=2, text="The timberman cut the props short and never wedged them.", kind="claim",
+                  via="told", source="florian", score=0.6)
+    knowledge = Knowledge(asked=questions.Asked(kind="source"), heard=(denial, smear), previous=(denial,))
+    said = _follow_up("resi", knowledge, keys("Who told you Anton left the props short?"),
+                      keys("Anton left the props short") - keys("Anton"))
+    assert [k.record_id for k in said.carries] == [2]
+    # asked only "Who told you?", the last answer is what it rests on
+    plain = _follow_up("resi", knowledge, keys("Who told you?"), set())
+    assert [k.record_id for k in plain.carries] == [1]
+
+
+def test_nobody_is_told_their_own_news_back_unasked():
+    from storyworld.minds.content import Known, Knowledge, _tellable
+
+    news = Known(record_id=1, text="On fair night Amelia was last to bolt the hall.", kind="claim", via="told",
+                 source="henrique", tellers=("amelia", "henrique"))
+    knowledge = Knowledge(news=(news,))
+    assert not _tellable(news, "amelia", knowledge)  # she said it first
+    assert not _tellable(news, "henrique", knowledge)  # he told it here
+    assert _tellable(news, "vasco", knowledge)
+    assert _tellable(news, "amelia", knowledge, asked=True)  # asked, it may say it back
+
+
 @pytest.mark.parametrize(("question", "asker", "answerer", "statement"), [
     ("Did you swap the sacks?", "wat", "odo", "Odo Quenby swapped the sacks."),
     ("Reeve, have you counted my sacks?", "bettany", "reeve", "Ysmay Hollin has counted Bettany Crewe's sacks."),
