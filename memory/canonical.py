@@ -426,7 +426,16 @@ def _dative(toks: list[str]) -> list[str]:
         else:
             while end < len(toks) and toks[end][0].isupper() and not toks[end].endswith("'s"):
                 end += 1
-        if end == i + 1 or end >= len(toks) or not (lows[end] in _THEME_LEADS or toks[end][0].isdigit()):
+        bare = False  # the thing given with no article: "served 8 travellers supper"
+        if end == i + 1 and (lows[end] in _THEME_LEADS or toks[end][0].isdigit()):
+            # a recipient that is a kind of person after an article or a count: "the innkeeper served 8 travellers"
+            person = next((j for j in range(end + 1, min(len(toks), end + 3))
+                           if toks[j] not in frames.PUNCT and wordnet.names_a_person(lexicon.key(lows[j]))), None)
+            if person is not None and person + 1 < len(toks) and toks[person + 1] not in frames.PUNCT \
+                    and lows[person + 1] not in _STOPS and lows[person + 1] not in frames.PREPOSITIONS \
+                    and not toks[person + 1][0].isupper():
+                end, bare = person + 1, True
+        if end == i + 1 or end >= len(toks) or not (bare or lows[end] in _THEME_LEADS or toks[end][0].isdigit()):
             return toks
         stop = end + 1
         while stop < len(toks) and toks[stop] not in frames.PUNCT and lows[stop] not in _STOPS:

@@ -38,6 +38,9 @@ def test_times_of_the_other_half_of_the_day_stay_apart():
 @pytest.mark.parametrize("text, form", [
     ("Greta sold Father Dray a return ticket.", "Greta sold a return ticket to Father Dray."),
     ("She gave him the key.", "She gave the key to him."),
+    ("She gave the old woman a loaf.", "She gave a loaf to the old woman."),  # a kind of person, then the thing
+    ("She gave the boy to the nuns.", "She gave the boy to the nuns."),
+    ("She gave the dog a bone.", "She gave the dog a bone."),  # no person: which is given is not clear
     ("Tobias borrowed Mirela Costa's lantern from her.", "Mirela Costa lent her lantern to Tobias."),
     ("Ann bought the cart from him.", "He sold the cart to Ann."),
     ("Bram learned to juggle from Lucia.", "Lucia taught Bram to juggle."),
