@@ -568,8 +568,11 @@ def _pointed(world: World, agent: str, asked: questions.Asked, held: list[Record
         found.sort(key=lambda r: (-r.owners[agent].since_round, -r.round, r.id))
         return tuple(_known(r, agent, 1.0, present, mechanical, world) for r in found[:4])
     if asked.kind == "where_now":
+        # what was seen, or an event told; a claim told is placed where it was told, which says nothing of where
+        # the one it names was ("Duarte's apron …", told in the case store, does not put Duarte there)
         found = [r for r in held if r.place and set(asked.people) & set(r.actors) and r.namespace == "shared"
-                 and r.owners[agent].status in ("believed", "doubted")]
+                 and r.owners[agent].status in ("believed", "doubted")
+                 and not (r.kind == "claim" and r.owners[agent].via == "told")]
         # the last time it saw them placed: a move seen again ("went to the brine house" twice) is one record whose
         # merge log keeps each sighting; within a round, moves resolve after what was said
         found.sort(key=lambda r: (-_seen_round(r, agent), r.kind != "event", -r.id))

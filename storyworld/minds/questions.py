@@ -97,11 +97,24 @@ def read_question(world: World, text: str, asker: str | None, answerer: str,
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“'‘(]?[A-Z])")
 
 
+# "Do you know who left the room empty?" asks who left it: the question inside the asking ("Do you know
+# whether …" stays a yes-or-no question)
+_EMBEDDING = re.compile(r"^\s*(?P<vocative>[A-Z][\w' ]*,\s*)?(?:do|did|would|can|could|will)\s+you\s+"
+                        r"(?:(?:happen\s+to\s+)?know|remember|recall|tell\s+(?:me|us)|say|guess)\s+"
+                        r"(?=(?:who|whom|whose|what|where|when|why|how|which)\b)", re.IGNORECASE)
+
+
 def question_of(text: str) -> str:
     """The question a line ends on, without what it told before it ("I found the schedule. Will you keep it
-    locked?" -> "Will you keep it locked?"); the line itself when it is one sentence or ends on no question."""
+    locked?" -> "Will you keep it locked?") and without an asking around it ("Do you know who left?" -> "Who
+    left?"); the line itself when it is one sentence or ends on no question."""
     sentences = _SENTENCE_END.split(text.strip())
-    return sentences[-1] if len(sentences) > 1 and sentences[-1].rstrip().endswith("?") else text
+    question = sentences[-1] if len(sentences) > 1 and sentences[-1].rstrip().endswith("?") else text
+    inner = _EMBEDDING.match(question)
+    if inner is None or not question.rstrip().endswith("?"):
+        return question
+    rest = question[inner.end():]
+    return inner["vocative"] + rest if inner["vocative"] else rest[:1].upper() + rest[1:]
 
 
 def told_whom_asked(text: str) -> bool:

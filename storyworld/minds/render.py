@@ -244,6 +244,8 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
         # any clause ("I proclaimed myself", "…; you checked it yourself at midnight")
         said = re.sub(r"\b((I|You|you)\s+\w+\s+(?:\w+\s+)?)(?:himself|herself)\b",
                       lambda m: m.group(1) + ("myself" if m.group(2) == "I" else "yourself"), said)
+        # a "he" made "I" keeps his verb's person: "I said I has promised" -> "I said I have promised"
+        said = re.sub(r"\b(I|You|you)\s+(has|is|does|was)\b", lambda m: f"{m.group(1)} {_PERSON_VERB[m.group(1).lower(), m.group(2)]}", said)
     elif object_person is not None:
         # "Hamlet gave Ophelia letters and swore he loved her" said by Ophelia: "her" is hers when nobody
         # else the sentence names could be meant by it ("…and swore he loved me")
@@ -253,6 +255,10 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
         if sex and sex not in others and "" not in others:
             said = _pronouns(said, object_person, sex)
     return said
+
+
+_PERSON_VERB = {("i", "has"): "have", ("i", "is"): "am", ("i", "does"): "do", ("i", "was"): "was",
+                ("you", "has"): "have", ("you", "is"): "are", ("you", "does"): "do", ("you", "was"): "were"}
 
 
 def gender(world: World, agent: str | None) -> str:

@@ -64,6 +64,9 @@ def tiny():
      "Marcellus explains that I think it is a fancy, so he has brought him to watch."),
     ("Hamlet saw Horatio slip on the stair.", "hamlet", "horatio", "I saw you slip on the stair."),
     ("Claudius gave Hamlet orders to sail.", "claudius", "hamlet", "I gave you orders to sail."),
+    # a "he" made "I" or "you" takes its verb's person with it
+    ("Horatio said he has seen the ghost twice.", "horatio", "hamlet", "I said I have seen the ghost twice."),
+    ("Horatio said he was on the platform.", "hamlet", "horatio", "You said you were on the platform."),
 ])
 def test_a_record_is_said_from_the_speakers_point_of_view(hamlet, text, speaker, listener, said):
     assert render.point_of_view(hamlet, text, speaker, listener) == said
