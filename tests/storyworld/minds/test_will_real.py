@@ -226,6 +226,14 @@ def test_how_many_is_answered_only_with_a_number_and_who_told_you_names_the_matt
     assert "Bettany" in source.text and "sack" in source.text.lower(), source.text
 
 
+def test_a_question_inside_an_asking_is_answered_as_itself(played):
+    world, sim, player = played
+    # "Do you know who …?" asks who: the doer from what she holds, not a yes or a no
+    who = interview(world, sim.store, "reeve", "Do you know who dragged the sacks out of the tithe barn?",
+                    round_=sim.state.round, asker="wat")
+    assert who.act == "answer" and "Odo" in who.text and ", yes" not in who.text and ", no" not in who.text, who.text
+
+
 def test_the_keeper_asked_after_his_deed_gives_his_own_story_of_it_not_the_deed():
     from storyworld.llm import load_model
 
