@@ -694,7 +694,7 @@ def choose(world: World, speaker: str, purpose: str, action: Action, knowledge: 
         if said is not None and said.act == "unknown" and not said.news and not said.told_all and is_asking(addressed):
             # "I do not know how Laertes is living": the asker hears which question it does not know the answer to
             said = msgspec.structs.replace(said, matter=questions.unknown_clause(
-                world, questions.question_of(addressed.text), addressed.speaker, speaker, knowledge.asked))
+                world, questions.last_question(addressed.text), addressed.speaker, speaker, knowledge.asked))
         return said
     if purpose == "greet":
         return Speech(act="greet", to=to)

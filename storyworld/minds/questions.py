@@ -104,12 +104,17 @@ _EMBEDDING = re.compile(r"^\s*(?P<vocative>[A-Z][\w' ]*,\s*)?(?:do|did|would|can
                         r"(?=(?:who|whom|whose|what|where|when|why|how|which)\b)", re.IGNORECASE)
 
 
+def last_question(text: str) -> str:
+    """The question a line ends on, as asked ("I found it. Do you know who left?" -> "Do you know who left?")."""
+    sentences = _SENTENCE_END.split(text.strip())
+    return sentences[-1] if len(sentences) > 1 and sentences[-1].rstrip().endswith("?") else text
+
+
 def question_of(text: str) -> str:
     """The question a line ends on, without what it told before it ("I found the schedule. Will you keep it
     locked?" -> "Will you keep it locked?") and without an asking around it ("Do you know who left?" -> "Who
     left?"); the line itself when it is one sentence or ends on no question."""
-    sentences = _SENTENCE_END.split(text.strip())
-    question = sentences[-1] if len(sentences) > 1 and sentences[-1].rstrip().endswith("?") else text
+    question = last_question(text)
     inner = _EMBEDDING.match(question)
     if inner is None or not question.rstrip().endswith("?"):
         return question
