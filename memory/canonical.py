@@ -15,6 +15,7 @@ giver's side, and names cut to what the two statements share.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 from lemminflect import getAllInflections, getAllLemmas, getInflection
@@ -100,24 +101,33 @@ def clock(toks: list[str]) -> list[str]:
     "midnight" stay words, which the guard reads as times).
     Numbers are digits already (numbers_as_digits)."""
     lows = [t.lower() for t in toks]
+
+    def read(i: int) -> tuple[list[str], int] | None:
+        hour, minute, width = _time_at(lows, i)
+        if hour is None:
+            return None
+        half, span = _half_of_day(lows, i + width)
+        if hour == 12 and minute == 0 and half:
+            # "twelve at night" is midnight, "12 p.m." noon: the named hours the guard reads
+            return ["midnight" if half == "morning" or lows[i + width : i + width + span] == ["at", "night"] else "noon"], \
+                width + span
+        return [f"{hour}:{minute:02d}", *([half] if half else [])], width + span
+
+    return _rewritten(toks, read)
+
+
+def _rewritten(toks: list[str], read: Callable[[int], tuple[list[str], int] | None]) -> list[str]:
+    """Tokens with each span `read` recognises at a position (its words, the tokens it took) put in its place."""
     out: list[str] = []
     i = 0
     while i < len(toks):
-        hour, minute, width = _time_at(lows, i)
-        if hour is None:
+        found = read(i)
+        if found is None:
             out.append(toks[i])
             i += 1
             continue
-        i += width
-        half, span = _half_of_day(lows, i)
-        if hour == 12 and minute == 0 and half:
-            # "twelve at night" is midnight, "12 p.m." noon: the named hours the guard reads
-            out.append("midnight" if half == "morning" or lows[i : i + span] == ["at", "night"] else "noon")
-        else:
-            out.append(f"{hour}:{minute:02d}")
-            if half:
-                out.append(half)
-        i += span
+        out += found[0]
+        i += found[1]
     return out
 
 
@@ -310,19 +320,11 @@ _SUFFIXES = frozenset("st nd rd th".split())
 
 def dates(toks: list[str]) -> list[str]:
     """Tokens with a day of a month as "October 1" ("the first of October", "1st October", "October the 1st")."""
-    out: list[str] = []
-    i = 0
-    while i < len(toks):
+    def read(i: int) -> tuple[list[str], int] | None:
         day, width, month = _date_at(toks, i)
-        if day is None:
-            out.append(toks[i])
-            i += 1
-            continue
-        if out and out[-1].lower() == "the" and toks[i].lower() != "the":
-            out.pop()
-        out += [month, str(day)]
-        i += width
-    return out
+        return None if day is None else ([month, str(day)], width)
+
+    return _rewritten(toks, read)
 
 
 def _ordinal(toks: list[str], i: int) -> tuple[int | None, int]:
