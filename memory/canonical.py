@@ -202,10 +202,14 @@ def _converse(toks: list[str]) -> list[str]:
             if verb is None:
                 continue
             end = j + 1
-            while end < len(toks) and toks[end] not in frames.PUNCT and lows[end] not in _STOPS:
+            while end < len(toks) and toks[end] not in frames.PUNCT and lows[end] not in _STOPS and lows[end] != "that":
                 end += 1
             if end == j + 1:
                 break
+            if verb == "told" and lows[end : end + 1] == ["that"] and not toks[i + 1 : j]:
+                # "Mayor Denholm heard from Rufus that the bell had cracked": Rufus told her that it had
+                giver, taker = toks[j + 1 : end], toks[:i]
+                return [case(giver[0], True)] + giver[1:] + ["told", case(taker[0], False)] + taker[1:] + toks[end:]
             giver, taker, thing = toks[j + 1 : end], toks[:i], toks[i + 1 : j]
             owner = next((m for m, t in enumerate(thing) if t.endswith("'s")), None)
             if len(giver) == 1 and lows[j + 1] in _POSSESSIVE_OF and owner is not None \
@@ -266,11 +270,33 @@ def canonical(text: str) -> str:
     """The statement with its reporting frame read through (or attributed with "said"), a fronted adverbial moved
     back, an upper bound read as "only", numbers as digits, an agent's passive made active and a converse exchange
     turned to its giver's side."""
+    text = _cleft(_ABBREVIATION.sub(r"\1", text))
     core = frames.core(text)
     toks = _attributed(frames.tokens(core)) if core == text else frames.tokens(core)
     toks = frames.volition(_phrases(dates(numbers_as_digits(only(_failed(_apposition(toks)))))))
     toks = _converse(_belonged(_paid_for(_cost(active(_had_done(_burned(clock(toks))))))))
     return frames.join(before_first(_dative(toks)))
+
+
+# A title's full stop ends no sentence ("Dr. Mirela Vance"): read without it.
+_ABBREVIATION = re.compile(r"\b(Dr|Mr|Mrs|Ms|Mt|St|Capt|Col|Gen|Lt|Sgt|Prof|Rev|Fr|Sr|Jr)\.(?=\s+[A-Z])")
+# "It was at 2:15 that Senna saw the comet", "It was Senna who saw the comet": the fact without the stress.
+_CLEFT = re.compile(r"^\s*It\s+(?:was|is)\s+(?P<stressed>.+?)\s+(?:that|who)\s+(?P<rest>.+?)(?P<end>[.!?]?)\s*$")
+
+
+def _cleft(text: str) -> str:
+    """A cleft sentence as the plain one: the stressed part back in its place (a person who did it first, a time or
+    place after the rest)."""
+    found = _CLEFT.match(text)
+    if found is None or len(found["stressed"].split()) > 6:
+        return text
+    stressed, rest = found["stressed"], found["rest"]
+    first = stressed.split()[0].lower()
+    if first in frames.PREPOSITIONS or first in ("when", "where"):
+        return f"{rest[:1].upper()}{rest[1:]} {stressed}{found['end']}"
+    if stressed[:1].isupper() and rest.split()[0].islower():  # "It was Senna who saw it"
+        return f"{stressed} {rest}{found['end']}"
+    return text
 
 
 # Words and phrases of one meaning in one wording (what numbers, clocks and order read): a time of day, a count of

@@ -166,7 +166,7 @@ def tokens(text: str) -> list[str]:
 # that", "thought that" change or hedge it, and "X told Y that" between others is an event of
 # its own; those are compared whole.
 _REPORT_SAY = frozenset(lexicon.concept(w) for w in ("say", "write", "show", "record", "confirm", "explain", "insist", "swear", "admit"))  # say, state, report...
-_REPORT_TELL = frozenset(lexicon.concept(w) for w in ("tell",))  # tell, inform: only to me / us
+_REPORT_TELL = frozenset(lexicon.concept(w) for w in ("tell", "inform", "notify", "warn"))  # tell, inform: only to me / us
 _REPORT_LEARN = frozenset(lexicon.key(w) for w in ("hear", "read", "learn", "learnt"))  # only I / we
 _FIRST_PERSON = frozenset("i we".split())
 _FIRST_OBJECT = frozenset("me us".split())
@@ -244,8 +244,10 @@ def _reported_after(toks: list[str], start: int, learn: bool) -> list[str] | Non
     j = start + 1
     verb = lexicon.concept(toks[start])
     if verb in _REPORT_TELL:
-        if j >= len(toks) or toks[j].lower() not in _FIRST_OBJECT:
+        if j >= len(toks):
             return None
+        if toks[j].lower() not in _FIRST_OBJECT:
+            return None  # a telling between others is an event of its own, not the fact it tells
         j += 1
     elif verb in _REPORT_SAY and j + 1 < len(toks) and toks[j].lower() == "to":
         if toks[j + 1].lower() not in _FIRST_OBJECT:

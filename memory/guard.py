@@ -38,6 +38,11 @@ _NUMBER_WORDS = set(
     once twice thrice dozen half score""".split()
 )
 _TIME_WORDS = lexicon.TIME_WORDS
+_DEICTIC = frozenset("this last next previous following".split())
+_TIME_SPANS = frozenset("year week month night morning evening afternoon winter summer spring autumn season day".split())
+# Words that say a thing is near so but not so ("almost gone" is not "gone"); one and its like say the same.
+_APPROXIMATE = {"almost": "almost", "nearly": "almost", "practically": "almost", "virtually": "almost",
+                "barely": "barely", "hardly": "barely", "scarcely": "barely"}
 _NEGATIONS = set("not never no nobody nothing none neither nor nowhere cannot without".split())
 _PLACE_PREPS = set(
     """in at on into onto upon inside outside near beside under beneath behind above across through
@@ -128,7 +133,9 @@ def features(text: str) -> Features:
     times: set[str] = set()
     places: set[str] = set()
     negations = 0
-    for token, low in zip(raw, lower):
+    for at, (token, low) in enumerate(zip(raw, lower)):
+        if low in _DEICTIC and at + 1 < len(lower) and lower[at + 1] in _TIME_SPANS:
+            times.add(f"{low} {lower[at + 1]}")  # "this year" and "last year" are two times
         if low in _NEGATIONS or low.endswith("n't"):
             negations += 1
         if token[0].isdigit() or low in _NUMBER_WORDS:
@@ -304,7 +311,7 @@ def check(text_a: str, text_b: str, place_a: str | None = None, place_b: str | N
         return Verdict(False, "number")
     if _substituted(set(fa.numbers), set(fb.numbers), fa.words, fb.words):
         return Verdict(False, "number")
-    if _substituted(fa.times, fb.times, fa.words, fb.words):
+    if _substituted(fa.times, fb.times, fa.words | fa.times, fb.words | fb.times):  # "last night" is two words
         return Verdict(False, "time")
     if _substituted(fa.entities, fb.entities, fa.words, fb.words):
         return Verdict(False, "entity")
@@ -323,6 +330,8 @@ def check(text_a: str, text_b: str, place_a: str | None = None, place_b: str | N
         return Verdict(False, "participant")
     if _order_swapped(text_a, text_b):
         return Verdict(False, "order")
+    if {_APPROXIMATE[w] for w in fa.words if w in _APPROXIMATE} != {_APPROXIMATE[w] for w in fb.words if w in _APPROXIMATE}:
+        return Verdict(False, "degree")
     relation = _relation_swapped(text_a, text_b)
     if relation is not None:
         return Verdict(False, relation)
@@ -361,17 +370,20 @@ _RELATIONS = {
     "under": "under", "beneath": "under", "below": "under", "underneath": "under", "above": "above",
     "behind": "behind", "outside": "outside", "beside": "near", "near": "near", "before": "before",
     "after": "after", "until": "until", "till": "until", "since": "since", "during": "during",
+    "against": "against",
 }
 
 
-def _related(lower: list[str], entities: set[str]) -> dict[str, str]:
-    """The head of each noun phrase after a preposition of `_RELATIONS` -> that relation."""
+
+def _related(lower: list[str], entities: set[str], against: bool) -> dict[str, str]:
+    """The head of each noun phrase after a preposition of `_RELATIONS` -> that relation ("for" too where either
+    side says "against": it is said of too many things to set against the others)."""
     out: dict[str, str] = {}
     for i, word in enumerate(lower):
-        if word in _RELATIONS:
+        if word in _RELATIONS or (word == "for" and against):
             phrase, _ = _phrase(lower, i + 1, entities)
             if phrase:
-                out.setdefault(phrase[-1], _RELATIONS[word])
+                out.setdefault(phrase[-1], _RELATIONS.get(word, word))
     return out
 
 
@@ -381,7 +393,8 @@ def _relation_swapped(text_a: str, text_b: str) -> str | None:
     fa, fb = features(text_a), features(text_b)
     lower_a = [_clean(t).lower() for t in _TOKEN.findall(frames.front_to_back(text_a))]
     lower_b = [_clean(t).lower() for t in _TOKEN.findall(frames.front_to_back(text_b))]
-    rel_a, rel_b = _related(lower_a, set(fa.entities)), _related(lower_b, set(fb.entities))
+    against = "against" in lower_a or "against" in lower_b  # "voted for" / "voted against"
+    rel_a, rel_b = _related(lower_a, set(fa.entities), against), _related(lower_b, set(fb.entities), against)
     for head, relation in rel_a.items():
         if head in rel_b and rel_b[head] != relation:
             return "time" if head in _TIME_WORDS or head in fa.entities and head not in fa.places else "place"

@@ -70,6 +70,28 @@ def test_what_only_the_pair_shows(a, b, same):
     assert _one_wording(a, b) is same
 
 
+@pytest.mark.parametrize("text, form", [
+    ("It was at 2:15 that Senna caught sight of the comet.", "Senna caught sight of the comet at 2:15."),
+    ("It was Senna who spotted the comet.", "Senna spotted the comet."),
+    ("It is true that Ann left.", "It is true that Ann left."),  # no cleft: nothing stressed
+    ("Senna borrowed Dr. Mirela Vance's atlas from her.", "Dr Mirela Vance lent her atlas to Senna."),
+    # a telling between others is an event of its own: told from the teller's side, not read through
+    ("Mayor Denholm heard from Rufus Kell that the bell had cracked.", "Rufus Kell told Mayor Denholm that the bell had cracked."),
+])
+def test_stress_titles_and_tellings_read_through(text, form):
+    assert canonical.canonical(text) == form
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Nobody voted for the new honey price.", "Nobody voted against the new honey price."),
+    ("Marguerite rebound 48 volumes this year.", "Marguerite rebound 48 volumes last year."),
+    ("The lamp oil was all gone.", "The lamp oil was almost gone."),
+])
+def test_the_other_side_another_year_and_almost_stay_apart(a, b):
+    assert not guard.check(a, b).ok
+    assert guard.check("The lamp oil was nearly used up.", "The lamp oil was almost used up.").ok
+
+
 @pytest.mark.parametrize("a, b, opposed", [
     ("stay", "leave", True), ("remain", "leave", True), ("allow", "forbid", True), ("attend", "miss", True),
     ("leave", "leave", False), ("stay", "remain", False), ("take", "steal", False), ("tell", "say", False),
