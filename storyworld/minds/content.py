@@ -805,8 +805,11 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         # itself, on the question: "I said the crack was only frost in the mortar"), else denies knowing (a lie,
         # held as its word); after what it means to tell someone else, it will not say
         if knowledge.secrets[kept[0].record_id] == ():
+            # on the matter by what it says, not by when ("Did you take the batch out early on Saturday night?" is
+            # not answered by his promise of a dance on Saturday night)
+            matter = wanted - lexicon.TIME_WORDS
             cover = next((k for k in relevant if k not in kept and k.said_by == speaker
-                          and k.record_id not in knowledge.secrets and _shares(world, k, wanted)), None)
+                          and k.record_id not in knowledge.secrets and _shares(world, k, matter)), None)
             if cover is not None:
                 return _answered(world, speaker, to, cover, wanted, addressed)
         return Speech(act="lie" if knowledge.secrets[kept[0].record_id] == () else "refuse", to=to)
