@@ -436,7 +436,6 @@ def _belonged(toks: list[str]) -> list[str]:
 
 
 _THEME_LEADS = _DETERMINERS | frozenset("some every each all both".split())
-_RECIPIENTS = frozenset("him her them me us you".split())
 
 
 def _dative(toks: list[str]) -> list[str]:
@@ -449,7 +448,7 @@ def _dative(toks: list[str]) -> list[str]:
         if toks[i][0].isupper() or not wordnet.takes_frame(lexicon.key(lows[i]), wordnet.DOUBLE_OBJECT, 3):
             continue
         end = i + 1
-        if lows[end] in _RECIPIENTS:
+        if lows[end] in frames.OBJECT_PRONOUNS:
             end += 1
         else:
             while end < len(toks) and toks[end][0].isupper() and not toks[end].endswith("'s"):

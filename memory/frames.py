@@ -113,6 +113,7 @@ def volition(toks: list[str]) -> list[str]:
 
 _KEEP = frozenset("kept keep keeps keeping".split())
 _PERSON_OBJECTS = frozenset("him her them me us".split())
+OBJECT_PRONOUNS = _PERSON_OBJECTS | {"you"}  # whom a telling or a gift may go to, said as a pronoun
 
 
 def kept_from(toks: list[str]) -> list[str]:
@@ -244,9 +245,7 @@ def _reported_after(toks: list[str], start: int, learn: bool) -> list[str] | Non
     j = start + 1
     verb = lexicon.concept(toks[start])
     if verb in _REPORT_TELL:
-        if j >= len(toks):
-            return None
-        if toks[j].lower() not in _FIRST_OBJECT:
+        if j >= len(toks) or toks[j].lower() not in _FIRST_OBJECT:
             return None  # a telling between others is an event of its own, not the fact it tells
         j += 1
     elif verb in _REPORT_SAY and j + 1 < len(toks) and toks[j].lower() == "to":
@@ -320,7 +319,7 @@ def speech(text: str) -> tuple[tuple[str, ...], tuple[str, ...], str] | None:
         rest = toks[cut + 1 :]
         if not rest or not is_clause(rest, introduced=True):
             return None
-        return _words(toks[2:cut]), (), join([rest[0][0].upper() + rest[0][1:], *rest[1:]])
+        return _words(toks[2:cut]), (), _sentence(rest)
     if "," in toks:  # "S, X said." / "S, X told Y.": the frame after what was said
         cut = len(toks) - 1 - toks[::-1].index(",")
         tail = [t for t in toks[cut + 1 :] if t not in ".!?"]
@@ -346,7 +345,7 @@ def speech(text: str) -> tuple[tuple[str, ...], tuple[str, ...], str] | None:
         while j < len(toks) and lows[j] != "that" and (_capital(toks[j]) or lows[j] in _DETERMINERS) \
                 and toks[j] not in _PUNCT and j - start < 5:
             j += 1
-        if j == start and j < len(toks) and lows[j] in _OBJECT_PRONOUNS:
+        if j == start and j < len(toks) and lows[j] in OBJECT_PRONOUNS:
             j += 1
         if j == start or lows[j : j + 1] != ["that"]:
             return None
@@ -360,10 +359,13 @@ def speech(text: str) -> tuple[tuple[str, ...], tuple[str, ...], str] | None:
     rest = toks[j:]
     if not rest or not is_clause(rest, introduced=True):
         return None
-    return _words(toks[:end]), to, join([rest[0][0].upper() + rest[0][1:], *rest[1:]])
+    return _words(toks[:end]), to, _sentence(rest)
 
 
-_OBJECT_PRONOUNS = frozenset("me us him her them you".split())
+def _sentence(toks: list[str]) -> str:
+    """What was said, as a sentence of its own (its first word capitalised)."""
+    return join([toks[0][:1].upper() + toks[0][1:], *toks[1:]])
+
 
 
 def _words(toks: list[str]) -> tuple[str, ...]:

@@ -332,7 +332,7 @@ def check(text_a: str, text_b: str, place_a: str | None = None, place_b: str | N
         return Verdict(False, "order")
     if {_APPROXIMATE[w] for w in fa.words if w in _APPROXIMATE} != {_APPROXIMATE[w] for w in fb.words if w in _APPROXIMATE}:
         return Verdict(False, "degree")
-    relation = _relation_swapped(text_a, text_b)
+    relation = _relation_swapped(text_a, text_b, fa, fb)
     if relation is not None:
         return Verdict(False, relation)
     detail = _detail_swapped(text_a, text_b, fa, fb)
@@ -387,10 +387,9 @@ def _related(lower: list[str], entities: set[str], against: bool) -> dict[str, s
     return out
 
 
-def _relation_swapped(text_a: str, text_b: str) -> str | None:
+def _relation_swapped(text_a: str, text_b: str, fa: Features, fb: Features) -> str | None:
     """"place" or "time" when one thing is said in another relation on each side: "behind the barn" / "in the barn",
     "before Thursday" / "on Thursday"."""
-    fa, fb = features(text_a), features(text_b)
     lower_a = [_clean(t).lower() for t in _TOKEN.findall(frames.front_to_back(text_a))]
     lower_b = [_clean(t).lower() for t in _TOKEN.findall(frames.front_to_back(text_b))]
     against = "against" in lower_a or "against" in lower_b  # "voted for" / "voted against"

@@ -1003,12 +1003,11 @@ def _follow_up(to: str | None, knowledge: Knowledge, asked_words: set[str],
         named.sort(key=lambda k: (-len(matter & keys(k.text)), -len(asked_words & keys(k.text))))
         # the last answer, unless the question names more of what another holding is on ("Who told you the hasp was
         # rusted through?" after an answer on the town council is on the hasp)
-        prior = knowledge.previous[:1]
-        if prior and things and named and len(things & keys(named[0].text)) > len(things & keys(prior[0].text)):
-            prior = ()
-        # or more of what it says ("Who told you Anton left the props short?" after an answer with Anton's word that
+        # (or more of what it says: "Who told you Anton left the props short?" after an answer with Anton's word that
         # he measured every prop is on the one that says the props were cut short)
-        if prior and matter and named and len(matter & keys(named[0].text)) > len(matter & keys(prior[0].text)):
+        prior = knowledge.previous[:1]
+        if prior and named and any(len(words & keys(named[0].text)) > len(words & keys(prior[0].text))
+                                   for words in (things, matter) if words):
             prior = ()
         earlier = prior or tuple(named[:1])
         if not earlier:
