@@ -650,8 +650,19 @@ def _object_position(text: str, span: Span) -> bool:
     word = before[-1].lower()
     if word in _PREPOSITIONS:
         return True
+    # a name before a verb in the past is its subject whatever comes before it ("a week before the pour Mieke
+    # counted": "pour" reads as a verb)
+    after = re.match(r"\s+([A-Za-z']+)", text[span.end:])
+    if after is not None and _past_verb(after.group(1).lower()):
+        return False
     readings = getAllLemmas(word)
     return "VERB" in readings and "NOUN" not in readings and word not in ("that", "and", "but")
+
+
+def _past_verb(word: str) -> bool:
+    """Whether a word is only the past tense of a verb ("counted", "heard"; not "leave", not "red")."""
+    lemmas = getAllLemmas(word)
+    return set(lemmas) == {"VERB"} and all(lemma != word for lemma in lemmas["VERB"])
 
 
 def floor(world: World, speech: object, speaker: str, *, now: int, place: str | None = None,

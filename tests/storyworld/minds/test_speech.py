@@ -586,3 +586,13 @@ def test_who_told_you_a_matter_is_on_that_matter_not_on_the_last_answer(tiny):
     knowledge = msgspec.structs.replace(knowledge, asked=questions.read_question(tiny, bare.text, "maren", "tobin"))
     speech = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"), knowledge, addressed=bare)
     assert [k.record_id for k in speech.carries] == [2], speech
+
+
+@pytest.mark.parametrize(("body", "said"), [
+    ("that Horatio told Marcellus the news.", "that he told Marcellus the news."),
+    ("Marcellus told Horatio the news.", "Marcellus told him the news."),
+    # before a verb in the past a name is its subject, whatever precedes it ("pour" also reads as a verb)
+    ("a week before the pour Horatio counted the copper.", "a week before the pour he counted the copper."),
+])
+def test_the_teller_named_in_what_they_told_is_said_by_pronoun(hamlet, body, said):
+    assert render._pronoun_for(hamlet, body, "horatio") == said
