@@ -336,6 +336,11 @@ def _pronouns(text: str, person: str, sex: str, rivals: Iterable[int] = ()) -> s
         word = match.group(1)
         if any(start < match.start() for start in rivals):
             return word
+        if word in ("him", "her") and re.search(r"\b(?:I|[Yy]ou)\s+(?:(?!(?:he|she|they|it|that|who)\b)\w+\s+){1,6}$",
+                                                first[:match.start()]):
+            # the object of the speaker's own verb is someone else: one acting on oneself says "myself"
+            # ("Captain Blake scratched him" said by Blake: "I scratched him", not "I scratched me")
+            return word
         if word == "her" and not re.match(r"\s+[a-z]", first[match.end():]):
             return "me" if person == "I" else "you"
         return table[word]

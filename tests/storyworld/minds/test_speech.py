@@ -67,6 +67,11 @@ def tiny():
     # a "he" made "I" or "you" takes its verb's person with it
     ("Horatio said he has seen the ghost twice.", "horatio", "hamlet", "I said I have seen the ghost twice."),
     ("Horatio said he was on the platform.", "hamlet", "horatio", "You said you were on the platform."),
+    # the object of one's own verb is someone else ("I scratched me" was said of a horse)
+    ("The colt went lame, and Claudius scratched him from the race.", "claudius", "hamlet",
+     "The colt went lame, and I scratched him from the race."),
+    ("Ophelia found the letter and gave her the ring.", "ophelia", "hamlet", "I found the letter and gave her the ring."),
+    ("Ophelia said that he loved her.", "ophelia", "hamlet", "I said that he loved me."),
 ])
 def test_a_record_is_said_from_the_speakers_point_of_view(hamlet, text, speaker, listener, said):
     assert render.point_of_view(hamlet, text, speaker, listener) == said
