@@ -740,10 +740,41 @@ def _shorten_names(toks: list[str], other: set[str]) -> list[str]:
     return out
 
 
+# A title's short form, read as the post it names ("Dr Salt" is the doctor).
+_POST_OF = {"dr": "doctor", "capt": "captain", "sgt": "sergeant", "prof": "professor", "rev": "reverend",
+            "gen": "general", "col": "colonel", "lt": "lieutenant", "insp": "inspector"}
+
+
+def _posts_named(toks: list[str], other: list[str]) -> list[str]:
+    """`toks` with a post ("the chief archivist") named as the other statement names its holder, by the title the
+    name carries there ("Chief Archivist Hollis Grange"); a post no name carries stays."""
+    out = list(toks)
+    for start, end in _name_runs(other):
+        run = [t.removesuffix("'s") for t in other[start:end]]
+        if all(t in out for t in run):
+            continue
+        for k in range(end - start - 1, 0, -1):  # the longest title first: "Chief Archivist", then "Chief"
+            title = [_POST_OF.get(w.lower(), w.lower()) for w in run[:k]]
+            if any(w in _FUNCTION or w in _DETERMINERS for w in title):
+                break
+            n = len(title)
+            at = next((i for i in range(len(out) - n) if out[i].lower() == "the"
+                       and [w.lower().removesuffix("'s") for w in out[i + 1:i + 1 + n]] == title
+                       and all(w.islower() for w in out[i + 1:i + 1 + n])), None)
+            if at is None:
+                continue
+            owned = "'s" if out[at + n].endswith("'s") else ""
+            out[at:at + 1 + n] = run[:-1] + [run[-1] + owned]
+            break
+    return out
+
+
 def align_names(text_a: str, text_b: str) -> tuple[str, str]:
-    """Both statements with a person named in full on one side and in part on the other named alike."""
+    """Both statements with a person named in full on one side and in part, or by the post the name's title gives,
+    on the other named alike."""
     ta, tb = tokens(text_a), tokens(text_b)
-    a, b = _shorten_names(ta, set(tb)), _shorten_names(tb, set(ta))
+    pa, pb = _posts_named(ta, tb), _posts_named(tb, ta)
+    a, b = _shorten_names(pa, set(pb)), _shorten_names(pb, set(pa))
     if a == ta and b == tb:
         return text_a, text_b
     return join(a), join(b)

@@ -2,7 +2,8 @@
 
 canonical.canonical words each statement alone. Some rewordings need the other statement to read:
 one speaker's saying told to someone on one side only ("X told Y that S" / "X said that S"), a
-comparison turned round ("B is older than A" / "A is younger than B"), two deeds in order told from
+comparison turned round ("B is older than A" / "A is younger than B"), a tie of kin or house told from the
+other end ("Petra is the judge's niece" / "The judge is Petra's aunt"), two deeds in order told from
 the other end ("A after B" / "B before A", where "after" may also take a noun: "fled after the
 guard's death"), and a denied deed said by its opposite ("never left the cellar" / "stayed in the
 cellar"), which WordNet's antonyms say.
@@ -32,7 +33,7 @@ def pair(text_a: str, text_b: str) -> tuple[str, str]:
     # "A after B" / "B before A" with clauses on both sides: turned only where the other says "before", since "fled
     # after the guard died" is also "fled after the guard's death", which has no clause to turn
     a, b = _ordered(a, b), _ordered(b, a)
-    return _unnegated(a, b), _compared_as(_unnegated(b, a), a)
+    return _unnegated(a, b), _kin_as(_compared_as(_unnegated(b, a), a), a)
 
 
 def _ordered(text: str, other: str) -> str:
@@ -133,4 +134,84 @@ def _unnegated(text: str, other: str) -> str:
                 and lows[at + 1] not in frames.PREPOSITIONS and toks[at + 1] not in frames.PUNCT:
             said.append(other_lows[j + 1])
         return frames.join(toks[:i] + said + toks[at + 1 :])
+    return text
+
+
+# A tie between two people by the word that names one end of it: (the tie, which end). "up" and "down" are its two
+# ends ("aunt" / "niece"); "both" names either ("sister" / "brother": each is the other's sibling).
+_TIES = {
+    **{w: ("parent", "up") for w in ("father", "mother", "parent")},
+    **{w: ("parent", "down") for w in ("son", "daughter", "child")},
+    **{w: ("aunt", "up") for w in ("uncle", "aunt")},
+    **{w: ("aunt", "down") for w in ("nephew", "niece")},
+    **{w: ("grand", "up") for w in ("grandfather", "grandmother", "grandparent")},
+    **{w: ("grand", "down") for w in ("grandson", "granddaughter", "grandchild")},
+    **{w: ("sibling", "both") for w in ("brother", "sister", "sibling")},
+    **{w: ("spouse", "both") for w in ("husband", "wife", "spouse")},
+    **{w: ("cousin", "both") for w in ("cousin",)},
+    **{w: ("employ", "up") for w in ("employer",)},
+    **{w: ("employ", "down") for w in ("employee",)},
+    **{w: ("let", "up") for w in ("landlord", "landlady")},
+    **{w: ("let", "down") for w in ("tenant", "lodger")},
+}
+_OTHER_END = {"up": "down", "down": "up", "both": "both"}
+# The age words a tie between equals takes, each with its converse ("older sister" / "younger brother").
+_AGE = {"older": "younger", "elder": "younger", "younger": "older", "big": "little", "little": "big", None: None}
+
+
+def _tie(toks: list[str]) -> tuple[list[str], str | None, str, list[str], int] | None:
+    """(who, age word or None, tie word, to whom, where the rest starts) of "X is (the) [age] TIE of Y" or "X is Y's
+    [age] TIE", else None."""
+    lows = [t.lower() for t in toks]
+    be = next((i for i, w in enumerate(lows) if w in _BE_FORMS), None)
+    if be is None or be == 0 or not all(t[0].isupper() for t in toks[:be]):
+        return None
+    i = be + 1
+    if i < len(lows) and lows[i] in ("the", "a", "an"):
+        i += 1
+    owner: list[str] = []
+    if i < len(toks) and toks[i][0].isupper():  # "Y's [age] TIE"
+        while i < len(toks) and toks[i][0].isupper() and not toks[i].endswith("'s"):
+            owner.append(toks[i])
+            i += 1
+        if i >= len(toks) or not toks[i].endswith("'s"):
+            return None
+        owner.append(toks[i].removesuffix("'s"))
+        i += 1
+    age = lows[i] if i < len(lows) and lows[i] in _AGE else None
+    i += age is not None
+    if i >= len(lows) or lows[i] not in _TIES:
+        return None
+    word, i = lows[i], i + 1
+    if not owner:  # "the [age] TIE of Y"
+        if lows[i : i + 1] != ["of"]:
+            return None
+        i += 1
+        while i < len(toks) and toks[i][0].isupper():
+            owner.append(toks[i])
+            i += 1
+    if not owner:
+        return None
+    return toks[:be], age, word, owner, i
+
+
+def _kin_as(text: str, other: str) -> str:
+    """`text` said as `other` where both tell one tie between the same two, from either end: "Petra Lind is Judge
+    Ashcombe's niece" against "Judge Ashcombe is Petra Lind's aunt". Each word says the sex of its own end only, so
+    the two ends never disagree; the age words must turn round with the tie."""
+    toks, theirs = frames.tokens(text), frames.tokens(other)
+    mine, their = _tie(toks), _tie(theirs)
+    if mine is None or their is None:
+        return text
+    who, age, word, whom, end = mine
+    t_who, t_age, t_word, t_whom, t_end = their
+    (kind, side), (t_kind, t_side) = _TIES[word], _TIES[t_word]
+    if kind != t_kind or toks[end:] != theirs[t_end:]:
+        return text
+    if frames.same_person(tuple(who), tuple(t_who)) and frames.same_person(tuple(whom), tuple(t_whom)):
+        # one end told twice, in two shapes ("the niece of Y" / "Y's niece")
+        return other if side == t_side and age == t_age and _TIES[word] == _TIES[t_word] and word == t_word else text
+    if frames.same_person(tuple(who), tuple(t_whom)) and frames.same_person(tuple(whom), tuple(t_who)) \
+            and t_side == _OTHER_END[side] and t_age == _AGE.get(age, "?"):
+        return other
     return text

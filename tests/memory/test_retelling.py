@@ -65,6 +65,20 @@ def test_gifts_lessons_failures_and_order_have_one_wording(text, form):
     ("Ann left the mill.", "Ann did not leave the mill.", False),
     ("Mirela said that the bridge had washed away.", "Mirela told Sergeant Pike that the bridge had washed away.", True),
     ("Mirela told Sergeant Pike that the bridge had washed away.", "Mirela told Tobias that the bridge had washed away.", False),
+    # a tie told from the other end: each word says the sex of its own end only; age words turn round with it
+    ("Petra Lind is Judge Ashcombe's niece.", "Judge Ashcombe is Petra Lind's aunt.", True),
+    ("Petra Lind is Judge Ashcombe's niece.", "Judge Ashcombe is Petra Lind's uncle.", True),
+    ("Mara Dale is the younger sister of Hollis Grange.", "Hollis Grange is Mara Dale's older brother.", True),
+    ("Ann Voss is the niece of Dr Salt.", "Ann Voss is Dr Salt's niece.", True),
+    ("Petra Lind is Judge Ashcombe's niece.", "Judge Ashcombe is Petra Lind's niece.", False),
+    ("Mara Dale is the younger sister of Hollis Grange.", "Hollis Grange is Mara Dale's younger brother.", False),
+    ("Ann Voss is the niece of Dr Salt.", "Ann Voss is Dr Salt's daughter.", False),
+    ("Ann Voss is Dr Salt's tenant.", "Dr Salt is Ann Voss's landlady.", True),
+    # a post and the name whose title it is ("the chief archivist" / "Chief Archivist Hollis Grange")
+    ("The chief archivist shut the reading room at noon.", "Chief Archivist Hollis Grange shut the reading room at noon.", True),
+    ("Aurelie forbade the doctor to leave the hospice.", "Aurelie forbade Dr Salt to leave the hospice.", True),
+    ("The warden's dog bit Ann.", "Warden Edith Marrow bit Ann.", False),
+    ("The archivist shut the reading room.", "Chief Archivist Hollis Grange shut the reading room.", False),
 ])
 def test_what_only_the_pair_shows(a, b, same):
     assert _one_wording(a, b) is same
