@@ -273,7 +273,7 @@ def canonical(text: str) -> str:
     text = _cleft(_ABBREVIATION.sub(r"\1", text))
     core = frames.core(text)
     toks = _attributed(frames.tokens(core)) if core == text else frames.tokens(core)
-    toks = frames.volition(_phrases(dates(numbers_as_digits(only(_failed(_apposition(toks)))))))
+    toks = frames.volition(_phrases(dates(numbers_as_digits(only(_failed(_apposition(_where_done(_there_were(toks)))))))))
     toks = _converse(_belonged(_paid_for(_cost(active(_had_done(_burned(clock(toks))))))))
     return frames.join(before_first(_dative(toks)))
 
@@ -578,6 +578,64 @@ def _apposition(toks: list[str]) -> list[str]:
                 and toks[i + 4] in frames.PUNCT and wordnet.names_a_person(lexicon.key(lows[i + 3])):
             return toks[: i + 1] + toks[i + 5 :] if toks[i + 4] == "," else toks[: i + 1] + toks[i + 4 :]
     return toks
+
+
+_WHERE_AT = frozenset("in on under behind beside inside at near beneath among below above".split())
+
+
+def _inflected(word: str) -> bool:
+    """Whether a word is a verb in the past or the third person ("turned", "hangs"), not a base form or "-ing"."""
+    lemmas = getAllLemmas(word.lower()).get("VERB", ())
+    if lexicon.irregular_past(word.lower()):
+        return True  # "found" is also a verb of its own
+    return bool(lemmas) and word.lower() not in lemmas and not word.lower().endswith("ing")
+
+
+def _where_done(toks: list[str]) -> list[str]:
+    """"The ram turned up in Mara's barn, where Edric found it" as "Edric found the ram in Mara's barn": the deed
+    done to a thing where it was, with that place (what the thing did there, "turned up", "hangs", adds nothing)."""
+    lows = [t.lower() for t in toks]
+    if "where" not in lows or lows[0] not in _DETERMINERS:
+        return toks
+    w = lows.index("where")
+    end = len(toks)
+    while end > w and toks[end - 1] in frames.PUNCT:
+        end -= 1
+    if w < 4 or toks[w - 1] != "," or end - w < 4 or lows[end - 1] not in ("it", "them") \
+            or any(t in frames.PUNCT for t in toks[: w - 1] + toks[w + 1 : end]):
+        return toks
+    verb = next((k for k in range(1, w - 1) if _inflected(toks[k])), None)
+    at = next((k for k in range(verb + 1, w - 1) if lows[k] in _WHERE_AT), None) if verb is not None else None
+    if verb is None or at is None or not _inflected(toks[end - 2]):
+        return toks
+    doer = toks[w + 1 : end - 1]
+    return [case(doer[0], True)] + doer[1:] + [case(toks[0], False)] + toks[1:verb] + toks[at : w - 1] + toks[end:]
+
+
+_HOLDS = {"held": "were", "had": "were", "contained": "were", "housed": "were",
+          "holds": "are", "has": "are", "contains": "are", "houses": "are"}
+
+
+def _there_were(toks: list[str]) -> list[str]:
+    """"The lower orchard held 40 hives" as "There were 40 hives in the lower orchard": what a place or a thing
+    holds said as what is in it (never of a person: "the miller had 40 hives" is his, not in him)."""
+    lows = [t.lower() for t in toks]
+    verb = next((k for k, w in enumerate(lows) if w in _HOLDS), None)
+    if verb is None or verb < 2 or lows[0] != "the" or any(not w.isalpha() or w in _STOPS for w in lows[1:verb]) \
+            or wordnet.names_a_person(lexicon.key(lows[verb - 1])) or toks[1][0].isupper():
+        return toks
+    end = verb + 1
+    while end < len(toks) and toks[end] not in frames.PUNCT and lows[end] not in _STOPS:
+        end += 1
+    held = toks[verb + 1 : end]
+    if not held or held[0][0].isupper() or lows[verb + 1] in ("it", "them", "him", "her") \
+            or not getAllLemmas(lows[verb + 1]).keys() <= {"NOUN", "ADJ", "NUM"} and lows[verb + 1] not in _DETERMINERS:
+        # "had sailed", "has never left": a perfect, not what it holds
+        return toks
+    be = _HOLDS[lows[verb]]
+    if lows[verb + 1] in ("a", "an", "1", "one") or not held[-1].lower().endswith("s"):
+        be = "was" if be == "were" else "is"
+    return ["There", be] + held + ["in", "the"] + toks[1:verb] + toks[end:]
 
 
 _BURN_AS = frozenset("alight ablaze".split())

@@ -91,6 +91,14 @@ def test_what_only_the_pair_shows(a, b, same):
     ("Senna borrowed Dr. Mirela Vance's atlas from her.", "Dr Mirela Vance lent her atlas to Senna."),
     # a telling between others is an event of its own: told from the teller's side, not read through
     ("Mayor Denholm heard from Rufus Kell that the bell had cracked.", "Rufus Kell told Mayor Denholm that the bell had cracked."),
+    # the deed done to a thing where it was; what a place holds as what is in it
+    ("The missing ram turned up in Mara Quill's barn, where Constable Flint found it.",
+     "Constable Flint found the missing ram in Mara Quill's barn."),
+    ("The boys swam in the river, where the ferryman saw them.", "The ferryman saw the boys in the river."),
+    ("The lower orchard held 40 hives.", "There were 40 hives in the lower orchard."),
+    ("The crate held a pistol.", "There was a pistol in the crate."),
+    ("The miller had 40 hives.", "The miller had 40 hives."),  # a person's, not in him
+    ("The recipe has never left its box.", "The recipe has never left its box."),  # a perfect
 ])
 def test_stress_titles_and_tellings_read_through(text, form):
     assert canonical.canonical(text) == form
