@@ -43,6 +43,10 @@ _TIME_SPANS = frozenset("year week month night morning evening afternoon winter 
 # Words that say a thing is near so but not so ("almost gone" is not "gone"); one and its like say the same.
 _APPROXIMATE = {"almost": "almost", "nearly": "almost", "practically": "almost", "virtually": "almost",
                 "barely": "barely", "hardly": "barely", "scarcely": "barely"}
+# How a number is shared out: to each one ("3 crowns for each rebinding") or over all ("3 crowns in all"), and a
+# repetition that skips ("every other Friday" is half of "every Friday").
+_EACH = re.compile(r"\b(?:each|apiece|per|a head|a piece)\b", re.I)
+_SKIPPING = re.compile(r"\bevery\s+(?:other|second|third|few)\b", re.I)
 _NEGATIONS = set("not never no nobody nothing none neither nor nowhere cannot without".split())
 _PLACE_PREPS = set(
     """in at on into onto upon inside outside near beside under beneath behind above across through
@@ -332,6 +336,10 @@ def check(text_a: str, text_b: str, place_a: str | None = None, place_b: str | N
         return Verdict(False, "order")
     if {_APPROXIMATE[w] for w in fa.words if w in _APPROXIMATE} != {_APPROXIMATE[w] for w in fb.words if w in _APPROXIMATE}:
         return Verdict(False, "degree")
+    if fa.numbers and fb.numbers and bool(_EACH.search(text_a)) != bool(_EACH.search(text_b)):
+        return Verdict(False, "number")  # "3 crowns for each rebinding" / "3 crowns in all"
+    if bool(_SKIPPING.search(text_a)) != bool(_SKIPPING.search(text_b)):
+        return Verdict(False, "time")  # "every other Friday" / "every Friday"
     relation = _relation_swapped(text_a, text_b, fa, fb)
     if relation is not None:
         return Verdict(False, relation)

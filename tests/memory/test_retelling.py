@@ -108,6 +108,8 @@ def test_stress_titles_and_tellings_read_through(text, form):
     ("Nobody voted for the new honey price.", "Nobody voted against the new honey price."),
     ("Marguerite rebound 48 volumes this year.", "Marguerite rebound 48 volumes last year."),
     ("The lamp oil was all gone.", "The lamp oil was almost gone."),
+    ("Marguerite charged the archive 3 crowns in all for the rebinding.", "Marguerite charged the archive 3 crowns for each rebinding."),
+    ("Owen carries the honey to Carrow every other Friday.", "Owen carries the honey to Carrow every Friday."),
 ])
 def test_the_other_side_another_year_and_almost_stay_apart(a, b):
     assert not guard.check(a, b).ok
