@@ -26,10 +26,10 @@ _UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
     "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
-    "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "single": 1, "dozen": 12,
+    "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "single": 1,
 }
 _NOT_COUNTING = frozenset("no any every some each which that this the".split())
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "dozen": 12}  # "a dozen", "two dozen"
 
 # Converse exchanges: (verb key of the taker's side, preposition before the giver) -> the giver's verb.
 # "B bought X from A" is "A sold X to B"; the taker's wording is turned to the giver's.
@@ -85,6 +85,80 @@ def numbers_as_digits(toks: list[str]) -> list[str]:
         out.append(str(total + current))
         i = j
     return out
+
+
+_FRACTIONS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fifth": 5, "fifths": 5,
+              "tenth": 10, "tenths": 10}
+_DAYS_IN = {"week": 7, "weeks": 7, "fortnight": 14, "fortnights": 14}
+_MINUTES_IN = {"hour": 60, "hours": 60}
+# The spans "a" counts one of ("for a month" is "for 1 month", so that "for 7 days" differs from it by its number).
+_SPANS = frozenset("minute hour day week fortnight month year decade century".split())
+
+
+def amounts(toks: list[str]) -> list[str]:
+    """Tokens with an amount said one way: a share of a counted whole as a count ("two-thirds of the 18 plates" ->
+    "12 of the 18 plates"), weeks and fortnights as days, hours as minutes ("half an hour" -> "30 minutes"), "a
+    score of" as 20. Numbers must be digits already (numbers_as_digits)."""
+    out, lows = list(toks), [t.lower() for t in toks]
+    i = 0
+    while i < len(out):
+        lows = [t.lower() for t in out]
+        share = _share(lows, i)
+        if share is not None:
+            parts, width = share
+            # "two-thirds of the 18 plates": the whole is the next number after "of (the)"
+            at = i + width
+            if lows[at : at + 1] == ["of"]:
+                k = at + 1 + (lows[at + 1 : at + 2] == ["the"])
+                if k < len(out) and out[k].isdigit() and int(out[k]) * parts[0] % parts[1] == 0:
+                    out[i:at] = [str(int(out[k]) * parts[0] // parts[1])]
+                    i += 1
+                    continue
+            # "half an hour", "a quarter of an hour", "an hour and a half"
+            rest = lows[at : at + 3]
+            if rest[:2] in (["an", "hour"], ["a", "hour"]) or rest == ["of", "an", "hour"]:
+                out[i : at + len(rest[:2]) + (rest[0] == "of")] = [str(60 * parts[0] // parts[1]), "minutes"]
+                i += 2
+                continue
+        if lows[i] in ("a", "an", "one") and i + 1 < len(out) and lows[i + 1] in _SPANS and \
+                (i == 0 or lows[i - 1] not in ("every", "each", "per", "once", "twice", "that", "this", "last", "next")):
+            out[i] = "1"  # "for an hour", "a fortnight": one of them (a rate, "once a week", stays)
+            lows[i] = "1"
+        if lows[i].isdigit() and i + 1 < len(out) and lows[i + 1] in _MINUTES_IN | _DAYS_IN:
+            n, unit = int(lows[i]), lows[i + 1]
+            extra = 0
+            if lows[i + 2 : i + 5] == ["and", "a", "half"]:  # "an hour and a half"
+                extra = 1
+            if unit in _MINUTES_IN:
+                minutes = n * 60 + (30 if extra else 0)
+                out[i : i + 2 + 3 * extra] = [str(minutes), "minutes"]
+            else:
+                days = n * _DAYS_IN[unit] + (_DAYS_IN[unit] // 2 if extra else 0)
+                out[i : i + 2 + 3 * extra] = [str(days), "days"]
+            i += 2
+            continue
+        if lows[i : i + 3] == ["a", "score", "of"]:
+            out[i : i + 3] = ["20"]
+        i += 1
+    return out
+
+
+def _share(lows: list[str], i: int) -> tuple[tuple[int, int], int] | None:
+    """((numerator, denominator), tokens read) of a fraction at i ("half", "a third", "2 thirds", "two-thirds",
+    "3 quarters"), else None."""
+    word = lows[i]
+    if "-" in word:  # "two-thirds", "three-quarters"
+        top, _, bottom = word.partition("-")
+        if top in _UNITS and bottom in _FRACTIONS:
+            return (_UNITS[top], _FRACTIONS[bottom]), 1
+        return None
+    if word == "half" and (i == 0 or lows[i - 1] not in ("a", "one")):
+        return (1, 2), 1
+    if word in ("a", "one") and i + 1 < len(lows) and lows[i + 1] in _FRACTIONS:
+        return (1, _FRACTIONS[lows[i + 1]]), 2
+    if word.isdigit() and i + 1 < len(lows) and lows[i + 1] in _FRACTIONS and lows[i + 1].endswith("s"):
+        return (int(word), _FRACTIONS[lows[i + 1]]), 2
+    return None
 
 
 _AT_HOUR = frozenset("at by until till before after since from around about".split())
@@ -273,7 +347,7 @@ def canonical(text: str) -> str:
     text = _cleft(_ABBREVIATION.sub(r"\1", text))
     core = frames.core(text)
     toks = _attributed(frames.tokens(core)) if core == text else frames.tokens(core)
-    toks = frames.volition(_phrases(dates(numbers_as_digits(only(_failed(_apposition(_where_done(_there_were(toks)))))))))
+    toks = frames.volition(_phrases(dates(amounts(numbers_as_digits(only(_failed(_apposition(_where_done(_there_were(toks))))))))))
     toks = _converse(_belonged(_paid_for(_cost(active(_had_done(_burned(clock(toks))))))))
     return frames.join(before_first(_dative(toks)))
 

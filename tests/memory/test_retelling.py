@@ -24,7 +24,7 @@ def _one_wording(a: str, b: str) -> bool:
     ("The harvest started at six in the morning.", "The harvest started at 6:00 morning."),
     ("The edition went to press at twelve o'clock at night.", "The edition went to press at midnight."),
     ("She paid 3 shillings at the gate.", "She paid 3 shillings at the gate."),  # a count is no time
-    ("He left after 3 hours.", "He left after 3 hours."),
+    ("He left after 3 hours.", "He left after 180 minutes."),  # a span, not a time (said in minutes: amounts)
 ])
 def test_a_time_of_day_has_one_wording(text, form):
     assert canonical.canonical(text) == form
@@ -47,6 +47,18 @@ def test_times_of_the_other_half_of_the_day_stay_apart():
     ("Felix failed to meet the deadline.", "Felix did not meet the deadline."),
     ("Ivo arrived at the station after Nadia.", "Nadia arrived at the station before Ivo."),
     ("Ivo arrived after Sunday.", "Ivo arrived after Sunday."),  # a day is no one who came first
+    # amounts said one way: shares of a counted whole, spans in one unit, dozens
+    ("Damp ruined two-thirds of the 18 plates.", "Damp ruined 12 of the 18 plates."),
+    ("Half of the 40 hives died.", "20 of the 40 hives died."),
+    ("Three quarters of the 20 sacks were wet.", "15 of the 20 sacks were wet."),
+    ("She waited for half an hour.", "She waited for 30 minutes."),
+    ("She waited for an hour and a half.", "She waited for 90 minutes."),
+    ("He was away for a fortnight.", "He was away for 14 days."),
+    ("He was away for two weeks.", "He was away for 14 days."),
+    ("He was away for a month.", "He was away for 1 month."),  # so that "7 days" differs by its number
+    ("He came once a week.", "He came once a week."),  # a rate
+    ("She bought a dozen eggs.", "She bought 12 eggs."),
+    ("Half the village came.", "Half the village came."),  # no count to take the share of
 ])
 def test_gifts_lessons_failures_and_order_have_one_wording(text, form):
     assert canonical.canonical(text) == form
