@@ -216,8 +216,8 @@ def asked_part(line: ThreadLine) -> ThreadLine:
 def is_question(text: str) -> bool:
     """Whether a line asks something (a question mark, or the shape of a question)."""
     stripped = text.strip()
-    if stripped.endswith("?") or "?" in stripped:
-        return True
+    if stripped.endswith("?") or "?" in stripped or questions.bidding(stripped) is not None:
+        return True  # a bidding asks for a deed as a question does ("Tell the inspector what I found.")
     first = (lines.words(stripped) or [""])[0]
     if _CLAUSE.match(stripped):
         return False  # "When I left, a lamp was burning": a wh-word opening a clause of its own asserts

@@ -13,7 +13,7 @@ import re
 from typing import Literal
 
 import msgspec
-from lemminflect import getInflection
+from lemminflect import getAllLemmas, getInflection
 
 from storyworld.minds import render
 from storyworld.world import World
@@ -226,14 +226,64 @@ _TELLING = frozenset("tell say explain describe show".split())  # ... to the ask
 _TOLD_ASKER = frozenset("me us what where who how why when whether if".split())
 
 
+# a request said as a bidding: "Tell the inspector what I found.", "Sam, please come to the box with me."
+_BIDDING = re.compile(r"^\s*(?:[A-Z][\w']*(?:\s+[A-Z][\w']*){0,3},\s*)?(?:(?i:please)\s+)?(?P<verb>[A-Za-z]+)\s+(?P<next>[A-Za-z']+)(?P<rest>[^?]*?)"
+                      r"(?:,\s*(?i:please))?\s*[.!]?\s*$")
+_NOT_BIDDING = frozenset("i we he she it they you there here this that these those the a an my our his her their your "
+                         "let do does did be is was are were have has had".split())
+
+
+def bidding(text: str) -> str | None:
+    """What a line bids the one spoken to do, when it is a bidding ("Tell the inspector what I found." -> "tell the
+    inspector what I found"), else None: its first word a verb in its plain form, the next no verb of a subject
+    ("Fire broke out", "Smoke rose" tell what happened)."""
+    found = _BIDDING.match(text)
+    if found is None or any(mark in text for mark in "?:;"):
+        return None  # "Take care at the mill: the sacks are full of chaff" tells something too
+    head = re.split(r"\b(?:what|that|who|whom|where|when|why|how|if|whether|because)\b",
+                    f"{found['next']}{found['rest']}", maxsplit=1)[0]
+    words = re.findall(r"[A-Za-z']+", head)
+    if any(_finite(w, words[k - 1] if k else "") for k, w in enumerate(words)):
+        return None  # "Sun Jian found the seal", "Sack number six was full": a subject and its verb
+    verb, after = found["verb"].lower(), found["next"].lower()
+    bases = getAllLemmas(verb).get("VERB", ())
+    if verb in _NOT_BIDDING or not bases or any(b != verb for b in bases):
+        return None  # no verb, or a verb in another form than its plain one ("Found it in the hay", "Runs home")
+    if after in ("will", "would", "can", "could", "shall", "should", "may", "might", "must"):
+        return None  # "People will talk"
+    if found["next"][:1].isupper():
+        # "Tell Hamlet what I saw" bids; "Sun Quan cut off the corner of his desk" is a name and its deed
+        following = next((w for w in re.findall(r"[A-Za-z']+", found["rest"]) if not w[:1].isupper()), "")
+        if "VERB" in getAllLemmas(following.lower()):
+            return None
+    return f"{verb} {found['next']}{found['rest']}".strip()
+
+
+_DETERMINERS = frozenset("the a an his her my your their its our this that these those".split())
+
+
+def _finite(word: str, before: str) -> bool:
+    """Whether a word is a verb in the past or the third person here (not after a determiner: "the locked door")."""
+    low = word.lower()
+    if low in ("is", "was", "are", "were", "has", "had", "does", "did"):
+        return True
+    if before.lower() in _DETERMINERS:
+        return False
+    for base in getAllLemmas(low).get("VERB", ()):
+        if base != low and low in (getInflection(base, tag="VBD") or ()) + (getInflection(base, tag="VBZ") or ()):
+            return True
+    return False
+
+
 def proposal(world: World, text: str, asker: str | None, answerer: str) -> str | None:
     """What a proposal asks the one asked to agree to, as the one asked would say it in the first person with the
     asker named ("Will you swear the oath with us?" -> "Guan Yu will swear the oath with us"); None when the
     question asks for something known, not for a deed ("Can you tell me where he is?")."""
     found = _PROPOSAL.match(text)
-    if found is None or answerer not in world.agents:
+    bid = bidding(text) if found is None else None
+    if (found is None and bid is None) or answerer not in world.agents:
         return None
-    what = found["what"]
+    what = found["what"] if found is not None else bid or ""
     head, _, rest = what.lower().partition(" ")
     if head in _KNOWING or (head in _TELLING and (not rest or rest.split(" ", 1)[0] in _TOLD_ASKER)):
         return None
@@ -242,6 +292,8 @@ def proposal(world: World, text: str, asker: str | None, answerer: str) -> str |
     if named is None:
         return None
     what = named
+    if found is None:  # a bidding
+        return f"{you} will {what}"
     if found["we"]:
         return f"let us {what}"
     if found["i"]:

@@ -200,6 +200,11 @@ def test_a_holding_settles_a_yes_or_no_question_only_when_it_says_it_or_its_cont
     ("Would you know who took the grain?", "wat", "reeve", None),
     ("Will you tell us what you saw?", "wat", "reeve", None),
     ("Did you count the sacks?", "wat", "reeve", None),  # a question of fact
+    # a bidding asks for a deed as "Will you …?" does
+    ("Tell the miller what I found in my sacks.", "wat", "reeve", "Ysmay Hollin will tell the miller what Wat Ashby found in Wat Ashby's sacks"),
+    ("Tamsin, please help me carry the flour.", "wat", "tamsin", "Tamsin Brook will help Wat Ashby carry the flour"),
+    ("Fire broke out in the barn.", "wat", "reeve", None),  # a subject and its verb
+    ("Found it in the hay.", "wat", "reeve", None),  # a verb not in its plain form
 ])
 def test_a_proposal_reads_as_what_the_one_asked_would_agree_to(mill, question, asker, answerer, agreed):
     assert questions.proposal(mill, question, asker, answerer) == agreed

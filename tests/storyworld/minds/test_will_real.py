@@ -193,6 +193,9 @@ def test_a_proposal_is_agreed_to_in_the_ones_own_words_unless_it_would_give_away
     will = interview(world, sim.store, "tamsin", "Will you help me carry the flour?", round_=sim.state.round,
                      asker="wat")
     assert will.text == "Wat Ashby, yes: I will help you carry the flour.", will.text
+    bidden = interview(world, sim.store, "tamsin", "Please help me carry the flour.", round_=sim.state.round,
+                       asker="wat")
+    assert bidden.text == "Wat Ashby, yes: I will help you carry the flour.", bidden.text
     # the miller, who swapped the tithe grain for chaff, is asked to open what would show it
     kept = interview(world, sim.store, "odo", "Shall we open the tithe sacks and look at the grain?",
                      round_=sim.state.round, asker="reeve")
