@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from memory.store import MemoryStore
 
 log = logging.getLogger("storyworld.game.simulation")
+BIDDING_ROUNDS = 4  # a bidding to do something is kept this many rounds (then it is let go)
 
 Progress = Callable[[str, int, int], None]  # (agent deciding, index, total)
 
@@ -251,6 +252,15 @@ class Simulation:
         mine = [line for line in found if line.speaker == self.settings.player]
         return mine[0] if mine else found[0] if found else None
 
+    def biddings_to(self, agent: str) -> tuple[tuple[str, str], ...]:
+        """(bidder, line) of each line spoken to `agent` in the last BIDDING_ROUNDS rounds that bids it do something
+        ("Tell the inspector what I found"), oldest first: what it agreed to do, it does when it can."""
+        found = [line for thread in self.state.threads.values() for line in thread
+                 if line.to == agent and line.speaker != agent and line.round >= self.state.round - BIDDING_ROUNDS
+                 and content.is_bidding(line.text)]
+        found.sort(key=lambda line: (line.round, line.event_id))
+        return tuple((line.speaker, line.text) for line in found)
+
     def player_call(self, agent: str) -> direction.Intention | None:
         """The player's due beat elsewhere, if `agent` is with the player and nobody has sent word of it yet."""
         player = self.settings.player
@@ -291,7 +301,8 @@ class Simulation:
             beat_text=intention.text if intention is not None else "",
             moment_query=f"{goal} {perception.summary(self.world)}".strip(), told=self.told_lately(agent),
             mechanical=self.mechanical_keys(), before=self.exchange_before(agent, addressed),
-            previous=self.told_to(agent, addressed.speaker) if addressed is not None else ())
+            previous=self.told_to(agent, addressed.speaker) if addressed is not None else (),
+            biddings=self.biddings_to(agent))
         recall_s = time.perf_counter() - started
         recalled = tuple(Recalled(record_id=k.record_id, text=k.text, tag=provenance_tag(self.world, k))
                          for k in knowledge.moment[: self.settings.recall_k])

@@ -1,6 +1,6 @@
 """The agenda: what a character does next for its goals when nobody spoke to it and the canon asks nothing.
 
-Read against what it holds and who is here (DESIGN §4.2b): news it was told lately goes on to someone
+Read against what it holds and who is here (DESIGN §4.2b): what it was bidden to tell someone here, to them; news it was told lately goes on to someone
 here who lacks it and cares (whom it bears on most, by their goals, then one with a goal to find something out;
 never back to whoever told it, nor to the one it says did it); a goal to find something out is asked of someone
 here it has not asked yet, in the goal's own words; a goal to tell goes to whoever here lacks what bears on it;
@@ -32,6 +32,17 @@ def next_step(world: World, context: DecisionContext) -> Plan | None:
     present = [a for a in p.present if a != context.agent]
     news = fresh_news(knowledge)
     listener: str | None  # whom a line goes to (None: nobody here it fits)
+    for listener, where, known in knowledge.bidden:
+        # bidden to tell someone something (it agreed when the bidding was put): told them here, else it goes to
+        # where they were last known to be
+        if listener in present:
+            if listener not in _busy(context):
+                return Plan(action=Say(actor=context.agent, text="", to=listener), purpose="tell",
+                            record=known.record_id)
+            continue
+        way = shortest_path(world, p.place, where) if where != p.place else None
+        if way and context.agent not in _busy(context, asked_only=True):
+            return Plan(action=Move(actor=context.agent, to=way[0]), purpose="carry")
     telling = tell_news(world, context)
     if telling is not None:
         return telling

@@ -45,6 +45,7 @@ class Plan(msgspec.Struct, frozen=True, kw_only=True):
     purpose: Purpose
     chosen_by: Literal["policy", "model", "fallback"] = "policy"
     question: str = ""  # for an agenda's ask: the question, in the words of the goal it serves
+    record: int | None = None  # for a bidden telling: the holding to tell (Knowledge.bidden)
 
     @property
     def needs_words(self) -> bool:

@@ -138,6 +138,9 @@ class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
     # asked what to do about a matter no goal of its is on: the matter's words; a holding answers only when it is on
     # the whole matter ("…with the men who join us?" is not answered by "a real man should serve his country")
     matter: frozenset[str] = frozenset()
+    # bidden lately to tell someone something ("Tell the inspector what I found"): (whom, where they were last known
+    # to be, what it holds that the bidding points to), each while the one to be told lacks it
+    bidden: tuple[tuple[str, str, Known], ...] = ()
 
 
 class Speech(msgspec.Struct, frozen=True, kw_only=True):
@@ -211,6 +214,11 @@ def asked_part(line: ThreadLine) -> ThreadLine:
         return line
     question = questions.question_of(line.text)
     return line if question == line.text else msgspec.structs.replace(line, text=question)
+
+
+def is_bidding(text: str) -> bool:
+    """Whether a line bids its hearer do something ("Tell the inspector what I found.")."""
+    return questions.bidding(text.strip()) is not None
 
 
 def is_question(text: str) -> bool:
@@ -378,11 +386,13 @@ PRONOUNS = re.compile(r"\b(it|he|she|they|him|her|them|this|that|there)\b", re.I
 
 def gather(world: World, store: Memory, agent: str, *, round_: int, present: tuple[str, ...],
            addressed: ThreadLine | None, beat_text: str, moment_query: str, told: Iterable[int] = (),
-           mechanical: frozenset[str] = frozenset(), before: str = "", previous: tuple[int, ...] = ()) -> Knowledge:
+           mechanical: frozenset[str] = frozenset(), before: str = "", previous: tuple[int, ...] = (),
+           biddings: tuple[tuple[str, str], ...] = ()) -> Knowledge:
     """Everything the speaker holds that this round's line may carry (one store read per question).
 
     `before`: the last line the two exchanged before the one spoken to the speaker, which a question's
-    "it" and "he" point back to ("Do you think it will come again?").
+    "it" and "he" point back to ("Do you think it will come again?"). `biddings`: (bidder, line) of the
+    biddings put to it lately, oldest first.
     """
     heard: tuple[Known, ...] = ()
     # the question's shape from the question it ends on; what it bears on from the whole line ("Something heavy
@@ -449,6 +459,7 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
     # the sacks there) it will not agree to
     declines = bool(proposal and secrets and encoder and addressed and addressed.speaker in
                     _withheld(store, agent, proposal, secrets, (addressed.speaker,)))
+    bidden = _bidden(world, store, agent, biddings, present, mechanical, secrets)
     return Knowledge(heard=heard, beat=beat, moment=moment, lately=lately, told=tuple(dict.fromkeys(told)),
                      secrets=secrets, vocabulary=frozenset(vocabulary), asked=asked, previous=earlier, pointed=pointed,
                      news=news, questions=asks, asked_about=tuple(people for _, people in asking), withheld=withheld,
@@ -456,7 +467,36 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
                                    and any(x.kind == "learn" for x in aims.aims_of(world, a, encoder))),
                      stays=encoder is not None and any(a.kind == "guard" for a in aims.aims_of(world, agent, encoder)),
                      lacking_at=lacking_at, intent=intent, proposal=proposal, declines=declines, matter=matter,
-                     cares=cares)
+                     cares=cares, bidden=bidden)
+
+
+BIDDEN_TELLING = frozenset("tell warn inform show".split())  # biddings that ask to pass something on
+
+
+def _bidden(world: World, store: Memory, agent: str, biddings: tuple[tuple[str, str], ...], present: tuple[str, ...],
+            mechanical: frozenset[str], secrets: dict[int, tuple[str, ...]]) -> tuple[tuple[str, str, Known], ...]:
+    """For each bidding to pass something on to someone ("Tell the inspector what I found under the colt's
+    plates"), whom, where they were last known to be (else their home) and the holding it points to: of what the
+    bidder told it first, the one with most of the bidding's words; nothing it keeps from that one, nothing that
+    one holds already."""
+    out: dict[str, tuple[str, Known]] = {}
+    last = _last_places(world, store.held_by(agent)) if biddings else {}
+    for bidder, line in biddings:
+        what = questions.bidding(line)
+        if what is None or what.split(" ", 1)[0].lower() not in BIDDEN_TELLING:
+            continue
+        whom = [a for a in render.names_in(world, what) if a not in (agent, bidder) and a in world.agents]
+        if not whom:
+            continue
+        matter = questions.named(world, what.split(" ", 1)[1], bidder, agent) or what
+        wanted = keys(matter) - keys(world.agents[whom[0]].name) - _people_keys(world)
+        found = [k for k in _scored(world, store, agent, matter, present, mechanical)
+                 if whom[0] not in k.holders and not (k.record_id in secrets and whom[0] not in secrets[k.record_id])
+                 and (wanted & keys(k.text) or k.source == bidder)]
+        found.sort(key=lambda k: (k.source != bidder, -len(wanted & keys(k.text)), -k.score))
+        if found:
+            out[whom[0]] = (last.get(whom[0], world.agents[whom[0]].home), found[0])
+    return tuple((whom, place, known) for whom, (place, known) in out.items())
 
 
 def _cares(world: World, store: Memory, agent: str, news: tuple[Known, ...], present: tuple[str, ...],
@@ -541,12 +581,7 @@ def _lacking_at(world: World, agent: str, held: list[Record], news: list[int], p
     that place them (the latest), else the world's home of theirs. Never its source nor its doers (news is not
     told back, nor to the one it accuses)."""
     by_id = {r.id: r for r in held}
-    last: dict[str, tuple[int, int, str]] = {}
-    for record in held:
-        if record.place in world.places and record.namespace == "shared":
-            for actor in record.actors:
-                if actor in world.agents and (actor not in last or (record.round, record.id) > last[actor][:2]):
-                    last[actor] = (record.round, record.id, record.place)
+    last = _last_places(world, held)
     places: list[tuple[str, int]] = []
     for told in (by_id[i] for i in news if i in by_id):
         source = told.owners[agent].source
@@ -554,8 +589,19 @@ def _lacking_at(world: World, agent: str, held: list[Record], news: list[int], p
             if (other == agent or other in present or other in told.owners or other == source
                     or other in told.actors or person.status != "active"):
                 continue
-            places.append((last[other][2] if other in last else person.home, told.id))
+            places.append((last.get(other, person.home), told.id))
     return tuple(dict.fromkeys(p for p in places if p[0] in world.places))
+
+
+def _last_places(world: World, held: Iterable[Record]) -> dict[str, str]:
+    """Where each person was last known to be by the agent's own holdings that place them (the latest)."""
+    last: dict[str, tuple[int, int, str]] = {}
+    for record in held:
+        if record.place in world.places and record.namespace == "shared":
+            for actor in record.actors:
+                if actor in world.agents and (actor not in last or (record.round, record.id) > last[actor][:2]):
+                    last[actor] = (record.round, record.id, record.place)
+    return {actor: place for actor, (_, _, place) in last.items()}
 
 
 def _pointed(world: World, agent: str, asked: questions.Asked, held: list[Record], present: tuple[str, ...],

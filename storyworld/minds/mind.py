@@ -141,6 +141,9 @@ class LLMMind:
             context.player_call.place if plan.purpose == "summon" and context.player_call is not None else None)
         overheard = [t.text for t in context.perception.recent_talk if t.speaker != context.agent]
         knowledge = context.knowledge
+        if plan.record is not None:  # bidden to tell this: it is the news the line carries
+            knowledge = msgspec.structs.replace(
+                knowledge, news=tuple(k for _, _, k in knowledge.bidden if k.record_id == plan.record))
         if plan.question:
             knowledge = msgspec.structs.replace(knowledge, questions=(plan.question,))
         elif isinstance(plan.action, Say):  # a line for another purpose falls back on a question only where it fits

@@ -193,6 +193,11 @@ def _named(world: World, text: str, asker: str | None, answerer: str) -> str | N
     return _OBJECT_YOU.sub(lambda m: names[m["w"].lower()] or m["w"], text)
 
 
+def named(world: World, text: str, asker: str | None, answerer: str) -> str | None:
+    """Words said to `answerer` with their "you" and "I" named (`_named`)."""
+    return _named(world, text, asker, answerer)
+
+
 def as_statement(world: World, text: str, asker: str | None, answerer: str) -> str | None:
     """A yes-or-no question of fact as the statement it asks after, the people it means by "you" and "I" named
     ("Did you sell offices?" asked of Zhang Rang -> "Zhang Rang sold offices."); None for any other question."""

@@ -233,3 +233,14 @@ def test_a_line_said_back_closes_its_exchange_and_with_a_question_only_when_it_a
     assert replies(remark, 1) and not replies(remark, 1, to_a_question=True)  # news back to a remark is owed a word
     late = [line(1, "reeve", "wat", "Who took the sacks?", act="ask"), line(3, "wat", "reeve", "Odo took them.")]
     assert not replies(late, 1)  # two rounds on, it is a line of its own
+
+
+def test_what_it_was_bidden_to_tell_goes_to_that_one_here_or_it_goes_to_them(mill):
+    """"Tell Wat what I saw" (agreed when it was put): told to Wat when he is here, else it walks to where he was."""
+    seen = Known(record_id=9, text="Odo dragged six grain sacks out of the tithe barn at night.", kind="claim",
+                 via="told", source="bettany", since_round=1, actors=("odo",), holders=("tamsin", "bettany"))
+    knowledge = Knowledge(bidden=(("wat", "barn", seen),))
+    here = agenda.next_step(mill, context(("tamsin", "wat"), knowledge, agent="tamsin"))
+    assert here is not None and isinstance(here.action, Say) and here.action.to == "wat" and here.record == 9
+    away = agenda.next_step(mill, context(("tamsin",), knowledge, agent="tamsin"))
+    assert away is not None and isinstance(away.action, Move) and away.action.to == "barn"

@@ -15,7 +15,9 @@ from storyworld.kernel.state import Settings
 from storyworld.minds import LLMMind
 from storyworld.minds.interview import interview
 from storyworld.world import load_world
-from tests.support.paths import MILL, TOLLBRIDGE
+from tests.support.paths import MILL, REPO, TOLLBRIDGE
+
+CURRAGH = REPO / "docs" / "results" / "agency" / "heldout11" / "curragh.toml"
 
 pytestmark = [pytest.mark.real_model, pytest.mark.real_embedder, pytest.mark.slow]
 
@@ -251,3 +253,28 @@ def test_the_keeper_asked_after_his_deed_gives_his_own_story_of_it_not_the_deed(
     # on what he has told no story of, he denies
     gate = interview(world, sim.store, "halvard", "Did you unlock the gate at night?", round_=0, asker="priya")
     assert gate.act == "lie" and "quarry" not in gate.text.lower(), gate.text
+
+
+
+def test_a_bidding_to_tell_someone_is_agreed_to_and_done():
+    """'Tell the Captain what I found': the farrier says they will, walks to the yard and tells him, naming Nora
+    (curragh, written fresh for issue 30: heldout11)."""
+    from storyworld.llm import load_model
+
+    world = load_world(CURRAGH)
+    sim = session.new_simulation(world, "stewards-morning", Settings(seed=3, awake="near", player="nora"),
+                                 LLMMind(load_model(seed=0)))
+    player = ScriptedPlayer(world, "nora", [
+        "/move forge",
+        "@sam On Saturday I cleaned out the colt's feet myself, and under his shoes there was black road tar and "
+        "chips of sharp stone.",
+        "@sam Tell the Captain what I found under the colt's shoes.", "/wait", "/wait", "/wait"])
+    for _ in range(6):
+        sim.step(player_action=player.next_action(sim.state))
+    assert player.problems == []
+    agreed = _said(sim, "sam", "nora", 2)
+    assert agreed and "yes: I will tell the Captain what you found" in agreed[0].claim, agreed
+    record = next(r for r in sim.store.held_by("sam") if r.owners["sam"].source == "nora")
+    told = [e for e in _said(sim, "sam", "blake") if record.id in e.tells]
+    assert told and "Nora Quinlan told me" in told[0].claim, [e.claim for e in _said(sim, "sam")]
+    assert sim.store.get(record.id).owners["blake"].source == "sam"
