@@ -480,7 +480,7 @@ def _bidden(world: World, store: Memory, agent: str, biddings: tuple[tuple[str, 
     bidder told it first, the one with most of the bidding's words; nothing it keeps from that one, nothing that
     one holds already."""
     out: dict[str, tuple[str, Known]] = {}
-    last = _last_places(world, store.held_by(agent)) if biddings else {}
+    last = _last_places(world, agent, store.held_by(agent)) if biddings else {}
     for bidder, line in biddings:
         what = questions.bidding(line)
         if what is None or what.split(" ", 1)[0].lower() not in BIDDEN_TELLING:
@@ -581,7 +581,7 @@ def _lacking_at(world: World, agent: str, held: list[Record], news: list[int], p
     that place them (the latest), else the world's home of theirs. Never its source nor its doers (news is not
     told back, nor to the one it accuses)."""
     by_id = {r.id: r for r in held}
-    last = _last_places(world, held)
+    last = _last_places(world, agent, held)
     places: list[tuple[str, int]] = []
     for told in (by_id[i] for i in news if i in by_id):
         source = told.owners[agent].source
@@ -593,14 +593,17 @@ def _lacking_at(world: World, agent: str, held: list[Record], news: list[int], p
     return tuple(dict.fromkeys(p for p in places if p[0] in world.places))
 
 
-def _last_places(world: World, held: Iterable[Record]) -> dict[str, str]:
-    """Where each person was last known to be by the agent's own holdings that place them (the latest)."""
+def _last_places(world: World, agent: str, held: Iterable[Record]) -> dict[str, str]:
+    """Where each person was last known to be by the agent's own holdings that place them (the latest sighting); a
+    claim told is placed where it was told, which says nothing of where the one it names was (as `_pointed`)."""
     last: dict[str, tuple[int, int, str]] = {}
     for record in held:
-        if record.place in world.places and record.namespace == "shared":
+        if record.place in world.places and record.namespace == "shared" \
+                and not (record.kind == "claim" and record.owners[agent].via == "told"):
+            seen = _seen_round(record, agent)
             for actor in record.actors:
-                if actor in world.agents and (actor not in last or (record.round, record.id) > last[actor][:2]):
-                    last[actor] = (record.round, record.id, record.place)
+                if actor in world.agents and (actor not in last or (seen, record.id) > last[actor][:2]):
+                    last[actor] = (seen, record.id, record.place)
     return {actor: place for actor, (_, _, place) in last.items()}
 
 
