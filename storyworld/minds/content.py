@@ -888,7 +888,9 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     best = relevant[0]
     # what they lack, near the best; else the best even if they hold it ("you know it as well as I do"), unless
     # the speaker told it lately (then "as I said, …"); a remark gets only what they lack
-    lacking = [k for k in relevant if k.score >= best.score - ANSWER_MARGIN and _tellable(k, to, knowledge, asked=question)]
+    # (whoever told it does not lack it, though the store keeps their own record of it apart: the player's words)
+    lacking = [k for k in relevant if k.score >= best.score - ANSWER_MARGIN and _tellable(k, to, knowledge, asked=question)
+               and to != k.source and to not in k.tellers]
     if lacking:
         return _answered(world, speaker, to, lacking[0], wanted, addressed) if question else \
             Speech(act="answer", to=to, carries=(lacking[0],))
@@ -896,7 +898,8 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         return Speech(act="react", to=to, echo=echo) if told_news else None  # a remark with nothing to say back: unsaid
     # the closest ones they hold already: the next one that bears on the question and they lack, before
     # "you know as much as I do"
-    further = next((k for k in relevant if _tellable(k, to, knowledge, asked=True)), None)
+    further = next((k for k in relevant if _tellable(k, to, knowledge, asked=True) and to != k.source
+                    and to not in k.tellers), None)
     if further is not None:
         return _answered(world, speaker, to, further, wanted, addressed)
     held = next((k for k in relevant if _tellable(k, None, knowledge, asked=True)), None)

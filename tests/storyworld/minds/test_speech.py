@@ -157,6 +157,14 @@ def test_a_question_gets_the_best_holding_the_asker_lacks_else_an_honest_answer(
     off = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
                          _knowledge(heard=(held_by_both, aside), told=(1,)), addressed=asked)
     assert off.act == "answer" and off.again and off.carries == (held_by_both,)  # near in recall but not about it
+    # what the asker told it is no news to the asker, though the asker's own record of it is kept apart (seen
+    # playing curragh: asked about the shoeing it had told her, the farrier gave her own words back)
+    hers = _known(record_id=5, text="Elias sealed the letter with black wax at dusk.", score=0.8, via="told",
+                  source="maren")
+    what = ThreadLine(round=1, speaker="maren", text="What became of the letter?", event_id="r0001-00", to="tobin")
+    again = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
+                           _knowledge(heard=(held_by_both, hers), told=(1,)), addressed=what)
+    assert again.act == "answer" and again.again and again.carries == (held_by_both,), again
 
 
 def test_a_kept_deed_of_ones_own_is_refused_and_never_told(tiny):
