@@ -594,13 +594,15 @@ def _lacking_at(world: World, agent: str, held: list[Record], news: list[int], p
 
 
 def _last_places(world: World, agent: str, held: Iterable[Record]) -> dict[str, str]:
-    """Where each person was last known to be by the agent's own holdings that place them (the latest sighting); a
-    claim told is placed where it was told, which says nothing of where the one it names was (as `_pointed`)."""
+    """Where each person was last known to be by the agent's own holdings that place them since play began (the
+    latest sighting); a claim told is placed where it was told, which says nothing of where the one it names was
+    (as `_pointed`); where one was before the story began says less of where they are than their home does."""
     last: dict[str, tuple[int, int, str]] = {}
     for record in held:
-        if record.place in world.places and record.namespace == "shared" \
+        # a sighting's round is when it was seen; what it was told places them when it happened, not when told
+        seen = _seen_round(record, agent) if record.owners[agent].via == "witnessed" else record.round
+        if record.place in world.places and record.namespace == "shared" and seen >= 0 \
                 and not (record.kind == "claim" and record.owners[agent].via == "told"):
-            seen = _seen_round(record, agent)
             for actor in record.actors:
                 if actor in world.agents and (actor not in last or (seen, record.id) > last[actor][:2]):
                     last[actor] = (seen, record.id, record.place)
