@@ -490,12 +490,14 @@ def _bidden(world: World, store: Memory, agent: str, biddings: tuple[tuple[str, 
             continue
         matter = questions.named(world, what.split(" ", 1)[1], bidder, agent) or what
         wanted = keys(matter) - keys(world.agents[whom[0]].name) - _people_keys(world)
-        found = [k for k in _scored(world, store, agent, matter, present, mechanical)
-                 if whom[0] not in k.holders and not (k.record_id in secrets and whom[0] not in secrets[k.record_id])
-                 and (wanted & keys(k.text) or k.source == bidder)]
-        found.sort(key=lambda k: (k.source != bidder, -len(wanted & keys(k.text)), -k.score))
-        if found:
-            out[whom[0]] = (last.get(whom[0], world.agents[whom[0]].home), found[0])
+        on = [k for k in _scored(world, store, agent, matter, present, mechanical) if wanted & keys(k.text)]
+        # what the bidder told it, if they told it anything on the matter ("what I found"); else its own
+        theirs = [k for k in on if k.source == bidder]
+        on = sorted(theirs or on, key=lambda k: (-len(wanted & keys(k.text)), -k.score))
+        best = on[0] if on else None
+        if best is not None and whom[0] not in best.holders \
+                and not (best.record_id in secrets and whom[0] not in secrets[best.record_id]):
+            out[whom[0]] = (last.get(whom[0], world.agents[whom[0]].home), best)
     return tuple((whom, place, known) for whom, (place, known) in out.items())
 
 
