@@ -894,7 +894,7 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     # the speaker told it lately (then "as I said, …"); a remark gets only what they lack
     # (whoever told it does not lack it, though the store keeps their own record of it apart: the player's words)
     lacking = [k for k in relevant if k.score >= best.score - ANSWER_MARGIN and _tellable(k, to, knowledge, asked=question)
-               and to != k.source and to not in k.tellers]
+               and _not_theirs(k, to)]
     if lacking:
         return _answered(world, speaker, to, lacking[0], wanted, addressed) if question else \
             Speech(act="answer", to=to, carries=(lacking[0],))
@@ -902,8 +902,7 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         return Speech(act="react", to=to, echo=echo) if told_news else None  # a remark with nothing to say back: unsaid
     # the closest ones they hold already: the next one that bears on the question and they lack, before
     # "you know as much as I do"
-    further = next((k for k in relevant if _tellable(k, to, knowledge, asked=True) and to != k.source
-                    and to not in k.tellers), None)
+    further = next((k for k in relevant if _tellable(k, to, knowledge, asked=True) and _not_theirs(k, to)), None)
     if further is not None:
         return _answered(world, speaker, to, further, wanted, addressed)
     held = next((k for k in relevant if _tellable(k, None, knowledge, asked=True)), None)
@@ -914,6 +913,11 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         # asked again what it told lately: the answer again, as such ("As I said, …"), not "that is all I know"
         return _answered(world, speaker, to, held, wanted, addressed, again=held.record_id in knowledge.told)
     return Speech(act="unknown", to=to, told_all=True)
+
+
+def _not_theirs(known: Known, listener: str | None) -> bool:
+    """Whether a holding is not the listener's own telling (whoever told it does not lack it)."""
+    return listener is None or (listener != known.source and listener not in known.tellers)
 
 
 _WHO_DID = re.compile(r"^\s*(?:[A-Z][\w' ]*,\s*)?who\s+(?P<verb>[a-z]+)\b", re.IGNORECASE)

@@ -165,6 +165,13 @@ def test_a_question_gets_the_best_holding_the_asker_lacks_else_an_honest_answer(
     again = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
                            _knowledge(heard=(held_by_both, hers), told=(1,)), addressed=what)
     assert again.act == "answer" and again.again and again.carries == (held_by_both,), again
+    # an interviewer (nobody of the world) lacks what was seen, which nobody told
+    seen = _known(record_id=6, text="Elias sealed the letter with black wax at dusk.", score=0.9)
+    heard_of = _known(record_id=7, text="Elias hid the letter under the lamp.", score=0.8, via="told", source="ada")
+    put = ThreadLine(round=1, speaker="interviewer", text="What became of the letter?", event_id="i", to="tobin")
+    asked_so = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to=None),
+                              _knowledge(heard=(seen, heard_of)), addressed=put)
+    assert asked_so.act == "answer" and asked_so.carries == (seen,) and not asked_so.again, asked_so
 
 
 def test_a_kept_deed_of_ones_own_is_refused_and_never_told(tiny):
