@@ -239,6 +239,11 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
         sex = gender(world, speaker if subject_person == "I" else listener)
         # "Marcellus explains that Horatio thinks …, so he has brought him" said by Horatio: "he" may be Marcellus
         rivals = [s.start for s in find_names(world, said) if s.agent not in targets and gender(world, s.agent) in (sex, "")]
+        # a named thing or beast the world casts as nobody ("Corrib Star got cast in his box") may be "he" too
+        cast = {n.start for n in find_names(world, said)}
+        # (the subject of a clause of its own: a name and then its verb)
+        rivals += [m.start() for m in re.finditer(r"(?<=[a-z,;:] )([A-Z][a-z]+(?: [A-Z][a-z]+)*) (\w+)", said)
+                   if m.start() not in cast and not _name_of_one(world, m.group(1)) and _finite_verb(m.group(2))]
         said = _pronouns(said, subject_person, sex, rivals)
         # a reflexive after "I"/"you" and its verb (and an object) is theirs whatever the persona says of its sex, in
         # any clause ("I proclaimed myself", "…; you checked it yourself at midnight")
@@ -255,6 +260,11 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
         if sex and sex not in others and "" not in others:
             said = _pronouns(said, object_person, sex)
     return said
+
+
+def _name_of_one(world: World, words: str) -> bool:
+    """Whether capitalised words are (part of) a person's name or a place's, not a thing's or a beast's."""
+    return bool(find_names(world, words)) or bool(places_in(world, words)) or words.split()[0] in ("The", "A", "An")
 
 
 _PERSON_VERB = {("i", "has"): "have", ("i", "is"): "am", ("i", "does"): "do", ("i", "was"): "was",

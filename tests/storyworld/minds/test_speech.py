@@ -72,6 +72,9 @@ def tiny():
      "The colt went lame, and I scratched him from the race."),
     ("Ophelia found the letter and gave her the ring.", "ophelia", "hamlet", "I found the letter and gave her the ring."),
     ("Ophelia said that he loved her.", "ophelia", "hamlet", "I said that he loved me."),
+    # a named beast or thing the cast does not hold may be "he" once it is a clause's subject (said of a colt)
+    ("Horatio said Bucephalus got cast in his box and wrenched his leg.", "horatio", "hamlet",
+     "I said Bucephalus got cast in his box and wrenched his leg."),
 ])
 def test_a_record_is_said_from_the_speakers_point_of_view(hamlet, text, speaker, listener, said):
     assert render.point_of_view(hamlet, text, speaker, listener) == said
