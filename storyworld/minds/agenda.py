@@ -1,6 +1,7 @@
 """The agenda: what a character does next for its goals when nobody spoke to it and the canon asks nothing.
 
-Read against what it holds and who is here (DESIGN §4.2b): what it was bidden to tell someone here, to them; news it was told lately goes on to someone
+Read against what it holds and who is here (DESIGN §4.2b): what it was bidden to tell someone here, to them, and
+where it was bidden to go, there; news it was told lately goes on to someone
 here who lacks it and cares (whom it bears on most, by their goals, then one with a goal to find something out;
 never back to whoever told it, nor to the one it says did it); a goal to find something out is asked of someone
 here it has not asked yet, in the goal's own words; a goal to tell goes to whoever here lacks what bears on it;
@@ -43,6 +44,12 @@ def next_step(world: World, context: DecisionContext) -> Plan | None:
         way = shortest_path(world, p.place, where) if where != p.place else None
         if way and context.agent not in _busy(context, asked_only=True):
             return Plan(action=Move(actor=context.agent, to=way[0]), purpose="carry")
+    going = knowledge.going
+    if going and going != p.place and going in world.places and context.agent not in _busy(context, asked_only=True):
+        # bidden to come or go somewhere (and it agreed): it goes, its bidder's company before its own errands
+        way = shortest_path(world, p.place, going)
+        if way:
+            return Plan(action=Move(actor=context.agent, to=way[0]), purpose="seek")
     telling = tell_news(world, context)
     if telling is not None:
         return telling

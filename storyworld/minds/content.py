@@ -141,6 +141,7 @@ class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
     # bidden lately to tell someone something ("Tell the inspector what I found"): (whom, where they were last known
     # to be, what it holds that the bidding points to), each while the one to be told lacks it
     bidden: tuple[tuple[str, str, Known], ...] = ()
+    going: str = ""  # bidden lately to go somewhere ("Come with me to the forge", "Come and look at his feet"): where
 
 
 class Speech(msgspec.Struct, frozen=True, kw_only=True):
@@ -217,8 +218,8 @@ def asked_part(line: ThreadLine) -> ThreadLine:
 
 
 def is_bidding(text: str) -> bool:
-    """Whether a line bids its hearer do something ("Tell the inspector what I found.")."""
-    return questions.bidding(text.strip()) is not None
+    """Whether a line bids or asks its hearer do something ("Tell the inspector what I found.", "Will you come?")."""
+    return questions.requested(text.strip()) is not None
 
 
 def is_question(text: str) -> bool:
@@ -460,6 +461,7 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
     declines = bool(proposal and secrets and encoder and addressed and addressed.speaker in
                     _withheld(store, agent, proposal, secrets, (addressed.speaker,)))
     bidden = _bidden(world, store, agent, biddings, present, mechanical, secrets)
+    going = _bidden_going(world, store, agent, biddings, secrets)
     return Knowledge(heard=heard, beat=beat, moment=moment, lately=lately, told=tuple(dict.fromkeys(told)),
                      secrets=secrets, vocabulary=frozenset(vocabulary), asked=asked, previous=earlier, pointed=pointed,
                      news=news, questions=asks, asked_about=tuple(people for _, people in asking), withheld=withheld,
@@ -467,10 +469,29 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
                                    and any(x.kind == "learn" for x in aims.aims_of(world, a, encoder))),
                      stays=encoder is not None and any(a.kind == "guard" for a in aims.aims_of(world, agent, encoder)),
                      lacking_at=lacking_at, intent=intent, proposal=proposal, declines=declines, matter=matter,
-                     cares=cares, bidden=bidden)
+                     cares=cares, bidden=bidden, going=going)
 
 
 BIDDEN_TELLING = frozenset("tell warn inform show".split())  # biddings that ask to pass something on
+BIDDEN_GOING = frozenset("come go follow walk meet hurry ride run".split())  # biddings that ask it to go somewhere
+
+
+def _bidden_going(world: World, store: Memory, agent: str, biddings: tuple[tuple[str, str], ...],
+                  secrets: dict[int, tuple[str, ...]]) -> str:
+    """Where the latest bidding to go somewhere sends it: the place it names ("Come with me to the forge"), else
+    where the bidder was last seen ("Come and look at his feet"); "" when none, or when going would give away
+    what it keeps from the bidder (it declined)."""
+    for bidder, line in reversed(biddings):
+        what = questions.requested(line)
+        if what is None or what.split(" ", 1)[0].lower() not in BIDDEN_GOING:
+            continue
+        if secrets and store.embedder is not None and bidder in _withheld(store, agent, what, secrets, (bidder,)):
+            return ""
+        named = sorted(render.places_in(world, what), key=lambda p: what.lower().find(world.places[p].name.lower()))
+        if named:
+            return named[0]
+        return _last_places(world, agent, store.held_by(agent)).get(bidder, "")
+    return ""
 
 
 def _bidden(world: World, store: Memory, agent: str, biddings: tuple[tuple[str, str], ...], present: tuple[str, ...],
@@ -482,7 +503,7 @@ def _bidden(world: World, store: Memory, agent: str, biddings: tuple[tuple[str, 
     out: dict[str, tuple[str, Known]] = {}
     last = _last_places(world, agent, store.held_by(agent)) if biddings else {}
     for bidder, line in biddings:
-        what = questions.bidding(line)
+        what = questions.requested(line)
         if what is None or what.split(" ", 1)[0].lower() not in BIDDEN_TELLING:
             continue
         whom = [a for a in render.names_in(world, what) if a not in (agent, bidder) and a in world.agents]

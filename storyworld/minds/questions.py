@@ -280,6 +280,15 @@ def _finite(word: str, before: str) -> bool:
     return False
 
 
+def requested(text: str) -> str | None:
+    """What a line asks its hearer to do, bidden or asked ("Tell the inspector …." / "Will you come and look at his
+    feet with me?" -> "come and look at his feet with me"), else None."""
+    found = _PROPOSAL.match(text)
+    if found is not None and found["you"]:
+        return found["what"]
+    return bidding(text)
+
+
 def proposal(world: World, text: str, asker: str | None, answerer: str) -> str | None:
     """What a proposal asks the one asked to agree to, as the one asked would say it in the first person with the
     asker named ("Will you swear the oath with us?" -> "Guan Yu will swear the oath with us"); None when the

@@ -250,7 +250,7 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
         said = re.sub(r"\b((I|You|you)\s+\w+\s+(?:\w+\s+)?)(?:himself|herself)\b",
                       lambda m: m.group(1) + ("myself" if m.group(2) == "I" else "yourself"), said)
         # a "he" made "I" keeps his verb's person: "I said I has promised" -> "I said I have promised"
-        said = re.sub(r"\b(I|You|you)\s+(has|is|does|was)\b", lambda m: f"{m.group(1)} {_PERSON_VERB[m.group(1).lower(), m.group(2)]}", said)
+        said = re.sub(r"\b(I|You|you)\s+([a-z]+)\b", _agreed, said)
     elif object_person is not None:
         # "Hamlet gave Ophelia letters and swore he loved her" said by Ophelia: "her" is hers when nobody
         # else the sentence names could be meant by it ("…and swore he loved me")
@@ -260,6 +260,25 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
         if sex and sex not in others and "" not in others:
             said = _pronouns(said, object_person, sex)
     return said
+
+
+def _one_doer(words: list[str]) -> bool:
+    """Whether the words after "I" up to a pronoun are one doer's verbs (one, or more joined by "and": "found the
+    letter and gave"), not a new subject's ("said the inspector asked": the inspector asks)."""
+    verbs = [k for k, w in enumerate(words) if _finite_verb(w) or w in ("is", "was", "are", "were", "has", "had")]
+    return all(k > 0 and words[k - 1] == "and" for k in verbs[1:])
+
+
+def _agreed(match: re.Match[str]) -> str:
+    """ "I knows" -> "I know": a verb of the third person after "I" or "you" (a "he" made "I") in their person."""
+    subject, verb = match.group(1), match.group(2)
+    low = verb.lower()
+    if (subject.lower(), low) in _PERSON_VERB:
+        return f"{subject} {_PERSON_VERB[subject.lower(), low]}"
+    for lemma in getAllLemmas(low).get("VERB", ()):
+        if lemma != low and low in getAllInflections(lemma, "VERB").get("VBZ", ()) and not getAllLemmas(low).keys() - {"VERB"}:
+            return f"{subject} {lemma}"
+    return match.group(0)
 
 
 def _name_of_one(world: World, words: str) -> bool:
@@ -346,8 +365,8 @@ def _pronouns(text: str, person: str, sex: str, rivals: Iterable[int] = ()) -> s
         word = match.group(1)
         if any(start < match.start() for start in rivals):
             return word
-        if word in ("him", "her") and re.search(r"\b(?:I|[Yy]ou)\s+(?:(?!(?:he|she|they|it|that|who)\b)\w+\s+){1,6}$",
-                                                first[:match.start()]):
+        own = re.search(r"\b(?:I|[Yy]ou)\s+((?:(?!(?:he|she|they|it|that|who)\b)\w+\s+){1,6})$", first[:match.start()])
+        if word in ("him", "her") and own and _one_doer(own.group(1).split()):
             # the object of the speaker's own verb is someone else: one acting on oneself says "myself"
             # ("Captain Blake scratched him" said by Blake: "I scratched him", not "I scratched me")
             return word

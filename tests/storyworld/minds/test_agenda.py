@@ -244,3 +244,17 @@ def test_what_it_was_bidden_to_tell_goes_to_that_one_here_or_it_goes_to_them(mil
     assert here is not None and isinstance(here.action, Say) and here.action.to == "wat" and here.record == 9
     away = agenda.next_step(mill, context(("tamsin",), knowledge, agent="tamsin"))
     assert away is not None and isinstance(away.action, Move) and away.action.to == "barn"
+
+
+def test_where_it_was_bidden_to_go_it_goes(mill):
+    """"Come with me to the mill" (agreed when it was put): it heads there, unless it owes someone an answer."""
+    step = agenda.next_step(mill, context(("tamsin",), Knowledge(going="mill"), agent="tamsin"))
+    assert step is not None and isinstance(step.action, Move) and step.action.to == "mill"
+    assert agenda.next_step(mill, context(("tamsin",), Knowledge(going="green"), agent="tamsin")) is None  # there
+
+
+def test_what_a_line_asks_its_hearer_to_do():
+    assert questions.requested("Will you come and look at his feet with me?") == "come and look at his feet with me"
+    assert questions.requested("Tell the inspector what I found.") == "tell the inspector what I found"
+    assert questions.requested("Should we tell the miller?") is None  # a proposal for both: no errand of its own
+    assert questions.requested("Fire broke out in the barn.") is None

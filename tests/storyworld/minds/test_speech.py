@@ -72,6 +72,9 @@ def tiny():
      "The colt went lame, and I scratched him from the race."),
     ("Ophelia found the letter and gave her the ring.", "ophelia", "hamlet", "I found the letter and gave her the ring."),
     ("Ophelia said that he loved her.", "ophelia", "hamlet", "I said that he loved me."),
+    # another's verb between is another's deed: "asked him" is the speaker asked (and "he knows" is "I know")
+    ("Horatio said the watchman asked him where he slept and which songs he knows.", "horatio", "hamlet",
+     "I said the watchman asked me where I slept and which songs I know."),
     # a named beast or thing the cast does not hold may be "he" once it is a clause's subject (said of a colt)
     ("Horatio said Bucephalus got cast in his box and wrenched his leg.", "horatio", "hamlet",
      "I said Bucephalus got cast in his box and wrenched his leg."),

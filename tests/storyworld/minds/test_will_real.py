@@ -278,3 +278,20 @@ def test_a_bidding_to_tell_someone_is_agreed_to_and_done():
     told = [e for e in _said(sim, "sam", "blake") if record.id in e.tells]
     assert told and "Nora Quinlan told me" in told[0].claim, [e.claim for e in _said(sim, "sam")]
     assert sim.store.get(record.id).owners["blake"].source == "sam"
+
+
+def test_asked_to_come_somewhere_it_agrees_and_comes():
+    """'Will you come and look at the colt's feet with me in the forge?': the inspector says he will, and goes."""
+    from storyworld.llm import load_model
+
+    world = load_world(CURRAGH)
+    sim = session.new_simulation(world, "stewards-morning", Settings(seed=3, awake="near", player="nora"),
+                                 LLMMind(load_model(seed=0)))
+    player = ScriptedPlayer(world, "nora", ["@hugh Will you come and look at the colt's feet with me in the forge?",
+                                            "/move forge", "/wait"])
+    for _ in range(3):
+        sim.step(player_action=player.next_action(sim.state))
+    agreed = _said(sim, "hugh", "nora", 0)
+    assert agreed and "yes: I will come and look at the colt's feet with you in the forge" in agreed[0].claim, agreed
+    assert sim.state.positions["hugh"] == "forge", [(e.round, e.kind, e.target) for e in sim.state.events
+                                                    if e.actor == "hugh"]
