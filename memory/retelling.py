@@ -210,7 +210,7 @@ def _kin_as(text: str, other: str) -> str:
         return text
     if frames.same_person(tuple(who), tuple(t_who)) and frames.same_person(tuple(whom), tuple(t_whom)):
         # one end told twice, in two shapes ("the niece of Y" / "Y's niece")
-        return other if side == t_side and age == t_age and _TIES[word] == _TIES[t_word] and word == t_word else text
+        return other if word == t_word and age == t_age else text
     if frames.same_person(tuple(who), tuple(t_whom)) and frames.same_person(tuple(whom), tuple(t_who)) \
             and t_side == _OTHER_END[side] and t_age == _AGE.get(age, "?"):
         return other

@@ -19,7 +19,7 @@ from storyworld.llm.concurrency import lanes, parallelism, run_ordered
 from storyworld.kernel.resolve import Narration, RoundOutcome, narrate, resolve_replies, resolve_round
 from storyworld.kernel import ids
 from storyworld.minds import Decision, DecisionContext, Mind, Recalled, content, provenance_tag
-from storyworld.minds import direction, draws, listening, render
+from storyworld.minds import direction, draws, listening, questions, render
 from storyworld.minds.status import update_status
 from storyworld.kernel.perception import perceive, present_at
 from storyworld.kernel.shortterm import new_shortterm, remember_result
@@ -253,13 +253,18 @@ class Simulation:
         return mine[0] if mine else found[0] if found else None
 
     def biddings_to(self, agent: str) -> tuple[tuple[str, str], ...]:
-        """(bidder, line) of each line spoken to `agent` in the last BIDDING_ROUNDS rounds that bids it do something
-        ("Tell the inspector what I found"), oldest first: what it agreed to do, it does when it can."""
-        found = [line for thread in self.state.threads.values() for line in thread
-                 if line.to == agent and line.speaker != agent and line.round >= self.state.round - BIDDING_ROUNDS
-                 and content.is_bidding(line.text)]
-        found.sort(key=lambda line: (line.round, line.event_id))
-        return tuple((line.speaker, line.text) for line in found)
+        """(bidder, what it asks) of each line spoken to `agent` in the last BIDDING_ROUNDS rounds that bids or asks it
+        do something ("Tell the inspector what I found" -> "tell the inspector what I found"), oldest first: what it
+        agreed to do, it does when it can."""
+        found: list[tuple[int, str, str, str]] = []
+        for thread in self.state.threads.values():
+            for line in reversed(thread):  # a thread runs oldest first: read back only as far as the window
+                if line.round < self.state.round - BIDDING_ROUNDS:
+                    break
+                what = questions.requested(line.text.strip()) if line.to == agent and line.speaker != agent else None
+                if what is not None:
+                    found.append((line.round, line.event_id, line.speaker, what))
+        return tuple((speaker, what) for _, _, speaker, what in sorted(found))
 
     def player_call(self, agent: str) -> direction.Intention | None:
         """The player's due beat elsewhere, if `agent` is with the player and nobody has sent word of it yet."""

@@ -33,6 +33,7 @@ def next_step(world: World, context: DecisionContext) -> Plan | None:
     present = [a for a in p.present if a != context.agent]
     news = fresh_news(knowledge)
     listener: str | None  # whom a line goes to (None: nobody here it fits)
+    owes = context.agent in _busy(context, asked_only=True)  # a question put to it holds it here
     for listener, where, known in knowledge.bidden:
         # bidden to tell someone something (it agreed when the bidding was put): told them here, else it goes to
         # where they were last known to be
@@ -42,10 +43,10 @@ def next_step(world: World, context: DecisionContext) -> Plan | None:
                             record=known.record_id)
             continue
         way = shortest_path(world, p.place, where) if where != p.place else None
-        if way and context.agent not in _busy(context, asked_only=True):
+        if way and not owes:
             return Plan(action=Move(actor=context.agent, to=way[0]), purpose="carry")
     going = knowledge.going
-    if going and going != p.place and going in world.places and context.agent not in _busy(context, asked_only=True):
+    if going and going != p.place and going in world.places and not owes:
         # bidden to come or go somewhere (and it agreed): it goes, its bidder's company before its own errands
         way = shortest_path(world, p.place, going)
         if way:

@@ -217,11 +217,6 @@ def asked_part(line: ThreadLine) -> ThreadLine:
     return line if question == line.text else msgspec.structs.replace(line, text=question)
 
 
-def is_bidding(text: str) -> bool:
-    """Whether a line bids or asks its hearer do something ("Tell the inspector what I found.", "Will you come?")."""
-    return questions.requested(text.strip()) is not None
-
-
 def is_question(text: str) -> bool:
     """Whether a line asks something (a question mark, or the shape of a question)."""
     stripped = text.strip()
@@ -392,8 +387,8 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
     """Everything the speaker holds that this round's line may carry (one store read per question).
 
     `before`: the last line the two exchanged before the one spoken to the speaker, which a question's
-    "it" and "he" point back to ("Do you think it will come again?"). `biddings`: (bidder, line) of the
-    biddings put to it lately, oldest first.
+    "it" and "he" point back to ("Do you think it will come again?"). `biddings`: (bidder, what it asks,
+    questions.requested) of the biddings put to it lately, oldest first.
     """
     heard: tuple[Known, ...] = ()
     # the question's shape from the question it ends on; what it bears on from the whole line ("Something heavy
@@ -460,8 +455,9 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
     # the sacks there) it will not agree to
     declines = bool(proposal and secrets and encoder and addressed and addressed.speaker in
                     _withheld(store, agent, proposal, secrets, (addressed.speaker,)))
-    bidden = _bidden(world, store, agent, biddings, present, mechanical, secrets)
-    going = _bidden_going(world, store, agent, biddings, secrets)
+    last = _last_places(world, agent, held) if biddings else {}
+    bidden = _bidden(world, store, agent, biddings, present, mechanical, secrets, last)
+    going = _bidden_going(world, store, agent, biddings, secrets, last)
     return Knowledge(heard=heard, beat=beat, moment=moment, lately=lately, told=tuple(dict.fromkeys(told)),
                      secrets=secrets, vocabulary=frozenset(vocabulary), asked=asked, previous=earlier, pointed=pointed,
                      news=news, questions=asks, asked_about=tuple(people for _, people in asking), withheld=withheld,
@@ -477,34 +473,30 @@ BIDDEN_GOING = frozenset("come go follow walk meet hurry ride run".split())  # b
 
 
 def _bidden_going(world: World, store: Memory, agent: str, biddings: tuple[tuple[str, str], ...],
-                  secrets: dict[int, tuple[str, ...]]) -> str:
+                  secrets: dict[int, tuple[str, ...]], last: dict[str, str]) -> str:
     """Where the latest bidding to go somewhere sends it: the place it names ("Come with me to the forge"), else
-    where the bidder was last seen ("Come and look at his feet"); "" when none, or when going would give away
-    what it keeps from the bidder (it declined)."""
-    for bidder, line in reversed(biddings):
-        what = questions.requested(line)
-        if what is None or what.split(" ", 1)[0].lower() not in BIDDEN_GOING:
+    where the bidder was last seen (`last`: "Come and look at his feet"); "" when none, or when going would give
+    away what it keeps from the bidder (it declined)."""
+    for bidder, what in reversed(biddings):
+        if what.split(" ", 1)[0].lower() not in BIDDEN_GOING:
             continue
         if secrets and store.embedder is not None and bidder in _withheld(store, agent, what, secrets, (bidder,)):
             return ""
         named = sorted(render.places_in(world, what), key=lambda p: what.lower().find(world.places[p].name.lower()))
-        if named:
-            return named[0]
-        return _last_places(world, agent, store.held_by(agent)).get(bidder, "")
+        return named[0] if named else last.get(bidder, "")
     return ""
 
 
 def _bidden(world: World, store: Memory, agent: str, biddings: tuple[tuple[str, str], ...], present: tuple[str, ...],
-            mechanical: frozenset[str], secrets: dict[int, tuple[str, ...]]) -> tuple[tuple[str, str, Known], ...]:
+            mechanical: frozenset[str], secrets: dict[int, tuple[str, ...]], last: dict[str, str]
+            ) -> tuple[tuple[str, str, Known], ...]:
     """For each bidding to pass something on to someone ("Tell the inspector what I found under the colt's
-    plates"), whom, where they were last known to be (else their home) and the holding it points to: of what the
-    bidder told it first, the one with most of the bidding's words; nothing it keeps from that one, nothing that
-    one holds already."""
+    plates"), whom, where they were last known to be (`last`, else their home) and the holding it points to: of
+    what the bidder told it first, the one with most of the bidding's words; nothing it keeps from that one,
+    nothing that one holds already."""
     out: dict[str, tuple[str, Known]] = {}
-    last = _last_places(world, agent, store.held_by(agent)) if biddings else {}
-    for bidder, line in biddings:
-        what = questions.requested(line)
-        if what is None or what.split(" ", 1)[0].lower() not in BIDDEN_TELLING:
+    for bidder, what in biddings:
+        if what.split(" ", 1)[0].lower() not in BIDDEN_TELLING:
             continue
         whom = [a for a in render.names_in(world, what) if a not in (agent, bidder) and a in world.agents]
         if not whom:

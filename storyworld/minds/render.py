@@ -238,9 +238,10 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
     if subject_person in ("I", "you"):
         sex = gender(world, speaker if subject_person == "I" else listener)
         # "Marcellus explains that Horatio thinks …, so he has brought him" said by Horatio: "he" may be Marcellus
-        rivals = [s.start for s in find_names(world, said) if s.agent not in targets and gender(world, s.agent) in (sex, "")]
+        named = find_names(world, said)
+        rivals = [s.start for s in named if s.agent not in targets and gender(world, s.agent) in (sex, "")]
         # a named thing or beast the world casts as nobody ("Corrib Star got cast in his box") may be "he" too
-        cast = {n.start for n in find_names(world, said)}
+        cast = {n.start for n in named}
         # (the subject of a clause of its own: a name and then its verb)
         rivals += [m.start() for m in re.finditer(r"(?<=[a-z,;:] )([A-Z][a-z]+(?: [A-Z][a-z]+)*) (\w+)", said)
                    if m.start() not in cast and not _name_of_one(world, m.group(1)) and _finite_verb(m.group(2))]
@@ -270,13 +271,16 @@ def _one_doer(words: list[str]) -> bool:
 
 
 def _agreed(match: re.Match[str]) -> str:
-    """ "I knows" -> "I know": a verb of the third person after "I" or "you" (a "he" made "I") in their person."""
+    """"I knows" -> "I know": a verb of the third person after "I" or "you" (a "he" made "I") in their person."""
     subject, verb = match.group(1), match.group(2)
     low = verb.lower()
     if (subject.lower(), low) in _PERSON_VERB:
         return f"{subject} {_PERSON_VERB[subject.lower(), low]}"
-    for lemma in getAllLemmas(low).get("VERB", ()):
-        if lemma != low and low in getAllInflections(lemma, "VERB").get("VBZ", ()) and not getAllLemmas(low).keys() - {"VERB"}:
+    readings = getAllLemmas(low)
+    if set(readings) != {"VERB"}:
+        return match.group(0)  # "you lies" is no verb only; "I knows" is
+    for lemma in readings["VERB"]:
+        if lemma != low and low in getAllInflections(lemma, "VERB").get("VBZ", ()):
             return f"{subject} {lemma}"
     return match.group(0)
 
