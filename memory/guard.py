@@ -103,6 +103,7 @@ class Features:
     subject: frozenset[str]  # participants of the acting group (after passive normalisation)
     patient: str | None  # first named participant acted on
     participants: frozenset[str] = frozenset()  # heads of the noun phrases taking part (common nouns too)
+    agentless: bool = False  # a passive that names no doer ("The keel was laid on 3 March")
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +191,7 @@ def features(text: str) -> Features:
             break
     main = [(pos, name) for pos, name in participants if pos < cut]
     subject, patient = _roles(lower[:cut], main, entities)
+    agentless = bool(main) and _passive_agent(lower[:cut], main) is None and _passive_after(lower, main[0][0])
     return Features(
         words=frozenset(lower),
         entities=frozenset(entities),
@@ -200,6 +202,7 @@ def features(text: str) -> Features:
         subject=subject,
         patient=patient,
         participants=frozenset(name for _, name in participants),
+        agentless=agentless,
     )
 
 
@@ -273,6 +276,31 @@ def _roles(lower: list[str], participants: list[tuple[int, str]], entities: set[
     return subject, patient
 
 
+_IMPERSONAL = frozenset("they someone somebody people".split())
+
+
+def _impersonal(fa: Features, fb: Features) -> bool:
+    """Whether one side names no doer ("The keel was laid") and the other only an unnamed "they" ("They laid the
+    keel"): neither says who did it, so no role is swapped."""
+    return fa.agentless and bool(fb.subject) and fb.subject <= _IMPERSONAL
+
+
+def _passive_after(lower: list[str], at: int) -> bool:
+    """Whether the subject starting at position `at` is followed by a passive verb ("was laid", "had been sold")."""
+    j = at + 1
+    while j < len(lower) and j - at < 5 and lower[j] not in _AUXILIARIES and not _looks_like_verb(lower[j]):
+        j += 1
+    if j < len(lower) and lower[j] in ("had", "has", "have") and j + 1 < len(lower) and lower[j + 1] == "been":
+        j += 2
+    elif j < len(lower) and lower[j] in ("was", "were", "is", "are", "been"):
+        j += 1
+    else:
+        return False
+    if j < len(lower) and lower[j].endswith("ly"):
+        j += 1
+    return j < len(lower) and (lower[j].endswith(_PARTICIPLE_END) or lower[j] in _IRREGULAR_PARTICIPLES)
+
+
 def _passive_agent(lower: list[str], participants: list[tuple[int, str]]) -> int | None:
     """Position of the agent in 'X was <participle> ... by AGENT', or None when active."""
     for i, word in enumerate(lower):
@@ -324,7 +352,7 @@ def check(text_a: str, text_b: str, place_a: str | None = None, place_b: str | N
     if _substituted(fa.places, fb.places, fa.words, fb.words):
         return Verdict(False, "place")
     shared = set(fa.subject | fb.subject) & fa.words & fb.words
-    if (fa.subject & shared) != (fb.subject & shared):
+    if (fa.subject & shared) != (fb.subject & shared) and not _impersonal(fa, fb) and not _impersonal(fb, fa):
         return Verdict(False, "role")
     if fa.patient and fb.patient and fa.patient != fb.patient and fa.patient in fb.words and fb.patient in fa.words:
         return Verdict(False, "role")
@@ -481,6 +509,9 @@ def _role_for_name(only_a: set[str], fa: Features, only_b: set[str], fb: Feature
     only_a, only_b = set(only_a), set(only_b)
     for roles, names, f_roles, f_names in ((only_a, only_b, fa, fb), (only_b, only_a, fb, fa)):
         kinds = {p for p in roles if p not in f_roles.entities and wordnet.names_a_person(lexicon.key(p))}
+        if len(kinds - _TITLES) == 1 and kinds & _TITLES:
+            roles -= kinds & _TITLES  # "the master shipwright": a title before the post is part of that one post
+            kinds -= _TITLES
         people = {p for p in names if p in f_names.entities}
         for kind_part, name_part in ((kinds & f_roles.subject, people & f_names.subject),
                                      (kinds - f_roles.subject, people - f_names.subject)):

@@ -76,7 +76,8 @@ def test_gifts_lessons_failures_and_order_have_one_wording(text, form):
     ("Aurelie would not allow Dr Salt to leave the hospice.", "Aurelie forbade Dr Salt to leave the hospice.", True),
     ("Ann left the mill.", "Ann did not leave the mill.", False),
     ("Mirela said that the bridge had washed away.", "Mirela told Sergeant Pike that the bridge had washed away.", True),
-    ("Mirela told Sergeant Pike that the bridge had washed away.", "Mirela told Tobias that the bridge had washed away.", False),
+    # who heard it is the holding's: one fact told to two people
+    ("Mirela told Sergeant Pike that the bridge had washed away.", "Mirela told Tobias that the bridge had washed away.", True),
     # a tie told from the other end: each word says the sex of its own end only; age words turn round with it
     ("Petra Lind is Judge Ashcombe's niece.", "Judge Ashcombe is Petra Lind's aunt.", True),
     ("Petra Lind is Judge Ashcombe's niece.", "Judge Ashcombe is Petra Lind's uncle.", True),
@@ -101,8 +102,25 @@ def test_what_only_the_pair_shows(a, b, same):
     ("It was Senna who spotted the comet.", "Senna spotted the comet."),
     ("It is true that Ann left.", "It is true that Ann left."),  # no cleft: nothing stressed
     ("Senna borrowed Dr. Mirela Vance's atlas from her.", "Dr Mirela Vance lent her atlas to Senna."),
-    # a telling between others is an event of its own: told from the teller's side, not read through
-    ("Mayor Denholm heard from Rufus Kell that the bell had cracked.", "Rufus Kell told Mayor Denholm that the bell had cracked."),
+    # relations told from their other end, and wordings of one fact that name no one new
+    ("Benedikt Sorrel works for Lucius Penhallow.", "Lucius Penhallow employs Benedikt Sorrel."),
+    ("Kit worked for a week at the mill.", "Kit worked for 7 days at the mill."),  # a span, no employer
+    ("Agnes Pole took over from Clem Hartigan at eight.", "Clem Hartigan handed over to Agnes Pole at 8:00."),
+    ("The yard bought forty knees off Farah Doyle.", "Farah Doyle sold 40 knees to the yard."),
+    ("Kit learned from Perdita how to fall.", "Perdita taught Kit how to fall."),
+    ("Tobias let the hall to the Players.", "Tobias rented the hall to the Players."),
+    ("Hamlet let Horatio go.", "Hamlet let Horatio go."),
+    ("The Miller's Widow is by Horace Quaile.", "Horace Quaile wrote The Miller's Widow."),
+    ("The one who missed the train was Kit Morrow.", "Kit Morrow missed the train."),
+    ("Because the roof leaked, the company moved.", "The company moved because the roof leaked."),
+    ("The barge went aground, and that's why the timber was late.", "The timber was late because the barge went aground."),
+    ("If the arch is unsound, the county will shut the bridge.", "The county will shut the bridge if the arch is unsound."),
+    ("Mrs Colley spent three weeks on the ward.", "Mrs Colley stayed on the ward for 21 days."),
+    ("Agnes gave the draught at 02:00.", "Agnes gave the draught at 2:00 morning."),
+    ("The ship was launched at 16:15.", "The ship was launched at 4:15 evening."),
+    ("Lydia spoke to him once the operation was over.", "Lydia spoke to him after the operation was over."),
+    # a telling between others passes on what it tells, from either side
+    ("Mayor Denholm heard from Rufus Kell that the bell had cracked.", "The bell had cracked."),
     # the deed done to a thing where it was; what a place holds as what is in it
     ("The missing ram turned up in Mara Quill's barn, where Constable Flint found it.",
      "Constable Flint found the missing ram in Mara Quill's barn."),

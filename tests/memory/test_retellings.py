@@ -28,6 +28,12 @@ from tests.support.fixtures_memory import HashEmbedder
     ("The ship sank, Tobin told me.", "The ship sank."),
     ("According to the letter, Tobin said that the ship sank.", "The ship sank."),  # nested
     ("According to the shepherd, wolves took the lamb.", "Wolves took the lamb."),
+    # a telling between others passes on what it tells (who heard it is the holding's, not the fact's)
+    ("Tobin told Maren that the ship sank.", "The ship sank."),
+    ("The ship sank, Tobin told Maren.", "The ship sank."),
+    ("The ship sank, or so the porter told the almoner.", "The ship sank."),
+    ("The surveyor warned Kalani: the bridge will close.", "The bridge will close."),
+    ("Mayor Denholm heard from Rufus Kell that the bell had cracked.", "The bell had cracked."),
 ])
 def test_reporting_frame_is_read_through(text, core):
     assert frames.report_core(text) == core
@@ -38,8 +44,8 @@ def test_reporting_frame_is_read_through(text, core):
     "Tobin doubted that the ship sank.",  # hedges
     "Tobin thought that the ship sank.",
     "Tobin did not say that the ship sank.",
-    "Tobin told Maren that the ship sank.",  # a telling between others is an event of its own
-    "The ship sank, Tobin told Maren.",
+    "Tobin told Maren the story.",  # no clause follows
+    "Maren heard the ship sink.",  # her own deed, from no one
     "Tobin told me the story.",  # no clause follows
     "Tobin reported the stolen horse.",  # a participle after a determiner is no verb
     "I heard the bell.",
@@ -118,13 +124,15 @@ def test_retellings_pass_the_guard_and_frames(a, b):
     ("Mirelle denied that the ferry sank.", "Mirelle said that the ferry sank.", "negation"),
     ("According to Sabine, Hask stabbed the clerk.", "Sabine stabbed the clerk.", "entity"),  # the reporter is no actor
     ("I am tired, Tobin said.", "I am tired, Maren said.", "entity"),
-    ("Tobin told Maren that the ship sank.", "The ship sank.", "role"),
     ("According to the letter, the ship sank.", "The ship did not sink.", "negation"),
     ("The Ghost spoke to Horatio.", "The Ghost would not speak to Horatio.", "negation"),
     ("The Ghost would speak to Horatio.", "The Ghost would not speak to Horatio.", "negation"),
     ("Pell wanted to pay the toll.", "Pell did not want to pay the toll.", "negation"),
     ("Nerys refused to marry the lord.", "Nerys agreed to marry the lord.", "opposite"),
     ("The clerk could not sign the deed.", "The clerk would not sign the deed.", "modality"),
+    ("Kit has to wear the beard.", "Kit is allowed to wear the beard.", "modality"),  # an obligation, a permission
+    # "once it was over" is after it: told in order, the operation comes first on one side only
+    ("Lydia spoke to Mr Colley before the operation.", "Lydia spoke to Mr Colley once the operation was over.", "role"),
     ("The clerk did not sign the deed.", "The clerk refused to sign the deed.", "modality"),
     ("The clerk would not have signed the deed.", "The clerk refused to sign the deed.", "modality"),
     ("The clerk wanted to sign the deed.", "The clerk signed the deed.", "modality"),
