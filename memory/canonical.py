@@ -91,6 +91,7 @@ _FRACTIONS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "qu
               "tenth": 10, "tenths": 10}
 _DAYS_IN = {"week": 7, "weeks": 7, "fortnight": 14, "fortnights": 14}
 _MINUTES_IN = {"hour": 60, "hours": 60}
+_YEARS_IN = {"decade": 10, "decades": 10}
 # The spans "a" counts one of ("for a month" is "for 1 month", so that "for 7 days" differs from it by its number).
 _SPANS = frozenset("minute hour day week fortnight month year decade century".split())
 
@@ -124,6 +125,10 @@ def amounts(toks: list[str]) -> list[str]:
                 (i == 0 or lows[i - 1] not in ("every", "each", "per", "once", "twice", "that", "this", "last", "next")):
             out[i] = "1"  # "for an hour", "a fortnight": one of them (a rate, "once a week", stays)
             lows[i] = "1"
+        if lows[i].isdigit() and i + 1 < len(out) and lows[i + 1] in _YEARS_IN:  # "2 decades" is "20 years"
+            out[i : i + 2] = [str(int(lows[i]) * _YEARS_IN[lows[i + 1]]), "years"]
+            i += 2
+            continue
         if lows[i].isdigit() and i + 1 < len(out) and lows[i + 1] in _MINUTES_IN | _DAYS_IN:
             n, unit = int(lows[i]), lows[i + 1]
             extra = 0
@@ -368,11 +373,13 @@ def canonical(text: str) -> str:
     turned to its giver's side."""
     text = _cleft(_ABBREVIATION.sub(r"\1", text))
     core = frames.core(text)
+    if core != text:
+        core = _cleft(core)  # "After X, it was Silas who pulled her out": the cleft shows once the phrase is back
     toks = _attributed(frames.tokens(core)) if core == text else frames.tokens(core)
     toks = frames.volition(_phrases(dates(amounts(numbers_as_digits(only(_failed(_apposition(_where_done(_there_were(toks))))))))))
     toks = _converse(_belonged(_paid_for(_cost(active(_had_done(_burned(clock(toks))))))))
     toks = _made_by(_employed(_let_to(_spent(toks))))
-    return frames.join(before_first(_dative(_because(toks))))
+    return frames.join(before_first(_dative(_because(_not_yet(toks)))))
 
 
 # A title's full stop ends no sentence ("Dr. Mirela Vance"): read without it.
@@ -408,7 +415,10 @@ def _cleft(text: str) -> str:
 # times, and the comparisons of order.
 _SAME_WORDS = {"daybreak": "dawn", "sunrise": "dawn", "nightfall": "dusk", "sunset": "dusk", "midday": "noon",
                "twice": "2 times", "thrice": "3 times"}
-_SAME_PHRASES = {("ahead", "of"): "before", ("prior", "to"): "before", ("earlier", "than"): "before",
+_SAME_PHRASES = {("went", "out", "of"): "left", ("came", "back"): "returned", ("got", "back"): "returned",
+                 ("set", "off", "for"): "left for", ("set", "out", "for"): "left for", ("caught", "sight", "of"): "spotted",
+                 ("came", "to", "rest"): "settled",
+                 ("ahead", "of"): "before", ("prior", "to"): "before", ("earlier", "than"): "before",
                  ("later", "than"): "after", ("in", "advance", "of"): "before"}
 
 
@@ -422,7 +432,7 @@ def _phrases(toks: list[str]) -> list[str]:
         phrase = next(((words, said) for words, said in _SAME_PHRASES.items()
                        if tuple(t.lower() for t in toks[i : i + len(words)]) == words), None)
         if phrase is not None:
-            out.append(phrase[1])
+            out.extend(phrase[1].split())
             i += len(phrase[0])
             continue
         if low in ("got", "get", "gets") and i + 2 < len(toks) and toks[i + 1].lower() == "to" \
@@ -539,7 +549,8 @@ def _belonged(toks: list[str]) -> list[str]:
         if end == i + 2:
             return toks
         owner = toks[i + 2 : end]
-        return [case(owner[0], True)] + owner[1:] + ["owned", case(toks[0], False)] + toks[1:i] + toks[end:]
+        aux = 1 if lows[i - 1] in ("has", "have", "had") else 0  # "has belonged to her": she has owned it
+        return [case(owner[0], True)] + owner[1:] + toks[i - aux : i] + ["owned", case(toks[0], False)] + toks[1 : i - aux] + toks[end:]
     return toks
 
 
@@ -593,19 +604,22 @@ def before_first(toks: list[str], clauses: bool = False) -> list[str]:
     first, then = toks[:i], toks[i + 1 : end]
     if not then or any(w in lexicon.TIME_WORDS for w in lows[i + 1 : end]) or lows[0] in _SUBJECT_STOPS:
         return toks
+    gap: list[str] = []
+    if len(first) > 2 and first[-2][:1].isdigit() and first[-1].lower() in _DURATIONS:
+        gap, first = first[-2:], first[:-2]  # "broke 60 minutes after X set off": X set off 60 minutes before it broke
     k = 0
     while k < len(first) and first[k][0].isupper() and lows[k] not in _DETERMINERS:
         k += 1
     if all(t[0].isupper() for t in then):  # "after Nadia": Nadia did the same deed first
         if k == 0:
             return toks
-        return then + first[k:] + ["before"] + first[:k] + toks[end:]
+        return then + first[k:] + gap + ["before"] + first[:k] + toks[end:]
     # a person word may start the clause ("after she bandaged it"), which is_clause declines (it may mean a reporter)
     if not clauses or not frames.is_clause(["It" if then[0].lower() in _PRONOUNS else then[0], *then[1:]], introduced=True):
         return toks
     if then[0].lower() in _PRONOUNS and k:  # "Voss left after she bandaged it": Voss bandaged it before she left
-        return first[:k] + then[1:] + ["before", then[0].lower()] + first[k:] + toks[end:]
-    return [case(then[0], True)] + then[1:] + ["before", case(first[0], False)] + first[1:] + toks[end:]
+        return first[:k] + then[1:] + gap + ["before", then[0].lower()] + first[k:] + toks[end:]
+    return [case(then[0], True)] + then[1:] + gap + ["before", case(first[0], False)] + first[1:] + toks[end:]
 
 
 _OBJECT_PRONOUNS = {"him": "he", "her": "she", "them": "they", "me": "I", "us": "we"}
@@ -972,6 +986,24 @@ def _made_by(toks: list[str]) -> list[str]:
 
 
 _FRONTED_CLAUSES = frozenset("because if unless when whenever while although though since".split())
+
+
+def _not_yet(toks: list[str]) -> list[str]:
+    """"The bakery had not yet opened when Agatha delivered the flour" as "Agatha delivered the flour before the
+    bakery opened"."""
+    lows = [t.lower() for t in toks]
+    for i in range(1, min(len(toks) - 4, 8)):
+        if toks[i] in frames.PUNCT or lows[i] in _SUBJECT_STOPS:
+            return toks
+        if lows[i : i + 3] in (["had", "not", "yet"], ["was", "not", "yet"], ["were", "not", "yet"]) and "when" in lows[i + 3 :]:
+            at = lows.index("when", i + 3)
+            stop = len(toks) - (toks[-1] in (".", "!", "?"))
+            deed, then = toks[i + 3 : at], toks[at + 1 : stop]
+            if not deed or not then:
+                return toks
+            verb = ["was"] if lows[i] in ("was", "were") else []
+            return [case(then[0], True)] + then[1:] + ["before", case(toks[0], False)] + toks[1:i] + verb + deed + toks[stop:]
+    return toks
 
 
 def _because(toks: list[str]) -> list[str]:

@@ -47,6 +47,8 @@ _APPROXIMATE = {"almost": "almost", "nearly": "almost", "practically": "almost",
 # repetition that skips ("every other Friday" is half of "every Friday").
 _EACH = re.compile(r"\b(?:each|apiece|per|a head|a piece)\b", re.I)
 _SKIPPING = re.compile(r"\bevery\s+(?:other|second|third|few)\b", re.I)
+# An exception narrows what it follows: "anyone except Isolde" is not "anyone".
+_EXCEPT = re.compile(r"\b(?:except|excepting|apart\s+from|other\s+than|save\s+for|aside\s+from)\b", re.I)
 _NEGATIONS = set("not never no nobody nothing none neither nor nowhere cannot without".split())
 _PLACE_PREPS = set(
     """in at on into onto upon inside outside near beside under beneath behind above across through
@@ -176,7 +178,9 @@ def features(text: str) -> Features:
                     participants.append((j - len(phrase) + offset, word))
             i = max(j, i + 1)
             continue
-        elif low in _DETERMINERS:
+        elif low in _DETERMINERS or (low[0].isdigit() and ":" not in low and i + 1 < n and lower[0] != "there" and lower[i + 1] not in _TIME_WORDS
+                                     and not lower[i + 1][:1].isdigit() and lower[i + 1] not in _PHRASE_STOPS):
+            # "3 hives had died": a count heads its phrase as an article does ("There are 24 beds" names no doer)
             phrase, j = _phrase(lower, i + 1, entities)
             for offset, word in enumerate(phrase):
                 if word not in _TIME_WORDS:
@@ -368,9 +372,14 @@ def check(text_a: str, text_b: str, place_a: str | None = None, place_b: str | N
         return Verdict(False, "number")  # "3 crowns for each rebinding" / "3 crowns in all"
     if bool(_SKIPPING.search(text_a)) != bool(_SKIPPING.search(text_b)):
         return Verdict(False, "time")  # "every other Friday" / "every Friday"
+    if bool(_EXCEPT.search(text_a)) != bool(_EXCEPT.search(text_b)):
+        return Verdict(False, "number")  # "longer than anyone" / "longer than anyone except Isolde"
     relation = _relation_swapped(text_a, text_b, fa, fb)
     if relation is not None:
         return Verdict(False, relation)
+    swapped = _phrases_swapped(text_a, text_b, fa, fb)
+    if swapped is not None:
+        return Verdict(False, swapped)
     detail = _detail_swapped(text_a, text_b, fa, fb)
     if detail is not None:
         return Verdict(False, detail)
@@ -405,7 +414,7 @@ _RELATIONS = {
     "in": "in", "inside": "in", "within": "in", "into": "in", "on": "on", "upon": "on", "onto": "on",
     "under": "under", "beneath": "under", "below": "under", "underneath": "under", "above": "above",
     "behind": "behind", "outside": "outside", "beside": "near", "near": "near", "before": "before",
-    "after": "after", "until": "until", "till": "until", "since": "since", "during": "during",
+    "after": "after", "until": "until", "till": "until", "since": "since", "during": "in",
     "against": "against",
 }
 
@@ -434,6 +443,61 @@ def _relation_swapped(text_a: str, text_b: str, fa: Features, fb: Features) -> s
         if head in rel_b and rel_b[head] != relation:
             return "time" if head in _TIME_WORDS or head in fa.entities and head not in fa.places else "place"
     return None
+
+
+def _lowered(text: str) -> list[str]:
+    return [_clean(t).lower() for t in _TOKEN.findall(frames.front_to_back(text))]
+
+
+def _phrases_swapped(text_a: str, text_b: str, fa: Features, fb: Features) -> str | None:
+    """"place" when one place is told with another modifier on each side ("at the quarry end" / "at the town end"),
+    "time" when the same times go with the deeds in the other order ("left at noon and returned at midnight" /
+    "left at midnight and returned at noon"), "role" when two things trade places around one preposition ("traded
+    pork for wool" / "traded wool for pork")."""
+    lower_a, lower_b = _lowered(text_a), _lowered(text_b)
+    mods_a, mods_b = _place_modifiers(lower_a, fa), _place_modifiers(lower_b, fb)
+    for head, mods in mods_a.items():
+        other = mods_b.get(head)
+        if other is not None and mods and other and _substituted(mods, other, frozenset(lower_a), frozenset(lower_b)) \
+                and not _person_for_name(mods - other, fa, other - mods, fb) and not _person_for_name(other - mods, fb, mods - other, fa):
+            return "place"
+    times_a = [w for w in lower_a if w in _TIME_WORDS or _CLOCK_TIME.fullmatch(w)]
+    times_b = [w for w in lower_b if w in _TIME_WORDS or _CLOCK_TIME.fullmatch(w)]
+    if len(times_a) >= 2 and sorted(times_a) == sorted(times_b) and times_a != times_b:
+        deeds_a = [lexicon.concept(w) for w in lower_a if w not in _AUXILIARIES and _looks_like_verb(w)]
+        deeds_b = [lexicon.concept(w) for w in lower_b if w not in _AUXILIARIES and _looks_like_verb(w)]
+        if deeds_a == deeds_b:
+            return "time"
+    for prep in ("for", "into", "with"):
+        if prep in lower_a and prep in lower_b:
+            at_a, at_b = lower_a.index(prep), lower_b.index(prep)
+            after_a, _ = _phrase(lower_a, at_a + 1, set(fa.entities))
+            after_b, _ = _phrase(lower_b, at_b + 1, set(fb.entities))
+            if after_a and after_b and after_a[-1] != after_b[-1] \
+                    and after_a[-1] in lower_b[:at_b] and after_b[-1] in lower_a[:at_a]:
+                return "role"
+    return None
+
+
+_CLOCK_TIME = re.compile(r"\d{1,2}:\d{2}")
+
+
+def _person_for_name(named: frozenset[str], f_named: Features, kinds: frozenset[str], f_kinds: Features) -> bool:
+    """Whether one side names a person where the other says what they are ("Tobiah's bunk" / "the clown's bunk")."""
+    return bool(named) and named <= f_named.entities and bool(kinds) \
+        and all(k not in f_kinds.entities and wordnet.names_a_person(lexicon.key(k)) for k in kinds)
+
+
+def _place_modifiers(lower: list[str], f: Features) -> dict[str, frozenset[str]]:
+    """The head of each phrase after a place preposition -> the other words of its phrase ("the quarry end" ->
+    end: {quarry})."""
+    out: dict[str, frozenset[str]] = {}
+    for i, word in enumerate(lower):
+        if word in _PLACE_PREPS:
+            phrase, _ = _phrase(lower, i + 1, set(f.entities))
+            if len(phrase) > 1:
+                out.setdefault(phrase[-1], frozenset(phrase[:-1]))
+    return out
 
 
 def _detail_swapped(text_a: str, text_b: str, fa: Features, fb: Features) -> str | None:

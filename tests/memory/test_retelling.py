@@ -97,8 +97,19 @@ def test_what_only_the_pair_shows(a, b, same):
     assert _one_wording(a, b) is same
 
 
+@pytest.mark.parametrize("a, b", [
+    # a doer no one names is no swap; a count heads its phrase; a person named or said by what they are
+    ("The keel was laid on 3 March 1887.", "They laid the keel on 3 March 1887."),
+    ("Warden Marrow said that three hives had died over the winter.", "Three of the hives died during the winter."),
+    ("Ambrose found a purse under Tobiah's bunk.", "A purse was found by the ringmaster beneath the clown's bunk."),
+    ("There are 24 beds on Lister Ward.", "Lister Ward has twenty-four beds."),
+])
+def test_the_guard_lets_retellings_pass(a, b):
+    assert guard.check(a, b).ok and guard.check(b, a).ok, (guard.check(a, b), guard.check(b, a))
+
+
 @pytest.mark.parametrize("text, form", [
-    ("It was at 2:15 that Senna caught sight of the comet.", "Senna caught sight of the comet at 2:15."),
+    ("It was at 2:15 that Senna caught sight of the comet.", "Senna spotted the comet at 2:15."),
     ("It was Senna who spotted the comet.", "Senna spotted the comet."),
     ("It is true that Ann left.", "It is true that Ann left."),  # no cleft: nothing stressed
     ("Senna borrowed Dr. Mirela Vance's atlas from her.", "Dr Mirela Vance lent her atlas to Senna."),
@@ -116,6 +127,9 @@ def test_what_only_the_pair_shows(a, b, same):
     ("The barge went aground, and that's why the timber was late.", "The timber was late because the barge went aground."),
     ("If the arch is unsound, the county will shut the bridge.", "The county will shut the bridge if the arch is unsound."),
     ("Mrs Colley spent three weeks on the ward.", "Mrs Colley stayed on the ward for 21 days."),
+    ("The bakery has belonged to Odile for two decades.", "Odile has owned the bakery for 20 years."),
+    ("The bakery had not yet opened when Agatha delivered the flour.", "Agatha delivered the flour before the bakery opened."),
+    ("Dario went out of the fort and came back at night.", "Dario left the fort and returned at night."),
     ("Agnes gave the draught at 02:00.", "Agnes gave the draught at 2:00 morning."),
     ("The ship was launched at 16:15.", "The ship was launched at 4:15 evening."),
     ("Lydia spoke to him once the operation was over.", "Lydia spoke to him after the operation was over."),

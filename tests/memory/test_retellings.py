@@ -131,6 +131,10 @@ def test_retellings_pass_the_guard_and_frames(a, b):
     ("Nerys refused to marry the lord.", "Nerys agreed to marry the lord.", "opposite"),
     ("The clerk could not sign the deed.", "The clerk would not sign the deed.", "modality"),
     ("Kit has to wear the beard.", "Kit is allowed to wear the beard.", "modality"),  # an obligation, a permission
+    ("Yusuf found ruts at the quarry end of the bridge.", "Yusuf found ruts at the town end of the bridge.", "place"),
+    ("Dario left the fort at noon and returned at midnight.", "Dario left the fort at midnight and returned at noon.", "time"),
+    ("Lena traded a barrel of pork for two bolts of wool.", "Lena traded two bolts of wool for a barrel of pork.", "role"),
+    ("Piet has served longer than anyone else.", "Piet has served longer than anyone except Isolde.", "number"),
     # "once it was over" is after it: told in order, the operation comes first on one side only
     ("Lydia spoke to Mr Colley before the operation.", "Lydia spoke to Mr Colley once the operation was over.", "role"),
     ("The clerk did not sign the deed.", "The clerk refused to sign the deed.", "modality"),
