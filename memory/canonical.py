@@ -376,7 +376,7 @@ def canonical(text: str) -> str:
     if core != text:
         core = _cleft(core)  # "After X, it was Silas who pulled her out": the cleft shows once the phrase is back
     toks = _attributed(frames.tokens(core)) if core == text else frames.tokens(core)
-    toks = frames.volition(_phrases(dates(amounts(numbers_as_digits(only(_failed(_apposition(_where_done(_there_were(toks))))))))))
+    toks = _refused(frames.volition(_phrases(dates(amounts(numbers_as_digits(only(_failed(_apposition(_where_done(_there_were(toks)))))))))))
     toks = _converse(_belonged(_paid_for(_cost(active(_had_done(_burned(clock(toks))))))))
     toks = _made_by(_employed(_let_to(_spent(toks))))
     return frames.join(before_first(_dative(_because(_not_yet(toks)))))
@@ -415,7 +415,9 @@ def _cleft(text: str) -> str:
 # times, and the comparisons of order.
 _SAME_WORDS = {"daybreak": "dawn", "sunrise": "dawn", "nightfall": "dusk", "sunset": "dusk", "midday": "noon",
                "twice": "2 times", "thrice": "3 times"}
-_SAME_PHRASES = {("went", "out", "of"): "left", ("came", "back"): "returned", ("got", "back"): "returned",
+_SAME_PHRASES = {("took", "into", "custody"): "arrested", ("taken", "into", "custody"): "arrested",
+                 ("went", "aground"): "ran aground",
+                 ("went", "out", "of"): "left", ("came", "back"): "returned", ("got", "back"): "returned",
                  ("set", "off", "for"): "left for", ("set", "out", "for"): "left for", ("caught", "sight", "of"): "spotted",
                  ("came", "to", "rest"): "settled",
                  ("ahead", "of"): "before", ("prior", "to"): "before", ("earlier", "than"): "before",
@@ -434,6 +436,13 @@ def _phrases(toks: list[str]) -> list[str]:
         if phrase is not None:
             out.extend(phrase[1].split())
             i += len(phrase[0])
+            continue
+        if low in ("got", "called") and i + 1 < len(toks) and toks[i + 1].lower() == ("in" if low == "got" else "at") \
+                and (low == "called" or i + 2 >= len(toks) or not (toks[i + 2].lower() in _DETERMINERS or toks[i + 2][0].isupper())) \
+                and (low == "got" or (i + 2 < len(toks) and (toks[i + 2].lower() in _DETERMINERS or toks[i + 2][0].isupper())
+                                      and not toks[i + 2][0].isdigit())):
+            out.append("arrived" if low == "got" else "visited")  # "the timber got in late", "called at the inn"
+            i += 2
             continue
         if low in ("got", "get", "gets") and i + 2 < len(toks) and toks[i + 1].lower() == "to" \
                 and (toks[i + 2].lower() in _DETERMINERS or toks[i + 2][0].isupper()):
@@ -1045,3 +1054,15 @@ def _spent(toks: list[str]) -> list[str]:
             verb = {"spent": "stayed", "spends": "stays", "spend": "stay"}[lows[i]]
             return toks[:i] + [verb] + toks[i + 3 : end] + ["for"] + toks[i + 1 : i + 3] + toks[end:]
     return toks
+
+
+def _refused(toks: list[str]) -> list[str]:
+    """"refused to take the beef tea" (and "wouldn't take it", read as that) as "refused the beef tea"."""
+    lows = [t.lower() for t in toks]
+    for i in range(len(toks) - 3):
+        if lows[i] in ("refused", "refuses", "refuse") and lows[i + 1] == "to" and lows[i + 2] in _TAKE_WORDS:
+            return toks[: i + 1] + toks[i + 3 :]
+    return toks
+
+
+_TAKE_WORDS = frozenset("take accept".split())

@@ -321,6 +321,16 @@ def _strip_report_once(toks: list[str]) -> list[str] | None:
             after = [t.lower() for t in tail[end + 1 :]]
             if (verb in _REPORT_SAY and not after) or (verb in _REPORT_TELL and 1 <= len(after) <= 3):
                 return body
+    # "Maren was told by Tobin that S.": a telling said from its hearer's side passes S on as well
+    for i in range(1, min(len(toks) - 3, 6)):
+        if lows[i] in ("was", "were") and lexicon.concept(toks[i + 1]) in _REPORT_TELL and not _capital(toks[i + 1]):
+            j = i + 2
+            if lows[j : j + 1] == ["by"]:
+                j = _hearer_end(toks, j + 1) or 0
+            if j and lows[j : j + 1] == ["that"]:
+                rest = toks[j + 1 :]
+                return rest if is_clause(rest, introduced=True) else None
+            break
     # "Tobin says (that) S.", "Tobin told me (that) S.", "I heard (that) S."
     end = _reporter_end(toks)
     if not end:

@@ -283,10 +283,11 @@ def _roles(lower: list[str], participants: list[tuple[int, str]], entities: set[
 _IMPERSONAL = frozenset("they someone somebody people".split())
 
 
-def _impersonal(fa: Features, fb: Features) -> bool:
+def _impersonal(fa: Features, text_b: str) -> bool:
     """Whether one side names no doer ("The keel was laid") and the other only an unnamed "they" ("They laid the
     keel"): neither says who did it, so no role is swapped."""
-    return fa.agentless and bool(fb.subject) and fb.subject <= _IMPERSONAL
+    first = _TOKEN.search(text_b)
+    return fa.agentless and first is not None and first.group(0).lower() in _IMPERSONAL
 
 
 def _passive_after(lower: list[str], at: int) -> bool:
@@ -356,11 +357,12 @@ def check(text_a: str, text_b: str, place_a: str | None = None, place_b: str | N
     if _substituted(fa.places, fb.places, fa.words, fb.words):
         return Verdict(False, "place")
     shared = set(fa.subject | fb.subject) & fa.words & fb.words
-    if (fa.subject & shared) != (fb.subject & shared) and not _impersonal(fa, fb) and not _impersonal(fb, fa):
+    impersonal = _impersonal(fa, text_b) or _impersonal(fb, text_a)
+    if (fa.subject & shared) != (fb.subject & shared) and not impersonal:
         return Verdict(False, "role")
     if fa.patient and fb.patient and fa.patient != fb.patient and fa.patient in fb.words and fb.patient in fa.words:
         return Verdict(False, "role")
-    if fa.subject & fa.entities and fa.subject == fb.subject and verbs.voice_flip(text_a, text_b):
+    if fa.subject & fa.entities and fa.subject == fb.subject and not impersonal and verbs.voice_flip(text_a, text_b):
         return Verdict(False, "role")  # "Saltash paid ..." / "Saltash was paid ...": one pays, one is paid
     if _swapped_participant(fa, fb):
         return Verdict(False, "participant")
