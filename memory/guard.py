@@ -39,6 +39,8 @@ _NUMBER_WORDS = set(
 )
 _TIME_WORDS = lexicon.TIME_WORDS
 _DEICTIC = frozenset("this last next previous following".split())
+# What a count of time is counted in ("21 days ago", "for 60 minutes"): no one taking part.
+_SPAN_UNITS = frozenset("second minute hour day night week fortnight month year decade century time o'clock".split())
 _TIME_SPANS = frozenset("year week month night morning evening afternoon winter summer spring autumn season day".split())
 # Words that say a thing is near so but not so ("almost gone" is not "gone"); one and its like say the same.
 _APPROXIMATE = {"almost": "almost", "nearly": "almost", "practically": "almost", "virtually": "almost",
@@ -178,7 +180,8 @@ def features(text: str) -> Features:
                     participants.append((j - len(phrase) + offset, word))
             i = max(j, i + 1)
             continue
-        elif low in _DETERMINERS or (low[0].isdigit() and ":" not in low and i + 1 < n and lower[0] != "there" and lower[i + 1] not in _TIME_WORDS
+        elif low in _DETERMINERS or (low[0].isdigit() and ":" not in low and i + 1 < n and lower[0] != "there"
+                                     and lower[i + 1] not in _TIME_WORDS and lower[i + 1].rstrip("s") not in _SPAN_UNITS
                                      and not lower[i + 1][:1].isdigit() and lower[i + 1] not in _PHRASE_STOPS):
             # "3 hives had died": a count heads its phrase as an article does ("There are 24 beds" names no doer)
             phrase, j = _phrase(lower, i + 1, entities)

@@ -179,3 +179,12 @@ def test_wordnet_says_which_verbs_are_opposites(a, b, opposed):
 @pytest.mark.parametrize("verb, double", [("give", True), ("sell", True), ("show", True), ("steal", False), ("put", False)])
 def test_wordnet_says_which_verbs_take_two_objects(verb, double):
     assert wordnet.takes_frame(verb, wordnet.DOUBLE_OBJECT, 3) is double
+
+
+@pytest.mark.parametrize("text, subject", [
+    ("3 hives had died over the winter.", {"hives"}),
+    ("21 days ago, well past midnight, Yusuf Demirel lay awake over the gate.", {"yusuf", "demirel"}),  # a span is no doer
+    ("There are 24 beds on Lister Ward.", {"lister", "ward"}),
+])
+def test_a_count_heads_its_phrase_but_a_span_of_time_takes_no_part(text, subject):
+    assert guard.features(text).subject == subject
