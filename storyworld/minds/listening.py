@@ -178,6 +178,7 @@ def _third_person(world: World, speaker: str, to: str | None, line: str) -> str:
     after ("When I raked out the brazier I turned up…" -> "When Seun raked out the brazier he turned up…"; "my
     brother" stays theirs)."""
     first, second = r"I am|[Mm]y|I|[Mm]e|[Mm]yself", r"you are|your|yourself|you"
+    line = re.sub(r"\bI (\w+)\b", _said_of_one, line)  # "the jar I keep by my easel": "the jar she keeps ..."
     # each is named again, not given a pronoun, where the other (to be named too) would share it: "I came past your
     # place and the window of your pantry" -> "… Agnes's place and the window of Agnes's pantry", never "her pantry"
     line = _person(world, speaker, line, first, case=0,
@@ -185,6 +186,25 @@ def _third_person(world: World, speaker: str, to: str | None, line: str) -> str:
     # "our lorry" is the one those here share: "the lorry" (else the claim, first person still, is no statement)
     line = re.sub(r"\b([Oo])ur\b", lambda m: "The" if m.group(1) == "O" else "the", line)
     return _person(world, to, line, second, case=re.IGNORECASE)
+
+
+_NO_AGREEMENT = frozenset("am can could will would shall should must may might ought".split())
+_HAS_DOES = {"have": "has", "do": "does"}
+
+
+def _said_of_one(found: re.Match[str]) -> str:
+    """"I keep" as "I keeps", ready for the speaker's name or pronoun: a present verb agreeing with one person
+    (a form that is its own past, "I put", stays: it is likelier told of the past)."""
+    verb = found.group(1)
+    lemmas = getAllLemmas(verb).get("VERB", ())
+    if verb.lower() in _NO_AGREEMENT or not verb.islower() or tuple(lemmas) != (verb,):  # "saw" is "see" too: a past
+        return found.group(0)
+    if verb in _HAS_DOES:
+        return f"I {_HAS_DOES[verb]}"
+    past, third = getInflection(verb, "VBD"), getInflection(verb, "VBZ")
+    if not third or (past and verb in past):
+        return found.group(0)
+    return f"I {third[0]}"
 
 
 def _pronouns(world: World, agent: str | None) -> str:

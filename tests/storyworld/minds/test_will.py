@@ -32,6 +32,11 @@ def mill():
     # "our cart" is the one those here share: no first person is left to make the claim no statement
     ("Our cart went down the lane at ten.", "The cart went down the lane at ten.", ()),
     ("I found our cart in the lane at ten.", "Bettany Crewe found the cart in the lane at ten.", ("bettany",)),
+    # a present verb agrees with the one it is now said of; a past stays
+    ("The slit sacks are in the shed I keep by the mill.", "The slit sacks are in the shed Bettany Crewe keeps by the mill.",
+     ("bettany",)),
+    ("I have the slit sacks in the shed.", "Bettany Crewe has the slit sacks in the shed.", ("bettany",)),
+    ("I found the slit sacks in the shed.", "Bettany Crewe found the slit sacks in the shed.", ("bettany",)),
 ])
 def test_a_statement_is_read_into_a_third_person_claim(mill, line, claim, actors):
     reading = listening.read_claim(mill, "bettany", "reeve", line)
