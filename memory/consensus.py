@@ -391,7 +391,7 @@ class ConsensusStore(StoreShell[MemorySettings]):
             if sim >= s.merge_high:
                 return rid, "cosine", sim
             if framed is None and min(s.frame_cosine_min, s.deed_cosine_min) <= sim:
-                rule = equivalence.structural_rule(atom.text, record.text, sim, s)
+                rule = equivalence.structural_rule(atom.text, record.text, sim, s, self.embed)
                 framed = (rid, rule, sim) if rule is not None else None
             if sim >= s.merge_low:
                 band.append((rid, sim))

@@ -7,6 +7,10 @@ claim is the speaker's. Merging them would let one speaker's exposed lie retract
 from __future__ import annotations
 
 
+from collections.abc import Callable
+
+import numpy as np
+
 from memory import frames, guard, retelling, verbs
 from memory.records import Deposit, Record, normalise_text
 from memory.settings import MemorySettings
@@ -71,7 +75,8 @@ def told_record(records: dict[int, Record], deposit: Deposit) -> int | None:
     return deposit.record
 
 
-def structural_rule(new_text: str, held_text: str, cosine: float, settings: MemorySettings) -> str | None:
+def structural_rule(new_text: str, held_text: str, cosine: float, settings: MemorySettings,
+                    embed: Callable[[list[str]], np.ndarray] | None = None) -> str | None:
     """Which structural rule merges a guarded neighbour whose cosine is below merge_high, or None.
 
     "frame": the normalised frames overlap by at least frame_min (cosine at least frame_cosine_min).
@@ -79,6 +84,8 @@ def structural_rule(new_text: str, held_text: str, cosine: float, settings: Memo
     (one may only add detail), and the cosine is at least deed_cosine_min.
     "counterparts": the main verbs name one deed and every participant of each side has its counterpart in the
     other (guard.counterparts), at a cosine of at least counterpart_cosine_min. The guard has passed already.
+    "canonical": both said in one wording (retelling.pair: converses turned, passives made active, frames read
+    through, names aligned) embed at merge_high or more, the raw cosine at least canonical_cosine_min (with `embed`).
     """
     if cosine >= settings.frame_cosine_min and frames.similarity(new_text, held_text) >= settings.frame_min:
         return "frame"
@@ -90,4 +97,10 @@ def structural_rule(new_text: str, held_text: str, cosine: float, settings: Memo
                 return "deed"
             if cosine >= settings.counterpart_cosine_min and guard.counterparts(new_text, held_text):
                 return "counterparts"
+    if embed is not None and cosine >= settings.canonical_cosine_min:
+        said_a, said_b = retelling.pair(new_text, held_text)
+        if (said_a, said_b) != (new_text, held_text):  # one wording that is the raw one has its cosine already
+            vectors = np.asarray(embed([said_a, said_b]), dtype=np.float32)
+            if float(vectors[0] @ vectors[1]) >= settings.merge_high:
+                return "canonical"
     return None

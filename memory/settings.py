@@ -19,6 +19,9 @@ class MemorySettings(Frozen, frozen=True):
     # same main deed and every participant of each side found in the other (the word, a synonym, or a person named
     # on one side and spoken of by their post on the other): merges at this cosine (memory/guard.counterparts)
     counterpart_cosine_min: float = 0.5
+    # both said in one wording (memory/retelling.pair) and embedded again: merges at merge_high on that cosine, for
+    # a pair whose raw cosine is at least this (memory/equivalence.structural_rule)
+    canonical_cosine_min: float = 0.5
     judge_enabled: bool = True  # use the judge callable (when one is given) in the band
     judge_max_calls: int = 2  # judge calls per atom at most
     write_neighbours: int = 8  # usearch neighbours examined per new atom

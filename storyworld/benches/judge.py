@@ -192,7 +192,7 @@ def evaluate(pairs: list[Pair], embedder: Embedder, judge: CountingJudge, settin
         sim = float(vectors[pair.a] @ vectors[pair.b])
         allowed = guard.check(pair.b, pair.a).ok
         merged = allowed and (sim >= settings.merge_high
-                              or equivalence.structural_rule(pair.b, pair.a, sim, settings) is not None)
+                              or equivalence.structural_rule(pair.b, pair.a, sim, settings, embedder.encode) is not None)
         in_band = allowed and not merged and settings.merge_low <= sim < settings.merge_high
         verdict = judge(pair.b, pair.a) if in_band or all_pairs else None
         if in_band:

@@ -93,7 +93,7 @@ def _sweep(pairs: list[DevPair], embedder: Embedder, settings: MemorySettings) -
                 st = msgspec.structs.replace(settings, merge_high=high, frame_min=frame_min, deed_cosine_min=deed)
                 tp = fp = fn = 0
                 for pair, same_text, ok, cos in seen:
-                    merged = same_text or (ok and (cos >= high or equivalence.structural_rule(pair.b, pair.a, cos, st) is not None))
+                    merged = same_text or (ok and (cos >= high or equivalence.structural_rule(pair.b, pair.a, cos, st, embedder.encode) is not None))
                     tp += pair.same and merged
                     fp += (not pair.same) and merged
                     fn += pair.same and not merged

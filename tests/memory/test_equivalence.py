@@ -156,3 +156,24 @@ def test_retold_in_another_voice_the_guard_passes(a, b):
 ])
 def test_other_voice_keeps_near_misses_apart(a, b):
     assert not guard.check(b, a).ok
+
+
+def test_a_pair_said_in_one_wording_is_embedded_again():
+    import numpy as np
+
+    said: list[list[str]] = []
+
+    def alike(texts: list[str]) -> np.ndarray:
+        said.append(texts)
+        return np.ones((len(texts), 4), dtype=np.float32) / 2.0
+
+    def apart(texts: list[str]) -> np.ndarray:
+        return np.eye(len(texts), 4, dtype=np.float32)
+
+    settings = MemorySettings()
+    a, b = "Prior Tomas Hale refused to open the library to the visitors.", "Prior Tomas Hale would not let the visitors into the library."
+    assert equivalence.structural_rule(b, a, 0.88, settings, alike) == "canonical"
+    assert said == [list(retelling.pair(b, a))], said  # what is embedded again is the pair in one wording
+    assert equivalence.structural_rule(b, a, 0.88, settings, apart) is None
+    assert equivalence.structural_rule(b, a, 0.88, settings) is None  # no embedder, no second look
+    assert equivalence.structural_rule(b, a, 0.4, settings, alike) is None  # below the raw floor
