@@ -144,6 +144,10 @@ def _drop_vocative(world: World, to: str | None, line: str) -> str:
         return line
     names = [*world.agents[to].all_names(), *(f for f, a in render.first_names(world).items() if a == to)]
     names += [re.sub(r"^(?:the|a|an)\s+", "", n, flags=re.IGNORECASE) for n in names]  # "the reeve" -> "Reeve, …"
+    # the title of a titled name, said alone: "Monsieur, …" to one the world calls "Monsieur Dumoulin"
+    given, *family = world.agents[to].name.split()
+    names += [n.split()[0] for n in names if family and n.split()[1:] == family and n.split()[0] != given
+              and n.split()[0][:1].isupper()]
     for name in sorted(set(names), key=len, reverse=True):
         if line.lower().startswith(name.lower()) and line[len(name):len(name) + 1] in (",", "!", ":"):
             return line[len(name) + 1:].strip()

@@ -192,6 +192,7 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
     cursor = 0
     subject_person: str | None = None  # whose "he" and "his" the rest of the sentence now means
     object_person: str | None = None  # "me" or "you" where the speaker or listener is acted on
+    owner_person: str | None = None  # "my" or "your" where the speaker's or listener's thing is named
     i = 0
     while i < len(spans):
         span = spans[i]
@@ -221,6 +222,7 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
         if possessive:
             out.append(_cap_if_start(text, span.start, "my" if person == "I" else "your"))
             cursor = span.end + len(possessive.group(0))
+            owner_person = owner_person or person
         elif subject or _verb_follows(text[span.end:]):
             # a subject, or the subject of a clause with no "that" ("believes Hamlet has gone mad")
             out.append(_cap_if_start(text, span.start, person))
@@ -252,14 +254,16 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
                       lambda m: m.group(1) + ("myself" if m.group(2) == "I" else "yourself"), said)
         # a "he" made "I" keeps his verb's person: "I said I has promised" -> "I said I have promised"
         said = re.sub(r"\b(I|You|you)\s+([a-z]+)\b", _agreed, said)
-    elif object_person is not None:
+    elif object_person is not None or owner_person is not None:
         # "Hamlet gave Ophelia letters and swore he loved her" said by Ophelia: "her" is hers when nobody
-        # else the sentence names could be meant by it ("…and swore he loved me")
-        sex = gender(world, speaker if object_person == "I" else listener)
+        # else the sentence names could be meant by it ("…and swore he loved me"); so is "she" after "your
+        # sister's" when it was Marthe's sister ("coming back from your sister's you looked through the grating")
+        whose = object_person or owner_person or "you"
+        sex = gender(world, speaker if whose == "I" else listener)
         first = re.split(r"(?<=[.!?;])\s+", text, maxsplit=1)[0]
         others = {gender(world, s.agent) for s in spans if s.agent not in targets and s.end <= len(first)}
         if sex and sex not in others and "" not in others:
-            said = _pronouns(said, object_person, sex)
+            said = re.sub(r"\b(I|You|you)\s+([a-z]+)\b", _agreed, _pronouns(said, whose, sex))
     return said
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from storyworld.minds import aims, content, listening, questions
+from storyworld.minds import aims, content, listening, questions, render
 from storyworld.world import load_world
 from tests.support.paths import MILL
 
@@ -349,3 +349,23 @@ def test_one_who_said_it_named_again_in_what_they_said_is_their_pronoun(mill):
 def test_who_told_someone_else_is_asked_after_the_one_told(mill, question, whom):
     assert questions.told_whom(mill, question) == whom
     assert content.asks_who(question) is (whom is not None)
+
+
+def test_said_back_to_whose_it_was_the_pronoun_after_their_thing_is_theirs(mill):
+    # echoing Bettany's news to her: "her field … she saw" is "your field … you saw"
+    said = render.point_of_view(mill, "Coming back from Bettany Crewe's field at dusk she saw the cart.", "odo", "bettany")
+    assert said == "Coming back from your field at dusk you saw the cart.", said
+    # another woman named: "she" could be her, and stays
+    said = render.point_of_view(mill, "Bettany Crewe's cart passed Tamsin Brook and she waved.", "odo", "bettany")
+    assert "she waved" in said, said
+
+
+def test_a_title_said_alone_is_an_address(mill):
+    import copy
+
+    import msgspec
+
+    world = copy.copy(mill)
+    world.agents = {**mill.agents, "reeve": msgspec.structs.replace(mill.agents["reeve"], aliases=("Mistress Hollin",))}
+    assert listening._drop_vocative(world, "reeve", "Mistress, the sacks were slit.") == "the sacks were slit."
+    assert listening._drop_vocative(world, "reeve", "Yesterday, the sacks were slit.") == "Yesterday, the sacks were slit."
