@@ -820,8 +820,8 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     if question and knowledge.asked.kind == "intent":
         return Speech(act="answer", to=to, intent=knowledge.intent) if knowledge.intent else Speech(act="unknown", to=to)
     if question and knowledge.asked.kind != "open":
-        return _follow_up(to, knowledge, keys(addressed.text),
-                          keys(questions.said_matter(addressed.text)) - _people_keys(world),
+        said_on = questions.said_matter(addressed.text) or questions.source_matter(addressed.text)
+        return _follow_up(to, knowledge, keys(addressed.text), keys(said_on) - _people_keys(world),
                           things=_things(world, addressed.text))
     named = keys(world.agents[speaker].name) if speaker in world.agents else set()  # "Marcellus, what news?"
     # "What news?" asks after nothing in particular; "Where is he now?" with no "he" it can tell asks after someone
@@ -1069,7 +1069,10 @@ def _follow_up(to: str | None, knowledge: Knowledge, asked_words: set[str],
         # what the last answer rested on; else what the question, with the line before it, recalls surely
         # (a question that names what it asks the source of, "Who told you somebody went down the lane with a
         # light?", is on the holding that names those things, not on whatever came nearest)
-        named = [k for k in knowledge.heard if k.score >= BEARS and (not things or things & keys(k.text))]
+        # (or one that says two of the question's words of substance, nearer than an answer needs: "Who told you
+        # that Ferdinand is in the pay of a London nursery?" is on "… taking money from a London nursery")
+        named = [k for k in knowledge.heard if (k.score >= BEARS or k.score >= ANSWER_MIN and len(matter & keys(k.text)) >= 2)
+                 and (not things or things & keys(k.text))]
         # of those, the one that says most of what was named ("…dragged sacks out of the barn": the dragging)
         # (what it says before whom it names: "Who told you Anton left the props short?" is on the props cut short,
         # not on Anton's word about the props)

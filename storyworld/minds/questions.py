@@ -155,6 +155,18 @@ def said_matter(text: str) -> str:
     return _after(_SAID_BY, text)
 
 
+# "Who told you (that) …", "Where did you hear (that) …", "How do you know (that) …": the asking of a source
+_SOURCE_OF = re.compile(r"\b(?:who\s+(?:told|informed|warned)\s+(?:you|him|her|them)|where\s+did\s+(?:you|he|she|they)\s+"
+                        r"(?:hear|learn|read)|how\s+do\s+(?:you|they)\s+know|how\s+does\s+(?:he|she)\s+know)\b(?:\s+that)?",
+                        re.IGNORECASE)
+
+
+def source_matter(text: str) -> str:
+    """What a question of where a thing was heard is about ("Who told you that the fire was set?" -> "the fire was
+    set"); "" when it names nothing ("Who told you?")."""
+    return _after(_SOURCE_OF, text)
+
+
 def intent_matter(text: str) -> str:
     """What a question of intent is about, after its asking ("What should we do about the eunuchs?" -> "about the
     eunuchs"); "" when it asks only what one means to do ("What now?")."""

@@ -96,6 +96,16 @@ def test_a_question_of_what_one_told_says_its_matter(question, matter):
     assert questions.said_matter(question) == matter
 
 
+@pytest.mark.parametrize(("question", "matter"), [
+    ("Who told you that Ferdinand is in the pay of a London nursery?", "Ferdinand is in the pay of a London nursery"),
+    ("Where did you hear that the fire was set?", "the fire was set"),
+    ("How do you know the sacks were swapped?", "the sacks were swapped"),
+    ("Who told you?", ""),
+])
+def test_a_question_of_where_one_heard_it_says_its_matter(question, matter):
+    assert questions.source_matter(question) == matter
+
+
 def test_where_is_she_is_nobody_when_the_last_answer_was_about_a_he(mill):
     assert questions.read_question(mill, "Where is she now?", "wat", "reeve", ("odo",)).kind == "open"
 
