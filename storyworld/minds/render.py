@@ -669,9 +669,14 @@ def _pronoun_for(world: World, body: str, agent: str | None) -> str:
     sex = gender(world, agent)  # "" when the world does not say: "they" and "them"
     out, cursor = [], 0
     for span in find_names(world, body):
-        if span.agent != agent or re.match(r"^['\u2019]s\b", body[span.end:]):
+        if span.agent != agent:
             continue
         out.append(body[cursor:span.start])
+        owned = re.match(r"^['\u2019]s\b", body[span.end:])
+        if owned:  # "that coming back from Marthe's sister's …": "from her sister's"
+            out.append({"m": "his", "f": "her"}.get(sex, "their"))
+            cursor = span.end + len(owned.group(0))
+            continue
         subject = {"m": "he", "f": "she"}.get(sex, "they")
         out.append({"m": "him", "f": "her"}.get(sex, "them") if _object_position(body, span) else subject)
         cursor = span.end

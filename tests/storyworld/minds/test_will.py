@@ -379,3 +379,8 @@ def test_a_title_said_alone_is_an_address(mill):
     world.agents = {**mill.agents, "reeve": msgspec.structs.replace(mill.agents["reeve"], aliases=("Mistress Hollin",))}
     assert listening._drop_vocative(world, "reeve", "Mistress, the sacks were slit.") == "the sacks were slit."
     assert listening._drop_vocative(world, "reeve", "Yesterday, the sacks were slit.") == "Yesterday, the sacks were slit."
+
+
+def test_what_a_teller_said_of_her_own_is_hers(mill):
+    body = render._pronoun_for(mill, "coming back from Bettany Crewe's field Bettany Crewe saw the cart", "bettany")
+    assert body == "coming back from her field she saw the cart", body
