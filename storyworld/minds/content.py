@@ -173,15 +173,8 @@ class Speech(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def keys(text: str) -> set[str]:
-    """Content-word keys of a text: inflections folded ("saw" and "seen" are "see"), question words and the words of
-    grammar dropped (as inflected too: "being" is "be", "came" is "come")."""
-    found = (lexicon.key(w) for w in lines.words(text) if w not in QUESTION_WORDS and (len(w) > 1 or w.isdigit()))
-    return {k for k in found if k not in QUESTION_WORDS and k not in GRAMMAR_WORDS}
-
-
-# Prepositions and conjunctions: what joins the words of substance, never one of them ("into" in common is no answer).
-GRAMMAR_WORDS = frozenset("""into onto upon across over under through during since until till than against toward towards
-    within without before after as because while though although like unto via among amongst beside besides""".split())
+    """Content-word keys of a text: inflections folded ("saw" and "seen" are "see"), question words dropped."""
+    return {lexicon.key(w) for w in lines.words(text) if w not in QUESTION_WORDS and (len(w) > 1 or w.isdigit())}
 
 
 def line_keys(text: str) -> set[str]:
