@@ -15,7 +15,7 @@ giver's side, and names cut to what the two statements share.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 
 from lemminflect import getAllInflections, getAllLemmas, getInflection
@@ -355,6 +355,15 @@ def _owned_from(toks: list[str], i: int, k: str) -> list[str] | None:
     return giver + [verb, "the"] + toks[end + 1 : stop] + ["to", case(toks[0], False)] + toks[1:i] + toks[stop:]
 
 
+def _verb_places(toks: list[str], lows: list[str], room: int, within: int) -> Iterator[int]:
+    """Where the verb after a short subject may stand: positions 1 up to `within` (less `room` from the end), until
+    the subject ends in punctuation or a clause word ("that", "who", "because", …)."""
+    for i in range(1, min(len(toks) - room, within)):
+        if toks[i] in frames.PUNCT or lows[i] in _SUBJECT_STOPS:
+            return
+        yield i
+
+
 DETERMINERS = _DETERMINERS = frozenset("the a an his her their its our my your".split())
 PRONOUNS = _PRONOUNS = frozenset("he she it they we you".split())
 
@@ -547,9 +556,7 @@ def _had_done(toks: list[str]) -> list[str]:
 def _belonged(toks: list[str]) -> list[str]:
     """"3 workshops belonged to the guild" as "the guild owned 3 workshops": whose a thing is, the owner first."""
     lows = [t.lower() for t in toks]
-    for i in range(1, min(len(toks) - 2, 8)):
-        if toks[i] in frames.PUNCT or lows[i] in _SUBJECT_STOPS:
-            return toks
+    for i in _verb_places(toks, lows, 2, 8):
         if lexicon.key(lows[i]) != "belong" or lows[i + 1] != "to":
             continue
         end = i + 2
@@ -570,9 +577,7 @@ def _dative(toks: list[str]) -> list[str]:
     """"Greta sold Father Dray a ticket" as "Greta sold a ticket to Father Dray": a verb WordNet gives the double
     object ("Somebody ----s somebody something") told with its recipient first."""
     lows = [t.lower() for t in toks]
-    for i in range(1, min(len(toks) - 2, 8)):
-        if toks[i] in frames.PUNCT or lows[i] in _SUBJECT_STOPS:
-            return toks
+    for i in _verb_places(toks, lows, 2, 8):
         if toks[i][0].isupper() or not wordnet.takes_frame(lexicon.key(lows[i]), wordnet.DOUBLE_OBJECT, 3):
             continue
         end = i + 1
@@ -637,9 +642,7 @@ _OBJECT_PRONOUNS = {"him": "he", "her": "she", "them": "they", "me": "I", "us": 
 def _cost(toks: list[str]) -> list[str]:
     """"X cost Y N" as "Y paid N for X": the price's two wordings, the payer first."""
     lows = [t.lower() for t in toks]
-    for i in range(1, min(len(lows) - 2, 7)):
-        if toks[i] in frames.PUNCT or lows[i] in _SUBJECT_STOPS:
-            return toks
+    for i in _verb_places(toks, lows, 2, 7):
         if lows[i] not in ("cost", "costs"):
             continue
         end = i + 1
@@ -663,9 +666,7 @@ def _paid_for(toks: list[str]) -> list[str]:
     """"A paid B N for X" as "B sold X to A for N": a sale told from the buyer's purse, in the seller's wording (as
     "A bought X from B" is)."""
     lows = [t.lower() for t in toks]
-    for i in range(1, min(len(lows) - 4, 8)):
-        if toks[i] in frames.PUNCT or lows[i] in _SUBJECT_STOPS:
-            return toks
+    for i in _verb_places(toks, lows, 4, 8):
         if lexicon.key(lows[i]) != "pay" or not toks[i + 1][0].isupper():
             continue
         end = i + 1
@@ -954,9 +955,7 @@ def _noun_phrase_end(toks: list[str], start: int) -> int:
 def _employed(toks: list[str]) -> list[str]:
     """"Benedikt works for Lucius" as "Lucius employs Benedikt": one relation, the employer's side."""
     lows = [t.lower() for t in toks]
-    for i in range(1, min(len(toks) - 2, 6)):
-        if toks[i] in frames.PUNCT or lows[i] in _SUBJECT_STOPS:
-            return toks
+    for i in _verb_places(toks, lows, 2, 6):
         if lows[i] in _WORK_FOR and lows[i + 1] == "for":
             end = _noun_phrase_end(toks, i + 2)
             if end == i + 2 or any(w.lower() in _DURATIONS or w[0].isdigit() for w in toks[i + 2 : end]):
@@ -970,9 +969,7 @@ def _let_to(toks: list[str]) -> list[str]:
     """"Tobias let the hall to the Players" as "Tobias rented the hall to the Players": letting a place is renting it
     out ("let him go" has no "to" after its object and stays)."""
     lows = [t.lower() for t in toks]
-    for i in range(1, min(len(toks) - 3, 6)):
-        if toks[i] in frames.PUNCT or lows[i] in _SUBJECT_STOPS:
-            return toks
+    for i in _verb_places(toks, lows, 3, 6):
         if lows[i] in ("let", "lets"):
             end = _noun_phrase_end(toks, i + 1)
             if end > i + 1 and lows[end : end + 1] == ["to"] and end + 1 < len(toks) \
@@ -1001,9 +998,7 @@ def _not_yet(toks: list[str]) -> list[str]:
     """"The bakery had not yet opened when Agatha delivered the flour" as "Agatha delivered the flour before the
     bakery opened"."""
     lows = [t.lower() for t in toks]
-    for i in range(1, min(len(toks) - 4, 8)):
-        if toks[i] in frames.PUNCT or lows[i] in _SUBJECT_STOPS:
-            return toks
+    for i in _verb_places(toks, lows, 4, 8):
         if lows[i : i + 3] in (["had", "not", "yet"], ["was", "not", "yet"], ["were", "not", "yet"]) and "when" in lows[i + 3 :]:
             at = lows.index("when", i + 3)
             stop = len(toks) - (toks[-1] in (".", "!", "?"))
@@ -1043,9 +1038,7 @@ def _because(toks: list[str]) -> list[str]:
 def _spent(toks: list[str]) -> list[str]:
     """"Mrs Colley spent 21 days on the ward" as "Mrs Colley stayed on the ward for 21 days"."""
     lows = [t.lower() for t in toks]
-    for i in range(1, min(len(toks) - 3, 6)):
-        if toks[i] in frames.PUNCT or lows[i] in _SUBJECT_STOPS:
-            return toks
+    for i in _verb_places(toks, lows, 3, 6):
         if lows[i] in ("spent", "spends", "spend") and lows[i + 1][:1].isdigit() and lows[i + 2] in _DURATIONS \
                 and lows[i + 3 : i + 4] and lows[i + 3] in ("in", "on", "at"):
             end = i + 4

@@ -89,8 +89,10 @@ def structural_rule(new_text: str, held_text: str, cosine: float, settings: Memo
     """
     if cosine >= settings.frame_cosine_min and frames.similarity(new_text, held_text) >= settings.frame_min:
         return "frame"
+    if cosine < min(settings.deed_cosine_min, settings.counterpart_cosine_min, settings.canonical_cosine_min):
+        return None
+    said_a, said_b = retelling.pair(new_text, held_text)  # "never left" is said as the other's "stayed"
     if cosine >= min(settings.deed_cosine_min, settings.counterpart_cosine_min):
-        said_a, said_b = retelling.pair(new_text, held_text)  # "never left" is said as the other's "stayed"
         verb_a, verb_b = verbs.main_verb(said_a), verbs.main_verb(said_b)
         if verb_a is not None and verb_b is not None and verbs.same_deed(verb_a, verb_b):
             if cosine >= settings.deed_cosine_min and frames.added_only(new_text, held_text):
@@ -98,7 +100,6 @@ def structural_rule(new_text: str, held_text: str, cosine: float, settings: Memo
             if cosine >= settings.counterpart_cosine_min and guard.counterparts(new_text, held_text):
                 return "counterparts"
     if embed is not None and cosine >= settings.canonical_cosine_min:
-        said_a, said_b = retelling.pair(new_text, held_text)
         if (said_a, said_b) != (new_text, held_text):  # one wording that is the raw one has its cosine already
             vectors = np.asarray(embed([said_a, said_b]), dtype=np.float32)
             if float(vectors[0] @ vectors[1]) >= settings.merge_high:

@@ -245,8 +245,12 @@ _AUXILIARIES = frozenset("had has have was were is are be been did does do will 
 
 def deeds(text: str) -> frozenset[str]:
     """The concept keys of a statement's verbs, auxiliaries left out ("Elias sealed the letter" -> {"seal"})."""
-    words = (_clean(t).lower() for t in _TOKEN.findall(text))
-    return frozenset(lexicon.concept(w) for w in words if w not in _AUXILIARIES and _looks_like_verb(w))
+    return frozenset(_deeds_in_order([_clean(t).lower() for t in _TOKEN.findall(text)]))
+
+
+def _deeds_in_order(lower: list[str]) -> list[str]:
+    """The concept keys of the verbs among lowercased tokens, in the order told."""
+    return [lexicon.concept(w) for w in lower if w not in _AUXILIARIES and _looks_like_verb(w)]
 
 
 
@@ -440,8 +444,7 @@ def _related(lower: list[str], entities: set[str], against: bool) -> dict[str, s
 def _relation_swapped(text_a: str, text_b: str, fa: Features, fb: Features) -> str | None:
     """"place" or "time" when one thing is said in another relation on each side: "behind the barn" / "in the barn",
     "before Thursday" / "on Thursday"."""
-    lower_a = [_clean(t).lower() for t in _TOKEN.findall(frames.front_to_back(text_a))]
-    lower_b = [_clean(t).lower() for t in _TOKEN.findall(frames.front_to_back(text_b))]
+    lower_a, lower_b = _lowered(text_a), _lowered(text_b)
     against = "against" in lower_a or "against" in lower_b  # "voted for" / "voted against"
     rel_a, rel_b = _related(lower_a, set(fa.entities), against), _related(lower_b, set(fb.entities), against)
     for head, relation in rel_a.items():
@@ -451,6 +454,7 @@ def _relation_swapped(text_a: str, text_b: str, fa: Features, fb: Features) -> s
 
 
 def _lowered(text: str) -> list[str]:
+    """The statement's tokens, lowercased and cleaned, a fronted adverbial read last."""
     return [_clean(t).lower() for t in _TOKEN.findall(frames.front_to_back(text))]
 
 
@@ -469,9 +473,7 @@ def _phrases_swapped(text_a: str, text_b: str, fa: Features, fb: Features) -> st
     times_a = [w for w in lower_a if w in _TIME_WORDS or _CLOCK_TIME.fullmatch(w)]
     times_b = [w for w in lower_b if w in _TIME_WORDS or _CLOCK_TIME.fullmatch(w)]
     if len(times_a) >= 2 and sorted(times_a) == sorted(times_b) and times_a != times_b:
-        deeds_a = [lexicon.concept(w) for w in lower_a if w not in _AUXILIARIES and _looks_like_verb(w)]
-        deeds_b = [lexicon.concept(w) for w in lower_b if w not in _AUXILIARIES and _looks_like_verb(w)]
-        if deeds_a == deeds_b:
+        if _deeds_in_order(lower_a) == _deeds_in_order(lower_b):
             return "time"
     for prep in ("for", "into", "with"):
         if prep in lower_a and prep in lower_b:
