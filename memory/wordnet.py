@@ -208,14 +208,17 @@ def takes_frame(verb: str, frame: int, depth: int) -> bool:
 PERSON_FILE = 18  # WordNet's lexicographer file noun.person: the nouns that name a kind of person
 
 
-@lru_cache(maxsize=1)
-def _noun_files() -> dict[int, int]:
-    """noun synset -> its lexicographer file number (from data.noun; empty without the files)."""
+COMMUNICATION_FILE = 32  # verb.communication: the verbs of telling ("tell", "warn", "point", "hint")
+
+
+@lru_cache(maxsize=2)
+def _files(pos: str) -> dict[int, int]:
+    """synset -> its lexicographer file number (from data.noun or data.verb; empty without the files)."""
     folder = root()
     table: dict[int, int] = {}
     if folder is None:
         return table
-    with open(folder / "data.noun", encoding="utf-8") as lines:
+    with open(folder / f"data.{pos}", encoding="utf-8") as lines:
         for line in lines:
             if not line.startswith(" "):
                 offset, lexfile = line.split(" ", 2)[:2]
@@ -227,7 +230,15 @@ def _noun_files() -> dict[int, int]:
 def names_a_person(noun: str, depth: int = 1) -> bool:
     """Whether one of the `depth` commonest senses of a noun is a kind of person ("purser", "prioress", "sister"),
     by WordNet's noun.person file."""
-    files = _noun_files()
+    files = _files("noun")
     # "bell-ringer" is WordNet's "bell_ringer"
     return any(files.get(s) == PERSON_FILE for s in senses(noun.replace("-", "_"), "noun")[:depth])
+
+
+@lru_cache(maxsize=65536)
+def tells(verb: str, depth: int = 1) -> bool:
+    """Whether one of the `depth` commonest senses of a verb (its lemma) is one of telling ("point", "warn"), by
+    WordNet's verb.communication file."""
+    files = _files("verb")
+    return any(files.get(s) == COMMUNICATION_FILE for s in senses(verb, "verb")[:depth])
 

@@ -79,7 +79,8 @@ def register(benches: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     parser.set_defaults(func=bench_agency)
 
 
-def interviewer(world: World, store: MemoryStore, round_: int, lm: LanguageModel | None) -> tuple[Ask, bool]:
+def interviewer(world: World, store: MemoryStore, round_: int, lm: LanguageModel | None,
+                mechanical: frozenset[str] = frozenset()) -> tuple[Ask, bool]:
     """The `Ask` callable over the interview path (`storyworld ask`), and whether that path keeps a conversation
     (a follow-up asked after the answer before it: it does)."""
     from storyworld.minds.interview import Answer, interview
@@ -88,7 +89,8 @@ def interviewer(world: World, store: MemoryStore, round_: int, lm: LanguageModel
     def ask(agent: str, question: str, asker: str | None, previous: Reply | None) -> Reply:
         before = previous.raw if previous is not None and isinstance(previous.raw, Answer) else None
         # the path phrases with the model when given one
-        answer = interview(world, store, agent, question, round_=round_, asker=asker, previous=before, lm=lm)
+        answer = interview(world, store, agent, question, round_=round_, asker=asker, previous=before, lm=lm,
+                           mechanical=mechanical)
         return Reply(text=answer.text, act=answer.act, sources=tuple((k.via, k.source) for k in answer.records),
                      rendered=answer.rendered, raw=answer)
 
@@ -102,6 +104,7 @@ def bench_agency(args: argparse.Namespace) -> int:
     from storyworld.benches.play import play_script
     from storyworld.game import session
     from storyworld.game.script import read_script
+    from storyworld.kernel import ids
     from storyworld.report import agency, eventlog
     from storyworld.report.keys import load_key, script_path
     from storyworld.report.tokens import Names
@@ -136,7 +139,7 @@ def bench_agency(args: argparse.Namespace) -> int:
         if args.save:
             session.save_simulation(sim, Path(args.save))
         entries = eventlog.entries(sim.state.events)
-        ask, conversation = interviewer(world, sim.store, sim.state.round, lm)
+        ask, conversation = interviewer(world, sim.store, sim.state.round, lm, ids.mechanical_keys(sim.state.events))
         facts = list(key.told) if key and key.told else agency.derived_facts(entries, names, player)
         result: dict[str, object] = {
             "world": world.id, "player": player, "script": str(script_file), "rounds": rounds, "seed": args.seed,

@@ -60,13 +60,13 @@ def register(benches: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     parser.set_defaults(func=bench_knows)
 
 
-def asker(world: World, store: MemoryStore, round_: int,
-          lm: LanguageModel | None = None) -> tuple[Callable[[str, str], str], str]:
+def asker(world: World, store: MemoryStore, round_: int, lm: LanguageModel | None = None,
+          mechanical: frozenset[str] = frozenset()) -> tuple[Callable[[str, str], str], str]:
     """ask(agent, question) -> the answer's words, over the interview path; and whether that path calls a model."""
     from storyworld.minds.interview import interview
 
     def ask(agent: str, question: str) -> str:
-        return interview(world, store, agent, question, round_=round_, candid=True, lm=lm).text
+        return interview(world, store, agent, question, round_=round_, candid=True, lm=lm, mechanical=mechanical).text
 
     return ask, ("yes" if lm is not None else "no: no model was given; the answers are the rendering's words")
 
@@ -98,6 +98,7 @@ def bench_knows(args: argparse.Namespace) -> int:
     import json
 
     from storyworld.game import session
+    from storyworld.kernel import ids
     from storyworld.report import interviews
 
     if args.questions < 2:
@@ -109,7 +110,7 @@ def bench_knows(args: argparse.Namespace) -> int:
     probes, origin = probes_for(args, sim)
     lm = load_lm(args, seed=args.seed)  # the interview path phrases its answers with it
     try:
-        ask, model = asker(sim.world, sim.store, sim.state.round, lm)
+        ask, model = asker(sim.world, sim.store, sim.state.round, lm, ids.mechanical_keys(sim.state.events))
         result: Document = {"save": str(folder), "world": sim.world.id, "round": sim.state.round,
                             "seed": args.seed, "questions_from": origin, "model_asked": model}
         result |= interviews.score(probes, ask, examples=args.examples)

@@ -79,6 +79,7 @@ def answer_lines(world: World, answer: Answer) -> list[str]:
 def ask_command(args: argparse.Namespace) -> int:
     """Load the save, interview the agent, print the answer."""
     from storyworld.game import session
+    from storyworld.kernel import ids
     from storyworld.minds.interview import AsOf, interview
 
     questions = [checked_text(q, "a question", MAX_QUESTION) for q in args.question]
@@ -98,6 +99,7 @@ def ask_command(args: argparse.Namespace) -> int:
     answer = None
     for question in questions:  # one conversation: each question is asked after the answer before it
         answer = interview(world, store, agent, question, round_=round_, asker=asker, candid=args.candid,
+                           mechanical=ids.mechanical_keys(sim.state.events),
                            previous=answer)
         if args.json:
             print(json.dumps(answer_json(world, answer, asker=asker, round_=round_), ensure_ascii=False))

@@ -409,7 +409,7 @@ class Simulation:
         """Store keys of the run's moves, looks around, waits and catch-ups: remembered, never news to tell."""
         if self._mechanical_upto != len(self.state.events):
             for event in self.state.events[self._mechanical_upto:]:
-                if event.kind in ("move", "observe", "wait", "read"):
+                if event.kind in ids.MECHANICAL:
                     self._mechanical.update(ids.keys_of(event))
             self._mechanical_upto = len(self.state.events)
         return frozenset(self._mechanical)
@@ -615,7 +615,9 @@ class Simulation:
             action = decisions[agent].action
             if agent in staying or not isinstance(action, Say) or not action.to or action.to == agent:
                 continue
-            if (action.act == "ask" or content.is_question(action.text)) and where.get(agent) == where.get(action.to) \
+            # (a line said back in surprise, "Your circus is engaged…? I never knew that", asks nothing)
+            if action.act != "react" and (action.act == "ask" or content.is_question(action.text)) \
+                    and where.get(agent) == where.get(action.to) \
                     and action.to not in staying and errand(action.to):
                 staying.append(action.to)
         return sorted(staying)
@@ -629,7 +631,11 @@ class Simulation:
         if isinstance(player_action, Move):
             moving[player_action.actor] = player_action.to
         staying: list[str] = []
-        for agent in sorted(decisions):
+        # one crossing the person playing stays first (the person always goes): then whoever it would have crossed
+        # goes on its errand, instead of both staying for each other
+        crossing_player = {a for a, d in decisions.items() if isinstance(d.action, Move) and isinstance(player_action, Move)
+                           and where.get(player_action.actor) == d.action.to and player_action.to == where.get(a)}
+        for agent in sorted(decisions, key=lambda a: (a not in crossing_player, a)):
             d = decisions[agent]
             if not isinstance(d.action, Move) or d.beat or d.purpose not in ("seek", "carry"):
                 continue

@@ -7,6 +7,7 @@ reads structure back out of one. Whoever needs "which event is this key of" asks
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from typing import Literal
 
 import msgspec
@@ -78,6 +79,14 @@ def scene(round_: int, place: str, seen: str) -> MemoryKey:
 def canon(beat_id: str) -> MemoryKey:
     """The key of a canon beat's statements as it happened in play (or as word of it came)."""
     return MemoryKey(facet="canon", beat=beat_id)
+
+
+MECHANICAL = ("move", "observe", "wait", "read")  # event kinds remembered but never news to tell
+
+
+def mechanical_keys(events: Iterable[SimEvent]) -> frozenset[str]:
+    """Store keys of a run's moves, looks around, waits and catch-ups (see `MECHANICAL`)."""
+    return frozenset(k for e in events if e.kind in MECHANICAL for k in keys_of(e))
 
 
 def keys_of(event: SimEvent) -> tuple[str, ...]:

@@ -274,10 +274,31 @@ def as_asked(world: World, question: str, asker: str, answerer: str) -> str:
         return world.agents[found].name if found else f"{asker_name}'s {match.group(1)}"
 
     text = re.sub(r"\bmy\s+(" + "|".join(KIN) + r")\b", whose, question, flags=re.IGNORECASE)
+    text = by_name(world, text)
     text = re.sub(r"\byour\b", f"{answer_name}'s", text, flags=re.IGNORECASE)
     text = re.sub(r"\byou\b", answer_name, text, flags=re.IGNORECASE)
     text = re.sub(r"\bmy\b", f"{asker_name}'s", text)
     return re.sub(r"\b(I|me)\b", asker_name, text)
+
+
+def by_name(world: World, text: str) -> str:
+    """A question's posts put as the names of the ones who hold them ("Which man pointed you at the collector?" ->
+    "… at Ferdinand Wauters?"), as the holdings name them."""
+    posts = render.post_forms(world)
+    if posts:
+        pattern = _POST_PATTERNS.get(world.digest)
+        if pattern is None:
+            alternation = "|".join(re.escape(p) for p in sorted(posts, key=len, reverse=True))
+            pattern = _POST_PATTERNS[world.digest] = re.compile(rf"\bthe\s+({alternation})\b", re.IGNORECASE)
+        text = pattern.sub(lambda m: world.agents[posts[m.group(1).lower()]].name, text)
+    # and the names it is given by ("the grocer", "Mr Mott"): as the holdings name them, in full
+    for span in reversed(render.find_names(world, text)):
+        if span.agent in world.agents:
+            text = text[:span.start] + world.agents[span.agent].name + text[span.end:]
+    return text
+
+
+_POST_PATTERNS: dict[str, re.Pattern[str]] = {}  # by world digest
 
 
 def secret_goals(world: World, agent: str, encoder: aims.Encoder | None = None) -> list[str]:
@@ -358,9 +379,17 @@ def _scored(world: World, store: Memory, owner: str, query: str, present: tuple[
     # someone else does not
     about_self = subject is not None and not any(a != subject for a in render.names_in(world, query))
     found: list[Known] = []
-    for hit in store.recall(owner, query, k=RECALL_K):
+    # asked wider, so that moves and looks around (near many a question, the answer to few) do not crowd out
+    # the holdings that answer it: the first RECALL_K of any kind, then the rest up to RECALL_K of substance
+    hits = store.recall(owner, query, k=RECALL_K * 2)
+    substantial = 0
+    for rank, hit in enumerate(hits):
         record = hit.record
         if not _usable(world, record, owner):
+            continue
+        moved = record.event_id in mechanical
+        substantial += not moved
+        if rank >= RECALL_K and (moved or substantial > RECALL_K):
             continue
         score = float(hit.score)
         if wanted:
@@ -561,8 +590,12 @@ def _withheld(store: Memory, agent: str, question: str, secrets: dict[int, tuple
     """Those present a goal's question is not put to: it is on a record the agent keeps from them (Horatio, sworn
     to keep the ghost secret, does not ask the king what the figure on the battlements is)."""
     barred: set[str] = set()
+    asked = keys(question) - frames.PREPOSITIONS
     for hit in store.recall(agent, question, k=RECALL_K):
-        if hit.record.id in secrets and float(hit.score) >= KEEP_MATCH:
+        # on the kept record: near it in meaning and a word of it in common, or nearer still ("Where does the
+        # cattle dealer lodge?" is not on the sacks Wat carted to the mill, however near the embedder puts them)
+        on = bool(asked & keys(hit.record.text)) or float(hit.score) >= BEARS
+        if hit.record.id in secrets and float(hit.score) >= KEEP_MATCH and on:
             barred |= {a for a in present if a != agent and a not in secrets[hit.record.id]}
     return tuple(sorted(barred))
 
@@ -850,13 +883,21 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     # any who-question ("Who was down in the gallery on Sunday?") asks for a person: a holding that names none in
     # what it tells (only its teller, "Florian said the water soaked the roof") does not answer it, nor what the
     # asker told it (they know their own words)
-    who = question and asks_who(asked_text)
+    which = _WHICH_PERSON.match(asked_text)
+    which = which if which is not None and wordnet.names_a_person(lexicon.key(which["noun"])) else None
+    who = question and (asks_who(asked_text) or which is not None)
+    # the person a who-question asks for is one it does not name ("Which man pointed you at the collector?" is not
+    # answered by the collector's own comings and goings); asked who told or pointed, the teller of a holding is one
+    # (named in so many words: the one asked, addressed or "you", may well be the one who did it)
+    beside = set(render.names_in(world, by_name(world, asked_text))) - {speaker} if who else set()
+    asked_verb = (which or _WHO_DID.match(asked_text) or {"verb": ""})["verb"] if who else ""
+    telling = bool(asked_verb) and any(wordnet.tells(v) for v in getAllLemmas(asked_verb.lower()).get("VERB", ()))
     # "Who told the inspector …?": only a holding that names the one told (unknown to it: none does)
     told_to = questions.told_whom(world, asked_text) if question else None
     relevant = [k for k in knowledge.heard if k.score >= floor
                 and (not counting or bool(guard.features(k.text).numbers))
                 and (deed is None or bool(_doers(world, k)) and _does(k.text, deed))
-                and (not who or _names_someone(world, k) and k.source != addressed.speaker)
+                and (not who or _names_someone(world, k, beside, teller=telling) and k.source != addressed.speaker)
                 and (told_to is None or bool(set(told_to) & set(render.names_in(world, k.text))))
                 and (not k.mechanical or (whereabouts and bool(movers & _doers(world, k))))
                 and (not things or movers & _doers(world, k) or bool(things & keys(k.text)))
@@ -886,8 +927,12 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         on = [k for k in relevant if _shares(world, k, wanted)]
         # and what holds more of the question's words before what holds fewer ("Did the test cans keep the water
         # out in your tank?": the record of the tank test, not one that shares only "cans"), nearness after
-        substance = wanted - _people_keys(world)
-        on.sort(key=lambda k: -len(substance & keys(k.text)))
+        # (a person the question names counts as one such word: "Which man pointed you at the collector as in the
+        # pay of a nursery?" is on the holding that names Ferdinand and the nursery, before the one on pay alone)
+        substance = _substance(world, wanted)
+        named = set(render.names_in(world, as_asked(world, addressed.text, addressed.speaker, speaker))) - \
+            {speaker, addressed.speaker}
+        on.sort(key=lambda k: -len(substance & keys(k.text)) - len(named & {*_doers(world, k), *render.names_in(world, k.text)}))
         relevant = on or relevant
     # a remark that told it something it did not hold before the line (by the time it answers, a line of last
     # round has landed: what it held since then is what the line told it): news to it
@@ -933,14 +978,19 @@ def _not_theirs(known: Known, listener: str | None) -> bool:
     return listener is None or (listener != known.source and listener not in known.tellers)
 
 
+# "Which man …?", "Which of them …?": a who-question by its determiner
+# (a noun that names a kind of person, by WordNet: "which man", "which carter")
+_WHICH_PERSON = re.compile(r"^\s*(?:[A-Z][\w' ]*,\s*)?which\s+(?P<noun>[a-z]+)\s+(?P<verb>[a-z]+)\b", re.IGNORECASE)
 _WHO_DID = re.compile(r"^\s*(?:[A-Z][\w' ]*,\s*)?who\s+(?P<verb>[a-z]+)\b", re.IGNORECASE)
 _NOT_DEEDS = frozenset("told tells tell said says say heard hears knew knows know".split())  # who told: a source
 
 
-def _names_someone(world: World, known: Known) -> bool:
-    """Whether a holding tells of a person beside its teller ("Florian said the water soaked the roof" does not;
-    "Florian said he went down alone" and "Tamsin saw Odo at the barn" do): what a who-question wants."""
-    named = set(render.names_in(world, known.text)) - {known.said_by}
+def _names_someone(world: World, known: Known, beside: set[str] | frozenset[str] = frozenset(), *,
+                   teller: bool = False) -> bool:
+    """Whether a holding tells of a person beside its teller and those the question names (`beside`) ("Florian
+    said the water soaked the roof" does not; "Florian said he went down alone" and "Tamsin saw Odo at the barn"
+    do): what a who-question wants. `teller`: asked who told or pointed, its teller is such a person."""
+    named = set(render.names_in(world, known.text)) - ({known.said_by} if not teller else set()) - beside
     teller_did = known.said_by is not None and _TELLER_DID.search(known.text) is not None
     return bool(named) or teller_did
 
@@ -1041,9 +1091,14 @@ def _loose(world: World, known: Known, wanted: set[str], addressed: ThreadLine
 
 def _shares(world: World, known: Known, wanted: set[str]) -> bool:
     """Whether a holding has a word of substance of the question (beyond people's names), or the question has none."""
-    people = _people_keys(world)
-    substance = wanted - people
+    substance = _substance(world, wanted)
     return not substance or bool(substance & keys(known.text))
+
+
+def _substance(world: World, wanted: set[str]) -> set[str]:
+    """A question's words of substance: neither people's names nor the prepositions that join them ("into" in
+    common is no answer to a question about moss)."""
+    return wanted - _people_keys(world) - frames.PREPOSITIONS
 
 
 def _bears(world: World, known: Known, wanted: set[str]) -> bool:
@@ -1051,7 +1106,7 @@ def _bears(world: World, known: Known, wanted: set[str]) -> bool:
     (`BEARS`); a question that asks after nothing but people ("What do you know of Fen?") is borne on only by
     what names them, did by them or was told by them."""
     people = _people_keys(world)
-    substance = wanted - people
+    substance = _substance(world, wanted)
     text = keys(known.text)
     if substance:
         # a move or a look around is near many questions in meaning and answers none of them by nearness alone

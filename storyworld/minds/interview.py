@@ -84,7 +84,7 @@ class AsOf:
 
 def interview(world: World, store: content.Memory, agent: str, question: str, *, round_: int,
               asker: str | None = None, candid: bool = False, before: str = "", previous: Answer | None = None,
-              lm: LanguageModel | None = None, seed: int = 0) -> Answer:
+              lm: LanguageModel | None = None, seed: int = 0, mechanical: frozenset[str] = frozenset()) -> Answer:
     """What `agent` answers to `question` from what it holds by `round_` (asked by `asker`, else an interviewer).
 
     `candid`: it keeps nothing to itself (an author's interview of memory, not a scene); else it answers in
@@ -92,6 +92,7 @@ def interview(world: World, store: content.Memory, agent: str, question: str, *,
     "it" or "that" points back to ("Who told you that?"); `previous`: the answer before this one in the same
     conversation (its words are `before`, and what it rested on is what "Who told you?" and "When?" ask after).
     `lm`: the model phrases the answer as in play, kept only if the check passes it (else the floor is said).
+    `mechanical`: the store keys of the run's moves and looks (`ids.mechanical_keys`), an answer only to "where".
     """
     if previous is not None:
         before = before or previous.text
@@ -101,7 +102,7 @@ def interview(world: World, store: content.Memory, agent: str, question: str, *,
     speaker = asker if asker in world.agents else INTERVIEWER
     addressed = ThreadLine(round=round_, speaker=speaker, text=question, event_id="interview", to=agent)
     knowledge = content.gather(world, store, agent, round_=round_, present=(), addressed=addressed, beat_text="",
-                               moment_query="", before=before, previous=earlier)
+                               moment_query="", before=before, previous=earlier, mechanical=mechanical)
     if candid:
         knowledge = msgspec.structs.replace(knowledge, secrets={})
     speech = content.choose(world, agent, "answer", Say(actor=agent, text="", to=asker), knowledge,

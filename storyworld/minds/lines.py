@@ -6,7 +6,10 @@ import re
 from collections.abc import Collection, Iterable
 
 _WORD = re.compile(r"[\w']+", re.UNICODE)
-_SENTENCE_END = re.compile(r"[.!?…][\"')\]]*(?=\s|$)")
+# (not the point of an initial or a title: "one coil had off D. Skerritt", "Dr. Vance")
+_NOT_AN_END = r"(?<!\b[A-Z])(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)"
+_SENTENCE_END = re.compile(_NOT_AN_END + r"[.!?…][\"')\]]*(?=\s|$)")
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)\s+")
 # words from prompts and schemas that a weak model copies into its reply
 FIELD_WORDS = frozenset({
     "json", "action", "act_on", "read_thread", "observe", "wait", "verb", "target", "schema", "exits", "round",
@@ -52,14 +55,15 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"
 
 
-def first_sentences(raw: str, limit: int) -> str:
-    """Whole sentences from the start up to `limit` characters (at least the first); else a closed clause."""
+def first_sentences(raw: str, limit: int, *, longest: int = 2) -> str:
+    """Whole sentences from the start up to `limit` characters (at least the first, up to `longest` times the
+    limit); else a closed clause."""
     text = " ".join(raw.split()).strip().strip('"').strip()
     ends = [m.end() for m in _SENTENCE_END.finditer(text)]
     fitting = [e for e in ends if e <= limit]
     if fitting:
         return text[: fitting[-1]].strip()
-    if ends and ends[0] <= 2 * limit:
+    if ends and ends[0] <= longest * limit:
         return text[: ends[0]].strip()
     return end_at_sentence(text, limit)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import msgspec
-from lemminflect import getAllLemmas, getInflection
+from lemminflect import getAllInflections, getAllLemmas, getInflection
 
 from storyworld.kernel.actions import Claim, Say, Told
 from storyworld.minds import content, lines, render
@@ -63,16 +63,18 @@ def read_claim(world: World, speaker: str, to: str | None, text: str) -> Reading
     line = " ".join(text.split()).strip()
     # what a line tells before (or after) a question it puts is told all the same ("The crumpled schedule was in the
     # basket. Will you keep it locked?"): the questions go, the statements stay
-    line = " ".join(part for part in re.split(r"(?<=[.!?])\s+", line) if part and not _asks(part))
+    line = " ".join(part for part in lines.SENTENCE_BREAK.split(line) if part and not _asks(part))
     if not line or _GREETING.match(line):
         return None
     line = _drop_vocative(world, to, line)
     # a bidding asserts nothing ("Watch my uncle's face closely"); what a line tells beside one is kept ("Take care
     # at the crossing: the rope is worn through")
-    told = [part for part in re.split(r"\s*[:;]\s+", line) if part and not _imperative(part)]
+    parts = [part for part in re.split(r"\s*[:;]\s+", line) if part]
+    told = [part for part in parts if not _imperative(part)]
     if not told:
         return None
-    line = "; ".join(told)
+    if len(told) < len(parts):  # (else the line is kept as it was said: "The note said: six sacks …")
+        line = "; ".join(told)
     line = _FRAME.sub("", line).strip()
     line = _reported(world, speaker, line)
     seen = _SEEN.match(line)
@@ -182,6 +184,7 @@ def _third_person(world: World, speaker: str, to: str | None, line: str) -> str:
     after ("When I raked out the brazier I turned up…" -> "When Seun raked out the brazier he turned up…"; "my
     brother" stays theirs)."""
     first, second = r"I am|[Mm]y|I|[Mm]e|[Mm]yself", r"you are|your|yourself|you"
+    line = _CONTRACTED.sub(_uncontracted, line)  # "I'd been sitting up" -> "I had been …", never "Nell'd been"
     line = re.sub(r"\bI (\w+)\b", _said_of_one, line)  # "the jar I keep by my easel": "the jar she keeps ..."
     # each is named again, not given a pronoun, where the other (to be named too) would share it: "I came past your
     # place and the window of your pantry" -> "… Agnes's place and the window of Agnes's pantry", never "her pantry"
@@ -190,6 +193,20 @@ def _third_person(world: World, speaker: str, to: str | None, line: str) -> str:
     # "our lorry" is the one those here share: "the lorry" (else the claim, first person still, is no statement)
     line = re.sub(r"\b([Oo])ur\b", lambda m: "The" if m.group(1) == "O" else "the", line)
     return _person(world, to, line, second, case=re.IGNORECASE)
+
+
+_CONTRACTED = re.compile(r"\b(I|[Yy]ou)['\u2019](m|ve|ll|re|d)\b(?=(\s+[A-Za-z]+)?)")
+_UNCONTRACTED = {"m": "am", "ve": "have", "ll": "will", "re": "are"}
+
+
+def _uncontracted(found: re.Match[str]) -> str:
+    """"I'm" -> "I am"; "I'd" -> "I had" before a participle ("I'd been", "I'd seen"), else "I would"."""
+    who, short, after = found.group(1), found.group(2), (found.group(3) or "").strip().lower()
+    if short != "d":
+        return f"{who} {_UNCONTRACTED[short]}"
+    participle = after == "been" or any(after in getAllInflections(lemma, "VERB").get("VBN", ())
+                                        for lemma in getAllLemmas(after).get("VERB", ()))
+    return f"{who} {'had' if participle else 'would'}"
 
 
 _NO_AGREEMENT = frozenset("am can could will would shall should must may might ought".split())

@@ -67,6 +67,49 @@ def name_forms(world: World) -> list[tuple[str, str]]:
     return sorted(forms.items(), key=lambda item: (-len(item[0]), item[0]))
 
 
+def post_forms(world: World) -> dict[str, str]:
+    """{"plant collector": agent id, "collector": agent id, …}: the posts a question may name a person by, from the
+    world's typed fields (an alias "the plant collector", a description opening "The engine driver of …"), each
+    tail of one ("the collector") kept only where it is no word of any other person's names or description and no
+    name of anyone already ("the man" of "the insurance man" is half the world)."""
+    found = _POSTS.get(world.digest)
+    if found is not None:
+        return found
+    phrases: dict[str, set[str]] = {}
+    for agent in world.agents.values():
+        for text in (*(a for a in agent.aliases if a.lower().startswith("the ")), agent.description):
+            post = _POST.match(text)
+            last = post.group(1).split()[-1].lower() if post else ""
+            head = getAllLemmas(last) or getAllLemmas(last.rsplit("-", 1)[-1])  # "green-eyed": "eyed"
+            # a noun (or a word too rare for the lexicon: "carter", "alewife"), never an adjective ("The elderly
+            # governor")
+            if post is None or "ADJ" in head or head and "NOUN" not in head:
+                continue
+            words = post.group(1).split()
+            for start in range(len(words)):
+                phrases.setdefault(" ".join(words[start:]).lower(), set()).add(agent.id)
+    named = {surface.lower() for surface, _ in name_forms(world)}
+    found = {}
+    for phrase, who in phrases.items():
+        if len(who) != 1 or f"the {phrase}" in named or phrase in named:
+            continue
+        (agent_id,) = who
+        head = phrase.split()[-1]
+        elsewhere = " ".join(f"{a.description} {' '.join(a.all_names())}" for a in world.agents.values()
+                             if a.id != agent_id).lower()
+        if " " in phrase or not re.search(rf"\b{re.escape(head)}\b", elsewhere):
+            found[phrase] = agent_id
+    _POSTS[world.digest] = found
+    return found
+
+
+_POSTS: dict[str, dict[str, str]] = {}  # by world digest
+# "the plant collector", "The engine driver of the evening express, …": the lower-case words after "the", up to
+# what qualifies them (a comma, "who", "of", "from", "sent", …)
+_POST = re.compile(r"^[Tt]he\s+([a-z][\w'’-]*(?:\s+[a-z][\w'’-]*)*?)(?=,|\s+(?:who|of|at|for|from|sent|up|down|in|"
+                   r"on|to|with|and|by)\b|\s*$|\s+[A-Z])")
+
+
 def first_names(world: World) -> dict[str, str]:
     """A person's first name alone ("Kasimir" for "Kasimir Dole"), where it names one person only and is a
     proper name: no other person's name starts with it, and the world's texts never write it in lower case
@@ -598,10 +641,15 @@ def inline(name: str) -> str:
     return f"{first.lower()} {tail}" if tail and first in ("A", "An", "The") else name
 
 
+TOLD_LONGEST = 3  # a holding's first sentence is said whole up to this many times the usual length
+
+
 def say_known(world: World, speaker: str, listener: str | None, known: object, now: int) -> str:
     """One holding said from the speaker's point of view, with where it came from when the speaker is not in it."""
     lang = language(world)
-    text = lines.first_sentences(getattr(known, "text"), 170) or getattr(known, "text")
+    # (a long first sentence whole, up to three times that: a person's account of what they saw is told on with
+    # what came after its colon, "…in my hands: it's grey and furry…", not cut at the colon)
+    text = lines.first_sentences(getattr(known, "text"), 170, longest=TOLD_LONGEST) or getattr(known, "text")
     text = _doer_named(world, text, getattr(known, "actors", ()))
     past = getattr(known, "round") < now
     if lang == "zh":
@@ -703,7 +751,9 @@ def _object_position(text: str, span: Span) -> bool:
     if after is not None and _past_verb(after.group(1).lower()):
         return False
     readings = getAllLemmas(word)
-    return "VERB" in readings and "NOUN" not in readings and word not in ("that", "and", "but")
+    # after a verb's past ("Dan left Nell his coat": "left" is a noun and an adjective too, but not in front of a name)
+    past = any(word in getAllInflections(lemma, "VERB").get("VBD", ()) for lemma in readings.get("VERB", ()))
+    return "VERB" in readings and ("NOUN" not in readings or past) and word not in ("that", "and", "but")
 
 
 def _past_verb(word: str) -> bool:
@@ -737,7 +787,8 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
     if len(carries) > 1 and lang == "en":
         # what one teller told, all of it ("What did Pia tell you?"): "Pia told me that A; and that B"
         source = getattr(carries[0], "source")
-        bodies = [clause(point_of_view(world, lines.first_sentences(getattr(k, "text"), 170) or getattr(k, "text"),
+        bodies = [clause(point_of_view(world, lines.first_sentences(getattr(k, "text"), 170, longest=TOLD_LONGEST)
+                                       or getattr(k, "text"),
                                        speaker, to, past=getattr(k, "round") < now), world) for k in carries]
         if source in world.agents and source != speaker:
             opening = "you told me yourself that " if source == to else f"{world.name_of(source)} told me that "

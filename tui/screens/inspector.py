@@ -344,10 +344,12 @@ class InspectorScreen(Screen):
     def interview(self, agent: str, question: str) -> None:
         """Ask the character out of its own memory (under the game's lock, off the UI thread), candidly: the
         inspector is an author's look into memory, not a scene."""
+        from storyworld.kernel import ids
         from storyworld.minds.interview import interview
 
         with self.lock:
-            answer = interview(self.world, self.store, agent, question, round_=self.now(), candid=True)
+            answer = interview(self.world, self.store, agent, question, round_=self.now(), candid=True,
+                               mechanical=ids.mechanical_keys(self.events))
         if not get_current_worker().is_cancelled:  # a newer question was asked meanwhile
             self.post_message(AnswerGiven(answer))
 

@@ -111,3 +111,23 @@ def test_a_messenger_come_far_with_news_keeps_its_turn_on_arrival():
     assert sim.awake_agents() == ["ada"]  # a messenger says its piece where it came, before those next door
     sim.state.round = 6
     assert "ada" not in sim.awake_agents()  # once: then the turns go on as before
+
+
+def test_a_line_said_back_in_surprise_holds_nobody_back():
+    here = SimpleNamespace(state=SimpleNamespace(positions={"ada": "quay", "tobin": "quay"}))
+    decisions = {
+        "ada": Decision(action=Say(actor="ada", text="Tobin, the lamp went out? I never knew that.", to="tobin",
+                                   act="react"), purpose="chat"),
+        "tobin": Decision(action=Move(actor="tobin", to="tavern"), purpose="seek"),
+    }
+    assert Simulation.stay_to_answer(here, decisions) == []
+
+
+def test_one_crossing_the_person_stays_and_the_one_it_would_have_crossed_goes():
+    here = SimpleNamespace(state=SimpleNamespace(positions={"cole": "barn", "nell": "barn", "kit": "stables"}))
+    decisions = {"cole": Decision(action=Move(actor="cole", to="stables"), purpose="carry"),
+                 "kit": Decision(action=Move(actor="kit", to="barn"), purpose="seek")}
+    # the person walks to the stables as Kit sets off for the barn: Kit stays to meet her, and Cole, whom Kit
+    # would have crossed, goes on with his news (before, both stayed and the news went nowhere)
+    assert Simulation.wait_for_comers(here, decisions, Move(actor="nell", to="stables")) == ["kit"]
+    assert Simulation.wait_for_comers(here, decisions) == ["cole"]  # two errands crossing: the first by id stays

@@ -295,3 +295,14 @@ def test_asked_to_come_somewhere_it_agrees_and_comes():
     assert agreed and "yes: I will come and look at the colt's feet with you in the forge" in agreed[0].claim, agreed
     assert sim.state.positions["hugh"] == "forge", [(e.round, e.kind, e.target) for e in sim.state.events
                                                     if e.actor == "hugh"]
+
+
+def test_asked_after_someone_by_their_post_the_answer_is_on_them(played):
+    """"What have you heard of the miller?" asks after a man, not a word: the miller is Odo Quenby, as the
+    holdings name him (no record says "miller")."""
+    world, sim, player = played
+    from storyworld.kernel import ids
+
+    asked = interview(world, sim.store, "reeve", "What have you heard of the miller?",
+                      round_=sim.state.round, asker="wat", mechanical=ids.mechanical_keys(sim.state.events))
+    assert asked.act == "answer" and "Odo" in asked.text and "sacks" in asked.text, asked.text
