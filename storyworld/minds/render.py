@@ -307,7 +307,21 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
         others = {gender(world, s.agent) for s in spans if s.agent not in targets and s.end <= len(first)}
         if sex and sex not in others and "" not in others:
             said = re.sub(r"\b(I|You|you)\s+([a-z]+)\b", _agreed, _pronouns(said, whose, sex))
-    return said
+    return _coordinated(said)
+
+
+# "you quarrelled with Rosa over her pony and was seen": a second verb joined to the first by "and", with no
+# subject between them (no clause opened, no other verb in the person of another), is the same subject's
+_COORDINATED = re.compile(r"\b(?P<who>[Yy]ou|I)\b(?P<between>(?:(?![.;:!?])(?!\b(?:that|who|which|whom|was|were|is|are|am|"
+                          r"has|have|had|he|she|they|it|we)\b).)*?)\band\s+(?P<verb>was|is|has|does)\b")
+_COORDINATED_VERB = {("you", "was"): "were", ("you", "is"): "are", ("you", "has"): "have", ("you", "does"): "do",
+                     ("i", "is"): "am", ("i", "has"): "have", ("i", "does"): "do", ("i", "was"): "was"}
+
+
+def _coordinated(said: str) -> str:
+    """The verbs joined to "you"/"I" by "and" in their person ("you … and was seen" -> "you … and were seen")."""
+    return _COORDINATED.sub(lambda m: f"{m['who']}{m['between']}and {_COORDINATED_VERB[m['who'].lower(), m['verb']]}",
+                            said)
 
 
 def _one_doer(words: list[str]) -> bool:

@@ -427,3 +427,11 @@ def test_asked_which_man_told_it_the_teller_is_the_answer_and_not_the_one_named(
 def test_one_named_after_a_verb_in_the_past_is_its_object(mill):
     body = render._pronoun_for(mill, "Odo left Bettany Crewe the sacks, and Bettany Crewe counted them", "bettany")
     assert body == "Odo left her the sacks, and she counted them", body
+
+
+def test_a_second_verb_joined_to_you_is_in_your_person(mill):
+    said = render.point_of_view(mill, "Odo Quenby said Wat Ashby carted the sacks and was seen at the barn.", "reeve", "wat")
+    assert said == "Odo Quenby said you carted the sacks and were seen at the barn.", said
+    # another subject between: its verb is its own
+    said = render.point_of_view(mill, "Wat Ashby said that the sacks were light and was sure of it.", "reeve", "wat")
+    assert "the sacks were light" in said, said
