@@ -17,8 +17,8 @@ import msgspec
 
 from storyworld.kernel.actions import Move, Say
 from storyworld.minds.choice import Plan
-from storyworld.minds.content import (NEWS_STEP, TELL_MIN, Known, Knowledge, _tellable, answered, care_of, keys,
-                                      news_first, replies)
+from storyworld.minds.content import (NEWS_STEP, TELL_MIN, Known, Knowledge, _tellable, about_whom, answered, care_of,
+                                      keys, news_first, replies)
 from storyworld.minds.context import DecisionContext
 from storyworld.minds.direction import shortest_path
 from storyworld.world import World
@@ -135,7 +135,8 @@ def tell_news(world: World, context: DecisionContext) -> Plan | None:
         # whom it concerns most first (the news nearest their goals), then one with a goal to find something out
         listeners = [a for a in sorted(present, key=lambda a: (-int(care_of(knowledge, a, known) / NEWS_STEP),
                                                                a not in knowledge.seekers))
-                     if a != known.source and a not in known.actors and _tellable(known, a, knowledge)]
+                     if a != known.source and a not in about_whom(world, known.text, known.actors, known.said_by)
+                     and _tellable(known, a, knowledge)]
         if listeners:
             candidates.append((-int(care_of(knowledge, listeners[0], known) / NEWS_STEP), order, known, listeners))
     # the news that concerns a listener here most goes first (the teller's own order among the like)

@@ -141,6 +141,9 @@ class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
     # bidden lately to tell someone something ("Tell the inspector what I found"): (whom, where they were last known
     # to be, what it holds that the bidding points to), each while the one to be told lacks it
     bidden: tuple[tuple[str, str, Known], ...] = ()
+    # of the records the line spoken to it tells, those it held before the line (not news to it, however far down
+    # its recall for the line they come)
+    held_before: frozenset[int] = frozenset()
     going: str = ""  # bidden lately to go somewhere ("Come with me to the forge", "Come and look at his feet"): where
 
 
@@ -494,7 +497,10 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
                                    and any(x.kind == "learn" for x in aims.aims_of(world, a, encoder))),
                      stays=encoder is not None and any(a.kind == "guard" for a in aims.aims_of(world, agent, encoder)),
                      lacking_at=lacking_at, intent=intent, proposal=proposal, declines=declines, matter=matter,
-                     cares=cares, bidden=bidden, going=going)
+                     cares=cares, bidden=bidden, going=going,
+                     held_before=frozenset(t.record for t in (addressed.tells if addressed is not None else ())
+                                           if t.record in by_id and addressed is not None
+                                           and by_id[t.record].owners[agent].since_round < addressed.round))
 
 
 BIDDEN_TELLING = frozenset("tell warn inform show".split())  # biddings that ask to pass something on
@@ -633,12 +639,19 @@ def _lacking_at(world: World, agent: str, held: list[Record], news: list[int], p
     places: list[tuple[str, int]] = []
     for told in (by_id[i] for i in news if i in by_id):
         source = told.owners[agent].source
+        of = about_whom(world, told.text, told.actors, told.speaker)
         for other, person in sorted(world.agents.items()):
             if (other == agent or other in present or other in told.owners or other == source
-                    or other in told.actors or person.status != "active"):
+                    or other in of or person.status != "active"):
                 continue
             places.append((last.get(other, person.home), told.id))
     return tuple(dict.fromkeys(p for p in places if p[0] in world.places))
+
+
+def about_whom(world: World, text: str, actors: Iterable[str], said_by: str | None) -> set[str]:
+    """Whom a holding is of: its doers, and in one's word the others it names ("Halvard said Kalani has been
+    chipping at the arch" is of Kalani as much as of Halvard): news of them is not carried to them."""
+    return set(actors) | (set(render.names_in(world, text)) - {said_by} if said_by else set())
 
 
 def _last_places(world: World, agent: str, held: Iterable[Record]) -> dict[str, str]:
@@ -798,7 +811,8 @@ def choose(world: World, speaker: str, purpose: str, action: Action, knowledge: 
     if purpose == "greet":
         return Speech(act="greet", to=to)
     if purpose == "tell":  # news it was told lately, on to someone who lacks it (not back to its teller)
-        fresh = sorted((k for k in knowledge.news if k.source != to and _tellable(k, to, knowledge)),
+        fresh = sorted((k for k in knowledge.news if k.source != to and _tellable(k, to, knowledge)
+                        and to not in about_whom(world, k.text, k.actors, k.said_by)),
                        key=lambda k: (-int(care_of(knowledge, to, k) / NEWS_STEP), *news_first(k)))
         return Speech(act="tell", to=to, carries=tuple(fresh[:1])) if fresh else None
     if purpose == "seek":  # a goal to find something out, asked in its own words
@@ -936,7 +950,7 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         relevant = on or relevant
     # a remark that told it something it did not hold before the line (by the time it answers, a line of last
     # round has landed: what it held since then is what the line told it): news to it
-    held_before = {k.record_id for k in knowledge.heard if k.since_round < addressed.round}
+    held_before = {k.record_id for k in knowledge.heard if k.since_round < addressed.round} | knowledge.held_before
     told_news = bool(addressed.claims) or any(t.record not in held_before for t in addressed.tells)
     told_now = {t.record for t in addressed.tells}
     echo = addressed.claims[0].text if addressed.claims else addressed.tells[0].text if addressed.tells else ""
@@ -944,7 +958,7 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     fresh = sorted((k for k in knowledge.news if _tellable(k, to, knowledge) and to not in k.actors), key=news_first)
     if not question and fresh and (told_news or not relevant):
         # a remark: news of its own the listener lacks in return ("That is news to me; and Pia told me that …")
-        return Speech(act="tell", to=to, carries=tuple(fresh[:1]), heard=told_news)
+        return Speech(act="tell", to=to, carries=tuple(fresh[:1]), heard=told_news, echo=echo if told_news else "")
     if not relevant:
         return Speech(act="unknown", to=to) if question else Speech(act="react", to=to, echo=echo) if told_news else None
     best = relevant[0]
@@ -954,8 +968,10 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     lacking = [k for k in relevant if k.score >= best.score - ANSWER_MARGIN and _tellable(k, to, knowledge, asked=question)
                and _not_theirs(k, to)]
     if lacking:
+        # (a remark that told it something is taken in first: "You saw Dan carry the rope down to the keels? That
+        # is news to me; and …", never answered as if it had not been said)
         return _answered(world, speaker, to, lacking[0], wanted, addressed) if question else \
-            Speech(act="answer", to=to, carries=(lacking[0],))
+            Speech(act="answer", to=to, carries=(lacking[0],), heard=told_news, echo=echo if told_news else "")
     if not question:
         return Speech(act="react", to=to, echo=echo) if told_news else None  # a remark with nothing to say back: unsaid
     # the closest ones they hold already: the next one that bears on the question and they lack, before
@@ -989,8 +1005,11 @@ def _names_someone(world: World, known: Known, beside: set[str] | frozenset[str]
                    teller: bool = False) -> bool:
     """Whether a holding tells of a person beside its teller and those the question names (`beside`) ("Florian
     said the water soaked the roof" does not; "Florian said he went down alone" and "Tamsin saw Odo at the barn"
-    do): what a who-question wants. `teller`: asked who told or pointed, its teller is such a person."""
-    named = set(render.names_in(world, known.text)) - ({known.said_by} if not teller else set()) - beside
+    do): what a who-question wants. `teller`: asked who told or pointed, its teller is such a person; so is the
+    teller of what is said of one the question names ("Who put it into your head that Ferdinand is in a London
+    nursery's pocket?": "Pieter said Ferdinand …")."""
+    found = set(render.names_in(world, known.text))
+    named = found - ({known.said_by} if not (teller or beside & found) else set()) - beside
     teller_did = known.said_by is not None and _TELLER_DID.search(known.text) is not None
     return bool(named) or teller_did
 

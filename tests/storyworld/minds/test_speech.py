@@ -622,3 +622,10 @@ def test_who_told_you_a_matter_is_on_that_matter_not_on_the_last_answer(tiny):
 ])
 def test_the_teller_named_in_what_they_told_is_said_by_pronoun(hamlet, body, said):
     assert render._pronoun_for(hamlet, body, "horatio") == said
+
+
+def test_news_taken_in_is_said_back_before_the_hearers_own_word_on_it(tiny):
+    told = Speech(act="answer", to="maren", carries=(_known(via="told", source="ada"),), heard=True,
+                  echo="Maren saw a lantern on the quay at midnight.")
+    line = render.floor(tiny, told, "tobin", now=3)
+    assert line.startswith("Maren, that you saw a lantern on the quay at midnight is news to me; and Ada told me"), line

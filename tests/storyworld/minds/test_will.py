@@ -421,7 +421,10 @@ def test_asked_which_man_told_it_the_teller_is_the_answer_and_not_the_one_named(
     known = content.Known(record_id=1, text="Odo Quenby said Wat Ashby carted the sacks.", kind="claim", via="told",
                           source="tamsin", said_by="odo")
     assert content._names_someone(mill, known, {"wat"}, teller=True)  # Odo, who said it
-    assert not content._names_someone(mill, known, {"wat"})  # asked who carted: not Odo's word, not Wat again
+    # asked who put it about that Wat carted them ("Who was it put it into your head that …"): Odo's word is on Wat
+    assert content._names_someone(mill, known, {"wat"})
+    seen = content.Known(record_id=2, text="Wat Ashby carted the sacks.", kind="event", via="witnessed", source=None)
+    assert not content._names_someone(mill, seen, {"wat"})  # Wat again is no answer to a question that names him
 
 
 def test_one_named_after_a_verb_in_the_past_is_its_object(mill):
