@@ -833,7 +833,7 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
             told = clause(point_of_view(world, lines.first_sentences(echo, 120) or echo, speaker, to), world) if echo else ""
             # what it was just told, said back and taken in, then its own word on the matter (no question mark: the
             # line asks nothing, and its listener must not take it for a question)
-            body = sentence(f"that {told} is news to me; and {clause(body, world)}" if told else
+            body = sentence(f"{told} — that is news to me; and {clause(body, world)}" if told else
                             f"that is news to me; and {clause(body, world)}")  # a name keeps its capital
         verdict = getattr(speech, "verdict", "")
         if verdict:  # a yes-or-no question the holding settles: the yes or the no first, then what it rests on

@@ -628,4 +628,4 @@ def test_news_taken_in_is_said_back_before_the_hearers_own_word_on_it(tiny):
     told = Speech(act="answer", to="maren", carries=(_known(via="told", source="ada"),), heard=True,
                   echo="Maren saw a lantern on the quay at midnight.")
     line = render.floor(tiny, told, "tobin", now=3)
-    assert line.startswith("Maren, that you saw a lantern on the quay at midnight is news to me; and Ada told me"), line
+    assert line.startswith("Maren, you saw a lantern on the quay at midnight — that is news to me; and Ada told me"), line
