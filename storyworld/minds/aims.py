@@ -170,7 +170,22 @@ def _own_words(body: str, pronouns: str, others_named: bool) -> str:
         pronouns == "he")}
     if pronouns in ("she", "they"):
         own["her"] = "my"
-    return re.sub(r"\b(" + "|".join(own) + r")\b", lambda m: own[m.group(1)], body) if own else body
+
+    def mine(found: re.Match[str]) -> str:
+        word = found.group(1)
+        # "her" before a thing is "my" ("her father"); where a phrase ends, or before a particle or a preposition
+        # ("brought her down", "for her"), it is "me"
+        after = re.match(r"\s+([a-z']+)", body[found.end():])
+        if word == "her" and (after is None or after.group(1) in _NOT_OWNED):
+            return "me"
+        return own[word]
+
+    return re.sub(r"\b(" + "|".join(own) + r")\b", mine, body) if own else body
+
+
+# what follows an object "her", never a thing of hers: particles, prepositions, conjunctions, articles
+_NOT_OWNED = frozenset("""down up out off away back over in on into onto to for from with by at about again and or but
+    that the a an as than""".split())
 
 
 def intent_of(goal: str, pronouns: str = "they", other_at: int | None = None) -> str:

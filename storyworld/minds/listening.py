@@ -70,7 +70,8 @@ def read_claim(world: World, speaker: str, to: str | None, text: str) -> Reading
     # a bidding asserts nothing ("Watch my uncle's face closely"); what a line tells beside one is kept ("Take care
     # at the crossing: the rope is worn through")
     parts = [part for part in re.split(r"\s*[:;]\s+", line) if part]
-    told = [part for part in parts if not _imperative(part)]
+    # neither a bidding nor a bare answer with no verb in it ("Not by anyone, Inspector: the rope was rotten")
+    told = [part for part in parts if not _imperative(part) and (len(parts) == 1 or _has_verb(part))]
     if not told:
         return None
     if len(told) < len(parts):  # (else the line is kept as it was said: "The note said: six sacks …")
@@ -79,7 +80,10 @@ def read_claim(world: World, speaker: str, to: str | None, text: str) -> Reading
     line = _reported(world, speaker, line)
     seen = _SEEN.match(line)
     if seen:
-        line = render.deed_seen(world, line[seen.end():])
+        rest = line[seen.end():]
+        if to in world.agents:  # "I saw you carry a coil down" said to Dan: Dan is the one seen
+            rest = re.sub(r"^you\b", world.agents[to].name, rest, flags=re.IGNORECASE)
+        line = render.deed_seen(world, rest)
     line = _third_person(world, speaker, to, line)
     line = render.sentence(line[:1].upper() + line[1:]) if line else ""
     named = tuple(render.names_in(world, line))
@@ -131,6 +135,14 @@ def _base_verb(word: str, rest: list[str]) -> bool:
 _OPENERS = frozenset("""the a an my your his her our their this that these those him them me us it to out up down
 away back over off on in at for with from into onto by here there now""".split())
 _AUXILIARIES = frozenset("is are was were has have had will would can could shall should may might must does did".split())
+
+
+def _has_verb(part: str) -> bool:
+    """Whether a piece of a line has a verb that makes it a statement (a finite form, or a form of be or have)."""
+    return any(_finite(w) or w.lower() in _BE_HAVE for w in re.findall(r"[A-Za-z']+", part))
+
+
+_BE_HAVE = frozenset("is are was were am be been has have had do does did can could will would may might must".split())
 
 
 def _finite(word: str) -> bool:

@@ -266,8 +266,9 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
             out.append(_cap_if_start(text, span.start, "my" if person == "I" else "your"))
             cursor = span.end + len(possessive.group(0))
             owner_person = owner_person or person
-        elif subject or _verb_follows(text[span.end:]):
-            # a subject, or the subject of a clause with no "that" ("believes Hamlet has gone mad")
+        elif subject or _verb_follows(text[span.end:]) and not _after_preposition(text, span):
+            # a subject, or the subject of a clause with no "that" ("believes Hamlet has gone mad"; not "the rope
+            # that broke under Rosa was old": after a preposition, an object)
             out.append(_cap_if_start(text, span.start, person))
             gap_end = nxt.start if nxt is not None else len(text)
             out.append(_agree(person, text[span.end:gap_end], past))
@@ -747,7 +748,15 @@ def _pronoun_for(world: World, body: str, agent: str | None) -> str:
 
 
 _PREPOSITIONS = frozenset({"to", "with", "by", "for", "from", "at", "of", "about", "on", "in", "into", "onto", "upon",
-                           "against", "toward", "towards", "behind", "beside", "near", "than", "like", "without"})
+                           "against", "toward", "towards", "behind", "beside", "near", "than", "like", "without",
+                           "under", "over", "below", "above", "beneath", "across", "through", "around", "among",
+                           "between", "beyond", "inside", "outside"})
+
+
+def _after_preposition(text: str, span: Span) -> bool:
+    """Whether a name follows a preposition ("under Rosa", "with Kit"): an object, whatever verb comes after it."""
+    before = re.findall(r"[A-Za-z']+", text[: span.start])
+    return bool(before) and before[-1].lower() in _PREPOSITIONS
 
 
 def _object_position(text: str, span: Span) -> bool:

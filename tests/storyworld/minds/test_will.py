@@ -45,6 +45,8 @@ def mill():
     # an initial is no end of a sentence, and a colon that cuts off no bidding stays a colon
     ("The note said: six sacks paid to O. Quenby, two pound. Reeve, who took it?",
      "The note said: six sacks paid to O. Quenby, two pound.", ()),
+    # a bare answer with no verb before what it tells is no part of the claim
+    ("Not by anyone, Reeve: the sacks were full of chaff.", "The sacks were full of chaff.", ()),
 ])
 def test_a_statement_is_read_into_a_third_person_claim(mill, line, claim, actors):
     reading = listening.read_claim(mill, "bettany", "reeve", line)
@@ -438,3 +440,18 @@ def test_a_second_verb_joined_to_you_is_in_your_person(mill):
     # another subject between: its verb is its own
     said = render.point_of_view(mill, "Wat Ashby said that the sacks were light and was sure of it.", "reeve", "wat")
     assert "the sacks were light" in said, said
+
+
+def test_her_is_mine_before_a_thing_and_me_where_the_phrase_ends(mill):
+    assert aims.question_of("Learn who brought her down", "she", False) == "Do you know who brought me down?"
+    assert aims.question_of("Find out who stole her father's ring", "she", False) == "Do you know who stole my father's ring?"
+
+
+def test_one_named_after_a_preposition_is_an_object_whatever_verb_follows(mill):
+    said = render.point_of_view(mill, "The sack that fell on Wat Ashby was full of chaff.", "wat", "reeve")
+    assert said == "The sack that fell on me was full of chaff.", said
+
+
+def test_i_saw_you_do_it_said_to_you_is_your_deed(mill):
+    reading = listening.read_claim(mill, "bettany", "odo", "Where did the grain go? I saw you drag the sacks out at night.")
+    assert reading is not None and reading.text == "Odo Quenby dragged the sacks out at night.", reading
