@@ -101,11 +101,25 @@ def classify(goals: list[str], encoder: Encoder) -> list[tuple[AimKind, float]]:
     if not goals:
         return []
     kinds, exemplars = _exemplars(encoder)
-    vectors = np.asarray(encoder.encode(list(goals)), dtype=np.float32)
+    # a goal with a clause of its own is also read by its head ("Make sure nobody learns | that Dan sold the rope
+    # …": the long deed after "that" outweighs the four words that say what kind of goal it is)
+    heads = [re.split(r"\s+that\s+", g, maxsplit=1)[0] for g in goals]
+    with_clause = [i for i, (g, h) in enumerate(zip(goals, heads)) if h != g and len(h.split()) >= 2]
+    texts = list(goals) + [heads[i] for i in with_clause]
+    vectors = np.asarray(encoder.encode(texts), dtype=np.float32)
     if vectors.shape[1] != exemplars.shape[1]:  # another encoder at a reused id: read the exemplars again
         _EXEMPLAR_VECTORS.pop(_key(encoder), None)
         kinds, exemplars = _exemplars(encoder)
     sims = vectors @ exemplars.T
+    whole = _kinds_of(sims[: len(goals)], kinds)
+    for row, i in zip(_kinds_of(sims[len(goals):], kinds), with_clause):
+        if whole[i][0] == "other" and row[0] != "other":
+            whole[i] = row
+    return whole
+
+
+def _kinds_of(sims: np.ndarray, kinds: list[str]) -> list[tuple[AimKind, float]]:
+    """Each row's kind by its nearest exemplars ("other" when no kind is near enough or clearly ahead)."""
     out: list[tuple[AimKind, float]] = []
     for row in sims:
         by_kind: dict[str, float] = {}

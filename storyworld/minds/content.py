@@ -450,6 +450,7 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
         vocabulary |= keys(record.text)
     encoder = store.embedder
     kept: dict[int, float] = {}
+    giveaway: set[int] = set()
     hiding = set(secret_goals(world, agent, encoder))
     finding = {a.goal for a in aims.aims_of(world, agent, encoder) if a.kind in ("learn", "tell")} if encoder else set()
     for goal in world.agents[agent].goals if agent in world.agents else ():
@@ -458,11 +459,17 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
         # what a keep-it-hidden goal is about, or a deed a goal of another kind is plainly about (a private deed
         # that close to what one is after is not told to whoever asks)
         floor = KEEP_MATCH if goal in hiding else PRIVATE_MATCH
-        for hit in store.recall(agent, goal, k=RECALL_K):
+        hits = store.recall(agent, goal, k=RECALL_K)
+        for hit in hits:
             if float(hit.score) >= floor:
                 kept[hit.record.id] = max(kept.get(hit.record.id, 0.0), float(hit.score))
+        if goal in hiding:
+            giveaway |= _giveaway(agent, hits)
     secrets = keep_to_self(world, agent, held, kept)
     secrets |= _near_the_deed(world, agent, held, secrets)
+    # what others said that would give away what it hides ("the rope that broke was old, and nobody cut it", heard
+    # by the rigger who hung old rope and says it was cut) is not passed on by it either
+    secrets |= {r: () for r in giveaway if r not in secrets}
     # news is scored by how near it is to the moment (its goals, place and company): what it cares about goes first
     near = {k.record_id: k.score for k in moment}
     news = tuple(_known(r, agent, near.get(r.id, 0.0), present, mechanical, world) for r in held
@@ -705,6 +712,7 @@ GENERIC_GOAL_WORDS = frozenset(lexicon.key(w) for w in (
     "convince", "bring", "persuade", "inform", "teach", "everything", "all", "whole", "real", "really"))
 
 
+GIVEAWAY = 0.5  # relevance of another's word to a goal that hides something at which it is not passed on
 KEEP_MATCH = 0.3  # relevance of a deed to a goal that says to keep something hidden at which the deed is kept
 PRIVATE_MATCH = 0.5  # relevance of a private deed to any other goal (not to find out or tell) at which it is kept
 
@@ -738,6 +746,17 @@ def keep_to_self(world: World, agent: str, held: list[Record], kept: dict[int, f
         if record.event_id in declared or (is_private(world, record, agent) and record.id in kept):
             out[record.id] = ()
     return out
+
+
+def _giveaway(agent: str, hits: Sequence[RecallHit]) -> set[int]:
+    """Of the holdings a goal that hides something recalls, others' words that would give it away: very near the
+    goal, or near it and at odds with the agent's own word on the matter by the merge guard ("the rope that broke
+    was old, and nobody cut it" against "I said the new rope was cut")."""
+    near = [h.record for h in hits if float(h.score) >= KEEP_MATCH]
+    own = [r for r in near if r.speaker == agent and agent in r.actors]
+    return {r.id for r in near if agent not in r.actors and r.speaker != agent
+            and (any(float(h.score) >= GIVEAWAY for h in hits if h.record.id == r.id)
+                 or any(guard.check(r.text, word.text).contradiction for word in own))}
 
 
 def _near_the_deed(world: World, agent: str, held: list[Record], secrets: dict[int, tuple[str, ...]]

@@ -12,6 +12,7 @@ TINY = WORLDS / "tiny.toml"
 COTERIE = WORLDS / "coterie.toml"
 MILL = WORLDS / "mill.toml"
 TOLLBRIDGE = WORLDS / "tollbridge.toml"  # a held-out world of issue 30 (docs/results/agency/heldout3), now a fixture
+TRAPEZE = WORLDS / "trapeze.toml"  # a held-out world of issue 30 (docs/results/agency/heldout14), now a fixture
 PLAYS = DATA / "plays"
 BUNDLED_WORLDS = REPO / "worlds"  # the worlds the game ships
 SHARED = REPO.parent / "shared"  # the team's ../shared (absent in a user's clone)

@@ -15,7 +15,7 @@ from storyworld.kernel.state import Settings
 from storyworld.minds import LLMMind
 from storyworld.minds.interview import interview
 from storyworld.world import load_world
-from tests.support.paths import MILL, REPO, TOLLBRIDGE
+from tests.support.paths import MILL, REPO, TOLLBRIDGE, TRAPEZE
 
 CURRAGH = REPO / "docs" / "results" / "agency" / "heldout11" / "curragh.toml"
 
@@ -306,3 +306,38 @@ def test_asked_after_someone_by_their_post_the_answer_is_on_them(played):
     asked = interview(world, sim.store, "reeve", "What have you heard of the miller?",
                       round_=sim.state.round, asker="wat", mechanical=ids.mechanical_keys(sim.state.events))
     assert asked.act == "answer" and "Odo" in asked.text and "sacks" in asked.text, asked.text
+
+
+def test_what_would_give_away_the_keepers_deed_is_not_passed_on_by_him():
+    """The rigger, who hung old rope and says the new rope was cut, overhears that the rope that broke was old and
+    uncut: he keeps it to himself (trapeze, written fresh for issue 30: heldout14)."""
+    from storyworld.llm import load_model
+    from storyworld.minds import content
+
+    world = load_world(TRAPEZE)
+    sim = session.new_simulation(world, "inspector-morning", Settings(seed=0, awake="near", player="nell"),
+                                 LLMMind(load_model(seed=0)))
+    player = ScriptedPlayer(world, "nell", [
+        "/move wagon-yard", "@rosa The rope that broke under you was old rope under chalk, not the new Manila, "
+        "and nobody cut it."])
+    for _ in range(2):
+        sim.step(player_action=player.next_action(sim.state))
+    heard = [r for r in sim.store.held_by("dan") if r.owners["dan"].source == "nell"]
+    assert heard, "the rigger did not hear it"
+    knowledge = content.gather(world, sim.store, "dan", round_=sim.state.round, present=("rosa", "nell"),
+                               addressed=None, beat_text="", moment_query="")
+    assert all(knowledge.secrets.get(r.id) == () for r in heard), (knowledge.secrets, [r.text for r in heard])
+    # the flyer, who heard it too and hides nothing, keeps none of it
+    rosa = content.gather(world, sim.store, "rosa", round_=sim.state.round, present=("dan", "nell"),
+                          addressed=None, beat_text="", moment_query="")
+    assert not any(r.id in rosa.secrets for r in heard), rosa.secrets
+
+
+def test_a_goal_with_a_clause_of_its_own_is_read_by_its_head():
+    """"Make sure nobody learns that …" hides something, however long the deed after "that" (it read as no kind)."""
+    from memory.embedder import shared_embedder
+    from storyworld.minds import aims
+
+    goal = ("Make sure nobody learns that Dan sold the new trapeze rope to a keelman at the canal staithe and rigged "
+            "the flying trapeze with old rope from last season")
+    assert aims.classify([goal, "Find out whether the trapeze rope was cut, and by whom"], shared_embedder())[0][0] == "keep"
