@@ -749,12 +749,13 @@ def keep_to_self(world: World, agent: str, held: list[Record], kept: dict[int, f
 
 
 def _giveaway(agent: str, hits: Sequence[RecallHit]) -> set[int]:
-    """Of the holdings a goal that hides something recalls, others' words that would give it away: very near the
+    """Of the holdings a goal that hides something recalls, what would give it away: very near the
     goal, or near it and at odds with the agent's own word on the matter by the merge guard ("the rope that broke
     was old, and nobody cut it" against "I said the new rope was cut")."""
     near = [h.record for h in hits if float(h.score) >= KEEP_MATCH]
     own = [r for r in near if r.speaker == agent and agent in r.actors]
-    return {r.id for r in near if agent not in r.actors and r.speaker != agent
+    # (its own word is its story, told freely; what others say of it, "Dan carried a coil down to the keels", is not)
+    return {r.id for r in near if r.speaker != agent
             and (any(float(h.score) >= GIVEAWAY for h in hits if h.record.id == r.id)
                  or any(guard.check(r.text, word.text).contradiction for word in own))}
 

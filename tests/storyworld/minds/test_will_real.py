@@ -319,14 +319,16 @@ def test_what_would_give_away_the_keepers_deed_is_not_passed_on_by_him():
                                  LLMMind(load_model(seed=0)))
     player = ScriptedPlayer(world, "nell", [
         "/move wagon-yard", "@rosa The rope that broke under you was old rope under chalk, not the new Manila, "
-        "and nobody cut it."])
-    for _ in range(2):
+        "and nobody cut it.", "@dan I saw you carry a coil down to the keels on Monday night."])
+    for _ in range(3):
         sim.step(player_action=player.next_action(sim.state))
     heard = [r for r in sim.store.held_by("dan") if r.owners["dan"].source == "nell"]
     assert heard, "the rigger did not hear it"
     knowledge = content.gather(world, sim.store, "dan", round_=sim.state.round, present=("rosa", "nell"),
                                addressed=None, beat_text="", moment_query="")
-    assert all(knowledge.secrets.get(r.id) == () for r in heard), (knowledge.secrets, [r.text for r in heard])
+    # nor what she says of him ("Dan Skerritt carried a coil down to the keels"): he tells it to nobody
+    assert len(heard) >= 2 and all(knowledge.secrets.get(r.id) == () for r in heard), \
+        (knowledge.secrets, [r.text for r in heard])
     # the flyer, who heard it too and hides nothing, keeps none of it
     rosa = content.gather(world, sim.store, "rosa", round_=sim.state.round, present=("dan", "nell"),
                           addressed=None, beat_text="", moment_query="")
