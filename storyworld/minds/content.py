@@ -975,6 +975,13 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     told_now = {t.record for t in addressed.tells}
     echo = addressed.claims[0].text if addressed.claims else addressed.tells[0].text if addressed.tells else ""
     relevant = [k for k in relevant if k.record_id not in told_now]  # the line's own news is no answer to it
+    if not question and any(knowledge.secrets.get(t) == () for t in told_now):
+        # told to its face what it keeps ("Nell tells me you carried a coil down to the keels"): never said back as
+        # news, but met with its own story of the matter, else denied
+        matter = wanted - lexicon.TIME_WORDS
+        cover = next((k for k in relevant if k.said_by == speaker and k.record_id not in knowledge.secrets
+                      and _shares(world, k, matter)), None)
+        return Speech(act="answer", to=to, carries=(cover,)) if cover is not None else Speech(act="lie", to=to)
     fresh = sorted((k for k in knowledge.news if _tellable(k, to, knowledge) and to not in k.actors), key=news_first)
     if not question and fresh and (told_news or not relevant):
         # a remark: news of its own the listener lacks in return ("That is news to me; and Pia told me that …")

@@ -329,6 +329,10 @@ def test_what_would_give_away_the_keepers_deed_is_not_passed_on_by_him():
     # nor what she says of him ("Dan Skerritt carried a coil down to the keels"): he tells it to nobody
     assert len(heard) >= 2 and all(knowledge.secrets.get(r.id) == () for r in heard), \
         (knowledge.secrets, [r.text for r in heard])
+    # told it to his face, he does not say it back as news ("I carried a coil … — that is news to me")
+    replies = [e for e in sim.state.events if e.kind == "say" and e.actor == "dan" and e.round == 2]
+    assert not any("news to me" in (e.claim or "") or "I carried" in (e.claim or "") for e in replies), \
+        [e.claim for e in replies]
     # the flyer, who heard it too and hides nothing, keeps none of it
     rosa = content.gather(world, sim.store, "rosa", round_=sim.state.round, present=("dan", "nell"),
                           addressed=None, beat_text="", moment_query="")
