@@ -144,6 +144,7 @@ class Knowledge(msgspec.Struct, frozen=True, kw_only=True):
     # of the records the line spoken to it tells, those it held before the line (not news to it, however far down
     # its recall for the line they come)
     held_before: frozenset[int] = frozenset()
+    covers: tuple[int, ...] = ()  # its own words, nearest its goals to hide or to have believed first: its story
     going: str = ""  # bidden lately to go somewhere ("Come with me to the forge", "Come and look at his feet"): where
 
 
@@ -451,6 +452,7 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
     encoder = store.embedder
     kept: dict[int, float] = {}
     giveaway: set[int] = set()
+    own_words: list[tuple[float, int]] = []
     hiding = set(secret_goals(world, agent, encoder))
     finding = {a.goal for a in aims.aims_of(world, agent, encoder) if a.kind in ("learn", "tell")} if encoder else set()
     for goal in world.agents[agent].goals if agent in world.agents else ():
@@ -465,6 +467,7 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
                 kept[hit.record.id] = max(kept.get(hit.record.id, 0.0), float(hit.score))
         if goal in hiding:
             giveaway |= _giveaway(agent, hits)
+            own_words += [(float(h.score), h.record.id) for h in hits if h.record.speaker == agent]
     secrets = keep_to_self(world, agent, held, kept)
     secrets |= _near_the_deed(world, agent, held, secrets)
     # what others said that would give away what it hides ("the rope that broke was old, and nobody cut it", heard
@@ -505,6 +508,7 @@ def gather(world: World, store: Memory, agent: str, *, round_: int, present: tup
                      stays=encoder is not None and any(a.kind == "guard" for a in aims.aims_of(world, agent, encoder)),
                      lacking_at=lacking_at, intent=intent, proposal=proposal, declines=declines, matter=matter,
                      cares=cares, bidden=bidden, going=going,
+                     covers=tuple(dict.fromkeys(r for _, r in sorted(own_words, key=lambda sr: -sr[0]))),
                      held_before=frozenset(t.record for t in (addressed.tells if addressed is not None else ())
                                            if t.record in by_id and addressed is not None
                                            and by_id[t.record].owners[agent].since_round < addressed.round))
@@ -948,9 +952,8 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         if knowledge.secrets[kept[0].record_id] == ():
             # on the matter by what it says, not by when ("Did you take the batch out early on Saturday night?" is
             # not answered by his promise of a dance on Saturday night)
-            matter = wanted - lexicon.TIME_WORDS
-            cover = next((k for k in relevant if k not in kept and k.said_by == speaker
-                          and k.record_id not in knowledge.secrets and _shares(world, k, matter)), None)
+            cover = _own_story(world, speaker, knowledge, [k for k in relevant if k not in kept],
+                               wanted - lexicon.TIME_WORDS)
             if cover is not None:
                 return _answered(world, speaker, to, cover, wanted, addressed)
         return Speech(act="lie" if knowledge.secrets[kept[0].record_id] == () else "refuse", to=to)
@@ -978,9 +981,7 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
     if not question and any(knowledge.secrets.get(t) == () for t in told_now):
         # told to its face what it keeps ("Nell tells me you carried a coil down to the keels"): never said back as
         # news, but met with its own story of the matter, else denied
-        matter = wanted - lexicon.TIME_WORDS
-        cover = next((k for k in relevant if k.said_by == speaker and k.record_id not in knowledge.secrets
-                      and _shares(world, k, matter)), None)
+        cover = _own_story(world, speaker, knowledge, relevant, wanted - lexicon.TIME_WORDS)
         return Speech(act="answer", to=to, carries=(cover,)) if cover is not None else Speech(act="lie", to=to)
     fresh = sorted((k for k in knowledge.news if _tellable(k, to, knowledge) and to not in k.actors), key=news_first)
     if not question and fresh and (told_news or not relevant):
@@ -1014,6 +1015,17 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         # asked again what it told lately: the answer again, as such ("As I said, …"), not "that is all I know"
         return _answered(world, speaker, to, held, wanted, addressed, again=held.record_id in knowledge.told)
     return Speech(act="unknown", to=to, told_all=True)
+
+
+def _own_story(world: World, speaker: str, knowledge: Knowledge, candidates: Sequence[Known],
+               matter: set[str]) -> Known | None:
+    """Its own word on a matter it keeps (what it said itself, on the matter): the one nearest what it means to hide
+    or have believed first (`Knowledge.covers`: "I said the new rope was cut", not "I said the keelmen pay for
+    rope"), else the nearest to the line."""
+    own = [k for k in candidates if k.said_by == speaker and k.record_id not in knowledge.secrets
+           and _shares(world, k, matter)]
+    rank = {r: i for i, r in enumerate(knowledge.covers)}
+    return min(own, key=lambda k: rank.get(k.record_id, len(rank)), default=None)
 
 
 def _not_theirs(known: Known, listener: str | None) -> bool:

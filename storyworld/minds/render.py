@@ -297,7 +297,7 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
         said = re.sub(r"\b((I|You|you)\s+\w+\s+(?:\w+\s+)?)(?:himself|herself)\b",
                       lambda m: m.group(1) + ("myself" if m.group(2) == "I" else "yourself"), said)
         # a "he" made "I" keeps his verb's person: "I said I has promised" -> "I said I have promised"
-        said = re.sub(r"\b(I|You|you)\s+([a-z]+)\b", _agreed, said)
+        said = _agree_subjects(said)
     elif object_person is not None or owner_person is not None:
         # "Hamlet gave Ophelia letters and swore he loved her" said by Ophelia: "her" is hers when nobody
         # else the sentence names could be meant by it ("…and swore he loved me"); so is "she" after "your
@@ -307,7 +307,7 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
         first = re.split(r"(?<=[.!?;])\s+", text, maxsplit=1)[0]
         others = {gender(world, s.agent) for s in spans if s.agent not in targets and s.end <= len(first)}
         if sex and sex not in others and "" not in others:
-            said = re.sub(r"\b(I|You|you)\s+([a-z]+)\b", _agreed, _pronouns(said, whose, sex))
+            said = _agree_subjects(_pronouns(said, whose, sex))
     return _coordinated(said)
 
 
@@ -330,6 +330,16 @@ def _one_doer(words: list[str]) -> bool:
     letter and gave"), not a new subject's ("said the inspector asked": the inspector asks)."""
     verbs = [k for k, w in enumerate(words) if _finite_verb(w) or w in ("is", "was", "are", "were", "has", "had")]
     return all(k > 0 and words[k - 1] == "and" for k in verbs[1:])
+
+
+def _agree_subjects(said: str) -> str:
+    """Each verb after "I" or "you" in their person ("I has" -> "I have"), except after one that is an object ("the
+    sack that fell on you was full": the verb is the sack's)."""
+    def agreed(match: re.Match[str]) -> str:
+        before = re.findall(r"[A-Za-z']+", said[: match.start()])
+        return match.group(0) if before and before[-1].lower() in _PREPOSITIONS else _agreed(match)
+
+    return re.sub(r"\b(I|You|you)\s+([a-z]+)\b", agreed, said)
 
 
 def _agreed(match: re.Match[str]) -> str:

@@ -434,12 +434,16 @@ def test_one_named_after_a_verb_in_the_past_is_its_object(mill):
     assert body == "Odo left her the sacks, and she counted them", body
 
 
-def test_a_second_verb_joined_to_you_is_in_your_person(mill):
-    said = render.point_of_view(mill, "Odo Quenby said Wat Ashby carted the sacks and was seen at the barn.", "reeve", "wat")
-    assert said == "Odo Quenby said you carted the sacks and were seen at the barn.", said
+@pytest.mark.parametrize(("text", "said"), [
+    ("Odo Quenby said Wat Ashby carted the sacks and was seen at the barn.",
+     "Odo Quenby said you carted the sacks and were seen at the barn."),
     # another subject between: its verb is its own
-    said = render.point_of_view(mill, "Wat Ashby said that the sacks were light and was sure of it.", "reeve", "wat")
-    assert "the sacks were light" in said, said
+    ("Wat Ashby said that the sacks were light and was sure of it.", "You said that the sacks were light and was sure of it."),
+    # after a preposition, an object whatever verb follows
+    ("The sack that fell on Wat Ashby was full of chaff.", "The sack that fell on you was full of chaff."),
+])
+def test_the_one_spoken_to_is_you_in_the_person_the_clause_gives(mill, text, said):
+    assert render.point_of_view(mill, text, "reeve", "wat") == said
 
 
 def test_her_is_mine_before_a_thing_and_me_where_the_phrase_ends(mill):
@@ -447,11 +451,18 @@ def test_her_is_mine_before_a_thing_and_me_where_the_phrase_ends(mill):
     assert aims.question_of("Find out who stole her father's ring", "she", False) == "Do you know who stole my father's ring?"
 
 
-def test_one_named_after_a_preposition_is_an_object_whatever_verb_follows(mill):
-    said = render.point_of_view(mill, "The sack that fell on Wat Ashby was full of chaff.", "wat", "reeve")
-    assert said == "The sack that fell on me was full of chaff.", said
-
-
 def test_i_saw_you_do_it_said_to_you_is_your_deed(mill):
     reading = listening.read_claim(mill, "bettany", "odo", "Where did the grain go? I saw you drag the sacks out at night.")
     assert reading is not None and reading.text == "Odo Quenby dragged the sacks out at night.", reading
+
+
+def test_a_keeper_meets_a_charge_with_the_story_it_means_to_have_believed(mill):
+    pay = content.Known(record_id=4, text="Odo Quenby said carters pay well for tithe sacks.", kind="utterance",
+                        via="witnessed", source=None, said_by="odo", score=0.9)
+    story = content.Known(record_id=8, text="Odo Quenby said the tithe sacks were full when they left the barn.",
+                          kind="utterance", via="witnessed", source=None, said_by="odo", score=0.5)
+    knowledge = content.Knowledge(covers=(8, 4))
+    # nearer the line is the word on carters; the story he means to have believed comes first
+    assert content._own_story(mill, "odo", knowledge, [pay, story], {"tithe", "sack"}) is story
+    assert content._own_story(mill, "odo", content.Knowledge(), [pay, story], {"tithe", "sack"}) is pay
+    assert content._own_story(mill, "odo", knowledge, [pay, story], {"wheel"}) is None  # nothing on the matter
