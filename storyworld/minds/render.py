@@ -266,7 +266,7 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
             out.append(_cap_if_start(text, span.start, "my" if person == "I" else "your"))
             cursor = span.end + len(possessive.group(0))
             owner_person = owner_person or person
-        elif subject or _verb_follows(text[span.end:]) and not _after_preposition(text, span):
+        elif subject or _verb_follows(text[span.end:]) and not _after_preposition(text, span.start):
             # a subject, or the subject of a clause with no "that" ("believes Hamlet has gone mad"; not "the rope
             # that broke under Rosa was old": after a preposition, an object)
             out.append(_cap_if_start(text, span.start, person))
@@ -336,8 +336,7 @@ def _agree_subjects(said: str) -> str:
     """Each verb after "I" or "you" in their person ("I has" -> "I have"), except after one that is an object ("the
     sack that fell on you was full": the verb is the sack's)."""
     def agreed(match: re.Match[str]) -> str:
-        before = re.findall(r"[A-Za-z']+", said[: match.start()])
-        return match.group(0) if before and before[-1].lower() in _PREPOSITIONS else _agreed(match)
+        return match.group(0) if _after_preposition(said, match.start()) else _agreed(match)
 
     return re.sub(r"\b(I|You|you)\s+([a-z]+)\b", agreed, said)
 
@@ -763,9 +762,10 @@ _PREPOSITIONS = frozenset({"to", "with", "by", "for", "from", "at", "of", "about
                            "between", "beyond", "inside", "outside"})
 
 
-def _after_preposition(text: str, span: Span) -> bool:
-    """Whether a name follows a preposition ("under Rosa", "with Kit"): an object, whatever verb comes after it."""
-    before = re.findall(r"[A-Za-z']+", text[: span.start])
+def _after_preposition(text: str, at: int) -> bool:
+    """Whether the word at `at` follows a preposition ("under Rosa", "with Kit"): an object, whatever verb comes
+    after it."""
+    before = re.findall(r"[A-Za-z']+", text[:at])
     return bool(before) and before[-1].lower() in _PREPOSITIONS
 
 
@@ -776,7 +776,7 @@ def _object_position(text: str, span: Span) -> bool:
     if not before or text[: span.start].rstrip().endswith((",", ";", ":", ".")):
         return False
     word = before[-1].lower()
-    if word in _PREPOSITIONS:
+    if _after_preposition(text, span.start):
         return True
     # a name before a verb in the past is its subject whatever comes before it ("a week before the pour Mieke
     # counted": "pour" reads as a verb)
