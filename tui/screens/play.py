@@ -199,15 +199,11 @@ class PlayScreen(Screen):
             return
         mark_welcomed()
 
-        welcome = WelcomeScreen(welcome_text(world, player, scene))
-
-        def closed(_: str | None) -> None:
-            bar = self.query_one("#action", ActionBar)
-            bar.focus()
-            if welcome.keys_typed():
-                bar.insert_text_at_cursor(welcome.keys_typed())
-
-        self.app.push_screen(welcome, closed)
+        bar = self.query_one("#action", ActionBar)
+        # keys typed over the welcome land in the bar as they come: buffering them until it closed lost any that
+        # arrived between its close callback and its removal
+        welcome = WelcomeScreen(welcome_text(world, player, scene), forward=bar.insert_text_at_cursor)
+        self.app.push_screen(welcome, lambda _: bar.focus())
 
     def restart(self, request: NewGame | LoadGame) -> None:
         """Drop the current game and load another in this screen (it may be the app's only screen)."""

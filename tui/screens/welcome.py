@@ -15,6 +15,8 @@ from textual.widgets import Button, Static
 from storyworld.locations import home
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from storyworld.game.playerinput import Surroundings
     from storyworld.world import World
 
@@ -76,16 +78,16 @@ def mark_welcomed() -> None:
 class WelcomeScreen(ModalScreen[str]):
     """A short welcome shown once per STORYWORLD_HOME; typing closes it and the keys go on to the action bar.
 
-    Dismissed with every printable key pressed while it showed (the first closes it; keys that arrive
-    while it is closing are kept too), so the person's first line is never lost.
+    Every printable key pressed while it shows goes on to `forward` at once (the first also closes it), so a
+    key that lands while it is closing, even after its close callback ran, is never lost nor reordered.
     """
 
     BINDINGS = [Binding("escape", "close", "Close"), Binding("enter", "close", "Close", show=False)]
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, forward: Callable[[str], None]) -> None:
         super().__init__()
         self.text = text
-        self.typed: list[str] = []
+        self.forward = forward
         self._dismissing = False
 
     def compose(self) -> ComposeResult:
@@ -106,15 +108,11 @@ class WelcomeScreen(ModalScreen[str]):
         if event.is_printable and event.character and starts:
             event.stop()
             event.prevent_default()
-            self.typed.append(event.character)
+            self.forward(event.character)
             self.action_close()
 
     def action_close(self) -> None:
-        """Dismiss the welcome (once), with what was typed: read when it has closed, so late keys count."""
+        """Dismiss the welcome (once)."""
         if not self._dismissing:
             self._dismissing = True
             self.dismiss("")
-
-    def keys_typed(self) -> str:
-        """Everything typed while the welcome showed."""
-        return "".join(self.typed)

@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -254,6 +255,29 @@ def test_sigterm_and_sighup_stop_a_run_saying_the_last_resolved_round_is_saved(t
     # and it plays on from there
     code, err = cli(capsys, *play(server, save, held + 1, "--resume", save))
     assert code == 0, err
+
+
+def test_a_stop_landing_inside_thread_start_comes_once_the_thread_is_registered(monkeypatch):
+    # CI saw it: SIGTERM raised as a round's pool started a thread left that thread unregistered, and it died
+    # printing a KeyError traceback
+    from storyworld.game import signals
+
+    began = threading._start_new_thread
+
+    def start_then_stop(function, args):
+        ident = began(function, args)
+        signals._handler(signal.SIGTERM, sys._getframe(1))  # as the signal would, the frame being Thread.start
+        return ident
+
+    ran = threading.Event()
+    with pytest.raises(signals.Stopped), signals.stopping_signals():
+        monkeypatch.setattr(threading, "_start_new_thread", start_then_stop)
+        thread = threading.Thread(target=ran.set)
+        thread.start()
+        monkeypatch.setattr(threading, "_start_new_thread", began)
+        time.sleep(10)  # the signal sent again comes here
+    assert ran.wait(5)  # the thread ran its work: it was not cut off at its start
+    thread.join(5)
 
 
 def test_an_overwrite_killed_before_the_new_games_first_save_leaves_the_old_game_to_the_next_claim(played):
