@@ -28,6 +28,7 @@ _UNITS = {
     "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
     "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "single": 1,
 }
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")
 _NOT_COUNTING = frozenset("no any every some each which that this the".split())
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "dozen": 12}  # "a dozen", "two dozen"
 
@@ -54,6 +55,7 @@ def numbers_as_digits(toks: list[str]) -> list[str]:
     """Tokens with spelled-out cardinal numbers as digits ("three hundred and eighteen" -> "318", "a single" -> "1",
     "thirty-one" -> "31")."""
     toks = [part for tok in toks for part in _number_parts(tok)]
+    toks = [tok.replace(",", "") if _THOUSANDS.fullmatch(tok) else tok for tok in toks]  # "3,000" is "3000"
     out: list[str] = []
     i = 0
     while i < len(toks):
@@ -92,6 +94,57 @@ _FRACTIONS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "qu
 _DAYS_IN = {"week": 7, "weeks": 7, "fortnight": 14, "fortnights": 14}
 _MINUTES_IN = {"hour": 60, "hours": 60}
 _YEARS_IN = {"decade": 10, "decades": 10}
+_MONTHS_IN = {"year": 12, "years": 12}
+_PART_OF: dict[tuple[str, ...], float] = {("and", "a", "half"): 0.5, ("and", "a", "quarter"): 0.25, ("and", "3", "quarters"): 0.75}
+# Old money in pence: a sum told in shillings and pence, crowns or coins is one figure ("half a crown", "2 shillings
+# and sixpence" and "30 pence" are one sum); a sum in pounds alone stays as it is.
+_PENCE_IN = {"pound": 240, "pounds": 240, "sovereign": 240, "sovereigns": 240, "guinea": 252, "guineas": 252,
+             "crown": 60, "crowns": 60, "florin": 24, "florins": 24, "shilling": 12, "shillings": 12, "penny": 1,
+             "pence": 1, "pennies": 1}
+# units reckoned in pence even alone ("a florin" is "2 shillings"); pounds and crowns alone may be any realm's
+_RECKONED = frozenset("shilling shillings penny pence pennies florin florins guinea guineas".split())
+_COINS = {"sixpence": 6, "threepence": 3, "fourpence": 4, "twopence": 2, "tuppence": 2}
+
+
+def _money_term(lows: list[str], i: int) -> tuple[int, int] | None:
+    """(pence, tokens read) of one term of a sum at i: "half a crown", "2 shillings", "a shilling", "sixpence"."""
+    if lows[i : i + 3] == ["half", "a", "crown"]:
+        return 30, 3
+    if lows[i] in ("half-crown", "half-a-crown"):
+        return 30, 1
+    if lows[i] in _COINS:
+        return _COINS[lows[i]], 1
+    unit = lows[i + 1] if i + 1 < len(lows) else ""
+    if unit in _PENCE_IN and (lows[i].isdigit() or (lows[i] in ("a", "one") and not unit.endswith("s"))):
+        if unit in ("crown", "crowns") and not lows[i].isdigit():
+            return None  # "a crown" may be a king's
+        return (int(lows[i]) if lows[i].isdigit() else 1) * _PENCE_IN[unit], 2
+    return None
+
+
+def money(toks: list[str]) -> list[str]:
+    """Tokens with each sum of old money told in parts, or in shillings, pence, florins, guineas or a coin ("half a
+    crown", "sixpence"), as "N pence" ("1 and sixpence" is a shilling and sixpence: 18 pence). Numbers must be digits
+    already."""
+    lows = [t.lower() for t in toks]
+
+    def read(i: int) -> tuple[list[str], int] | None:
+        if lows[i].isdigit() and lows[i + 1 : i + 2] == ["and"] and i + 2 < len(lows) and lows[i + 2] in _COINS:
+            return [str(int(lows[i]) * 12 + _COINS[lows[i + 2]]), "pence"], 3
+        total, j, small, terms = 0, i, False, 0
+        while j < len(lows):
+            term = _money_term(lows, j)
+            if term is None:
+                break
+            small = small or any(w in _COINS or w in _RECKONED or w.startswith("half") for w in lows[j : j + term[1]])
+            total, j, terms = total + term[0], j + term[1], terms + 1
+            if lows[j : j + 1] == ["and"] and j + 1 < len(lows) and _money_term(lows, j + 1) is not None:
+                j += 1
+        if j == i or not (small or terms > 1):
+            return None  # "20 crowns" or "30 pounds" alone may be another realm's coin
+        return [str(total), "pence"], j - i
+
+    return _rewritten(toks, read)
 # The spans "a" counts one of ("for a month" is "for 1 month", so that "for 7 days" differs from it by its number).
 _SPANS = frozenset("minute hour day week fortnight month year decade century".split())
 
@@ -121,29 +174,48 @@ def amounts(toks: list[str]) -> list[str]:
                 out[i : at + len(rest[:2]) + (rest[0] == "of")] = [str(60 * parts[0] // parts[1]), "minutes"]
                 i += 2
                 continue
-        if lows[i] in ("a", "an", "one") and i + 1 < len(out) and lows[i + 1] in _SPANS and \
+        if lows[i] in ("a", "an", "one") and i + 1 < len(out) and lows[i + 1].removesuffix("'s") in _SPANS and \
                 (i == 0 or lows[i - 1] not in ("every", "each", "per", "once", "twice", "that", "this", "last", "next")):
             out[i] = "1"  # "for an hour", "a fortnight": one of them (a rate, "once a week", stays)
             lows[i] = "1"
         if lows[i].isdigit() and i + 1 < len(out) and lows[i + 1] in _YEARS_IN:  # "2 decades" is "20 years"
             out[i : i + 2] = [str(int(lows[i]) * _YEARS_IN[lows[i + 1]]), "years"]
+            lows = [t.lower() for t in out]
+        if lows[i].isdigit() and i + 1 < len(out) and lows[i + 1].removesuffix("'s") in _MONTHS_IN \
+                and lows[i + 2 : i + 5] == ["and", "a", "half"]:  # "a year and a half" is "18 months"
+            half = True
+            owned = lows[i + 1].endswith("'s")
+            out[i : i + 2 + 3 * half] = [str(int(lows[i]) * 12 + 6 * half), "months'" if owned else "months"]
             i += 2
             continue
-        if lows[i].isdigit() and i + 1 < len(out) and lows[i + 1] in _MINUTES_IN | _DAYS_IN:
-            n, unit = int(lows[i]), lows[i + 1]
-            extra = 0
-            if lows[i + 2 : i + 5] == ["and", "a", "half"]:  # "an hour and a half"
-                extra = 1
-            if unit in _MINUTES_IN:
-                minutes = n * 60 + (30 if extra else 0)
-                out[i : i + 2 + 3 * extra] = [str(minutes), "minutes"]
+        if lows[i].isdigit() and lows[i + 1 : i + 4] == ["and", "a", "half"] and i + 4 < len(out) \
+                and lows[i + 4] in _MINUTES_IN | _DAYS_IN | _MONTHS_IN.keys():  # "3 and a half hours" is "3 hours and a half"
+            out[i : i + 5] = [out[i], out[i + 4], "and", "a", "half"]
+            lows = [t.lower() for t in out]
+        unit = lows[i + 1].removesuffix("'s") if i + 1 < len(out) else ""
+        if lows[i].isdigit() and unit in _MINUTES_IN | _DAYS_IN:
+            n, owned = int(lows[i]), lows[i + 1].endswith("'s")  # "a week's leave" is "7 days' leave"
+            width = 2
+            part = _PART_OF.get(tuple(lows[i + 2 : i + 5]))
+            if part is not None:  # "an hour and a half", "2 hours and a quarter"
+                width, n_half = 5, 1
             else:
-                days = n * _DAYS_IN[unit] + (_DAYS_IN[unit] // 2 if extra else 0)
-                out[i : i + 2 + 3 * extra] = [str(days), "days"]
+                n_half, part = 0, 0.0
+            if unit in _MINUTES_IN:
+                minutes = n * 60 + int(60 * part)
+                if lows[i + 2 : i + 3] == ["and"] and lows[i + 3 : i + 4] and lows[i + 3].isdigit() \
+                        and lows[i + 4 : i + 5] in (["minutes"], ["minute"]) and not n_half:
+                    minutes, width = minutes + int(lows[i + 3]), 5  # "3 hours and 30 minutes"
+                out[i : i + width] = [str(minutes), "minutes'" if owned else "minutes"]
+            else:
+                days = n * _DAYS_IN[unit] + int(_DAYS_IN[unit] * part)
+                out[i : i + width] = [str(days), "days'" if owned else "days"]
             i += 2
             continue
         if lows[i : i + 3] == ["a", "score", "of"]:
             out[i : i + 3] = ["20"]
+        if lows[i : i + 3] == ["a", "gross", "of"]:
+            out[i : i + 3] = ["144"]
         i += 1
     return out
 
@@ -186,6 +258,10 @@ def clock(toks: list[str]) -> list[str]:
         if hour is None:
             return None
         half, span = _half_of_day(lows, i + width)
+        if half is None and lows[i + width - 1] in ("noon", "midnight") and width > 1:
+            # the named hour says the half: a quarter to midnight is in the evening, a quarter past it in the morning
+            before = lows[i + width - 2] in ("to", "before")
+            half = "evening" if (lows[i + width - 1] == "midnight") == before else "morning"
         whole = _CLOCK.fullmatch(lows[i])
         if half is None and whole is not None and (hour == 0 or hour >= 13 or lows[i].startswith("0")):
             # the 24-hour clock says the half itself: "02:00" is 2 in the morning, "16:15" a quarter past 4 p.m.
@@ -234,8 +310,9 @@ def _time_at(lows: list[str], i: int) -> tuple[int | None, int, int]:
             width += 1
     if minutes is not None and len(lows) > i + width + 1 and lows[i + width] in ("past", "after", "to", "before"):
         hour_word = lows[i + width + 1]
-        if hour_word.isdigit() and 1 <= int(hour_word) <= 12 and not (nxt[0].isdigit() and lows[i + width] in ("after", "before")):
-            hour = int(hour_word)
+        named = hour_word in ("noon", "midnight")  # "a quarter to midnight": the named hour is 12
+        if (named or hour_word.isdigit() and 1 <= int(hour_word) <= 12) and not (nxt[0].isdigit() and lows[i + width] in ("after", "before")):
+            hour = 12 if named else int(hour_word)
             if lows[i + width] in ("to", "before"):
                 hour, minutes = (hour - 2) % 12 + 1, 60 - minutes
             return hour, minutes, width + 2
@@ -385,7 +462,7 @@ def canonical(text: str) -> str:
     if core != text:
         core = _cleft(core)  # "After X, it was Silas who pulled her out": the cleft shows once the phrase is back
     toks = _attributed(frames.tokens(core)) if core == text else frames.tokens(core)
-    toks = _refused(frames.volition(_phrases(dates(amounts(numbers_as_digits(only(_failed(_apposition(_where_done(_there_were(toks)))))))))))
+    toks = _refused(frames.volition(_phrases(dates(money(amounts(numbers_as_digits(only(_failed(_apposition(_where_done(_there_were(toks))))))))))))
     toks = _converse(_belonged(_paid_for(_cost(active(_had_done(_burned(clock(toks))))))))
     toks = _made_by(_employed(_let_to(_spent(toks))))
     return frames.join(before_first(_dative(_because(_not_yet(toks)))))
@@ -424,13 +501,18 @@ def _cleft(text: str) -> str:
 # times, and the comparisons of order.
 _SAME_WORDS = {"daybreak": "dawn", "sunrise": "dawn", "nightfall": "dusk", "sunset": "dusk", "midday": "noon",
                "twice": "2 times", "thrice": "3 times"}
-_SAME_PHRASES = {("took", "into", "custody"): "arrested", ("taken", "into", "custody"): "arrested",
+_SAME_PHRASES: dict[tuple[str, ...], str] = {("took", "into", "custody"): "arrested", ("taken", "into", "custody"): "arrested",
                  ("went", "aground"): "ran aground",
                  ("went", "out", "of"): "left", ("came", "back"): "returned", ("got", "back"): "returned",
                  ("set", "off", "for"): "left for", ("set", "out", "for"): "left for", ("caught", "sight", "of"): "spotted",
                  ("came", "to", "rest"): "settled",
                  ("ahead", "of"): "before", ("prior", "to"): "before", ("earlier", "than"): "before",
-                 ("later", "than"): "after", ("in", "advance", "of"): "before"}
+                 ("later", "than"): "after", ("in", "advance", "of"): "before",
+                 # an attempt said in other words is still only an attempt ("did his best to catch" is no catch)
+                 **{(do, whose, "best", "to"): "tried to" for do in ("did", "does", "do")
+                    for whose in ("his", "her", "their", "my", "our", "its", "your")},
+                 ("made", "an", "effort", "to"): "tried to", ("makes", "an", "effort", "to"): "tried to",
+                 ("made", "every", "effort", "to"): "tried to", ("sought", "to"): "tried to"}
 
 
 def _phrases(toks: list[str]) -> list[str]:
@@ -860,6 +942,7 @@ def _participle(word: str) -> str | None:
 
 
 _PASSIVE_BE = frozenset("was were is are".split())
+_BARE_ADVERBS = frozenset("still already also just once often soon even".split())  # "is still owed" is a passive too
 _PERFECT = frozenset("had has have".split())
 _AGENT_STOPS = frames.PUNCT | _STOPS | frozenset(
     """to from of into onto upon about as that who which where because so if though although than inside outside near
@@ -893,13 +976,15 @@ def _made_active(toks: list[str], lows: list[str], aux: int, j: int) -> list[str
     """The active form of a passive whose auxiliary is at `aux` and whose participle may start at `j`, else None."""
     negation = lows[j] if j < len(lows) and lows[j] in ("not", "never") else None
     j += negation is not None
-    adverb = toks[j : j + 1] if j < len(lows) and lows[j].endswith("ly") and len(lows[j]) > 4 else []
+    adverb = toks[j : j + 1] if j < len(lows) and (lows[j].endswith("ly") and len(lows[j]) > 4 or lows[j] in _BARE_ADVERBS) else []
     j += len(adverb)
     if j >= len(lows) or toks[j][0].isupper():
         return None
     past = _participle(lows[j])
     if past is None:
         return None
+    if lows[aux] in ("is", "are") and negation is None:  # "is owed by A" is "A owes": the tense stays
+        past = (getInflection(lexicon.key(lows[j]), "VBZ" if lows[aux] == "is" else "VBP") or (past,))[0]
     verb = {None: [past], "never": ["never", past], "not": ["did", "not", lexicon.key(lows[j])]}[negation]
     k = j + 1
     particle = toks[k : k + 1] if k < len(lows) and lows[k] in _PARTICLE else []

@@ -378,7 +378,7 @@ class ConsensusStore(StoreShell[MemorySettings]):
         else:  # a private namespace only ever holds its owner's records
             pairs = self._owner_scan(d.owner, vector, s.write_neighbours, include_archived=True)
         band: list[tuple[int, float]] = []
-        floor = min(s.merge_low, s.frame_cosine_min, s.deed_cosine_min)
+        floor = min(s.merge_low, s.structural_floor())
         framed: tuple[int, str, float] | None = None
         for rid, sim in pairs:
             record = self.table.records.get(rid)
@@ -390,7 +390,7 @@ class ConsensusStore(StoreShell[MemorySettings]):
                 continue
             if sim >= s.merge_high:
                 return rid, "cosine", sim
-            if framed is None and min(s.frame_cosine_min, s.deed_cosine_min) <= sim:
+            if framed is None and s.structural_floor() <= sim:
                 rule = equivalence.structural_rule(atom.text, record.text, sim, s, self.embed)
                 framed = (rid, rule, sim) if rule is not None else None
             if sim >= s.merge_low:

@@ -243,15 +243,20 @@ def is_clause(toks: list[str], introduced: bool = False) -> bool:
     return False
 
 
-def _reported_after(toks: list[str], start: int, learn: bool) -> list[str] | None:
-    """The reported clause after a reporting verb at `start` ("(to me) (that) S" or "me (that) S")."""
+def _reported_after(toks: list[str], start: int, learn: bool, quoted: bool = False) -> list[str] | None:
+    """The reported clause after a reporting verb at `start` ("(to me) (that) S" or "me (that) S"); with `quoted`,
+    also the direct speech after a comma ("told the ringmaster, 'I fed the ponies'")."""
     j = start + 1
     verb = lexicon.concept(toks[start])
+    if not learn:
+        far = _far_that(toks, j)
+        if far is not None:  # "said at the ringside that S", "told the boatmen waiting at the toll house that S"
+            return far
     if verb in _REPORT_TELL:
         if j < len(toks) and toks[j].lower() in _FIRST_OBJECT:
             j += 1
         else:  # "told Agnes that S", "told the almoner that S": what is told, whoever heard it (the holding says who)
-            hearer_end = _hearer_end(toks, j)
+            hearer_end = _hearer_end(toks, j, quoted)
             if hearer_end is None:
                 return None
             j = hearer_end
@@ -259,7 +264,7 @@ def _reported_after(toks: list[str], start: int, learn: bool) -> list[str] | Non
         if toks[j + 1].lower() in _FIRST_OBJECT:
             j += 2
         else:
-            hearer_end = _hearer_end(toks, j + 1)
+            hearer_end = _hearer_end(toks, j + 1, quoted)
             if hearer_end is None:
                 return None
             j = hearer_end
@@ -272,32 +277,93 @@ def _reported_after(toks: list[str], start: int, learn: bool) -> list[str] | Non
             return None
         j = k
     colon = j < len(toks) and toks[j] == ":"
-    if j < len(toks) and toks[j] in (",", ":"):
+    direct = j < len(toks) and toks[j] in (",", ":")
+    if direct:
         j += 1
     if colon:  # "warned Kalani: if the arch is unsound, ..."
         rest = toks[j:]
-        return rest if is_clause(rest, introduced=True) else None
+        return rest if is_clause(rest, introduced=True) else _spoken_by(rest, toks[:start], quoted)
     if j < len(toks) and toks[j].lower() == "that":
         rest = toks[j + 1 :]
         return rest if is_clause(rest, introduced=True) else None
     rest = toks[j:]
-    return rest if is_clause(rest) else None
+    if is_clause(rest):
+        return rest
+    # "Rosa told the ringmaster, 'I fed the ponies'": in direct speech "I" is the one speaking
+    return _spoken_by(rest, toks[:start], quoted) if direct and not learn else None
 
 
-def _hearer_end(toks: list[str], j: int) -> int | None:
-    """Where a named hearer after "told" ("Agnes", "the almoner", "Sister Ellery") ends at the "that" of what was told,
-    else None: without the "that", "told Agnes the news" says what she was told, not a clause."""
+FAR_THAT_REACH = 12  # words between a reporting verb and its "that" across a hearer and where or when it was said
+
+
+def _far_that(toks: list[str], j: int) -> list[str] | None:
+    """What was said after a "that" some words past the reporting verb, across who heard it and where or when ("said
+    at the ringside on Monday that S"), when nothing between is a finite verb (it would be a clause of its own) and
+    what follows "that" starts as a subject does (after a noun, "the man that owned the boat" is a relative clause)."""
+    for k in range(j + 2, min(len(toks), j + FAR_THAT_REACH)):
+        low = toks[k].lower()
+        if toks[k] in _PUNCT:
+            return None
+        if low != "that":
+            if low in _FINITE or low.endswith("n't") or (len(low) > 3 and low.endswith("ed")) \
+                    or (lexicon.irregular_past(low) and lexicon.key(low) != low):
+                return None
+            continue
+        rest = toks[k + 1 :]
+        first = rest[0].lower() if rest else ""
+        if not (first in _DETERMINERS or first in _REPORT_SUBJECT_PRONOUNS or (rest and _capital(rest[0]))):
+            return None
+        return rest if is_clause(rest, introduced=True) else None
+    return None
+
+
+_FIRST_PERSON_SELF = frozenset("i me".split())
+# An opening quotation mark: one before a word, at the start or after a space or clause punctuation.
+_QUOTE_OPEN = re.compile(r"(?:^|[\s,:;(])['\"\u2018\u201c](?=\w)")
+
+
+def _spoken_by(said: list[str], speaker: list[str], quoted: bool) -> list[str] | None:
+    """Quoted direct speech told in the third person: the speaker for "I" and "me", the speaker's for "my", the
+    emphatic "myself" dropped ("'I set it myself,' said Rudd" -> "Rudd set it"); None without quotation marks ("Tobin
+    told me, I think, ..."), when the speaker is no one named ("he", "I"), when the words speak for a group ("we"),
+    or when they do not stand as a clause (one that starts "I" does)."""
+    words = [t for t in speaker if t not in _PUNCT]
+    if not quoted:
+        return None
+    if not words or words[0].lower() in _PERSON_WORDS or not any(_capital(w) or w.lower() == "the" for w in words[:1]):
+        return None
+    lows = [t.lower() for t in said]
+    if not any(w in _FIRST_PERSON_SELF or w in ("my", "myself") for w in lows):
+        return None
+    out: list[str] = []
+    for tok, low in zip(said, lows):
+        if low in _FIRST_PERSON_SELF:
+            out += words
+        elif low == "my":
+            out += [*words[:-1], words[-1] + "'s"]
+        elif low == "myself":
+            continue
+        else:
+            out.append(tok)
+    return out if lows[0] == "i" or is_clause(out, introduced=True) else None
+
+
+def _hearer_end(toks: list[str], j: int, quoted: bool = False) -> int | None:
+    """Where a named hearer after "told" ("Agnes", "the almoner", "Sister Ellery") ends at the "that" of what was told
+    (or, with `quoted`, at the comma before a quotation), else None: without the "that", "told Agnes the news" says
+    what she was told, not a clause."""
     start = j
     while j < len(toks) and j - start < 4 and toks[j] not in _PUNCT and toks[j].lower() != "that" \
             and (_capital(toks[j]) or toks[j].lower() in _DETERMINERS or (j > start and toks[j - 1].lower() in _DETERMINERS)):
         j += 1
-    if j == start or j >= len(toks) or toks[j].lower() not in ("that", ":"):
+    if j == start or j >= len(toks) or toks[j].lower() not in (("that", ":", ",") if quoted else ("that", ":")):
         return None
     return j
 
 
-def _strip_report_once(toks: list[str]) -> list[str] | None:
-    """The statement inside one reporting frame at the start or the end, else None."""
+def _strip_report_once(toks: list[str], quoted: bool = False) -> list[str] | None:
+    """The statement inside one reporting frame at the start or the end, else None; `quoted`: the text has quotation
+    marks, so a first person in the words said is their speaker."""
     lows = [t.lower() for t in toks]
     # "According to X, S."
     if len(lows) > 4 and lows[0] == "according" and lows[1] == "to" and "," in lows[2:10]:
@@ -316,11 +382,15 @@ def _strip_report_once(toks: list[str]) -> list[str] | None:
         if [t.lower() for t in tail[:2]] == ["or", "so"]:
             tail = tail[2:]  # "S, or so the porter told the almoner"
         end = _reporter_end(tail)
-        if end and is_clause(body):
+        if end:
             verb = lexicon.concept(tail[end])
             after = [t.lower() for t in tail[end + 1 :]]
             if (verb in _REPORT_SAY and not after) or (verb in _REPORT_TELL and 1 <= len(after) <= 3):
-                return body
+                # "'I rowed the mail out,' Donald told the inquest": in direct speech "I" is the one speaking
+                return body if is_clause(body) else _spoken_by(body, tail[:end], quoted)
+        elif 2 <= len(tail) <= 5 and lexicon.concept(tail[0]) in _REPORT_SAY and (_capital(tail[1]) or tail[1].lower() == "the"):
+            # "S, said Donald Macrae": the frame turned round
+            return body if is_clause(body) else _spoken_by(body, tail[1:], quoted)
     # "Maren was told by Tobin that S.": a telling said from its hearer's side passes S on as well
     for i in range(1, min(len(toks) - 3, 6)):
         if lows[i] in ("was", "were") and lexicon.concept(toks[i + 1]) in _REPORT_TELL and not _capital(toks[i + 1]):
@@ -341,7 +411,7 @@ def _strip_report_once(toks: list[str]) -> list[str] | None:
         return None  # "Ada heard the news" is her deed; "Ada heard from Bo that S" passes S on
     if not (learn or verb in _REPORT_SAY or verb in _REPORT_TELL):
         return None
-    return _reported_after(toks, end, learn)
+    return _reported_after(toks, end, learn, quoted)
 
 
 _TITLE_WORDS = frozenset("mr mrs miss ms dr sir lady lord master mistress".split())
@@ -428,9 +498,10 @@ def report_core(text: str) -> str:
     frame comes back unchanged. Nested frames are read through up to three deep.
     """
     toks = tokens(text)
+    quoted = bool(_QUOTE_OPEN.search(text))
     stripped = False
     for _ in range(3):
-        inner = _strip_report_once(toks)
+        inner = _strip_report_once(toks, quoted)
         if inner is None:
             break
         toks, stripped = inner, True
@@ -496,8 +567,10 @@ def front_to_back(text: str) -> str:
             words = 0
             while j < len(toks) and toks[j] not in _PUNCT:
                 low = toks[j].lower()
-                if words and (low in _DETERMINERS or low in _PRONOUNS):
-                    break  # the subject starts: "the lawyer", "she"
+                if words and (low in _DETERMINERS or low in _PRONOUNS) and toks[j - 1].lower() not in _PREPOSITIONS:
+                    break  # the subject starts: "the lawyer", "she" (not "of the fire" inside "the day of the fire")
+                if words and toks[j][0].isdigit() and toks[j - 1].lower() not in _PREPOSITIONS:
+                    break  # "On the day of the fire 3,000 copies were sold"
                 if words and _capital(toks[j]) and _verb_next(toks, j):
                     j = _name_start(toks, i + 1, j)  # "Oda counted", "Zhuge Liang borrowed", "Cassius and Brutus met"
                     break
@@ -763,16 +836,24 @@ def _short_form(word: str, bases: set[str]) -> str | None:
     return max(found, key=len) if len(found) == 1 else None
 
 
-def _shorten_names(toks: list[str], other: set[str]) -> list[str]:
+def _shorten_names(toks: list[str], other_toks: list[str]) -> list[str]:
     """`toks` with each full name cut to the part of it the other statement uses ("Margery Dunn" -> "Margery"),
-    a first name given in full on one side and short on the other in its short form ("Fennimore Tallis" / "Fen")."""
+    a first name given in full on one side and short on the other in its short form ("Fennimore Tallis" / "Fen").
+    A part the other statement uses inside a name of its own with another word ("Lady Day" / "Midsummer Day",
+    "Margery Dunn" / "Margery Voss") is another name, not a short one."""
+    other = set(other_toks)
     out, bases = list(toks), {t.removesuffix("'s") for t in other}
     for i, tok in enumerate(toks):
         short = _short_form(tok.removesuffix("'s"), bases)
         if short is not None and tok.removesuffix("'s") not in bases:
             out[i] = short + ("'s" if tok.endswith("'s") else "")
     toks = list(out)
+    their_runs = [[t.removesuffix("'s") for t in other_toks[i:j]] for i, j in _name_runs(other_toks)]
     for start, end in reversed(_name_runs(toks)):
+        mine = {t.removesuffix("'s") for t in toks[start:end]}
+        # a title ("Brother Cassian", "Sergeant Harrow") is no other name
+        if any(set(run) & mine and not {w for w in run if not _a_person(w.lower())} <= mine for run in their_runs):
+            continue
         kept = [t.removesuffix("'s") for t in toks[start:end] if t.removesuffix("'s") in bases]
         if kept and len(kept) < end - start:  # a possessive stays on the name's end: "Benedikta Sorrel's" -> "Benedikta's"
             out[start:end] = kept[:-1] + [kept[-1] + ("'s" if toks[end - 1].endswith("'s") else "")]
@@ -808,12 +889,83 @@ def _posts_named(toks: list[str], other: list[str]) -> list[str]:
     return out
 
 
+POST_WORDS_MAX = 3  # words of a post after "the": "the first assistant keeper"
+
+
+def _a_person(word: str) -> bool:
+    """Whether a lower-case noun names a kind of person in one of its two commonest WordNet senses, a compound's last
+    part standing for it ("sub-editor", "overman", "harbourmaster")."""
+    from memory import wordnet
+
+    head = lexicon.key(word)
+    if wordnet.names_a_person(head, 2):
+        return True
+    if "-" in head:
+        return _a_person(head.rsplit("-", 1)[1])
+    for part in ("woman", "man"):
+        if head.endswith(part) and len(head) >= len(part) + 3 and head != part:
+            return wordnet.names_a_person(part)
+    # a closed compound of a noun and a person ("harbourmaster", "lamplighter")
+    return any(wordnet.senses(head[:cut], "noun") and wordnet.names_a_person(head[cut:])
+               for cut in range(3, len(head) - 3))
+
+
+def _posts(toks: list[str]) -> list[tuple[int, int]]:
+    """(start, end) of each one person spoken of by their post: "the" and up to three lower-case words, the last a
+    kind of person ("the captain", "the elephant keeper", "the tent master's"); not a group ("the keepers")."""
+    found: list[tuple[int, int]] = []
+    for i, tok in enumerate(toks):
+        if tok.lower() != "the":
+            continue
+        end = None
+        for n in range(1, POST_WORDS_MAX + 1):
+            if i + n >= len(toks):
+                break
+            word = toks[i + n]
+            bare = word.removesuffix("'s")
+            if not bare.islower() or bare in _FUNCTION or bare in _PREPOSITIONS or word in _PUNCT:
+                break
+            if lexicon.key(bare) != bare:
+                break  # an inflected word ends the phrase: a verb ("the bailiff escorted") or a group ("the keepers")
+            if _a_person(bare):
+                end = i + n + 1
+            if word.endswith("'s"):
+                break
+        if end is not None:
+            found.append((i, end))
+    return found
+
+
+def _names(toks: list[str]) -> list[tuple[int, int]]:
+    """Runs of two or more capitalised words that name a person: not a place after a preposition ("at Port
+    Skerrow"), unless it owns something there ("to Samuel Pardoe's house")."""
+    return [(i, j) for i, j in _name_runs(toks)
+            if not (i and toks[i - 1].lower() in _PREPOSITIONS and not toks[j - 1].endswith("'s"))]
+
+
+def _post_for_name(toks: list[str], other: list[str]) -> list[str]:
+    """`toks` with the one person it speaks of by their post ("the advance agent") named as the other statement names
+    the one person it has that this one lacks ("Lionel Fitch"): a statement alone cannot say who holds a post, so
+    one post against one name is read as one person. Two or more either way could pair any way, and stay."""
+    own = {t.lower().removesuffix("'s") for t in toks}
+    theirs = {t.lower().removesuffix("'s") for t in other}
+    posts = [(i, j) for i, j in _posts(toks) if not all(t.lower().removesuffix("'s") in theirs for t in toks[i + 1:j])]
+    names = [(i, j) for i, j in _names(other) if not all(t.lower().removesuffix("'s") in own for t in other[i:j])]
+    if len(posts) != 1 or len(names) != 1 or _names(toks) and len(_names(toks)) >= len(_names(other)):
+        return toks
+    (start, end), (n_start, n_end) = posts[0], names[0]
+    name = [t.removesuffix("'s") for t in other[n_start:n_end]]
+    owned = "'s" if toks[end - 1].endswith("'s") else ""
+    return toks[:start] + name[:-1] + [name[-1] + owned] + toks[end:]
+
+
 def align_names(text_a: str, text_b: str) -> tuple[str, str]:
     """Both statements with a person named in full on one side and in part, or by the post the name's title gives,
-    on the other named alike."""
+    on the other named alike; one post against one name read as that person (_post_for_name)."""
     ta, tb = tokens(text_a), tokens(text_b)
     pa, pb = _posts_named(ta, tb), _posts_named(tb, ta)
-    a, b = _shorten_names(pa, set(pb)), _shorten_names(pb, set(pa))
+    pa, pb = _post_for_name(pa, pb), _post_for_name(pb, pa)
+    a, b = _shorten_names(pa, pb), _shorten_names(pb, pa)
     if a == ta and b == tb:
         return text_a, text_b
     return join(a), join(b)

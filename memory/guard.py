@@ -386,6 +386,8 @@ def check(text_a: str, text_b: str, place_a: str | None = None, place_b: str | N
     relation = _relation_swapped(text_a, text_b, fa, fb)
     if relation is not None:
         return Verdict(False, relation)
+    if retelling.kin_turned(text_a, text_b):
+        return Verdict(False, "role")  # "X is Y's grandson" / "X is Y's grandfather"
     swapped = _phrases_swapped(text_a, text_b, fa, fb)
     if swapped is not None:
         return Verdict(False, swapped)

@@ -33,7 +33,47 @@ def pair(text_a: str, text_b: str) -> tuple[str, str]:
     # "A after B" / "B before A" with clauses on both sides: turned only where the other says "before", since "fled
     # after the guard died" is also "fled after the guard's death", which has no clause to turn
     a, b = _ordered(a, b), _ordered(b, a)
+    if _turned(frames.tokens(a), frames.tokens(b)):
+        return a, a
     return _unnegated(a, b), _kin_as(_compared_as(_unnegated(b, a), a), a)
+
+
+def _lowered(toks: list[str]) -> list[str]:
+    return [t.lower() for t in toks]
+
+
+def _find(toks: list[str], part: list[str], start: int) -> int | None:
+    """Where `part` occurs in `toks` at or after `start` (case aside), else None."""
+    low, want = _lowered(toks), _lowered(part)
+    return next((k for k in range(start, len(toks) - len(part) + 1) if low[k : k + len(part)] == want), None)
+
+
+def _turned(a: list[str], b: list[str]) -> bool:
+    """Whether `b` tells `a` from its other end: "X <verb> ... Y" against "Y <verb> ... X", where what lies between is
+    the same and ends in "with" (a deed done together: "quarrelled with", "corresponded with") or differs by one word
+    WordNet makes the opposite of the other's ("downstream of" / "upstream of", "to the left of" / "to the right of",
+    "beneath" / "above"), and the rest is the same."""
+    for ia in range(1, len(a) - 2):
+        ib = next((k for k in range(1, len(b)) if b[k].lower() == a[ia].lower()), None)
+        if ib is None:
+            continue
+        subject_a, subject_b = a[:ia], b[:ib]
+        if _lowered(subject_a) == _lowered(subject_b):
+            continue
+        pa, pb = _find(a, subject_b, ia + 1), _find(b, subject_a, ib + 1)
+        if pa is None or pb is None:
+            continue
+        mid_a, mid_b = _lowered(a[ia + 1 : pa]), _lowered(b[ib + 1 : pb])
+        if _lowered(a[pa + len(subject_b) :]) != _lowered(b[pb + len(subject_a) :]) or len(mid_a) != len(mid_b):
+            return False
+        if mid_a == mid_b:
+            return bool(mid_a) and mid_a[-1] == "with"
+        differ = [(x, y) for x, y in zip(mid_a, mid_b) if x != y]
+        if len(differ) != 1:
+            return False
+        x, y = differ[0]
+        return any(wordnet.opposed(x, y, pos, 3) for pos in ("adv", "adj"))
+    return False
 
 
 def _ordered(text: str, other: str) -> str:
@@ -129,11 +169,16 @@ def _unnegated(text: str, other: str) -> str:
         if j is None:
             return text
         said = [others[j]]
+        rest = toks[at + 1 :]
+        if "_" in theirs and other_lows[j + 1 : j + 2] == [theirs.split("_", 1)[1]]:
+            said.append(others[j + 1])  # "went out": the particle is part of the deed
+            if len(rest) >= 2 and rest[1] in frames.PUNCT and rest[0].islower() and rest[0] not in frames.PREPOSITIONS:
+                rest = rest[1:]  # "did not stay lit" is "went out": the particle says the state the word said
         # "stayed in the cellar" / "never left the cellar": the place keeps its preposition
         if j + 1 < len(others) and other_lows[j + 1] in _BEFORE_PLACE and at + 1 < len(lows) \
                 and lows[at + 1] not in frames.PREPOSITIONS and toks[at + 1] not in frames.PUNCT:
             said.append(other_lows[j + 1])
-        return frames.join(toks[:i] + said + toks[at + 1 :])
+        return frames.join(toks[:i] + said + rest)
     return text
 
 
@@ -148,6 +193,9 @@ _TIES = {
     **{w: ("grand", "down") for w in ("grandson", "granddaughter", "grandchild")},
     **{w: ("sibling", "both") for w in ("brother", "sister", "sibling")},
     **{w: ("spouse", "both") for w in ("husband", "wife", "spouse")},
+    **{w: ("in-law", "up") for w in ("father-in-law", "mother-in-law", "parent-in-law")},
+    **{w: ("in-law", "down") for w in ("son-in-law", "daughter-in-law", "child-in-law")},
+    **{w: ("sibling-in-law", "both") for w in ("brother-in-law", "sister-in-law")},
     **{w: ("cousin", "both") for w in ("cousin",)},
     **{w: ("employ", "up") for w in ("employer",)},
     **{w: ("employ", "down") for w in ("employee",)},
@@ -215,3 +263,19 @@ def _kin_as(text: str, other: str) -> str:
             and t_side == _OTHER_END[side] and t_age == _AGE.get(age, "?"):
         return other
     return text
+
+
+def kin_turned(text_a: str, text_b: str) -> bool:
+    """Whether two statements tell one tie between the same two people from ends that cannot both hold: "X is Y's
+    grandson" / "X is Y's grandfather", or "X is Y's niece" / "Y is X's niece"."""
+    mine, their = _tie(frames.tokens(text_a)), _tie(frames.tokens(text_b))
+    if mine is None or their is None:
+        return False
+    who, _, word, whom, _ = mine
+    t_who, _, t_word, t_whom, _ = their
+    (kind, side), (t_kind, t_side) = _TIES[word], _TIES[t_word]
+    if kind != t_kind or "both" in (side, t_side):
+        return False
+    same_way = frames.same_person(tuple(who), tuple(t_who)) and frames.same_person(tuple(whom), tuple(t_whom))
+    other_way = frames.same_person(tuple(who), tuple(t_whom)) and frames.same_person(tuple(whom), tuple(t_who))
+    return (same_way and side != t_side) or (other_way and side == t_side)

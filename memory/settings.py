@@ -20,8 +20,9 @@ class MemorySettings(Frozen, frozen=True):
     # on one side and spoken of by their post on the other): merges at this cosine (memory/guard.counterparts)
     counterpart_cosine_min: float = 0.5
     # both said in one wording (memory/retelling.pair) and embedded again: merges at merge_high on that cosine, for
-    # a pair whose raw cosine is at least this (memory/equivalence.structural_rule)
-    canonical_cosine_min: float = 0.5
+    # a pair whose raw cosine is at least this (memory/equivalence.structural_rule); below 0.5 for a name said by a
+    # post on one side and a report on the other, which pull the raw cosine down (0.48 for one such pair)
+    canonical_cosine_min: float = 0.4
     judge_enabled: bool = True  # use the judge callable (when one is given) in the band
     judge_max_calls: int = 2  # judge calls per atom at most
     write_neighbours: int = 8  # usearch neighbours examined per new atom
@@ -47,3 +48,7 @@ class MemorySettings(Frozen, frozen=True):
     archive_floor: float = 0.1  # below this confidence a holding is archived
     max_text_chars: int = 100_000
     max_atoms: int = 512  # atoms per deposit
+
+    def structural_floor(self) -> float:
+        """The least cosine at which some structural rule may still merge a guarded neighbour."""
+        return min(self.frame_cosine_min, self.deed_cosine_min, self.counterpart_cosine_min, self.canonical_cosine_min)

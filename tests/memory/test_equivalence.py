@@ -176,4 +176,4 @@ def test_a_pair_said_in_one_wording_is_embedded_again():
     assert said == [list(retelling.pair(b, a))], said  # what is embedded again is the pair in one wording
     assert equivalence.structural_rule(b, a, 0.88, settings, apart) is None
     assert equivalence.structural_rule(b, a, 0.88, settings) is None  # no embedder, no second look
-    assert equivalence.structural_rule(b, a, 0.4, settings, alike) is None  # below the raw floor
+    assert equivalence.structural_rule(b, a, settings.canonical_cosine_min - 0.05, settings, alike) is None  # below the raw floor

@@ -23,7 +23,7 @@ def _one_wording(a: str, b: str) -> bool:
     ("The harvest started at 6 a.m.", "The harvest started at 6:00 morning."),
     ("The harvest started at six in the morning.", "The harvest started at 6:00 morning."),
     ("The edition went to press at twelve o'clock at night.", "The edition went to press at midnight."),
-    ("She paid 3 shillings at the gate.", "She paid 3 shillings at the gate."),  # a count is no time
+    ("She paid 3 shillings at the gate.", "She paid 36 pence at the gate."),  # a count is no time
     ("He left after 3 hours.", "He left after 180 minutes."),  # a span, not a time (said in minutes: amounts)
 ])
 def test_a_time_of_day_has_one_wording(text, form):
@@ -59,6 +59,28 @@ def test_times_of_the_other_half_of_the_day_stay_apart():
     ("He came once a week.", "He came once a week."),  # a rate
     ("She bought a dozen eggs.", "She bought 12 eggs."),
     ("Half the village came.", "Half the village came."),  # no count to take the share of
+    # durations, sums of old money and clock times told in parts, in one wording
+    ("The crossing took two and a half hours.", "The crossing took 150 minutes."),
+    ("The crossing took two hours and ten minutes.", "The crossing took 130 minutes."),
+    ("He was granted a fortnight's leave.", "He was granted 14 days' leave."),
+    ("The refit lasted a year and a half.", "The refit lasted 18 months."),
+    ("She was 12 years old.", "She was 12 years old."),
+    ("The ferry cost one and sixpence.", "The ferry cost 18 pence."),
+    ("The ferry cost half a crown.", "The ferry cost 30 pence."),
+    ("The ferry cost a florin and sixpence.", "The ferry cost 30 pence."),
+    ("The ferry cost 3 shillings.", "The ferry cost 36 pence."),
+    ("The ferry cost a florin.", "The ferry cost 24 pence."),
+    ("The ferry cost 3 pounds.", "The ferry cost 3 pounds."),  # pounds alone stay (a weight, or any realm's)
+    ("The prince won 20 crowns.", "The prince won 20 crowns."),  # another realm's coin may be meant
+    ("The mill sold 4,500 sacks.", "The mill sold 4500 sacks."),
+    ("The ferry left at a quarter to midnight.", "The ferry left at 11:45 evening."),
+    ("The ferry left at ten past midnight.", "The ferry left at 12:10 morning."),
+    ("Ann is still owed 30 pence by the miller.", "The miller still owes 30 pence to Ann."),
+    # a reporting frame whose "that" comes after where it was said, or after a hearer with words of their own
+    ("Ann said at the inquest on Monday that the ferry had sunk.", "The ferry had sunk."),
+    ("Ann told the boatmen waiting on the quay that the ferry had sunk.", "The ferry had sunk."),
+    ("Ann told the man that owned the ferry to leave.", "Ann told the man that owned the ferry to leave."),
+    ("On the night of the gale 40 boats were lost.", "40 boats were lost on the night of the gale."),
 ])
 def test_gifts_lessons_failures_and_order_have_one_wording(text, form):
     assert canonical.canonical(text) == form
@@ -92,6 +114,24 @@ def test_gifts_lessons_failures_and_order_have_one_wording(text, form):
     ("Aurelie forbade the doctor to leave the hospice.", "Aurelie forbade Dr Salt to leave the hospice.", True),
     ("The warden's dog bit Ann.", "Warden Edith Marrow bit Ann.", False),
     ("The archivist shut the reading room.", "Chief Archivist Hollis Grange shut the reading room.", False),
+    # one person said by their post against one name: a statement alone cannot say who holds the post
+    ("The harbourmaster raised the storm cone at dusk.", "Edwin Tallack raised the storm cone at dusk.", True),
+    ("Edwin Tallack's clerk logged the schooner.", "The harbourmaster's clerk logged the schooner.", True),
+    ("The bailiff escorted Ann Voss out.", "Hugo Marsh escorted Ann Voss out.", True),
+    # two posts against two names could pair either way; a group is no one person; a verb is no post
+    ("The pilot met the harbourmaster before Ann Voss arrived.", "Edwin Tallack met Joss Penrose before Ann Voss arrived.", False),
+    ("The pilots raised the storm cone.", "Edwin Tallack raised the storm cone.", False),
+    # quoted speech in the first person is its speaker's deed
+    ("'I rang the bell at noon,' said Joss Penrose.", "Joss Penrose rang the bell at noon.", True),
+    ("Joss Penrose told the coroner, 'I rang the bell at noon.'", "Joss Penrose rang the bell at noon.", True),
+    ("'I rang the bell myself,' Joss Penrose told the inquest.", "Joss Penrose rang the bell.", True),
+    ("'I rang the bell at noon,' said Joss Penrose.", "Ann Voss rang the bell at noon.", False),
+    # one relation told from its other end: a deed done together, or a place by the opposite word
+    ("Ann Voss dined with Joss Penrose at the inn.", "Joss Penrose dined with Ann Voss at the inn.", True),
+    ("The forge stands north of the mill.", "The mill stands north of the forge.", False),
+    ("The forge lies below the chapel.", "The chapel lies above the forge.", True),
+    ("Ann Voss paid Joss Penrose at the inn.", "Joss Penrose paid Ann Voss at the inn.", False),
+    ("Ann Voss is the mother-in-law of Joss Penrose.", "Joss Penrose is Ann Voss's son-in-law.", True),
 ])
 def test_what_only_the_pair_shows(a, b, same):
     assert _one_wording(a, b) is same
