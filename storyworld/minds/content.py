@@ -261,10 +261,11 @@ def kin(world: World, agent: str, relation: str) -> str | None:
     return None
 
 
-def asked_keys(world: World, question: str, asker: str, answerer: str) -> set[str]:
-    """What a question asks about, as the one asked holds it, without the two names ("what did you see?" -> see)."""
+def asked_keys(world: World, question: str, asker: str, answerer: str, asked: str | None = None) -> set[str]:
+    """What a question asks about, as the one asked holds it, without the two names ("what did you see?" -> see);
+    `asked`: the question as_asked already, when the caller has it."""
     names = {w for a in (asker, answerer) if a in world.agents for w in keys(world.agents[a].name)}
-    return keys(as_asked(world, question, asker, answerer)) - names
+    return keys(asked if asked is not None else as_asked(world, question, asker, answerer)) - names
 
 
 def as_asked(world: World, question: str, asker: str, answerer: str) -> str:
@@ -903,7 +904,8 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         return Speech(act="answer", to=to, carries=(news,)) if news else Speech(act="unknown", to=to, news=True)
     whereabouts = re.search(r"\bwhere\b", addressed.text, re.IGNORECASE) is not None
     floor = ANSWER_MIN if question else TELL_MIN
-    wanted = asked_keys(world, addressed.text, addressed.speaker, speaker)
+    asked = as_asked(world, addressed.text, addressed.speaker, speaker)
+    wanted = asked_keys(world, addressed.text, addressed.speaker, speaker, asked)
     movers: set[str] = set()
     things: set[str] = set()
     if whereabouts:
@@ -967,8 +969,7 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
         # (a person the question names counts as one such word: "Which man pointed you at the collector as in the
         # pay of a nursery?" is on the holding that names Ferdinand and the nursery, before the one on pay alone)
         substance = _substance(world, wanted)
-        named = set(render.names_in(world, as_asked(world, addressed.text, addressed.speaker, speaker))) - \
-            {speaker, addressed.speaker}
+        named = set(render.names_in(world, asked)) - {speaker, addressed.speaker}
         on.sort(key=lambda k: -len(substance & keys(k.text)) - len(named & {*_doers(world, k), *render.names_in(world, k.text)}))
         relevant = on or relevant
     # a remark that told it something it did not hold before the line (by the time it answers, a line of last

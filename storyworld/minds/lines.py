@@ -6,10 +6,11 @@ import re
 from collections.abc import Collection, Iterable
 
 _WORD = re.compile(r"[\w']+", re.UNICODE)
-# (not the point of an initial or a title: "one coil had off D. Skerritt", "Dr. Vance")
-_NOT_AN_END = r"(?<!\b[A-Z])(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)"
+# an initial or a title is no sentence's end ("J. Marr", "Dr. Salt")
+_NOT_ENDS = (r"[A-Z]", "Mr", "Mrs", "Ms", "Dr", "St")
+_NOT_AN_END = "".join(rf"(?<!\b{word})" for word in _NOT_ENDS)
 _SENTENCE_END = re.compile(_NOT_AN_END + r"[.!?…][\"')\]]*(?=\s|$)")
-SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)\s+")
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])" + "".join(rf"(?<!\b{word}\.)" for word in _NOT_ENDS) + r"\s+")
 # words from prompts and schemas that a weak model copies into its reply
 FIELD_WORDS = frozenset({
     "json", "action", "act_on", "read_thread", "observe", "wait", "verb", "target", "schema", "exits", "round",

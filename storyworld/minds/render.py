@@ -89,14 +89,15 @@ def post_forms(world: World) -> dict[str, str]:
             for start in range(len(words)):
                 phrases.setdefault(" ".join(words[start:]).lower(), set()).add(agent.id)
     named = {surface.lower() for surface, _ in name_forms(world)}
+    # each person's names and description, once: what a post's last word must not be a word of for anyone else
+    said_of = {a.id: f"{a.description} {' '.join(a.all_names())}".lower() for a in world.agents.values()}
     found = {}
     for phrase, who in phrases.items():
         if len(who) != 1 or f"the {phrase}" in named or phrase in named:
             continue
         (agent_id,) = who
         head = phrase.split()[-1]
-        elsewhere = " ".join(f"{a.description} {' '.join(a.all_names())}" for a in world.agents.values()
-                             if a.id != agent_id).lower()
+        elsewhere = " ".join(text for other, text in said_of.items() if other != agent_id)
         if " " in phrase or not re.search(rf"\b{re.escape(head)}\b", elsewhere):
             found[phrase] = agent_id
     _POSTS[world.digest] = found
