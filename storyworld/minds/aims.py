@@ -234,9 +234,13 @@ def question_of(goal: str, pronouns: str = "they", others_named: bool = False) -
 def _what_to_learn(body: str) -> str:
     """A goal's matter to find out, without what it means to do once it knows: "who lost the second press and see
     them answer for it" -> "who lost the second press" (a bare verb after "and" bids; "and hid it" tells)."""
-    for joint in re.finditer(r",?\s+and\s+([a-z]+)\b", body):
-        word = joint.group(1)
+    for joint in re.finditer(r",?\s+and\s+([a-z]+)\b(\s+[a-z]+)?", body):
+        word, after = joint.group(1), (joint.group(2) or "").strip()
         lemmas = getAllLemmas(word)
-        if word in lemmas.get("VERB", ()) and "NOUN" not in lemmas:
+        # a word that is a noun too bids when an object follows it ("and make them pay it back")
+        if word in lemmas.get("VERB", ()) and ("NOUN" not in lemmas or after in _OBJECT_OPENERS):
             return body[:joint.start()]
     return body
+
+
+_OBJECT_OPENERS = frozenset("them him her it me us the a an his their my our sure".split())

@@ -222,6 +222,20 @@ def _agree(person: str, rest: str, past: bool) -> str:
     return f"{space}{adverb}{new}{rest[match.end():]}"
 
 
+ECHO_WORDS = 24  # the most words of a line a hearer says back whole; past that it names what the line was about
+
+
+def _echoed(world: World, echo: str, speaker: str, to: str | None) -> tuple[str, bool]:
+    """What a hearer says back of a line it was told, and whether that is the line itself: the line in the hearer's
+    words when short, else what it was about, by the people it named ("what you tell me of Sidney Chown")."""
+    told = clause(point_of_view(world, lines.first_sentences(echo, 120) or echo, speaker, to), world)
+    if len(told.split()) <= ECHO_WORDS:
+        return told, True
+    named = list(dict.fromkeys(s.agent for s in find_names(world, echo) if s.agent not in (speaker, to)))
+    about = " and ".join(world.name_of(a) for a in named[:2])
+    return (f"what you tell me of {about}" if about else "what you tell me"), False
+
+
 def point_of_view(world: World, text: str, speaker: str, listener: str | None, *, past: bool = False) -> str:
     """The statement as the speaker says it to the listener: the speaker "I", the listener "you", others by name.
 
@@ -422,6 +436,15 @@ def _cap_if_start(text: str, start: int, word: str) -> str:
     return word
 
 
+# "her" owns what follows when a word of substance follows it ("her niece"), not a preposition or an adverb ("left her
+# at the inn", "saw her again")
+_NOT_OWNED_AFTER_HER = (
+    "at in on to with by for from into onto about alone there here and but or when while because behind before after "
+    "again home up down out off away back that so too then once twice since until till as if over under through "
+    "across near beside the a an this these those some any his her their my your its our no every each").split()
+_HER_OWNS = re.compile(r"\s+(?!(?:" + "|".join(_NOT_OWNED_AFTER_HER) + r")\b)[a-z]")
+
+
 def _pronouns(text: str, person: str, sex: str, rivals: Iterable[int] = ()) -> str:
     """After the speaker (or listener) became the subject, the first sentence's "he/his" (or "she/her") are theirs,
     up to where someone else they could mean has been named (`rivals`: where such names start): past that, whose
@@ -442,11 +465,12 @@ def _pronouns(text: str, person: str, sex: str, rivals: Iterable[int] = ()) -> s
         if any(start < match.start() for start in rivals):
             return word
         own = re.search(r"\b(?:I|[Yy]ou)\s+((?:(?!(?:he|she|they|it|that|who)\b)\w+\s+){1,6})$", first[:match.start()])
-        if word in ("him", "her") and own and _one_doer(own.group(1).split()):
+        owns = word == "her" and _HER_OWNS.match(first[match.end():]) is not None  # "her niece", not "her at the inn"
+        if word in ("him", "her") and not owns and own and _one_doer(own.group(1).split()):
             # the object of the speaker's own verb is someone else: one acting on oneself says "myself"
             # ("Captain Blake scratched him" said by Blake: "I scratched him", not "I scratched me")
             return word
-        if word == "her" and not re.match(r"\s+[a-z]", first[match.end():]):
+        if word == "her" and not owns:
             return "me" if person == "I" else "you"
         return table[word]
 
@@ -850,7 +874,7 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
             body = f"What I can tell you is this. {_opening(body)}" if lang == "en" else f"我能告诉你的是：{body}"
         if getattr(speech, "heard", False) and lang == "en":
             echo = getattr(speech, "echo", "")
-            told = clause(point_of_view(world, lines.first_sentences(echo, 120) or echo, speaker, to), world) if echo else ""
+            told = _echoed(world, echo, speaker, to)[0] if echo else ""
             # what it was just told, said back and taken in, then its own word on the matter (no question mark: the
             # line asks nothing, and its listener must not take it for a question)
             body = sentence(f"{told} — that is news to me; and {clause(body, world)}" if told else
@@ -873,8 +897,9 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
     if act == "react" and echo and lang == "en":
         # news heard is said back as a question, then taken in: the hearer shows what it heard
         heard = TEMPLATES[lang]["heard"][now % len(TEMPLATES[lang]["heard"])]
-        told = clause(point_of_view(world, lines.first_sentences(echo, 120) or echo, speaker, to), world)
-        return _with_vocative(world, to, f"{told}? {heard[:1].upper()}{heard[1:]}", lang)
+        told, whole = _echoed(world, echo, speaker, to)
+        mark = "?" if whole else " —"  # a long line is not said back whole, nor asked back
+        return _with_vocative(world, to, f"{told}{mark} {heard[:1].upper()}{heard[1:]}", lang)
     if act == "ask" and getattr(speech, "question", ""):
         return _with_vocative(world, to, getattr(speech, "question"), lang)
     matter = getattr(speech, "matter", "")

@@ -624,6 +624,17 @@ def test_the_teller_named_in_what_they_told_is_said_by_pronoun(hamlet, body, sai
     assert render._pronoun_for(hamlet, body, "horatio") == said
 
 
+def test_a_long_line_is_said_back_by_what_it_was_about_and_her_niece_is_yours(tiny):
+    long = ("That night Maren left her niece minding the lamp and went down the quay steps with a basket of bread for "
+            "the widow, and as she passed the chandlery Silas was crouched by the harbour wall with a lantern.")
+    told = Speech(act="answer", to="maren", carries=(_known(via="told", source="ada"),), heard=True, echo=long)
+    line = render.floor(tiny, told, "tobin", now=3)
+    assert line.startswith("Maren, what you tell me of Silas — that is news to me; and Ada told me"), line
+    assert render.point_of_view(tiny, "Maren left her niece on the quay.", "tobin", "maren") == \
+        "You left your niece on the quay."
+    assert render.point_of_view(tiny, "Maren left her on the quay.", "tobin", "maren") == "You left her on the quay."
+
+
 def test_news_taken_in_is_said_back_before_the_hearers_own_word_on_it(tiny):
     told = Speech(act="answer", to="maren", carries=(_known(via="told", source="ada"),), heard=True,
                   echo="Maren saw a lantern on the quay at midnight.")

@@ -127,6 +127,8 @@ def test_where_is_she_is_nobody_when_the_last_answer_was_about_a_he(mill):
     ("Learn the truth", "he", ""),
     ("Find out who lost the second press and see them answer for it", "she", "Do you know who lost the second press?"),
     ("Find out who took the ledger and hid it", "he", "Do you know who took the ledger and hid it?"),
+    # a bare verb that is a noun too ("make") bids when an object follows it
+    ("Find out who stole her uncle's watch and make them give it back", "she", "Do you know who stole my uncle's watch?"),
 ])
 def test_a_goal_to_find_out_is_asked_in_its_own_words(goal, pronouns, question):
     assert aims.question_of(goal, pronouns) == question
