@@ -934,9 +934,12 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
 
 
 def ago(world: World, round_: int, now: int) -> str:
-    """A round said as time past from now: "just now", "a round ago", "5 rounds ago"."""
+    """A round said as time past from now: "just now", "a round ago", "5 rounds ago"; a round of the backstory
+    (before round 0, when play began) "before all this" — its distance in rounds is the world file's bookkeeping."""
     if language(world) == "zh":
-        return "刚才" if now - round_ <= 0 else f"{now - round_}个回合之前"
+        return "此前" if round_ < 0 else "刚才" if now - round_ <= 0 else f"{now - round_}个回合之前"
+    if round_ < 0:
+        return "before all this"
     gap = now - round_
     return "just now" if gap <= 0 else "a round ago" if gap == 1 else f"{gap} rounds ago"
 

@@ -640,3 +640,8 @@ def test_news_taken_in_is_said_back_before_the_hearers_own_word_on_it(tiny):
                   echo="Maren saw a lantern on the quay at midnight.")
     line = render.floor(tiny, told, "tobin", now=3)
     assert line.startswith("Maren, you saw a lantern on the quay at midnight — that is news to me; and Ada told me"), line
+
+
+def test_a_backstory_round_is_said_as_before_all_this_not_in_rounds(tiny):
+    assert render.ago(tiny, -11, 1) == "before all this"
+    assert render.ago(tiny, 0, 3) == "3 rounds ago" and render.ago(tiny, 2, 3) == "a round ago"
