@@ -710,12 +710,24 @@ def before_first(toks: list[str], clauses: bool = False) -> list[str]:
         if k == 0:
             return toks
         return then + first[k:] + gap + ["before"] + first[:k] + toks[end:]
-    # a person word may start the clause ("after she bandaged it"), which is_clause declines (it may mean a reporter)
-    if not clauses or not frames.is_clause(["It" if then[0].lower() in _PRONOUNS else then[0], *then[1:]], introduced=True):
+    # a person word may be in the clause ("after she bandaged it", "after the Dean had taken his stall"), which
+    # is_clause declines where it may mean a reporter; here it means someone the sentence names
+    if not clauses or not frames.is_clause(then, introduced=True, persons=True):
         return toks
+    then = _simple_past(then)  # "after the Dean had taken his stall": turned round, he took it before
     if then[0].lower() in _PRONOUNS and k:  # "Voss left after she bandaged it": Voss bandaged it before she left
         return first[:k] + then[1:] + gap + ["before", then[0].lower()] + first[k:] + toks[end:]
     return [case(then[0], True)] + then[1:] + gap + ["before", case(first[0], False)] + first[1:] + toks[end:]
+
+
+def _simple_past(toks: list[str]) -> list[str]:
+    """Tokens with a pluperfect ("had taken") in the simple past ("took")."""
+    lows = [t.lower() for t in toks]
+    for i, low in enumerate(lows[:-1]):
+        past = _participle(lows[i + 1]) if low == "had" else None
+        if past is not None:
+            return toks[:i] + [past] + toks[i + 2 :]
+    return toks
 
 
 _OBJECT_PRONOUNS = {"him": "he", "her": "she", "them": "they", "me": "I", "us": "we"}

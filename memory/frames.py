@@ -215,18 +215,19 @@ def _reporter_end(toks: list[str]) -> int:
     return 0
 
 
-def is_clause(toks: list[str], introduced: bool = False) -> bool:
+def is_clause(toks: list[str], introduced: bool = False, persons: bool = False) -> bool:
     """Whether words read as a statement of their own that can stand without its reporter.
 
     A subject-like start (any word after "that") and a finite-looking verb before any subordinate
     clause ("the stolen horse" has none: a participle straight after a determiner is an adjective).
-    A person word (I, you, he, his, they...) may mean the reporter, so such a clause is not freed of it.
+    A person word (I, you, he, his, they...) may mean the reporter, so such a clause is not freed of it, unless
+    `persons` (a clause inside a statement, whose person words mean someone it names).
     """
     words = [t for t in toks if t not in _PUNCT]
     if len(words) < 2:
         return False
     lows = [w.lower() for w in words]
-    if any(low in _PERSON_WORDS for low in lows):
+    if not persons and any(low in _PERSON_WORDS for low in lows):
         return False
     if not (introduced or _capital(words[0]) or lows[0] in _CLAUSE_START):
         return False

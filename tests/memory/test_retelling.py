@@ -132,6 +132,9 @@ def test_gifts_lessons_failures_and_order_have_one_wording(text, form):
     ("The forge lies below the chapel.", "The chapel lies above the forge.", True),
     ("Ann Voss paid Joss Penrose at the inn.", "Joss Penrose paid Ann Voss at the inn.", False),
     ("Ann Voss is the mother-in-law of Joss Penrose.", "Joss Penrose is Ann Voss's son-in-law.", True),
+    # two deeds in order from the other end, the later one's clause with a person word and a pluperfect
+    ("The ferry sailed after the pilot had taken his place.", "The pilot took his place before the ferry sailed.", True),
+    ("The ferry sailed after the pilot had taken his place.", "The pilot took his place after the ferry sailed.", False),
 ])
 def test_what_only_the_pair_shows(a, b, same):
     assert _one_wording(a, b) is same
