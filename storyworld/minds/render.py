@@ -193,6 +193,8 @@ def _is_subject(text: str, span: Span) -> bool:
     head = text[: span.start]
     if not head.strip():
         return True
+    # an opener is one at the start too, capitalised ("When Joe had gone home …")
+    head = f" {head[:1].lower()}{head[1:]}" if head[:1].isupper() and " " not in head.strip() else head
     return head.endswith(_CLAUSE_OPENERS) and not head.endswith((" to ", " with ", " by ", " of "))
 
 

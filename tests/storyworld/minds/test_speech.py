@@ -633,6 +633,9 @@ def test_a_long_line_is_said_back_by_what_it_was_about_and_her_niece_is_yours(ti
     assert render.point_of_view(tiny, "Maren left her niece on the quay.", "tobin", "maren") == \
         "You left your niece on the quay."
     assert render.point_of_view(tiny, "Maren left her on the quay.", "tobin", "maren") == "You left her on the quay."
+    # a name after an opener at the start of the sentence is its clause's subject
+    assert render.point_of_view(tiny, "When Maren had gone home, Ada lit the lamp.", "maren", "tobin") == \
+        "When I had gone home, Ada lit the lamp."
 
 
 def test_news_taken_in_is_said_back_before_the_hearers_own_word_on_it(tiny):
