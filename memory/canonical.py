@@ -463,7 +463,7 @@ def canonical(text: str) -> str:
         core = _cleft(core)  # "After X, it was Silas who pulled her out": the cleft shows once the phrase is back
     toks = _attributed(frames.tokens(core)) if core == text else frames.tokens(core)
     toks = _refused(frames.volition(_phrases(dates(money(amounts(numbers_as_digits(only(_failed(_apposition(_where_done(_there_were(toks))))))))))))
-    toks = _converse(_belonged(_paid_for(_cost(active(_had_done(_burned(clock(toks))))))))
+    toks = _converse(_belonged(_paid_for(_cost(active(_nominal(_had_done(_burned(clock(toks)))))))))
     toks = _made_by(_employed(_let_to(_spent(toks))))
     return frames.join(before_first(_dative(_because(_not_yet(toks)))))
 
@@ -718,6 +718,80 @@ def before_first(toks: list[str], clauses: bool = False) -> list[str]:
     if then[0].lower() in _PRONOUNS and k:  # "Voss left after she bandaged it": Voss bandaged it before she left
         return first[:k] + then[1:] + gap + ["before", then[0].lower()] + first[k:] + toks[end:]
     return [case(then[0], True)] + then[1:] + gap + ["before", case(first[0], False)] + first[1:] + toks[end:]
+
+
+# A noun of doing told as its deed: "The decision to winter there was Hobb's" is "Hobb decided to winter there".
+_HAPPENED = frozenset("took happened was came".split())  # "took place", "happened", "was held"
+_RECEIVED = frozenset("received got won met".split())
+_CARRIED = {("carried", "out"), ("made",), ("done",), ("given",)}
+
+
+def _deed(noun: str) -> str | None:
+    """The simple past of the deed a noun of doing names ("inspection" -> "inspected"), else None."""
+    from memory import wordnet
+
+    verb = wordnet.deed_of(noun.lower())
+    return _past(verb) if verb else None
+
+
+def _owner_end(toks: list[str], start: int) -> int | None:
+    """Where an owner ending in "'s" ends ("Captain Arbuthnot's", "the engineer's"), up to five words from `start`."""
+    for k in range(start, min(len(toks), start + 5)):
+        if toks[k].endswith("'s"):
+            return k + 1
+        if toks[k] in frames.PUNCT:
+            return None
+    return None
+
+
+def _nominal(toks: list[str]) -> list[str]:
+    """Tokens with a noun of doing said as its deed by its doer: "The N to/of X was A's" -> "A <did> (to) X", "A's N
+    of X took place on T" -> "A <did> X on T", "X received A's N" -> "A <did> X", "The N of X was carried out by A"
+    -> "A <did> X"."""
+    lows = [t.lower() for t in toks]
+    if len(toks) < 5:
+        return toks
+    end = len(toks) - (toks[-1] in frames.PUNCT)
+    if lows[0] == "the" and lows[2] in ("to", "of") and _deed(lows[1]):
+        did, keep = _deed(lows[1]), ["to"] if lows[2] == "to" else []
+        # "The decision to scratch the mare was Captain Arbuthnot's."
+        be = next((k for k in range(end - 1, 2, -1) if lows[k] in ("was", "is")), None)
+        if be is not None and toks[end - 1].endswith("'s") and all(t[:1].isupper() or lows[i] == "the"
+                                                                 for i, t in enumerate(toks[be + 1 : end], be + 1)):
+            owner = toks[be + 1 : end]
+            owner = [case(owner[0], True), *owner[1:-1], owner[-1].removesuffix("'s")] if len(owner) > 1 else \
+                [case(owner[0].removesuffix("'s"), True)]
+            return owner + [did] + keep + toks[3:be] + toks[end:]
+        # "The replacement of the prism was carried out by the superintendent."
+        for k in range(3, end - 2):
+            for words in _CARRIED:
+                if lows[k] in ("was", "were") and tuple(lows[k + 1 : k + 1 + len(words)]) == words \
+                        and lows[k + 1 + len(words) : k + 2 + len(words)] == ["by"]:
+                    agent = k + 2 + len(words)
+                    stop = _agent_end(toks, lows, agent)
+                    if stop is None:
+                        return toks
+                    return [case(toks[agent], True)] + toks[agent + 1 : stop] + [did] + keep + toks[3:k] + toks[stop:]
+    # "The engineer's inspection of the culvert took place on Thursday."
+    owned = _owner_end(toks, 0)
+    if owned is not None and owned < end - 3 and lows[owned + 1] == "of" and _deed(lows[owned]):
+        k = next((k for k in range(owned + 2, end) if lows[k] in _HAPPENED), None)
+        if k is not None:
+            width = 2 if lows[k] == "took" and lows[k + 1 : k + 2] == ["place"] else \
+                2 if lows[k] == "was" and lows[k + 1 : k + 2] == ["held"] else 1 if lows[k] in ("happened", "came") else 0
+            if width:
+                owner = toks[:owned]
+                return ([case(owner[0], True), *owner[1:-1], owner[-1].removesuffix("'s")] + [_deed(lows[owned]) or ""]
+                        + toks[owned + 2 : k] + toks[k + width :])
+    # "The purchase of a new lens received the director's approval."
+    k = next((k for k in range(1, min(end, 12)) if lows[k] in _RECEIVED), None)
+    if k is not None:
+        owned = _owner_end(toks, k + 1)
+        if owned is not None and owned == end - 1 and _deed(lows[owned]):
+            owner = toks[k + 1 : owned]
+            return ([case(owner[0], True), *owner[1:-1], owner[-1].removesuffix("'s")] + [_deed(lows[owned]) or ""]
+                    + [case(toks[0], False)] + toks[1:k] + toks[end:])
+    return toks
 
 
 def _simple_past(toks: list[str]) -> list[str]:

@@ -242,3 +242,43 @@ def tells(verb: str, depth: int = 1) -> bool:
     files = _files("verb")
     return any(files.get(s) == COMMUNICATION_FILE for s in senses(verb, "verb")[:depth])
 
+
+
+@lru_cache(maxsize=1)
+def _derived_verbs() -> dict[int, frozenset[int]]:
+    """noun synset -> the verb synsets its derivation pointers ("+") reach, from data.noun."""
+    folder = root()
+    table: dict[int, frozenset[int]] = {}
+    if folder is None:
+        return table
+    with open(folder / "data.noun", encoding="utf-8") as lines:
+        for line in lines:
+            if line.startswith(" "):
+                continue  # the licence header
+            cells = line.split(" | ")[0].split()
+            at = 4 + 2 * int(cells[3], 16)
+            pointers = (cells[at + 1 + 4 * i : at + 5 + 4 * i] for i in range(int(cells[at])))
+            verbs = frozenset(int(p[1]) for p in pointers if p[0] == "+" and p[2] == "v")
+            if verbs:
+                table[int(cells[0])] = verbs
+    return table
+
+
+@lru_cache(maxsize=65536)
+def deed_of(noun: str, depth: int = 2) -> str | None:
+    """The verb a noun of doing is made from, by WordNet's derivation pointers ("decision" -> "decide",
+    "inspection" -> "inspect"), among its `depth` commonest senses: the derived verb that shares the longest start
+    with the noun, at least its first three letters; None for a noun no deed is made into."""
+    found: set[str] = set()
+    for offset in senses(noun, "noun")[:depth]:
+        for verb in _derived_verbs().get(offset, ()):
+            found.update(_lemmas("verb").get(verb, ()))
+
+    def shared(verb: str) -> int:
+        n = 0
+        while n < min(len(verb), len(noun)) and verb[n] == noun[n]:
+            n += 1
+        return n
+
+    best = max(sorted(found), key=shared, default=None)
+    return best if best is not None and "_" not in best and shared(best) >= 3 else None

@@ -81,6 +81,12 @@ def test_times_of_the_other_half_of_the_day_stay_apart():
     ("Ann told the boatmen waiting on the quay that the ferry had sunk.", "The ferry had sunk."),
     ("Ann told the man that owned the ferry to leave.", "Ann told the man that owned the ferry to leave."),
     ("On the night of the gale 40 boats were lost.", "40 boats were lost on the night of the gale."),
+    # a noun of doing said as its deed by its doer (WordNet's derivation pointers)
+    ("The decision to close the quarry was Edwin Tallack's.", "Edwin Tallack decided to close the quarry."),
+    ("The surveyor's inspection of the bridge took place on Monday.", "The surveyor inspected the bridge on Monday."),
+    ("The sale of the mill received the bailiff's approval.", "The bailiff approved the sale of the mill."),
+    ("The repair of the sluice was carried out by Ann Voss.", "Ann Voss repaired the sluice."),
+    ("The house of the miller was old.", "The house of the miller was old."),  # no deed
 ])
 def test_gifts_lessons_failures_and_order_have_one_wording(text, form):
     assert canonical.canonical(text) == form
