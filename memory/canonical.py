@@ -752,16 +752,14 @@ def _nominal(toks: list[str]) -> list[str]:
     if len(toks) < 5:
         return toks
     end = len(toks) - (toks[-1] in frames.PUNCT)
-    if lows[0] == "the" and lows[2] in ("to", "of") and _deed(lows[1]):
-        did, keep = _deed(lows[1]), ["to"] if lows[2] == "to" else []
+    did = _deed(lows[1]) if lows[0] == "the" and lows[2] in ("to", "of") else None
+    if did is not None:
+        keep = ["to"] if lows[2] == "to" else []
         # "The decision to scratch the mare was Captain Arbuthnot's."
         be = next((k for k in range(end - 1, 2, -1) if lows[k] in ("was", "is")), None)
         if be is not None and toks[end - 1].endswith("'s") and all(t[:1].isupper() or lows[i] == "the"
                                                                  for i, t in enumerate(toks[be + 1 : end], be + 1)):
-            owner = toks[be + 1 : end]
-            owner = [case(owner[0], True), *owner[1:-1], owner[-1].removesuffix("'s")] if len(owner) > 1 else \
-                [case(owner[0].removesuffix("'s"), True)]
-            return owner + [did] + keep + toks[3:be] + toks[end:]
+            return _doer(toks[be + 1 : end]) + [did] + keep + toks[3:be] + toks[end:]
         # "The replacement of the prism was carried out by the superintendent."
         for k in range(3, end - 2):
             for words in _CARRIED:
@@ -774,24 +772,28 @@ def _nominal(toks: list[str]) -> list[str]:
                     return [case(toks[agent], True)] + toks[agent + 1 : stop] + [did] + keep + toks[3:k] + toks[stop:]
     # "The engineer's inspection of the culvert took place on Thursday."
     owned = _owner_end(toks, 0)
-    if owned is not None and owned < end - 3 and lows[owned + 1] == "of" and _deed(lows[owned]):
-        k = next((k for k in range(owned + 2, end) if lows[k] in _HAPPENED), None)
-        if k is not None:
-            width = 2 if lows[k] == "took" and lows[k + 1 : k + 2] == ["place"] else \
-                2 if lows[k] == "was" and lows[k + 1 : k + 2] == ["held"] else 1 if lows[k] in ("happened", "came") else 0
+    did = _deed(lows[owned]) if owned is not None and owned < end - 3 and lows[owned + 1] == "of" else None
+    if owned is not None and did is not None:
+        at = next((k for k in range(owned + 2, end) if lows[k] in _HAPPENED), None)
+        if at is not None:
+            width = 2 if lows[at] == "took" and lows[at + 1 : at + 2] == ["place"] else \
+                2 if lows[at] == "was" and lows[at + 1 : at + 2] == ["held"] else 1 if lows[at] in ("happened", "came") else 0
             if width:
-                owner = toks[:owned]
-                return ([case(owner[0], True), *owner[1:-1], owner[-1].removesuffix("'s")] + [_deed(lows[owned]) or ""]
-                        + toks[owned + 2 : k] + toks[k + width :])
+                return _doer(toks[:owned]) + [did] + toks[owned + 2 : at] + toks[at + width :]
     # "The purchase of a new lens received the director's approval."
-    k = next((k for k in range(1, min(end, 12)) if lows[k] in _RECEIVED), None)
-    if k is not None:
-        owned = _owner_end(toks, k + 1)
-        if owned is not None and owned == end - 1 and _deed(lows[owned]):
-            owner = toks[k + 1 : owned]
-            return ([case(owner[0], True), *owner[1:-1], owner[-1].removesuffix("'s")] + [_deed(lows[owned]) or ""]
-                    + [case(toks[0], False)] + toks[1:k] + toks[end:])
+    got = next((k for k in range(1, min(end, 12)) if lows[k] in _RECEIVED), None)
+    if got is not None:
+        owned = _owner_end(toks, got + 1)
+        did = _deed(lows[owned]) if owned is not None and owned == end - 1 else None
+        if owned is not None and did is not None:
+            return _doer(toks[got + 1 : owned]) + [did] + [case(toks[0], False)] + toks[1:got] + toks[end:]
     return toks
+
+
+def _doer(owner: list[str]) -> list[str]:
+    """An owner ("the engineer's", "Captain Arbuthnot's") as the subject of the deed: its "'s" off, first word up."""
+    said = [*owner[:-1], owner[-1].removesuffix("'s")]
+    return [case(said[0], True), *said[1:]]
 
 
 def _simple_past(toks: list[str]) -> list[str]:
