@@ -646,7 +646,7 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
         "source_told": ("{source} told me, {when}.", "I had it from {source}, {when}."),
         "source_you": ("you told me yourself, {when}.",), "source_heard_you": ("I heard you say it, {when}.",),
         "source_heard": ("I heard {source} say it, {when}.",),
-        "source_saw": ("I saw it with my own eyes, {when}; nobody had to tell me.",),
+        "source_saw": ("I saw it with my own eyes, {where}{when}; nobody had to tell me.",),
         "source_own": ("those are my own words; I said so {when}.",),
         "source_read": ("I read it in {source}, {when}.",),
         "source_inferred": ("I worked it out myself; nobody had to tell me.",),
@@ -660,7 +660,7 @@ TEMPLATES: dict[str, dict[str, tuple[str, ...]]] = {
         "lie": ("一切安好，不必担心。",), "deny": ("此事与我无关，我一无所知。",), "heard": ("原来如此，我记下了。",),
         "source_told": ("是{source}告诉我的，{when}。",), "source_you": ("是你亲口告诉我的，{when}。",), "source_heard_you": ("我听你说的，{when}。",),
         "source_heard": ("我听{source}说的，{when}。",),
-        "source_saw": ("没人告诉我，是我亲眼所见，{when}。",), "source_read": ("我在{source}中读到的，{when}。",),
+        "source_saw": ("没人告诉我，是我亲眼所见，{where}{when}。",), "source_read": ("我在{source}中读到的，{when}。",),
         "source_own": ("这是我自己说的，{when}。",),
         "source_inferred": ("没人告诉我，是我自己推想的。",), "when": ("那是{when}，在{place}。",),
         "where": ("据我所知，{who}最后在{place}。",),
@@ -969,7 +969,9 @@ def _focused(world: World, speaker: str, listener: str | None, known: object, fo
         elif getattr(known, "said_by", None) == speaker:  # its own words: said, not seen
             line = table["source_own"][0].format(when=ago(world, getattr(known, "round"), now))
         else:
-            line = table["source_saw"][0].format(when=ago(world, getattr(known, "round"), now))
+            # where it was seen says what the witness saw it from ("I saw it with my own eyes, at the platform")
+            where = ("" if not place_name else f"at {place_name}, " if lang == "en" else f"在{place_name}，")
+            line = table["source_saw"][0].format(where=where, when=ago(world, getattr(known, "round"), now))
     elif focus == "when":
         options = table["when"]
         line = options[now % len(options)].format(when=ago(world, getattr(known, "round"), now), place=place_name)

@@ -541,6 +541,10 @@ def test_asked_who_told_it_of_its_own_words_it_says_it_said_them(tiny):
     seen = _known(text="Ada lit the lamp.", via="witnessed", said_by=None, round=1)
     line = render.floor(tiny, Speech(act="answer", to="maren", carries=(seen,), focus="source"), "tobin", now=3)
     assert "with my own eyes" in line, line
+    placed = _known(text="Ada lit the lamp.", via="witnessed", said_by=None, round=1, place="harbour")
+    line = render.floor(tiny, Speech(act="answer", to="maren", carries=(placed,), focus="source"), "tobin", now=3)
+    assert line == f"Maren, I saw it with my own eyes, at {render.inline(tiny.places['harbour'].name)}, 2 rounds ago; " \
+                   "nobody had to tell me.", line
 
 
 def test_a_record_opening_with_he_is_said_with_its_typed_doer(hamlet):
