@@ -10,6 +10,7 @@ retelling of "took the key".
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 
@@ -56,11 +57,18 @@ def _pointers(pos: str, symbol: str) -> dict[int, frozenset[int]]:
     """synset -> the synsets of its own part of speech its `symbol` pointers reach ("&": similar to, "@": hypernym),
     from data.<pos> read whole (the shipped copy has CRLF line ends, so a synset's offset is no longer its line's
     byte position)."""
-    folder = root()
-    table: dict[int, frozenset[int]] = {}
-    if folder is None:
-        return table
     short = {"verb": "v", "noun": "n", "adj": "a", "adv": "r"}[pos]
+    # an adjective satellite's pos is "s": any adjective pointer stays within the adjectives
+    return {offset: frozenset(int(p[1]) for p in pointers if p[0] == symbol and (p[2] == short or pos == "adj"))
+            for offset, pointers in _synsets(pos)}
+
+
+def _synsets(pos: str) -> Iterator[tuple[int, list[list[str]]]]:
+    """Each synset of data.<pos> with its pointers, [symbol, offset, pos, source/target] each (nothing without the
+    files)."""
+    folder = root()
+    if folder is None:
+        return
     with open(folder / f"data.{pos}", encoding="utf-8") as lines:
         for line in lines:
             if line.startswith(" "):
@@ -68,11 +76,7 @@ def _pointers(pos: str, symbol: str) -> dict[int, frozenset[int]]:
             # offset lex_filenum ss_type w_cnt (word lex_id)*w_cnt p_cnt (symbol offset pos source/target)*p_cnt | gloss
             cells = line.split(" | ")[0].split()
             at = 4 + 2 * int(cells[3], 16)
-            pointers = (cells[at + 1 + 4 * i : at + 5 + 4 * i] for i in range(int(cells[at])))
-            # an adjective satellite's pos is "s": any adjective pointer stays within the adjectives
-            table[int(cells[0])] = frozenset(int(p[1]) for p in pointers
-                                             if p[0] == symbol and (p[2] == short or pos == "adj"))
-    return table
+            yield int(cells[0]), [cells[at + 1 + 4 * i : at + 5 + 4 * i] for i in range(int(cells[at]))]
 
 
 def one_deed(a: str, b: str, depth: int) -> bool:
@@ -247,20 +251,11 @@ def tells(verb: str, depth: int = 1) -> bool:
 @lru_cache(maxsize=1)
 def _derived_verbs() -> dict[int, frozenset[int]]:
     """noun synset -> the verb synsets its derivation pointers ("+") reach, from data.noun."""
-    folder = root()
     table: dict[int, frozenset[int]] = {}
-    if folder is None:
-        return table
-    with open(folder / "data.noun", encoding="utf-8") as lines:
-        for line in lines:
-            if line.startswith(" "):
-                continue  # the licence header
-            cells = line.split(" | ")[0].split()
-            at = 4 + 2 * int(cells[3], 16)
-            pointers = (cells[at + 1 + 4 * i : at + 5 + 4 * i] for i in range(int(cells[at])))
-            verbs = frozenset(int(p[1]) for p in pointers if p[0] == "+" and p[2] == "v")
-            if verbs:
-                table[int(cells[0])] = verbs
+    for offset, pointers in _synsets("noun"):
+        verbs = frozenset(int(p[1]) for p in pointers if p[0] == "+" and p[2] == "v")
+        if verbs:
+            table[offset] = verbs
     return table
 
 
