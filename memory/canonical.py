@@ -181,35 +181,25 @@ def amounts(toks: list[str]) -> list[str]:
         if lows[i].isdigit() and i + 1 < len(out) and lows[i + 1] in _YEARS_IN:  # "2 decades" is "20 years"
             out[i : i + 2] = [str(int(lows[i]) * _YEARS_IN[lows[i + 1]]), "years"]
             lows = [t.lower() for t in out]
-        if lows[i].isdigit() and i + 1 < len(out) and lows[i + 1].removesuffix("'s") in _MONTHS_IN \
-                and lows[i + 2 : i + 5] == ["and", "a", "half"]:  # "a year and a half" is "18 months"
-            half = True
-            owned = lows[i + 1].endswith("'s")
-            out[i : i + 2 + 3 * half] = [str(int(lows[i]) * 12 + 6 * half), "months'" if owned else "months"]
-            i += 2
-            continue
         if lows[i].isdigit() and lows[i + 1 : i + 4] == ["and", "a", "half"] and i + 4 < len(out) \
                 and lows[i + 4] in _MINUTES_IN | _DAYS_IN | _MONTHS_IN.keys():  # "3 and a half hours" is "3 hours and a half"
             out[i : i + 5] = [out[i], out[i + 4], "and", "a", "half"]
             lows = [t.lower() for t in out]
         unit = lows[i + 1].removesuffix("'s") if i + 1 < len(out) else ""
-        if lows[i].isdigit() and unit in _MINUTES_IN | _DAYS_IN:
+        part = _PART_OF.get(tuple(lows[i + 2 : i + 5]))  # "an hour and a half", "2 hours and a quarter"
+        # (years only with a part: "a year and a half" is "18 months", "20 years" stays)
+        if lows[i].isdigit() and (unit in _MINUTES_IN or unit in _DAYS_IN or unit in _MONTHS_IN and part is not None):
             n, owned = int(lows[i]), lows[i + 1].endswith("'s")  # "a week's leave" is "7 days' leave"
-            width = 2
-            part = _PART_OF.get(tuple(lows[i + 2 : i + 5]))
-            if part is not None:  # "an hour and a half", "2 hours and a quarter"
-                width, n_half = 5, 1
-            else:
-                n_half, part = 0, 0.0
+            width, part = (2, 0.0) if part is None else (5, part)
             if unit in _MINUTES_IN:
-                minutes = n * 60 + int(60 * part)
-                if lows[i + 2 : i + 3] == ["and"] and lows[i + 3 : i + 4] and lows[i + 3].isdigit() \
-                        and lows[i + 4 : i + 5] in (["minutes"], ["minute"]) and not n_half:
-                    minutes, width = minutes + int(lows[i + 3]), 5  # "3 hours and 30 minutes"
-                out[i : i + width] = [str(minutes), "minutes'" if owned else "minutes"]
+                amount, name = n * 60 + int(60 * part), "minutes"
+                if width == 2 and lows[i + 2 : i + 3] == ["and"] and lows[i + 3 : i + 4] and lows[i + 3].isdigit() \
+                        and lows[i + 4 : i + 5] in (["minutes"], ["minute"]):
+                    amount, width = amount + int(lows[i + 3]), 5  # "3 hours and 30 minutes"
             else:
-                days = n * _DAYS_IN[unit] + int(_DAYS_IN[unit] * part)
-                out[i : i + width] = [str(days), "days'" if owned else "days"]
+                per, name = (_DAYS_IN[unit], "days") if unit in _DAYS_IN else (_MONTHS_IN[unit], "months")
+                amount = n * per + int(per * part)
+            out[i : i + width] = [str(amount), name + "'" if owned else name]
             i += 2
             continue
         if lows[i : i + 3] == ["a", "score", "of"]:

@@ -378,7 +378,8 @@ class ConsensusStore(StoreShell[MemorySettings]):
         else:  # a private namespace only ever holds its owner's records
             pairs = self._owner_scan(d.owner, vector, s.write_neighbours, include_archived=True)
         band: list[tuple[int, float]] = []
-        floor = min(s.merge_low, s.structural_floor())
+        structural = s.structural_floor()
+        floor = min(s.merge_low, structural)
         framed: tuple[int, str, float] | None = None
         for rid, sim in pairs:
             record = self.table.records.get(rid)
@@ -390,7 +391,7 @@ class ConsensusStore(StoreShell[MemorySettings]):
                 continue
             if sim >= s.merge_high:
                 return rid, "cosine", sim
-            if framed is None and s.structural_floor() <= sim:
+            if framed is None and structural <= sim:
                 rule = equivalence.structural_rule(atom.text, record.text, sim, s, self.embed)
                 framed = (rid, rule, sim) if rule is not None else None
             if sim >= s.merge_low:

@@ -329,9 +329,7 @@ def _spoken_by(said: list[str], speaker: list[str], quoted: bool) -> list[str] |
     told me, I think, ..."), when the speaker is no one named ("he", "I"), when the words speak for a group ("we"),
     or when they do not stand as a clause (one that starts "I" does)."""
     words = [t for t in speaker if t not in _PUNCT]
-    if not quoted:
-        return None
-    if not words or words[0].lower() in _PERSON_WORDS or not any(_capital(w) or w.lower() == "the" for w in words[:1]):
+    if not quoted or not words or words[0].lower() in _PERSON_WORDS or not (_capital(words[0]) or words[0].lower() == "the"):
         return None
     lows = [t.lower() for t in said]
     if not any(w in _FIRST_PERSON_SELF or w in ("my", "myself") for w in lows):
@@ -924,8 +922,8 @@ def _posts(toks: list[str]) -> list[tuple[int, int]]:
                 break
             word = toks[i + n]
             bare = word.removesuffix("'s")
-            if not bare.islower() or bare in _FUNCTION or bare in _PREPOSITIONS or word in _PUNCT:
-                break
+            if not bare.islower() or bare in _FUNCTION or bare in _PREPOSITIONS:
+                break  # (punctuation is not lower case)
             if lexicon.key(bare) != bare:
                 break  # an inflected word ends the phrase: a verb ("the bailiff escorted") or a group ("the keepers")
             if _a_person(bare):
@@ -950,9 +948,11 @@ def _post_for_name(toks: list[str], other: list[str]) -> list[str]:
     one post against one name is read as one person. Two or more either way could pair any way, and stay."""
     own = {t.lower().removesuffix("'s") for t in toks}
     theirs = {t.lower().removesuffix("'s") for t in other}
+    my_names, their_names = _names(toks), _names(other)
     posts = [(i, j) for i, j in _posts(toks) if not all(t.lower().removesuffix("'s") in theirs for t in toks[i + 1:j])]
-    names = [(i, j) for i, j in _names(other) if not all(t.lower().removesuffix("'s") in own for t in other[i:j])]
-    if len(posts) != 1 or len(names) != 1 or _names(toks) and len(_names(toks)) >= len(_names(other)):
+    names = [(i, j) for i, j in their_names if not all(t.lower().removesuffix("'s") in own for t in other[i:j])]
+    # (a statement naming as many people as the other could be naming the one the other has instead)
+    if len(posts) != 1 or len(names) != 1 or my_names and len(my_names) >= len(their_names):
         return toks
     (start, end), (n_start, n_end) = posts[0], names[0]
     name = [t.removesuffix("'s") for t in other[n_start:n_end]]

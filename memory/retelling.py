@@ -169,16 +169,11 @@ def _unnegated(text: str, other: str) -> str:
         if j is None:
             return text
         said = [others[j]]
-        rest = toks[at + 1 :]
-        if "_" in theirs and other_lows[j + 1 : j + 2] == [theirs.split("_", 1)[1]]:
-            said.append(others[j + 1])  # "went out": the particle is part of the deed
-            if len(rest) >= 2 and rest[1] in frames.PUNCT and rest[0].islower() and rest[0] not in frames.PREPOSITIONS:
-                rest = rest[1:]  # "did not stay lit" is "went out": the particle says the state the word said
         # "stayed in the cellar" / "never left the cellar": the place keeps its preposition
         if j + 1 < len(others) and other_lows[j + 1] in _BEFORE_PLACE and at + 1 < len(lows) \
                 and lows[at + 1] not in frames.PREPOSITIONS and toks[at + 1] not in frames.PUNCT:
             said.append(other_lows[j + 1])
-        return frames.join(toks[:i] + said + rest)
+        return frames.join(toks[:i] + said + toks[at + 1 :])
     return text
 
 

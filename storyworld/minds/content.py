@@ -757,12 +757,12 @@ def _giveaway(agent: str, hits: Sequence[RecallHit]) -> set[int]:
     """Of the holdings a goal that hides something recalls, what would give it away: very near the
     goal, or near it and at odds with the agent's own word on the matter by the merge guard ("the rope that broke
     was old, and nobody cut it" against "I said the new rope was cut")."""
-    near = [h.record for h in hits if float(h.score) >= KEEP_MATCH]
+    score = {h.record.id: float(h.score) for h in hits}
+    near = [h.record for h in hits if score[h.record.id] >= KEEP_MATCH]
     own = [r for r in near if r.speaker == agent and agent in r.actors]
     # (its own word is its story, told freely; what others say of it, "Dan carried a coil down to the keels", is not)
     return {r.id for r in near if r.speaker != agent
-            and (any(float(h.score) >= GIVEAWAY for h in hits if h.record.id == r.id)
-                 or any(guard.check(r.text, word.text).contradiction for word in own))}
+            and (score[r.id] >= GIVEAWAY or any(guard.check(r.text, word.text).contradiction for word in own))}
 
 
 def _near_the_deed(world: World, agent: str, held: list[Record], secrets: dict[int, tuple[str, ...]]

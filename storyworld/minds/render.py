@@ -438,15 +438,6 @@ def _cap_if_start(text: str, start: int, word: str) -> str:
     return word
 
 
-# "her" owns what follows when a word of substance follows it ("her niece"), not a preposition or an adverb ("left her
-# at the inn", "saw her again")
-_NOT_OWNED_AFTER_HER = (
-    "at in on to with by for from into onto about alone there here and but or when while because behind before after "
-    "again home up down out off away back that so too then once twice since until till as if over under through "
-    "across near beside the a an this these those some any his her their my your its our no every each").split()
-_HER_OWNS = re.compile(r"\s+(?!(?:" + "|".join(_NOT_OWNED_AFTER_HER) + r")\b)[a-z]")
-
-
 def _pronouns(text: str, person: str, sex: str, rivals: Iterable[int] = ()) -> str:
     """After the speaker (or listener) became the subject, the first sentence's "he/his" (or "she/her") are theirs,
     up to where someone else they could mean has been named (`rivals`: where such names start): past that, whose
@@ -787,6 +778,15 @@ _PREPOSITIONS = frozenset({"to", "with", "by", "for", "from", "at", "of", "about
                            "against", "toward", "towards", "behind", "beside", "near", "than", "like", "without",
                            "under", "over", "below", "above", "beneath", "across", "through", "around", "among",
                            "between", "beyond", "inside", "outside"})
+
+
+# "her" owns what follows when a word of substance follows it ("her niece"), not a preposition, a determiner or an
+# adverb ("left her at the inn", "gave her the ring", "saw her again")
+_NOT_OWNED_AFTER_HER = _PREPOSITIONS | frozenset(
+    "alone there here and but or when while because before after again home up down out off away back that so too then "
+    "once twice since until till as if near the a an this these those some any his her their my your its our no every "
+    "each".split())
+_HER_OWNS = re.compile(r"\s+(?!(?:" + "|".join(sorted(_NOT_OWNED_AFTER_HER)) + r")\b)[a-z]")
 
 
 def _after_preposition(text: str, at: int) -> bool:
