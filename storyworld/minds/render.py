@@ -900,8 +900,9 @@ def floor(world: World, speech: object, speaker: str, *, now: int, place: str | 
         # news heard is said back as a question, then taken in: the hearer shows what it heard
         heard = TEMPLATES[lang]["heard"][now % len(TEMPLATES[lang]["heard"])]
         told, whole = _echoed(world, echo, speaker, to)
-        mark = "?" if whole else " —"  # a long line is not said back whole, nor asked back
-        return _with_vocative(world, to, f"{told}{mark} {heard[:1].upper()}{heard[1:]}", lang)
+        # a long line is not said back whole, nor asked back: what it was about runs on into the taking in
+        said = f"{told}? {heard[:1].upper()}{heard[1:]}" if whole else f"{told} — {heard}"
+        return _with_vocative(world, to, said, lang)
     if act == "ask" and getattr(speech, "question", ""):
         return _with_vocative(world, to, getattr(speech, "question"), lang)
     matter = getattr(speech, "matter", "")

@@ -634,6 +634,8 @@ def test_a_long_line_is_said_back_by_what_it_was_about_and_her_niece_is_yours(ti
     told = Speech(act="answer", to="maren", carries=(_known(via="told", source="ada"),), heard=True, echo=long)
     line = render.floor(tiny, told, "tobin", now=3)
     assert line.startswith("Maren, what you tell me of Silas — that is news to me; and Ada told me"), line
+    reacted = render.floor(tiny, Speech(act="react", to="maren", echo=long), "tobin", now=1)
+    assert reacted == "Maren, what you tell me of Silas — that is news to me, truly.", reacted  # it runs on
     assert render.point_of_view(tiny, "Maren left her niece on the quay.", "tobin", "maren") == \
         "You left your niece on the quay."
     assert render.point_of_view(tiny, "Maren left her on the quay.", "tobin", "maren") == "You left her on the quay."
