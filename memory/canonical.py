@@ -47,6 +47,17 @@ _CONVERSES = {
     (lexicon.key("rent"), "from"): "rented",  # "rented the room from the widow": she rented it to him
     (lexicon.key("lease"), "from"): "leased",
 }
+# One outdoing or following another told from the other side, or by a place in a rank: (verb key, the word after it,
+# "" for none) -> (the outdoer's verb, whether the two are turned round). "B lost to A" is "A beat B"; "A ranks above
+# B" is "A outranks B"; "B preceded A" is "A succeeded B".
+_OUTDONE = {
+    (lexicon.key("lose"), "to"): ("beat", True),
+    (lexicon.key("rank"), "below"): ("outrank", True),
+    (lexicon.key("rank"), "beneath"): ("outrank", True),
+    (lexicon.key("rank"), "under"): ("outrank", True),
+    (lexicon.key("rank"), "above"): ("outrank", False),
+    (lexicon.key("precede"), ""): ("succeed", True),  # one after another in a post, or in time
+}
 STOPS = _STOPS = frozenset("in at on by with for during before after when while because and but".split())
 _POSSESSIVE_OF = {"her": "her", "him": "his", "them": "their"}
 
@@ -91,8 +102,10 @@ def numbers_as_digits(toks: list[str]) -> list[str]:
 
 _FRACTIONS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fifth": 5, "fifths": 5,
               "tenth": 10, "tenths": 10}
-_DAYS_IN = {"week": 7, "weeks": 7, "fortnight": 14, "fortnights": 14}
-_MINUTES_IN = {"hour": 60, "hours": 60}
+# every span up to a fortnight in minutes, so that "four days", "ninety-six hours" and "5760 minutes" are one wording
+_MINUTES_IN = {"hour": 60, "hours": 60, "day": 1440, "days": 1440, "week": 10080, "weeks": 10080,
+               "fortnight": 20160, "fortnights": 20160}
+_IN_MINUTES = _MINUTES_IN | {"minute": 1, "minutes": 1}
 _YEARS_IN = {"decade": 10, "decades": 10}
 _MONTHS_IN = {"year": 12, "years": 12}
 _PART_OF: dict[tuple[str, ...], float] = {("and", "a", "half"): 0.5, ("and", "a", "quarter"): 0.25, ("and", "3", "quarters"): 0.75}
@@ -106,26 +119,30 @@ _RECKONED = frozenset("shilling shillings penny pence pennies florin florins gui
 _COINS = {"sixpence": 6, "threepence": 3, "fourpence": 4, "twopence": 2, "tuppence": 2}
 
 
-def _money_term(lows: list[str], i: int) -> tuple[int, int] | None:
-    """(pence, tokens read) of one term of a sum at i: "half a crown", "2 shillings", "a shilling", "sixpence"."""
+def _money_term(lows: list[str], i: int, reckon: bool = False) -> tuple[int, int] | None:
+    """(pence, tokens read) of one term of a sum at i: "half a crown", "2 shillings", "a shilling", "sixpence", and
+    with `reckon` "a crown" and "4 and a half pounds"."""
     if lows[i : i + 3] == ["half", "a", "crown"]:
         return 30, 3
     if lows[i] in ("half-crown", "half-a-crown"):
         return 30, 1
     if lows[i] in _COINS:
         return _COINS[lows[i]], 1
+    if reckon and lows[i].isdigit() and lows[i + 1 : i + 4] == ["and", "a", "half"] and i + 4 < len(lows) \
+            and lows[i + 4] in _PENCE_IN:
+        return int(lows[i]) * _PENCE_IN[lows[i + 4]] + _PENCE_IN[lows[i + 4]] // 2, 5
     unit = lows[i + 1] if i + 1 < len(lows) else ""
     if unit in _PENCE_IN and (lows[i].isdigit() or (lows[i] in ("a", "one") and not unit.endswith("s"))):
-        if unit in ("crown", "crowns") and not lows[i].isdigit():
+        if unit in ("crown", "crowns") and not lows[i].isdigit() and not reckon:
             return None  # "a crown" may be a king's
         return (int(lows[i]) if lows[i].isdigit() else 1) * _PENCE_IN[unit], 2
     return None
 
 
-def money(toks: list[str]) -> list[str]:
+def money(toks: list[str], reckon: bool = False) -> list[str]:
     """Tokens with each sum of old money told in parts, or in shillings, pence, florins, guineas or a coin ("half a
-    crown", "sixpence"), as "N pence" ("1 and sixpence" is a shilling and sixpence: 18 pence). Numbers must be digits
-    already."""
+    crown", "sixpence"), as "N pence" ("1 and sixpence" is a shilling and sixpence: 18 pence); with `reckon` (the other
+    statement reckons in pence) pounds and crowns alone too. Numbers must be digits already."""
     lows = [t.lower() for t in toks]
 
     def read(i: int) -> tuple[list[str], int] | None:
@@ -133,14 +150,14 @@ def money(toks: list[str]) -> list[str]:
             return [str(int(lows[i]) * 12 + _COINS[lows[i + 2]]), "pence"], 3
         total, j, small, terms = 0, i, False, 0
         while j < len(lows):
-            term = _money_term(lows, j)
+            term = _money_term(lows, j, reckon)
             if term is None:
                 break
             small = small or any(w in _COINS or w in _RECKONED or w.startswith("half") for w in lows[j : j + term[1]])
             total, j, terms = total + term[0], j + term[1], terms + 1
-            if lows[j : j + 1] == ["and"] and j + 1 < len(lows) and _money_term(lows, j + 1) is not None:
+            if lows[j : j + 1] == ["and"] and j + 1 < len(lows) and _money_term(lows, j + 1, reckon) is not None:
                 j += 1
-        if j == i or not (small or terms > 1):
+        if j == i or not (small or terms > 1 or reckon):
             return None  # "20 crowns" or "30 pounds" alone may be another realm's coin
         return [str(total), "pence"], j - i
 
@@ -151,7 +168,7 @@ _SPANS = frozenset("minute hour day week fortnight month year decade century".sp
 
 def amounts(toks: list[str]) -> list[str]:
     """Tokens with an amount said one way: a share of a counted whole as a count ("two-thirds of the 18 plates" ->
-    "12 of the 18 plates"), weeks and fortnights as days, hours as minutes ("half an hour" -> "30 minutes"), "a
+    "12 of the 18 plates"), hours, days, weeks and fortnights as minutes ("half an hour" -> "30 minutes"), "a
     score of" as 20. Numbers must be digits already (numbers_as_digits)."""
     out, lows = list(toks), [t.lower() for t in toks]
     i = 0
@@ -182,23 +199,23 @@ def amounts(toks: list[str]) -> list[str]:
             out[i : i + 2] = [str(int(lows[i]) * _YEARS_IN[lows[i + 1]]), "years"]
             lows = [t.lower() for t in out]
         if lows[i].isdigit() and lows[i + 1 : i + 4] == ["and", "a", "half"] and i + 4 < len(out) \
-                and lows[i + 4] in _MINUTES_IN | _DAYS_IN | _MONTHS_IN.keys():  # "3 and a half hours" is "3 hours and a half"
+                and lows[i + 4] in _MINUTES_IN.keys() | _MONTHS_IN.keys():  # "3 and a half hours" is "3 hours and a half"
             out[i : i + 5] = [out[i], out[i + 4], "and", "a", "half"]
             lows = [t.lower() for t in out]
         unit = lows[i + 1].removesuffix("'s") if i + 1 < len(out) else ""
         part = _PART_OF.get(tuple(lows[i + 2 : i + 5]))  # "an hour and a half", "2 hours and a quarter"
         # (years only with a part: "a year and a half" is "18 months", "20 years" stays)
-        if lows[i].isdigit() and (unit in _MINUTES_IN or unit in _DAYS_IN or unit in _MONTHS_IN and part is not None):
+        if lows[i].isdigit() and (unit in _MINUTES_IN or unit in _MONTHS_IN and part is not None):
             n, owned = int(lows[i]), lows[i + 1].endswith("'s")  # "a week's leave" is "7 days' leave"
             width, part = (2, 0.0) if part is None else (5, part)
             if unit in _MINUTES_IN:
-                amount, name = n * 60 + int(60 * part), "minutes"
+                amount, name = n * _MINUTES_IN[unit] + int(_MINUTES_IN[unit] * part), "minutes"
                 if width == 2 and lows[i + 2 : i + 3] == ["and"] and lows[i + 3 : i + 4] and lows[i + 3].isdigit() \
-                        and lows[i + 4 : i + 5] in (["minutes"], ["minute"]):
-                    amount, width = amount + int(lows[i + 3]), 5  # "3 hours and 30 minutes"
+                        and i + 4 < len(lows) and lows[i + 4] in _IN_MINUTES:
+                    # "3 hours and 30 minutes", "2 days and 3 hours"
+                    amount, width = amount + int(lows[i + 3]) * _IN_MINUTES[lows[i + 4]], 5
             else:
-                per, name = (_DAYS_IN[unit], "days") if unit in _DAYS_IN else (_MONTHS_IN[unit], "months")
-                amount = n * per + int(per * part)
+                amount, name = n * _MONTHS_IN[unit] + int(_MONTHS_IN[unit] * part), "months"
             out[i : i + width] = [str(amount), name + "'" if owned else name]
             i += 2
             continue
@@ -360,6 +377,21 @@ def _converse(toks: list[str]) -> list[str]:
                 if end > j + 1:
                     giver, taker = toks[j + 1 : end], toks[:i]
                     return [case(giver[0], True)] + giver[1:] + ["handed", "over", "to", case(taker[0], False)] + taker[1:] + toks[end:]
+            outdone = _OUTDONE.get((k, lows[j])) if j == i + 1 else None
+            start = j + 1
+            if j == i + 1 and outdone is None and (k, "") in _OUTDONE and toks[j][:1].isupper():
+                outdone, start = _OUTDONE[(k, "")], j  # "Groves preceded Prynne as cashier": Prynne succeeded him
+            if outdone is not None:
+                # "Beatrice lost to Marjorie": Marjorie beat Beatrice; "Silas ranks below Reuben": Reuben outranks him
+                end = start
+                while end < len(toks) and toks[end] not in frames.PUNCT and lows[end] not in _STOPS and lows[end] != "as":
+                    end += 1
+                if end > start:
+                    base, turned = outdone
+                    said = _past(base) if lows[i] != lexicon.key(lows[i]) and not lows[i].endswith("s") else \
+                        (getInflection(base, "VBZ") or (base,))[0] if lows[i].endswith("s") else base
+                    first, second = (toks[start:end], toks[:i]) if turned else (toks[:i], toks[start:end])
+                    return [case(first[0], True)] + first[1:] + [said or base, case(second[0], False)] + second[1:] + toks[end:]
             verb = _CONVERSES.get((k, "from" if lows[j] == "off" and k in _FROM_THE_OWNER else lows[j]))
             if verb is None:
                 continue
@@ -443,19 +475,34 @@ def case(word: str, first: bool) -> str:
 
 
 @lru_cache(maxsize=65536)
-def canonical(text: str) -> str:
+def canonical(text: str, reckon: bool = False) -> str:
     """The statement with its reporting frame read through (or attributed with "said"), a fronted adverbial moved
     back, an upper bound read as "only", numbers as digits, an agent's passive made active and a converse exchange
-    turned to its giver's side."""
-    text = _cleft(_ABBREVIATION.sub(r"\1", text))
+    turned to its giver's side; with `reckon`, every sum of money in pence (money)."""
+    text = _cleft(_ABBREVIATION.sub(r"\1", _money_signs(text)))
     core = frames.core(text)
     if core != text:
         core = _cleft(core)  # "After X, it was Silas who pulled her out": the cleft shows once the phrase is back
     toks = _attributed(frames.tokens(core)) if core == text else frames.tokens(core)
-    toks = _refused(frames.volition(_phrases(dates(money(amounts(numbers_as_digits(only(_failed(_apposition(_where_done(_there_were(toks))))))))))))
-    toks = _converse(_belonged(_paid_for(_cost(active(_nominal(_had_done(_burned(clock(toks)))))))))
+    toks = _refused(frames.volition(_phrases(dates(money(amounts(numbers_as_digits(only(_failed(_apposition(_where_done(_there_were(toks))))))), reckon)))))
+    toks = _converse(_belonged(_paid_for(_cost(active(_light_verb(_nominal(_had_done(_burned(clock(toks))))))))))
     toks = _made_by(_employed(_let_to(_spent(toks))))
     return frames.join(before_first(_dative(_because(_not_yet(toks)))))
+
+
+# Old money in its signs ("£4 10s.", "7s. 6d.", "6d."), said in words before the tokens drop the signs. A sign's full
+# stop is read with it only where the sentence runs on.
+_POUNDS_SIGN = re.compile(r"£\s?(\d+)")
+_SHILLINGS_AND_PENCE = re.compile(r"\b(\d{1,2})s\.?\s*(\d{1,2})d\b(?:\.(?=\s+[a-z\d]))?")
+_ONE_SIGN = re.compile(r"\b(\d{1,2})([sd])\b(\.(?=\s+[a-z\d]))?")
+
+
+def _money_signs(text: str) -> str:
+    """`text` with sums written in signs said in words: "£4 10s." -> "4 pounds 10 shillings"."""
+    if not any(c.isdigit() for c in text):
+        return text
+    text = _SHILLINGS_AND_PENCE.sub(r"\1 shillings and \2 pence", _POUNDS_SIGN.sub(r"\1 pounds", text))
+    return _ONE_SIGN.sub(lambda m: m.group(1) + (" shillings" if m.group(2) == "s" else " pence"), text)
 
 
 # A title's full stop ends no sentence ("Dr. Mirela Vance"): read without it.
@@ -777,6 +824,37 @@ def _nominal(toks: list[str]) -> list[str]:
         did = _deed(lows[owned]) if owned is not None and owned == end - 1 else None
         if owned is not None and did is not None:
             return _doer(toks[got + 1 : owned]) + [did] + [case(toks[0], False)] + toks[1:got] + toks[end:]
+    return toks
+
+
+# Light verbs: "made an apology to", "carried out an inspection of" say the noun's own deed. Only a noun made from its
+# verb ("apology", "inspection"): one that is its verb too ("a letter", "a visit", "the train") may be a thing.
+_LIGHT = frozenset({("made",), ("makes",), ("gave",), ("had",), ("carried", "out"), ("conducted",), ("performed",),
+                    ("undertook",), ("offered",), ("paid",)})
+_LIGHT_DETERMINERS = frozenset("a an the his her their its".split())
+
+
+def _light_verb(toks: list[str]) -> list[str]:
+    """Tokens with a light verb and its noun of doing said as the deed: "made an apology to" -> "apologised to",
+    "carried out an inspection of the hoses" -> "inspected the hoses"."""
+    lows = [t.lower() for t in toks]
+    for k in range(1, len(toks) - 2):
+        for words in _LIGHT:
+            at = k + len(words)
+            if tuple(lows[k:at]) != words or at + 1 >= len(toks) or lows[at] not in _LIGHT_DETERMINERS:
+                continue
+            noun = lows[at + 1]
+            after = lows[at + 2] if at + 2 < len(lows) else "."
+            if after.isalpha() and after not in frames.PREPOSITIONS:
+                continue  # "made a carbon copy": the noun is not the phrase's head
+            verb = wordnet.deed_of(noun) if noun.isalpha() else None
+            if verb is None or verb == noun:
+                continue
+            did = _past(verb)
+            if did is None:
+                continue
+            rest = at + 2 + (lows[at + 2 : at + 3] == ["of"])  # "an inspection of the hoses": the hoses inspected
+            return toks[:k] + [did] + toks[rest:]
     return toks
 
 

@@ -94,7 +94,7 @@ def structural_rule(new_text: str, held_text: str, cosine: float, settings: Memo
     said_a, said_b = retelling.pair(new_text, held_text)  # "never left" is said as the other's "stayed"
     if cosine >= min(settings.deed_cosine_min, settings.counterpart_cosine_min):
         verb_a, verb_b = verbs.main_verb(said_a), verbs.main_verb(said_b)
-        if verb_a is not None and verb_b is not None and verbs.same_deed(verb_a, verb_b):
+        if verb_a is not None and verb_b is not None and verbs.one_deed(said_a, verb_a, said_b, verb_b):
             if cosine >= settings.deed_cosine_min and frames.added_only(new_text, held_text):
                 return "deed"
             if cosine >= settings.counterpart_cosine_min and guard.counterparts(new_text, held_text):

@@ -323,27 +323,44 @@ _FIRST_PERSON_SELF = frozenset("i me".split())
 _QUOTE_OPEN = re.compile(r"(?:^|[\s,:;(])['\"\u2018\u201c](?=\w)")
 
 
-def _spoken_by(said: list[str], speaker: list[str], quoted: bool) -> list[str] | None:
+def quoted(text: str) -> bool:
+    """Whether a text holds quotation marks opening someone's words."""
+    return bool(_QUOTE_OPEN.search(text))
+
+
+# Told on, "I will" and "I shall" are "would": "'I shall not sell,' said Mrs Bolitho" is "she would not sell".
+_BACKSHIFT = {"will": "would", "shall": "would", "won't": "wouldn't", "shan't": "wouldn't"}
+
+
+def _spoken_by(said: list[str], speaker: list[str], quoted: bool, hearer: list[str] | None = None) -> list[str] | None:
     """Quoted direct speech told in the third person: the speaker for "I" and "me", the speaker's for "my", the
-    emphatic "myself" dropped ("'I set it myself,' said Rudd" -> "Rudd set it"); None without quotation marks ("Tobin
-    told me, I think, ..."), when the speaker is no one named ("he", "I"), when the words speak for a group ("we"),
-    or when they do not stand as a clause (one that starts "I" does)."""
+    emphatic "myself" dropped ("'I set it myself,' said Rudd" -> "Rudd set it"), a named `hearer` for "you" and the
+    hearer's for "your", "will" and "shall" as "would"; None without quotation marks ("Tobin told me, I think, ..."),
+    when the speaker is no one named ("he", "I"), when the words speak for a group ("we"), or when they do not stand
+    as a clause (one that starts "I" does)."""
     words = [t for t in speaker if t not in _PUNCT]
     if not quoted or not words or words[0].lower() in _PERSON_WORDS or not (_capital(words[0]) or words[0].lower() == "the"):
         return None
     lows = [t.lower() for t in said]
     if not any(w in _FIRST_PERSON_SELF or w in ("my", "myself") for w in lows):
         return None
+    heard = [t for t in hearer or [] if t not in _PUNCT]
+    if heard and (heard[0].lower() in _PERSON_WORDS or not (_capital(heard[0]) or heard[0].lower() == "the")):
+        heard = []  # "told him": no one named to put for "you"
     out: list[str] = []
     for tok, low in zip(said, lows):
         if low in _FIRST_PERSON_SELF:
             out += words
         elif low == "my":
             out += [*words[:-1], words[-1] + "'s"]
-        elif low == "myself":
+        elif low in ("myself", "yourself"):
             continue
+        elif low == "you" and heard:
+            out += heard
+        elif low == "your" and heard:
+            out += [*heard[:-1], heard[-1] + "'s"]
         else:
-            out.append(tok)
+            out.append(_BACKSHIFT.get(low, tok))
     return out if lows[0] == "i" or is_clause(out, introduced=True) else None
 
 
@@ -386,7 +403,7 @@ def _strip_report_once(toks: list[str], quoted: bool = False) -> list[str] | Non
             after = [t.lower() for t in tail[end + 1 :]]
             if (verb in _REPORT_SAY and not after) or (verb in _REPORT_TELL and 1 <= len(after) <= 3):
                 # "'I rowed the mail out,' Donald told the inquest": in direct speech "I" is the one speaking
-                return body if is_clause(body) else _spoken_by(body, tail[:end], quoted)
+                return body if is_clause(body) else _spoken_by(body, tail[:end], quoted, tail[end + 1 :])
         elif 2 <= len(tail) <= 5 and lexicon.concept(tail[0]) in _REPORT_SAY and (_capital(tail[1]) or tail[1].lower() == "the"):
             # "S, said Donald Macrae": the frame turned round
             return body if is_clause(body) else _spoken_by(body, tail[1:], quoted)
@@ -468,6 +485,34 @@ def speech(text: str) -> tuple[tuple[str, ...], tuple[str, ...], str] | None:
     if not rest or not is_clause(rest, introduced=True):
         return None
     return _words(toks[:end]), to, _sentence(rest)
+
+
+_OWN_OF = {"he": "his", "she": "her", "they": "their"}
+
+
+def own_saying(text: str) -> tuple[list[str], list[str]] | None:
+    """(speaker, what was said with its subject pronoun and that pronoun's "her"/"his"/"their" put as the speaker) of
+    "X said (that) she S" with a named X; None for any other statement. Whether the pronoun is X is for the caller:
+    only another statement of X's deed says so."""
+    toks = tokens(text)
+    end = _reporter_end(toks)
+    if not end or lexicon.concept(toks[end]) not in _REPORT_SAY or not _capital(toks[0]):
+        return None
+    j = end + 1 + (toks[end + 1 : end + 2] == ["that"])
+    pronoun = toks[j].lower() if j < len(toks) else ""
+    if pronoun not in _OWN_OF or not is_clause(toks[j:], introduced=True, persons=True):
+        return None
+    speaker = toks[:end]
+    said = [*speaker]
+    for tok in toks[j + 1 :]:
+        low = tok.lower()
+        if low == pronoun:
+            said += speaker
+        elif low == _OWN_OF[pronoun]:
+            said += [*speaker[:-1], speaker[-1] + "'s"]
+        else:
+            said.append(tok)
+    return speaker, said
 
 
 def _sentence(toks: list[str]) -> str:
@@ -937,9 +982,10 @@ def _posts(toks: list[str]) -> list[tuple[int, int]]:
 
 def _names(toks: list[str]) -> list[tuple[int, int]]:
     """Runs of two or more capitalised words that name a person: not a place after a preposition ("at Port
-    Skerrow"), unless it owns something there ("to Samuel Pardoe's house")."""
+    Skerrow"), unless it owns something there ("to Samuel Pardoe's house") or a title starts it ("to Mrs Ada Gurney")."""
     return [(i, j) for i, j in _name_runs(toks)
-            if not (i and toks[i - 1].lower() in _PREPOSITIONS and not toks[j - 1].endswith("'s"))]
+            if not (i and toks[i - 1].lower() in _PREPOSITIONS and not toks[j - 1].endswith("'s")
+                    and toks[i].lower() not in _TITLE_WORDS)]
 
 
 def _post_for_name(toks: list[str], other: list[str]) -> list[str]:

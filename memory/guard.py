@@ -477,6 +477,8 @@ def _phrases_swapped(text_a: str, text_b: str, fa: Features, fb: Features) -> st
     if len(times_a) >= 2 and sorted(times_a) == sorted(times_b) and times_a != times_b:
         if _deeds_in_order(lower_a) == _deeds_in_order(lower_b):
             return "time"
+    if _slots_traded(_slots(lower_a, fa), _slots(lower_b, fb)):
+        return "role"
     for prep in ("for", "into", "with"):
         if prep in lower_a and prep in lower_b:
             at_a, at_b = lower_a.index(prep), lower_b.index(prep)
@@ -489,6 +491,33 @@ def _phrases_swapped(text_a: str, text_b: str, fa: Features, fb: Features) -> st
 
 
 _CLOCK_TIME = re.compile(r"\d{1,2}:\d{2}")
+# Words that give a phrase its part in a deed: the prepositions of a way ("from the mill to the inn") and the places
+# in an order ("a humpback first and a fin whale second").
+_SLOT_PREPOSITIONS = frozenset("from to into onto towards toward via past through".split())
+_SLOT_ORDER = frozenset("first second third fourth last".split())
+
+
+def _slots(lower: list[str], f: Features) -> dict[str, tuple[str, ...]]:
+    """Each way-preposition's phrase after it and each order word's phrase before it, at its first use."""
+    out: dict[str, tuple[str, ...]] = {}
+    for k, word in enumerate(lower):
+        if word in out:
+            continue
+        if word in _SLOT_PREPOSITIONS:
+            phrase, _ = _phrase(lower, k + 1, set(f.entities))
+            if phrase:
+                out[word] = tuple(phrase)
+        elif word in _SLOT_ORDER and k and lower[k - 1].isalpha() and lower[k - 1] not in _DETERMINERS:
+            out[word] = (lower[k - 1],)
+    return out
+
+
+def _slots_traded(slots_a: dict[str, tuple[str, ...]], slots_b: dict[str, tuple[str, ...]]) -> bool:
+    """Whether two phrases hold each other's part on the two sides ("from the mill to the inn" / "from the inn to the
+    mill")."""
+    shared = sorted(slots_a.keys() & slots_b.keys())
+    return any(slots_a[p] != slots_a[q] and slots_a[p] == slots_b[q] and slots_a[q] == slots_b[p]
+               for i, p in enumerate(shared) for q in shared[i + 1 :])
 
 
 def _person_for_name(named: frozenset[str], f_named: Features, kinds: frozenset[str], f_kinds: Features) -> bool:

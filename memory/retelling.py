@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from lemminflect import getAllLemmas
+from lemminflect import getAllLemmas, getInflection
 
 from memory import canonical, frames, lexicon, verbs, wordnet
 
@@ -22,20 +22,43 @@ from memory import canonical, frames, lexicon, verbs, wordnet
 def pair(text_a: str, text_b: str) -> tuple[str, str]:
     """Both statements in canonical form with their names aligned (frames.align_names), one speaker's saying read
     through when both report it ("X told Y that S" / "X said that S"), a comparison turned round to the other's
-    adjective, and a denied deed said as its opposite where the other statement says that opposite ("never left" /
-    "stayed")."""
+    adjective, a denied deed said as its opposite where the other statement says that opposite ("never left" /
+    "stayed"), a both-ways deed done together said as one's to the other, and sums of money in pence on both sides
+    when one side reckons in pence."""
     said_a, said_b = frames.speech(text_a), frames.speech(text_b)
     if said_a and said_b and frames.same_person(said_a[0], said_b[0]) \
             and (not said_a[1] or not said_b[1] or frames.same_person(said_a[1], said_b[1])):
         # one speaker's one saying, to someone named on one side only: what was said is compared
         text_a, text_b = said_a[2], said_b[2]
-    a, b = frames.align_names(canonical.canonical(text_a), canonical.canonical(text_b))
+    text_a, text_b = _own_saying(text_a, text_b), _own_saying(text_b, text_a)
+    text_a, text_b = _each_other(text_a), _each_other(text_b)
+    form_a, form_b = canonical.canonical(text_a), canonical.canonical(text_b)
+    if _in_pence(form_a) != _in_pence(form_b):  # one reckons in pence: the other's pounds and crowns are money too
+        form_a, form_b = canonical.canonical(text_a, True), canonical.canonical(text_b, True)
+    a, b = frames.align_names(form_a, form_b)
     # "A after B" / "B before A" with clauses on both sides: turned only where the other says "before", since "fled
     # after the guard died" is also "fled after the guard's death", which has no clause to turn
     a, b = _ordered(a, b), _ordered(b, a)
     if _turned(frames.tokens(a), frames.tokens(b)):
         return a, a
     return _unnegated(a, b), _kin_as(_compared_as(_unnegated(b, a), a), a)
+
+
+def _own_saying(text: str, other: str) -> str:
+    """`text` as what was said when it is "X said that she S" and `other` quotes X in the first person: "Mrs Bolitho
+    said that she would not sell her shares" against "'I shall not sell my shares,' said Mrs Bolitho" is one saying.
+    Against a bare "Mrs Bolitho would not sell" it stays her word, not the deed."""
+    own = frames.own_saying(text) if frames.quoted(other) else None
+    if own is None:
+        return text
+    speaker, said = own
+    doer = frames.tokens(canonical.canonical(other))[: len(speaker)]
+    return frames.join(said) if _lowered(doer) == _lowered(speaker) else text
+
+
+def _in_pence(text: str) -> bool:
+    """Whether a canonical statement tells a sum of money in pence (canonical.money)."""
+    return "pence" in frames.tokens(text.lower())
 
 
 def _lowered(toks: list[str]) -> list[str]:
@@ -67,13 +90,50 @@ def _turned(a: list[str], b: list[str]) -> bool:
         if _lowered(a[pa + len(subject_b) :]) != _lowered(b[pb + len(subject_a) :]) or len(mid_a) != len(mid_b):
             return False
         if mid_a == mid_b:
-            return bool(mid_a) and mid_a[-1] == "with"
+            return _reciprocal(a[ia].lower(), mid_a)
         differ = [(x, y) for x, y in zip(mid_a, mid_b) if x != y]
         if len(differ) != 1:
             return False
         x, y = differ[0]
         return any(wordnet.opposed(x, y, pos, 3) for pos in ("adv", "adj"))
     return False
+
+
+# Relations that hold both ways, so that "A <relation> B" is "B <relation> A": a place beside another, a tie ("married
+# to", "related to"), and deeds that take two alike (one marries, meets or resembles the other). A deed done "with"
+# someone is read from its last word.
+_RECIPROCAL_WORDS = (("next", "to"), ("beside",), ("alongside",), ("opposite",), ("adjacent", "to"), ("across", "from"),
+                     ("married", "to"), ("engaged", "to"), ("related", "to"))
+_RECIPROCAL_DEEDS = frozenset(lexicon.key(w) for w in ("marry", "wed", "meet", "resemble", "divorce"))
+
+
+def _each_other(text: str) -> str:
+    """`text` with two named people who did a both-ways deed together said as one doing it to the other: "Silas Oakes
+    and Nell Hathersage were married at Whitsun" -> "Silas Oakes married Nell Hathersage at Whitsun"."""
+    toks = frames.tokens(text)
+    if "and" not in toks[1:4] or not toks[0][:1].isupper():
+        return text
+    cut = toks.index("and")
+    end = cut + 1
+    while end < len(toks) and toks[end][:1].isupper():
+        end += 1
+    if end == cut + 1 or not all(t[:1].isupper() for t in toks[:cut]):
+        return text
+    verb = end + (end < len(toks) and toks[end].lower() in ("were", "had", "have"))
+    if verb >= len(toks) or lexicon.key(toks[verb].lower()) not in _RECIPROCAL_DEEDS:
+        return text
+    said = getInflection(lexicon.key(toks[verb].lower()), "VBD")
+    if not said:
+        return text
+    return frames.join(toks[:cut] + [said[0]] + toks[cut + 1 : end] + toks[verb + 1 :])
+
+
+def _reciprocal(verb: str, between: list[str]) -> bool:
+    """Whether a verb and the words between it and its object name a relation that holds both ways ("quarrelled with",
+    "stands next to", "married")."""
+    if not between:
+        return lexicon.key(verb) in _RECIPROCAL_DEEDS
+    return between[-1] == "with" or any(tuple(between[-len(w):]) == w for w in _RECIPROCAL_WORDS)
 
 
 def _ordered(text: str, other: str) -> str:

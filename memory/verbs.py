@@ -320,6 +320,27 @@ def _verb_like(word: str, k: str) -> bool:
     return k in GROUPS and not word.endswith("ing")
 
 
+_NEGATED_AUX = frozenset("do does did will would shall should can could may might must".split())
+_SINGULAR_SUBJECTS = frozenset("he she it who".split())
+
+
+def _verb_by_place(toks: list[str], words: list[str], i: int) -> bool:
+    """A verb WordNet knows that its place shows to be one though the groups lack it: after a denied auxiliary ("does
+    not allow") or, ending in "s", straight after a named, pronoun or short "the" subject ("Odile forbids", "the
+    abbess forbids")."""
+    word = words[i]
+    if not word.isalpha() or word.endswith("ly"):
+        return False
+    if words[i - 1] in ("not", "never") and i >= 2 and words[i - 2] in _NEGATED_AUX:
+        return bool(wordnet.senses(word, "verb"))
+    if not word.endswith("s") or word.endswith("ss"):
+        return False
+    subject = words[i - 1] in _SINGULAR_SUBJECTS or (toks[i - 1][:1].isupper() and not toks[i - 1].endswith("'s")) \
+        or (2 <= i <= 3 and words[0] == "the" and all(w.isalpha() and lexicon.key(w) == w for w in words[1:i]))
+    lemma = lexicon.key(word)
+    return subject and lemma != word and bool(wordnet.senses(lemma, "verb"))
+
+
 _BE = frozenset("was were is are am be been being".split())
 _SAY = frozenset(lexicon.key(w) for w in "say tell state declare claim report".split())
 
@@ -342,7 +363,7 @@ def _deeds(text: str) -> tuple[tuple[str, bool], ...]:
         prev = words[i - 1]
         if prev in _DETERMINERS or prev.endswith("'s"):
             continue  # "the broken wheel", "the farmer's stolen cow": an adjective
-        if not _verb_like(word, lexicon.key(word)):
+        if not _verb_like(word, lexicon.key(word)) and not _verb_by_place(toks, words, i):
             continue
         if lexicon.key(word) in _CONTROL and i + 1 < len(words) and words[i + 1] == "to":
             continue
@@ -376,7 +397,7 @@ def unify_main(text_a: str, text_b: str, bag_a: set[str], bag_b: set[str]) -> se
     """`bag_b` (frames' concepts) with its main verb spelled as `bag_a`'s when the two main verbs name one deed
     ("took on" / "hired": the frame reads "took" alone, whose concept is another deed's)."""
     verb_a, verb_b = main_verb(text_a), main_verb(text_b)
-    if verb_a is None or verb_b is None or verb_a == verb_b or not same_deed(verb_a, verb_b):
+    if verb_a is None or verb_b is None or verb_a == verb_b or not one_deed(text_a, verb_a, text_b, verb_b):
         return bag_b
     concept_a, concept_b = (lexicon.concept(v.split("_")[0]) for v in (verb_a, verb_b))
     if concept_a in bag_a and concept_b in bag_b and concept_a not in bag_b and concept_b not in bag_a:
@@ -452,7 +473,7 @@ def _further_conflict(text_a: str, text_b: str) -> bool:
 
 def _deed_conflict(verb_a: str, text_a: str, verb_b: str, text_b: str) -> bool:
     """Whether two main verbs name different deeds (not one group, not one polar side, not each found in the other)."""
-    if same_deed(verb_a, verb_b):
+    if one_deed(text_a, verb_a, text_b, verb_b):
         return False
     if _polar_agree(verb_a, text_a, verb_b, text_b):
         return False
@@ -460,3 +481,33 @@ def _deed_conflict(verb_a: str, text_a: str, verb_b: str, text_b: str) -> bool:
     found_a = any(same_deed(verb_a, k) for k in keys_b)
     found_b = any(same_deed(verb_b, k) for k in keys_a)
     return not (found_a and found_b)
+
+
+def one_deed(text_a: str, verb_a: str, text_b: str, verb_b: str) -> bool:
+    """Whether two statements' main verbs name one deed (same_deed), or one of them with the particle after it makes
+    a phrasal verb WordNet lists as the other's deed ("called off" / "cancelled")."""
+    if same_deed(verb_a, verb_b):
+        return True
+    return any(same_deed(p, verb_b) for p in _wordnet_phrasal(text_a, verb_a)) \
+        or any(same_deed(verb_a, p) for p in _wordnet_phrasal(text_b, verb_b))
+
+
+def _wordnet_phrasal(text: str, verb: str) -> list[str]:
+    """The phrasal verbs WordNet lists that `verb` makes with a particle right after it or after a short object
+    ("called off the blasting", "put the fire out"); only to find a deed the other side names, never to part two."""
+    from memory import canonical, frames
+
+    words = [t.lower() for t in frames.canonical_tokens(canonical.canonical(text)) if t not in frames.PUNCT]
+    found = []
+    for i, word in enumerate(words):
+        if lexicon.key(word) != verb:
+            continue
+        for j in range(i + 1, min(len(words), i + 2 + _PARTICLE_REACH)):
+            if words[j] in _PARTICLES:
+                joined = f"{verb}_{words[j]}"
+                if wordnet.senses(joined, "verb"):
+                    found.append(joined)
+                break
+            if words[j] in _PREPOSITIONS:
+                break
+    return found

@@ -53,8 +53,8 @@ def test_times_of_the_other_half_of_the_day_stay_apart():
     ("Three quarters of the 20 sacks were wet.", "15 of the 20 sacks were wet."),
     ("She waited for half an hour.", "She waited for 30 minutes."),
     ("She waited for an hour and a half.", "She waited for 90 minutes."),
-    ("He was away for a fortnight.", "He was away for 14 days."),
-    ("He was away for two weeks.", "He was away for 14 days."),
+    ("He was away for a fortnight.", "He was away for 20160 minutes."),
+    ("He was away for two weeks.", "He was away for 20160 minutes."),
     ("He was away for a month.", "He was away for 1 month."),  # so that "7 days" differs by its number
     ("He came once a week.", "He came once a week."),  # a rate
     ("She bought a dozen eggs.", "She bought 12 eggs."),
@@ -62,7 +62,7 @@ def test_times_of_the_other_half_of_the_day_stay_apart():
     # durations, sums of old money and clock times told in parts, in one wording
     ("The crossing took two and a half hours.", "The crossing took 150 minutes."),
     ("The crossing took two hours and ten minutes.", "The crossing took 130 minutes."),
-    ("He was granted a fortnight's leave.", "He was granted 14 days' leave."),
+    ("He was granted a fortnight's leave.", "He was granted 20160 minutes' leave."),
     ("The refit lasted a year and a half.", "The refit lasted 18 months."),
     ("She was 12 years old.", "She was 12 years old."),
     ("The ferry cost one and sixpence.", "The ferry cost 18 pence."),
@@ -164,7 +164,7 @@ def test_the_guard_lets_retellings_pass(a, b):
     ("Senna borrowed Dr. Mirela Vance's atlas from her.", "Dr Mirela Vance lent her atlas to Senna."),
     # relations told from their other end, and wordings of one fact that name no one new
     ("Benedikt Sorrel works for Lucius Penhallow.", "Lucius Penhallow employs Benedikt Sorrel."),
-    ("Kit worked for a week at the mill.", "Kit worked for 7 days at the mill."),  # a span, no employer
+    ("Kit worked for a week at the mill.", "Kit worked for 10080 minutes at the mill."),  # a span, no employer
     ("Agnes Pole took over from Clem Hartigan at eight.", "Clem Hartigan handed over to Agnes Pole at 8:00."),
     ("The yard bought forty knees off Farah Doyle.", "Farah Doyle sold 40 knees to the yard."),
     ("Kit learned from Perdita how to fall.", "Perdita taught Kit how to fall."),
@@ -175,12 +175,12 @@ def test_the_guard_lets_retellings_pass(a, b):
     ("Because the roof leaked, the company moved.", "The company moved because the roof leaked."),
     ("The barge went aground, and that's why the timber was late.", "The timber was late because the barge ran aground."),
     ("If the arch is unsound, the county will shut the bridge.", "The county will shut the bridge if the arch is unsound."),
-    ("Mrs Colley spent three weeks on the ward.", "Mrs Colley stayed on the ward for 21 days."),
+    ("Mrs Colley spent three weeks on the ward.", "Mrs Colley stayed on the ward for 30240 minutes."),
     ("The bakery has belonged to Odile for two decades.", "Odile has owned the bakery for 20 years."),
     ("The bakery had not yet opened when Agatha delivered the flour.", "Agatha delivered the flour before the bakery opened."),
     ("Dario went out of the fort and came back at night.", "Dario left the fort and returned at night."),
     ("Mrs Colley wouldn't take the beef tea.", "Mrs Colley refused the beef tea."),
-    ("The timber got in two days late.", "The timber arrived 2 days late."),
+    ("The timber got in two days late.", "The timber arrived 2880 minutes late."),
     ("He got in the car.", "He got in the car."),
     ("The doctor called at the inn twice.", "The doctor visited the inn 2 times."),
     ("She called at 7:00.", "She called at 7:00."),
@@ -237,3 +237,62 @@ def test_wordnet_says_which_verbs_take_two_objects(verb, double):
 ])
 def test_a_count_heads_its_phrase_but_a_span_of_time_takes_no_part(text, subject):
     assert guard.features(text).subject == subject
+
+
+@pytest.mark.parametrize("a, b, same", [
+    # spans of days and hours in one unit; old money in its signs, and pounds or a crown where the other says pence
+    ("The fair lasted three days.", "The fair lasted seventy-two hours.", True),
+    ("The fair lasted three days.", "The fair lasted sixty hours.", False),
+    ("The smith charged the carter 3s. 4d. for the shoes.", "The smith charged the carter forty pence for the shoes.", True),
+    ("The reeve paid each reaper a crown.", "The reeve paid each reaper five shillings.", True),
+    ("The reeve paid each reaper a crown.", "The reeve paid each reaper four shillings.", False),
+    ("Bram sold the heifer for two and a half pounds.", "Bram sold the heifer for two pounds ten shillings.", True),
+    # a relation that holds both ways, told from the other end; a place that does not stays apart
+    ("The forge stands beside the chapel.", "The chapel stands beside the forge.", True),
+    ("Nell Pry met Bram Tull at the ford.", "Bram Tull met Nell Pry at the ford.", True),
+    ("The forge stands behind the chapel.", "The chapel stands behind the forge.", False),
+    # one outdoing another from the outdone side
+    ("Nell Pry lost to Bram Tull at draughts.", "Bram Tull beat Nell Pry at draughts.", True),
+    ("Nell Pry lost to Bram Tull at draughts.", "Nell Pry beat Bram Tull at draughts.", False),
+    ("The sexton ranks below the verger.", "The verger outranks the sexton.", True),
+    ("Ivo Marsh preceded Bram Tull as reeve of Kettleby.", "Bram Tull succeeded Ivo Marsh as reeve of Kettleby.", True),
+    ("Ivo Marsh preceded Bram Tull as reeve of Kettleby.", "Ivo Marsh succeeded Bram Tull as reeve of Kettleby.", False),
+    ("Nell Pry and Bram Tull were married at Candlemas.", "Bram Tull married Nell Pry at Candlemas.", True),
+    ("Nell Pry and Bram Tull were married at Candlemas.", "Bram Tull married Nell Pry at Lammas.", False),
+    # a light verb with its noun of doing, and a phrasal verb WordNet lists
+    ("The warden made an examination of the locks.", "The warden examined the locks.", True),
+    ("Bram Tull offered an apology to Nell Pry.", "Bram Tull apologised to Nell Pry.", True),
+    # a present verb and a denied one that WordNet makes opposites; the bare opposite stays apart
+    ("The abbess forbids singing in the cloister.", "The abbess does not allow singing in the cloister.", True),
+    # quoted words told on: "will" is "would", the hearer is "you"
+    ("'I will not sign the lease,' said Ivo Marsh.", "Ivo Marsh said that he would not sign the lease.", True),
+    ("'I mended your cart myself,' the wheelwright told Nell Pry.", "The wheelwright mended Nell Pry's cart.", True),
+])
+def test_spans_signs_reciprocals_and_light_verbs_have_one_wording(a, b, same):
+    assert _one_wording(a, b) is same, retelling.pair(a, b)
+
+
+@pytest.mark.parametrize("a, b", [
+    ("The vicar put off the wedding until June.", "The vicar postponed the wedding until June."),
+    ("Bram wrote to the chaplain about the bell.", "Bram wrote to Mr Absalom Reed about the bell."),
+])
+def test_phrasal_verbs_and_titled_names_after_a_preposition_pass(a, b):
+    from memory import equivalence
+    from memory.settings import MemorySettings
+
+    assert guard.check(a, b).ok
+    assert equivalence.structural_rule(a, b, 0.8, MemorySettings()) is not None
+
+
+@pytest.mark.parametrize("a, b, reason", [
+    ("The barge went from the lock to the wharf.", "The barge went from the wharf to the lock.", "role"),
+    ("The choir sang the psalm first and the carol second.", "The choir sang the carol first and the psalm second.", "role"),
+    ("The abbess forbids singing in the cloister.", "The abbess allows singing in the cloister.", "any"),
+    ("Ivo Marsh said that he signed the lease.", "Ivo Marsh signed the lease.", None),
+])
+def test_traded_parts_and_opposite_verbs_stay_apart(a, b, reason):
+    verdict = guard.check(a, b)
+    if reason is None:  # his word against the deed: one only when he is quoted
+        assert retelling.pair(a, b)[0] != retelling.pair(a, b)[1]
+    else:
+        assert not verdict.ok and reason in ("any", verdict.reason), verdict
