@@ -549,7 +549,12 @@ _SAME_PHRASES: dict[tuple[str, ...], str] = {("took", "into", "custody"): "arres
                  **{(do, whose, "best", "to"): "tried to" for do in ("did", "does", "do")
                     for whose in ("his", "her", "their", "my", "our", "its", "your")},
                  ("made", "an", "effort", "to"): "tried to", ("makes", "an", "effort", "to"): "tried to",
-                 ("made", "every", "effort", "to"): "tried to", ("sought", "to"): "tried to"}
+                 ("made", "every", "effort", "to"): "tried to", ("sought", "to"): "tried to",
+                 # being somewhere or not, said by an adjective ("was absent from the rehearsal": did not attend it)
+                 **{(be, "absent", "from"): "did not attend" for be in ("was", "were")},
+                 **{(be, "present", "at"): "attended" for be in ("was", "were")},
+                 **{(be, "away", "from"): f"{be} not at" for be in ("was", "were", "is", "are")},
+                 ("kept", "silent", "about"): "said nothing about", ("kept", "quiet", "about"): "said nothing about"}
 
 
 def _phrases(toks: list[str]) -> list[str]:
@@ -1111,11 +1116,11 @@ _PARTICLE = frozenset("on up out off down away back over".split())
 def active(toks: list[str]) -> list[str]:
     """Tokens with "S was <participle> ... by A" made "A <past> S ...": who did it is named first in either voice.
 
-    Only a sentence-initial subject of at most six words and an agent that is a name or a noun phrase after a
-    determiner are moved; "was not seen by A" becomes "A did not see S".
+    Only a sentence-initial subject of at most eight words ("the paddle gear of the bottom gate") and an agent that
+    is a name or a noun phrase after a determiner are moved; "was not seen by A" becomes "A did not see S".
     """
     lows = [t.lower() for t in toks]
-    for i in range(1, min(len(lows), 7)):
+    for i in range(1, min(len(lows), 9)):
         if toks[i] in frames.PUNCT or lows[i] in _SUBJECT_STOPS:
             return toks
         if lows[i] in _PASSIVE_BE:

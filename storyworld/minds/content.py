@@ -1156,8 +1156,10 @@ def _shares(world: World, known: Known, wanted: set[str]) -> bool:
 
 def _substance(world: World, wanted: set[str]) -> set[str]:
     """A question's words of substance: neither people's names nor the prepositions that join them ("into" in
-    common is no answer to a question about moss)."""
-    return wanted - _people_keys(world) - frames.PREPOSITIONS
+    common is no answer to a question about moss), nor its words of time beside others ("a candle in the scriptorium
+    on Tuesday night" is on the candle: a lantern seen another night is no answer to it)."""
+    substance = wanted - _people_keys(world) - frames.PREPOSITIONS
+    return substance - lexicon.TIME_WORDS or substance
 
 
 def _bears(world: World, known: Known, wanted: set[str]) -> bool:

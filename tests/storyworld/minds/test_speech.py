@@ -654,3 +654,16 @@ def test_news_taken_in_is_said_back_before_the_hearers_own_word_on_it(tiny):
 def test_a_backstory_round_is_said_as_before_all_this_not_in_rounds(tiny):
     assert render.ago(tiny, -11, 1) == "before all this"
     assert render.ago(tiny, 0, 3) == "3 rounds ago" and render.ago(tiny, 2, 3) == "a round ago"
+
+
+def test_a_word_of_time_alone_does_not_make_a_holding_an_answer(tiny):
+    asked = ThreadLine(round=1, speaker="maren", text="What have you heard about a lamp in the boathouse on Friday night?",
+                       event_id="r0001-00", to="tobin")
+    night_only = _known(record_id=4, text="Elias walked to the harbour on the night of the storm.", score=0.45)
+    speech = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
+                            _knowledge(heard=(night_only,)), addressed=asked)
+    assert speech.act == "unknown" and not speech.carries, speech
+    on_it = _known(record_id=5, text="Elias left a lamp burning in the boathouse.", score=0.45)
+    speech = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
+                            _knowledge(heard=(night_only, on_it)), addressed=asked)
+    assert [k.record_id for k in speech.carries] == [5], speech
