@@ -32,9 +32,12 @@ key file (TOML; unknown fields are errors):
   [[secret]]   keeper, asker, question, confession = [["took", "stole"], ["ledger"]]
   [[question]] agent, question, knows (true/false), answer = [[...]]     (for `bench knows --key`)
 
-  told_facts                 the key's [[told]] entries (without --key: the player's addressed statements in the
-                             log, each content word a group of its own)
-  carried_rate               facts whose hearer, asked "What did NAME tell you?" or "What do you know about X?"
+  told_facts                 the key's [[told]] entries the player said to their hearer (a statement of the
+                             player's to them, in that round or later; without --key: the player's addressed
+                             statements in the log, each content word a group of its own); told_facts_unsaid lists
+                             the others (the hearer was elsewhere), which no figure counts
+  carried_rate               facts whose hearer, asked "What did NAME tell you?" (NAME: the player's first name, or
+                             the whole name where its first word is a title) or "What do you know about X?"
                              (X: a person or place of the fact), answers with words that carry the fact AND name the
                              player as the teller ("Wren told me…", "from Wren"; not "I told Wren…")
   carried_words_only_rate    the same without naming the player
@@ -141,6 +144,7 @@ def bench_agency(args: argparse.Namespace) -> int:
         entries = eventlog.entries(sim.state.events)
         ask, conversation = interviewer(world, sim.store, sim.state.round, lm, ids.mechanical_keys(sim.state.events))
         facts = list(key.told) if key and key.told else agency.derived_facts(entries, names, player)
+        facts, unsaid = agency.said_facts(facts, entries, names, player)
         result: dict[str, object] = {
             "world": world.id, "player": player, "script": str(script_file), "rounds": rounds, "seed": args.seed,
             "model": lm.name, "key": str(args.key) if key else None,
@@ -153,6 +157,7 @@ def bench_agency(args: argparse.Namespace) -> int:
         result |= agency.idle(actions, player)
         result |= agency.filler(entries, names, player)
         result |= agency.answered_as_asked(entries, names, player)
+        result["told_facts_unsaid"] = [f"r{f.round} to {f.to}: {f.fact}" for f in unsaid]
         result["script_problems"] = played.problems
     finally:
         lm.close()

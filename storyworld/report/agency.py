@@ -316,6 +316,21 @@ def answered_as_asked(entries: Sequence[LogEntry], names: Names, player: str | N
             "answers_template_share": template_share(replies), "not_same_round_examples": misses}
 
 
+def said_facts(facts: Sequence[ToldFact], entries: Sequence[LogEntry], names: Names,
+               player: str) -> tuple[list[ToldFact], list[ToldFact]]:
+    """The key's facts the player did say to their hearer (a statement of the player's to them, in the fact's round
+    or later), and those never said (the hearer was elsewhere, the line was not played): a fact nobody was told
+    cannot be carried. (The statement's words are not asked for: a key's words may be the hearer's retelling.)"""
+    said: list[ToldFact] = []
+    unsaid: list[ToldFact] = []
+    for fact in facts:
+        hearer = names.resolve(fact.to) or fact.to
+        told = any(e["kind"] == "say" and e["actor"] == player and e["to"] == hearer and e["round"] >= fact.round
+                   and not is_question(e["speech"] or "") for e in entries)
+        (said if told else unsaid).append(fact)
+    return said, unsaid
+
+
 def derived_facts(entries: Sequence[LogEntry], names: Names, player: str) -> list[ToldFact]:
     """Without a key: the player's statements addressed to someone (the script's @agent lines as played), each
     content word a group of its own."""

@@ -133,6 +133,9 @@ class Names:
         # the pronoun the world file gives each person ("he", "she", "they"), for questions that point back to them
         self.pronouns: dict[str, str] = {agent.id: agent.pronouns for agent in world.file.agent}
         self.places: dict[str, str] = {p.id: p.name for p in world.file.place}
+        # words the world's own texts write in lower case: common words, not names ("the prior")
+        texts = [a.description for a in world.agents.values()] + [e.text for e in world.events]
+        self.lower_words = frozenset(w for t in texts for w in re.findall(r"\b[a-z][a-z']*\b", t))
         self.objects: dict[str, str] = {o.id: o.name for o in world.file.object}
         self.person_words = frozenset(stem(w) for forms in self.people.values() for f in forms for w in tokens(f)
                                       if w not in STOPWORDS)
@@ -148,9 +151,19 @@ class Names:
         return frozenset(stem(w) for f in self.people.get(agent, ()) for w in tokens(f) if w not in STOPWORDS)
 
     def first_name(self, agent: str) -> str:
-        """The first word of a person's name."""
+        """What a person is called for short: the first word of their name, unless that word is a title (it starts
+        another person's name too, "Brother" of "Brother Osric" and "Brother Anselm", or the world's own texts
+        write it in lower case, "Prior" of "Prior Geoffrey", or it is a form of address, "Master"); then the whole
+        name, which names them alone."""
         forms = self.people.get(agent, ())
-        return forms[0].split()[0] if forms and forms[0].split() else agent
+        if not forms or not forms[0].split():
+            return agent
+        name = forms[0]
+        first = name.split()[0]
+        if len(name.split()) == 1:
+            return name
+        shared = any(other != agent and f.split()[:1] == [first] for other, fs in self.people.items() for f in fs)
+        return name if shared or first.lower() in STOPWORDS or first.lower() in self.lower_words else first
 
     def names(self, text: str, agent: str) -> bool:
         """Whether a text names the person: its full name, an alias, or the first word of either."""

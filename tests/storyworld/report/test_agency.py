@@ -284,3 +284,22 @@ def test_bench_agency_refuses_bad_input_in_one_line_before_loading_a_model(tmp_p
 def test_what_do_you_know_about_names_the_facts_subject(names, fact, subject):
     told = ToldFact(round=0, to="tobin", fact=fact, words=[["bell"], ["cracked"]])
     assert agency.subject_of(told, names, "maren", "tobin") == subject
+
+
+def test_a_fact_the_player_never_said_to_its_hearer_is_set_apart(names):
+    # the player waited (the hearer was elsewhere): the bell was never told to Tobin, so it cannot be carried
+    asked_only = [line(1, "maren", "Tobin, did the bell crack?", to="tobin"), line(1, "maren", "Ada, the bell!", to="ada")]
+    said, unsaid = agency.said_facts([BELL], asked_only, names, "maren")
+    assert said == [] and unsaid == [BELL]
+    told = [*asked_only, line(2, "maren", "Tobin, the frost split it.", to="tobin")]
+    said, unsaid = agency.said_facts([BELL], told, names, "maren")
+    assert said == [BELL] and unsaid == []
+    too_early = [line(0, "maren", "Tobin, the frost split it.", to="tobin")]
+    assert agency.said_facts([BELL], too_early, names, "maren") == ([], [BELL])
+
+
+def test_the_name_a_question_calls_someone_by_is_never_a_title_alone():
+    charter = Names(load_world(DATA.parent.parent / "docs/results/agency/heldout16/charter.toml"))
+    # "Brother" starts three names, "Master" is a form of address, "Prior" the world writes as a word ("the prior")
+    assert charter.first_name("osric") == "Brother Osric" and charter.first_name("dunning") == "Master Ralf Dunning"
+    assert charter.first_name("geoffrey") == "Prior Geoffrey" and charter.first_name("jory") == "Jory"
