@@ -652,7 +652,8 @@ def _date_at(toks: list[str], i: int) -> tuple[int | None, int, str]:
 
 
 def _had_done(toks: list[str]) -> list[str]:
-    """"Oswin had his hand stitched up by Maud" as "Maud stitched up Oswin's hand": what was done to one's own."""
+    """"Oswin had his hand stitched up by Maud" as "Maud stitched up Oswin's hand", "had her trunk carried up to her
+    room by the porter" as "the porter carried up her trunk to her room": what was done to one's own."""
     lows = [t.lower() for t in toks]
     for i in range(1, min(len(toks) - 4, 7)):
         if lows[i] not in ("had", "got", "has") or lows[i + 1] not in ("his", "her", "their"):
@@ -666,14 +667,16 @@ def _had_done(toks: list[str]) -> list[str]:
         k = j + 1
         particle = toks[k : k + 1] if k < len(lows) and lows[k] in _PARTICLE else []
         k += len(particle)
-        if lows[k : k + 1] != ["by"] or past is None:
+        # "had her trunk carried up to her room by the porter": where it went may come before who did it
+        by = next((m for m in range(k, min(len(toks), k + 7)) if lows[m] == "by" or toks[m] in frames.PUNCT), None)
+        if by is None or lows[by] != "by" or past is None:
             return toks
-        end = _agent_end(toks, lows, k + 1)
+        end = _agent_end(toks, lows, by + 1)
         if end is None:
             return toks
-        owner = toks[:i]
-        return ([case(toks[k + 1], True)] + toks[k + 2 : end] + [past] + particle + owner[:-1]
-                + [owner[-1] + "'s"] + toks[i + 2 : j] + toks[end:])
+        owner = [case(toks[0], False), *toks[1:i]]
+        return ([case(toks[by + 1], True)] + toks[by + 2 : end] + [past] + particle + owner[:-1]
+                + [owner[-1] + "'s"] + toks[i + 2 : j] + toks[k:by] + toks[end:])
     return toks
 
 

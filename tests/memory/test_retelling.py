@@ -263,6 +263,9 @@ def test_a_count_heads_its_phrase_but_a_span_of_time_takes_no_part(text, subject
     ("Ivo Marsh was absent from the tithe meeting.", "Ivo Marsh did not attend the tithe meeting.", True),
     ("Ivo Marsh was absent from the tithe meeting.", "Ivo Marsh attended the tithe meeting.", False),
     ("Nell Pry was away from the mill when the cart came.", "Nell Pry was not at the mill when the cart came.", True),
+    # what was done to one's own, where it went told before who did it
+    ("Nell Pry had her cart mended at the forge by Bram Tull.", "Bram Tull mended Nell Pry's cart at the forge.", True),
+    ("Nell Pry had her cart mended at the forge by Bram Tull.", "Bram Tull mended Nell Pry's cart at the mill.", False),
     # a long subject's passive made active
     ("The iron gate of the lower sheep fold was shut by Bram Tull.", "Bram Tull shut the iron gate of the lower sheep fold.", True),
     # a light verb with its noun of doing, and a phrasal verb WordNet lists
