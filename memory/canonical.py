@@ -330,7 +330,9 @@ def _time_at(lows: list[str], i: int) -> tuple[int | None, int, int]:
             return int(word), 0, 2
         if after and after[0] in ("noon", "midnight"):
             return int(word), 0, 1  # "12 noon": the word after says the half
-        if _half_of_day(lows, i + 1)[0] or (i > 0 and lows[i - 1] in _AT_HOUR and (not after or after[0] in frames.PUNCT)):
+        # (an hour after "at" ends its phrase: "rung at 9 by the verger", "came at 3 on Monday", not "at 9 bells")
+        if _half_of_day(lows, i + 1)[0] or (i > 0 and lows[i - 1] in _AT_HOUR
+                                            and (not after or after[0] in frames.PUNCT or after[0] in _STOPS)):
             return int(word), 0, 1
     return None, 0, 0
 

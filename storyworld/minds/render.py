@@ -39,7 +39,12 @@ _BE = {"I": {"is": "am", "was": "was", "has": "have", "does": "do", "isn't": "am
 _PRONOUNS = {("I", "m"): {"he": "I", "He": "I", "him": "me", "his": "my", "His": "My", "himself": "myself"},
              ("I", "f"): {"she": "I", "She": "I", "herself": "myself"},
              ("you", "m"): {"he": "you", "He": "You", "him": "you", "his": "your", "His": "Your", "himself": "yourself"},
-             ("you", "f"): {"she": "you", "She": "You", "herself": "yourself"}}
+             ("you", "f"): {"she": "you", "She": "You", "herself": "yourself"},
+             # one the world file calls "they": their own "they" and "their" become "I" and "my"
+             ("I", "t"): {"they": "I", "They": "I", "them": "me", "their": "my", "Their": "My", "themselves": "myself",
+                          "themself": "myself"},
+             ("you", "t"): {"they": "you", "They": "You", "them": "you", "their": "your", "Their": "Your",
+                            "themselves": "yourself", "themself": "yourself"}}
 
 
 class Span(msgspec.Struct, frozen=True):
@@ -299,15 +304,16 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
     out.append(text[cursor:])
     said = "".join(out)
     if subject_person in ("I", "you"):
-        sex = gender(world, speaker if subject_person == "I" else listener)
+        sex = _pov_gender(world, speaker if subject_person == "I" else listener)
         # "Marcellus explains that Horatio thinks …, so he has brought him" said by Horatio: "he" may be Marcellus
         named = find_names(world, said)
-        rivals = [s.start for s in named if s.agent not in targets and gender(world, s.agent) in (sex, "")]
+        rivals = [s.start for s in named if s.agent not in targets and _pov_gender(world, s.agent) in (sex, "")]
         # a named thing or beast the world casts as nobody ("Corrib Star got cast in his box") may be "he" too
-        cast = {n.start for n in named}
-        # (the subject of a clause of its own: a name and then its verb)
+        # (the subject of a clause of its own: a name and then its verb; not the last word of a name found already,
+        # "Skeie said" of "Halvard Skeie said", which is a person's the world casts)
         rivals += [m.start() for m in re.finditer(r"(?<=[a-z,;:] )([A-Z][a-z]+(?: [A-Z][a-z]+)*) (\w+)", said)
-                   if m.start() not in cast and not _name_of_one(world, m.group(1)) and _finite_verb(m.group(2))]
+                   if not any(n.start <= m.start() < n.end for n in named) and not _name_of_one(world, m.group(1))
+                   and _finite_verb(m.group(2))]
         said = _pronouns(said, subject_person, sex, rivals)
         # a reflexive after "I"/"you" and its verb (and an object) is theirs whatever the persona says of its sex, in
         # any clause ("I proclaimed myself", "…; you checked it yourself at midnight")
@@ -320,17 +326,19 @@ def point_of_view(world: World, text: str, speaker: str, listener: str | None, *
         # else the sentence names could be meant by it ("…and swore he loved me"); so is "she" after "your
         # sister's" when it was Marthe's sister ("coming back from your sister's you looked through the grating")
         whose = object_person or owner_person or "you"
-        sex = gender(world, speaker if whose == "I" else listener)
+        sex = _pov_gender(world, speaker if whose == "I" else listener)
         first = re.split(r"(?<=[.!?;])\s+", text, maxsplit=1)[0]
-        others = {gender(world, s.agent) for s in spans if s.agent not in targets and s.end <= len(first)}
+        others = {_pov_gender(world, s.agent) for s in spans if s.agent not in targets and s.end <= len(first)}
         if sex and sex not in others and "" not in others:
             said = _agree_subjects(_pronouns(said, whose, sex))
     return _coordinated(said)
 
 
-# "you quarrelled with Rosa over her pony and was seen": a second verb joined to the first by "and", with no
-# subject between them (no clause opened, no other verb in the person of another), is the same subject's
-_COORDINATED = re.compile(r"\b(?P<who>[Yy]ou|I)\b(?P<between>(?:(?![.;:!?])(?!\b(?:that|who|which|whom|was|were|is|are|am|"
+# "you quarrelled with Rosa over her pony and was seen", "you had sworn … and was seen": a second verb joined to the
+# first (after the subject's own auxiliary, if any) by "and", with no subject between them (no clause opened, no other
+# verb in the person of another), is the same subject's
+_COORDINATED = re.compile(r"\b(?P<who>[Yy]ou|I)\b(?P<between>(?:\s+(?:had|have|has|were|was|are|am)\b)?"
+                          r"(?:(?![.;:!?])(?!\b(?:that|who|which|whom|was|were|is|are|am|"
                           r"has|have|had|he|she|they|it|we)\b).)*?)\band\s+(?P<verb>was|is|has|does)\b")
 _COORDINATED_VERB = {("you", "was"): "were", ("you", "is"): "are", ("you", "has"): "have", ("you", "does"): "do",
                      ("i", "is"): "am", ("i", "has"): "have", ("i", "does"): "do", ("i", "was"): "was"}
@@ -378,7 +386,8 @@ def _name_of_one(world: World, words: str) -> bool:
     return bool(find_names(world, words)) or bool(places_in(world, words)) or words.split()[0] in ("The", "A", "An")
 
 
-_PERSON_VERB = {("i", "has"): "have", ("i", "is"): "am", ("i", "does"): "do", ("i", "was"): "was",
+_PERSON_VERB = {("i", "has"): "have", ("i", "is"): "am", ("i", "does"): "do", ("i", "was"): "was", ("i", "were"): "was",
+                ("i", "are"): "am",
                 ("you", "has"): "have", ("you", "is"): "are", ("you", "does"): "do", ("you", "was"): "were"}
 
 
@@ -387,6 +396,13 @@ def gender(world: World, agent: str | None) -> str:
     if agent not in world.agents:
         return ""
     return {"he": "m", "she": "f"}.get(world.agents[agent].pronouns, "")
+
+
+def _pov_gender(world: World, agent: str | None) -> str:
+    """gender, and "t" for one the world file calls "they" (whose "they" and "their" become "I" and "my")."""
+    if agent in world.agents and world.agents[agent].pronouns == "they":
+        return "t"
+    return gender(world, agent)
 
 
 def _in_the_past(text: str, spans: list[Span]) -> str:

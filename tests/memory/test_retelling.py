@@ -266,6 +266,9 @@ def test_a_count_heads_its_phrase_but_a_span_of_time_takes_no_part(text, subject
     # what was done to one's own, where it went told before who did it
     ("Nell Pry had her cart mended at the forge by Bram Tull.", "Bram Tull mended Nell Pry's cart at the forge.", True),
     ("Nell Pry had her cart mended at the forge by Bram Tull.", "Bram Tull mended Nell Pry's cart at the mill.", False),
+    # a bare hour after "at" ends its phrase before "by" as before a full stop
+    ("Ivo Marsh locked the tithe barn at eight.", "The tithe barn was locked at eight by Ivo Marsh.", True),
+    ("Ivo Marsh locked the tithe barn at eight.", "The tithe barn was locked at nine by Ivo Marsh.", False),
     # a long subject's passive made active
     ("The iron gate of the lower sheep fold was shut by Bram Tull.", "Bram Tull shut the iron gate of the lower sheep fold.", True),
     # a light verb with its noun of doing, and a phrasal verb WordNet lists
