@@ -1156,10 +1156,11 @@ def _shares(world: World, known: Known, wanted: set[str]) -> bool:
 
 def _substance(world: World, wanted: set[str]) -> set[str]:
     """A question's words of substance: neither people's names nor the prepositions that join them ("into" in
-    common is no answer to a question about moss), nor its words of time beside others ("a candle in the scriptorium
-    on Tuesday night" is on the candle: a lantern seen another night is no answer to it)."""
+    common is no answer to a question about moss), nor, beside others, its words of time ("a candle in the
+    scriptorium on Tuesday night" is on the candle: a lantern seen another night is no answer to it) or of seeing and
+    telling ("Did you see him in the machine room?" is on the machine room, not on whatever else was seen)."""
     substance = wanted - _people_keys(world) - frames.PREPOSITIONS
-    return substance - lexicon.TIME_WORDS or substance
+    return substance - SPEECH_WORDS - lexicon.TIME_WORDS or substance - SPEECH_WORDS or substance
 
 
 def _bears(world: World, known: Known, wanted: set[str]) -> bool:

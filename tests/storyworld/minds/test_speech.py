@@ -667,3 +667,24 @@ def test_a_word_of_time_alone_does_not_make_a_holding_an_answer(tiny):
     speech = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
                             _knowledge(heard=(night_only, on_it)), addressed=asked)
     assert [k.record_id for k in speech.carries] == [5], speech
+    # nor does a word of seeing: "Did you see Elias in the boathouse?" is not answered by something else he saw
+    seen = ThreadLine(round=1, speaker="maren", text="Did you see Elias in the boathouse on Friday night?",
+                      event_id="r0001-00", to="tobin")
+    saw_else = _known(record_id=6, text="Maren saw Elias seal a letter with red wax.", score=0.45)
+    speech = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
+                            _knowledge(heard=(saw_else,)), addressed=seen)
+    assert speech.act == "unknown" and not speech.carries, speech
+
+
+def test_one_the_world_calls_they_says_their_own_they_and_their_as_i_and_my():
+    from storyworld.world import load_world
+
+    from tests.support.paths import DATA
+
+    world = load_world(DATA / "worlds" / "tollbridge.toml")  # Kalani Reyes: pronouns "they"
+    said = render.point_of_view(world, "Kalani Reyes said the toll had their brother turned off the bridge gang, and they "
+                                       "were glad of it.", "kalani", "yusuf")
+    assert said == "I said the toll had my brother turned off the bridge gang, and I was glad of it.", said
+    told = render.point_of_view(world, "Halvard Skeie said Kalani Reyes had sworn revenge over their brother and was seen "
+                                       "on the bridge.", "yusuf", "kalani")
+    assert told == "Halvard Skeie said you had sworn revenge over your brother and were seen on the bridge.", told
