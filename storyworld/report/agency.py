@@ -318,17 +318,23 @@ def answered_as_asked(entries: Sequence[LogEntry], names: Names, player: str | N
 
 def said_facts(facts: Sequence[ToldFact], entries: Sequence[LogEntry], names: Names,
                player: str) -> tuple[list[ToldFact], list[ToldFact]]:
-    """The key's facts the player did say to their hearer (a statement of the player's to them, in the fact's round
-    or later), and those never said (the hearer was elsewhere, the line was not played): a fact nobody was told
-    cannot be carried. (The statement's words are not asked for: a key's words may be the hearer's retelling.)"""
+    """The key's facts the player did say to their hearer (a line of the player's to them, in the fact's round or
+    later, with a sentence that is no question: "I saw … Will you come?" tells, "Did the bell crack?" does not), and
+    those never said (the hearer was elsewhere, the line was not played): a fact nobody was told cannot be carried.
+    (A statement's words are not asked for: a key's words may be the hearer's retelling.)"""
     said: list[ToldFact] = []
     unsaid: list[ToldFact] = []
     for fact in facts:
         hearer = names.resolve(fact.to) or fact.to
         told = any(e["kind"] == "say" and e["actor"] == player and e["to"] == hearer and e["round"] >= fact.round
-                   and not is_question(e["speech"] or "") for e in entries)
+                   and _states(e["speech"] or "") for e in entries)
         (said if told else unsaid).append(fact)
     return said, unsaid
+
+
+def _states(speech: str) -> bool:
+    """Whether a line has a sentence that is not a question."""
+    return any(part.strip() and not is_question(part) for part in re.split(r"(?<=[.!?])\s+", speech.strip()))
 
 
 def derived_facts(entries: Sequence[LogEntry], names: Names, player: str) -> list[ToldFact]:

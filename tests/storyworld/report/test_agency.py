@@ -294,6 +294,9 @@ def test_a_fact_the_player_never_said_to_its_hearer_is_set_apart(names):
     told = [*asked_only, line(2, "maren", "Tobin, the frost split it.", to="tobin")]
     said, unsaid = agency.said_facts([BELL], told, names, "maren")
     assert said == [BELL] and unsaid == []
+    # a telling that ends in a question is a telling still
+    asking_after = [line(2, "maren", "Tobin, the bell cracked in the frost. Will you ring it?", to="tobin")]
+    assert agency.said_facts([BELL], asking_after, names, "maren") == ([BELL], [])
     too_early = [line(0, "maren", "Tobin, the frost split it.", to="tobin")]
     assert agency.said_facts([BELL], too_early, names, "maren") == ([], [BELL])
 
