@@ -40,6 +40,7 @@ _CONVERSES = {
     (lexicon.key("receive"), "from"): "gave",
     (lexicon.key("get"), "from"): "gave",
     (lexicon.key("win"), "from"): "lost",
+    (lexicon.key("win"), "against"): "lost",  # "won the match against B": B lost it to the winner
     (lexicon.key("borrow"), "from"): "lent",
     (lexicon.key("inherit"), "from"): "left",
     (lexicon.key("learn"), "from"): "told",
@@ -695,7 +696,9 @@ def _belonged(toks: list[str]) -> list[str]:
             return toks
         owner = toks[i + 2 : end]
         aux = 1 if lows[i - 1] in ("has", "have", "had") else 0  # "has belonged to her": she has owned it
-        return [case(owner[0], True)] + owner[1:] + toks[i - aux : i] + ["owned", case(toks[0], False)] + toks[1 : i - aux] + toks[end:]
+        # in its own tense: "belongs to the shepherd" is "the shepherd owns", "belonged" "owned"
+        owned = {"belongs": "owns", "belong": "own"}.get(lows[i], "owned")
+        return [case(owner[0], True)] + owner[1:] + toks[i - aux : i] + [owned, case(toks[0], False)] + toks[1 : i - aux] + toks[end:]
     return toks
 
 

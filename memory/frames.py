@@ -53,6 +53,7 @@ _PHRASES = {
     ("out", "loud"): "out_loud", ("cry", "out"): "cry_out", ("call", "out"): "call_out",
     ("turn", "up"): "turn_up", ("no", "one"): "nobody",
     ("run", "away"): "flee", ("run", "off"): "flee",
+    ("turn", "down"): "refuse",  # "turned down the request": refused it, on refusal's side of accepting
 }
 # Negated volition: "would not go", "did not want to go", "was unwilling to go" and "refused to go"
 # are one concept (a refusal), read as "refused to". A conditional "would not have" / "would not be"

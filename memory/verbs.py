@@ -384,7 +384,9 @@ def _light(words: list[str], i: int) -> bool:
     if lexicon.key(words[i]) not in _LIGHT or i + 1 >= len(words) or "_" in key(words, i)[0]:
         return False
     nxt = words[i + 1]
-    return nxt in _STATE_PARTICLES or (nxt not in _DETERMINERS and _verb_like(nxt, lexicon.key(nxt)))
+    # ("stayed on the farm": "on" before a noun phrase is a preposition, where she stayed)
+    particle = nxt in _STATE_PARTICLES and (i + 2 >= len(words) or words[i + 2] not in _DETERMINERS)
+    return particle or (nxt not in _DETERMINERS and _verb_like(nxt, lexicon.key(nxt)))
 
 
 def main_verb(text: str) -> str | None:

@@ -269,6 +269,11 @@ def test_a_count_heads_its_phrase_but_a_span_of_time_takes_no_part(text, subject
     # a bare hour after "at" ends its phrase before "by" as before a full stop
     ("Ivo Marsh locked the tithe barn at eight.", "The tithe barn was locked at eight by Ivo Marsh.", True),
     ("Ivo Marsh locked the tithe barn at eight.", "The tithe barn was locked at nine by Ivo Marsh.", False),
+    # won against / lost to; belongs to / owns in its tense; "stayed on the farm" is staying; turned down / refused
+    ("Nell Pry won the ploughing match against Bram Tull.", "Bram Tull lost the ploughing match to Nell Pry.", True),
+    ("Nell Pry won the ploughing match against Bram Tull.", "Nell Pry lost the ploughing match to Bram Tull.", False),
+    ("The black ram belongs to the shepherd.", "The shepherd owns the black ram.", True),
+    ("Ivo Marsh never left the farm that winter.", "Ivo Marsh stayed on the farm that winter.", True),
     # a long subject's passive made active
     ("The iron gate of the lower sheep fold was shut by Bram Tull.", "Bram Tull shut the iron gate of the lower sheep fold.", True),
     # a light verb with its noun of doing, and a phrasal verb WordNet lists
@@ -287,6 +292,7 @@ def test_spans_signs_reciprocals_and_light_verbs_have_one_wording(a, b, same):
 @pytest.mark.parametrize("a, b", [
     ("The vicar put off the wedding until June.", "The vicar postponed the wedding until June."),
     ("Bram wrote to the chaplain about the bell.", "Bram wrote to Mr Absalom Reed about the bell."),
+    ("The reeve turned down Bram Tull's request.", "The reeve refused Bram Tull's request."),
 ])
 def test_phrasal_verbs_and_titled_names_after_a_preposition_pass(a, b):
     from memory import equivalence
@@ -300,6 +306,7 @@ def test_phrasal_verbs_and_titled_names_after_a_preposition_pass(a, b):
     ("The barge went from the lock to the wharf.", "The barge went from the wharf to the lock.", "role"),
     ("The choir sang the psalm first and the carol second.", "The choir sang the carol first and the psalm second.", "role"),
     ("The abbess forbids singing in the cloister.", "The abbess allows singing in the cloister.", "any"),
+    ("The reeve turned down Bram Tull's request.", "The reeve accepted Bram Tull's request.", "any"),
     ("Ivo Marsh said that he signed the lease.", "Ivo Marsh signed the lease.", None),
 ])
 def test_traded_parts_and_opposite_verbs_stay_apart(a, b, reason):
