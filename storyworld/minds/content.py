@@ -1082,6 +1082,8 @@ def _does(text: str, verb: str) -> bool:
     if lexicon.concept(verb) in guard.deeds(text):
         return True
     for word in re.findall(r"[a-z]+", text.lower()):
+        if word in guard._AUXILIARIES:
+            continue  # "was" is no standing: a copula or auxiliary tells no deed of its own
         lemmas = getAllLemmas(word).get("VERB", ())
         if any(wordnet.one_deed(a, b, DEED_SENSES) for a in wanted for b in lemmas):
             return True

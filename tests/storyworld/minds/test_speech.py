@@ -688,3 +688,9 @@ def test_one_the_world_calls_they_says_their_own_they_and_their_as_i_and_my():
     told = render.point_of_view(world, "Halvard Skeie said Kalani Reyes had sworn revenge over their brother and was seen "
                                        "on the bridge.", "yusuf", "kalani")
     assert told == "Halvard Skeie said you had sworn revenge over your brother and were seen on the bridge.", told
+
+
+def test_a_copula_is_no_deed_a_who_question_asks_after():
+    # "Who stood by the gate?" asks for the doer of a standing; "Elias was at the harbour" tells no such deed
+    assert not content._does("Elias was at the harbour at dusk.", "stood")
+    assert content._does("Elias stood by the gate at dusk.", "stood")
