@@ -490,7 +490,7 @@ def canonical(text: str, reckon: bool = False) -> str:
     toks = _refused(frames.volition(_phrases(dates(money(amounts(numbers_as_digits(only(_failed(_apposition(_where_done(_there_were(toks))))))), reckon)))))
     toks = _converse(_belonged(_paid_for(_cost(active(_light_verb(_nominal(_had_done(_burned(clock(toks))))))))))
     toks = _made_by(_employed(_let_to(_spent(toks))))
-    return frames.join(before_first(_dative(_because(_not_yet(toks)))))
+    return frames.join(before_first(_dative(_because(_not_yet(_named_is(toks))))))
 
 
 # Old money in its signs ("£4 10s.", "7s. 6d.", "6d."), said in words before the tokens drop the signs. A sign's full
@@ -869,6 +869,23 @@ def _light_verb(toks: list[str]) -> list[str]:
             rest = at + 2 + (lows[at + 2 : at + 3] == ["of"])  # "an inspection of the hoses": the hoses inspected
             return toks[:k] + [did] + toks[rest:]
     return toks
+
+
+def _named_is(toks: list[str]) -> list[str]:
+    """"Nell Pry's cousin is Bram Tull" as "Bram Tull is Nell Pry's cousin": one's tie or post said first, then who
+    holds it, turned so the holder is named first (the name must end the statement)."""
+    lows = [t.lower() for t in toks]
+    end = len(toks) - (bool(toks) and toks[-1] in frames.PUNCT)
+    owned = _owner_end(toks, 0)
+    if owned is None or not toks[0][:1].isupper():
+        return toks
+    be = next((k for k in range(owned, min(end, owned + 4)) if lows[k] in ("is", "was")), None)
+    if be is None or be == owned or not all(t.isalpha() and t.islower() for t in toks[owned:be]):
+        return toks
+    name = toks[be + 1 : end]
+    if not name or not all(t[:1].isupper() for t in name):
+        return toks
+    return name + [toks[be], case(toks[0], False)] + toks[1:be] + toks[end:]
 
 
 def _doer(owner: list[str]) -> list[str]:

@@ -71,7 +71,7 @@ _MODAL_VERBS = {
     lexicon.key(w): concept for w, concept in (
         ("refuse", "refuse"), ("refused", "refuse"), ("decline", "refuse"), ("declined", "refuse"),
         ("want", "want"), ("wish", "want"), ("agree", "agree"), ("consent", "agree"),
-        ("promise", "promise"), ("vow", "promise"), ("try", "try"), ("attempt", "attempt"),
+        ("promise", "promise"), ("vow", "promise"), ("try", "try"), ("attempt", "try"),
         # "has to wear" is an obligation, "is allowed to wear" a permission: neither says it was worn
         ("have", "must"), ("need", "must"), ("require", "must"), ("oblige", "must"),
         ("allow", "may"), ("permit", "may"),

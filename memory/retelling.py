@@ -31,7 +31,7 @@ def pair(text_a: str, text_b: str) -> tuple[str, str]:
         # one speaker's one saying, to someone named on one side only: what was said is compared
         text_a, text_b = said_a[2], said_b[2]
     text_a, text_b = _own_saying(text_a, text_b), _own_saying(text_b, text_a)
-    text_a, text_b = _each_other(text_a), _each_other(text_b)
+    text_a, text_b = _each_other(text_a, text_b), _each_other(text_b, text_a)
     form_a, form_b = canonical.canonical(text_a), canonical.canonical(text_b)
     if _in_pence(form_a) != _in_pence(form_b):  # one reckons in pence: the other's pounds and crowns are money too
         form_a, form_b = canonical.canonical(text_a, True), canonical.canonical(text_b, True)
@@ -107,9 +107,11 @@ _RECIPROCAL_WORDS = (("next", "to"), ("beside",), ("alongside",), ("opposite",),
 _RECIPROCAL_DEEDS = frozenset(lexicon.key(w) for w in ("marry", "wed", "meet", "resemble", "divorce"))
 
 
-def _each_other(text: str) -> str:
+def _each_other(text: str, other: str) -> str:
     """`text` with two named people who did a both-ways deed together said as one doing it to the other: "Silas Oakes
-    and Nell Hathersage were married at Whitsun" -> "Silas Oakes married Nell Hathersage at Whitsun"."""
+    and Nell Hathersage were married at Whitsun" -> "Silas Oakes married Nell Hathersage at Whitsun"; a deed the
+    `other` statement says was done "with" someone likewise ("Ivo and Bram quarrelled" against "Bram quarrelled
+    with Ivo")."""
     toks = frames.tokens(text)
     if "and" not in toks[1:4] or not toks[0][:1].isupper():
         return text
@@ -120,12 +122,18 @@ def _each_other(text: str) -> str:
     if end == cut + 1 or not all(t[:1].isupper() for t in toks[:cut]):
         return text
     verb = end + (end < len(toks) and toks[end].lower() in ("were", "had", "have"))
-    if verb >= len(toks) or lexicon.key(toks[verb].lower()) not in _RECIPROCAL_DEEDS:
+    if verb >= len(toks):
         return text
-    said = getInflection(lexicon.key(toks[verb].lower()), "VBD")
+    key = lexicon.key(toks[verb].lower())
+    theirs = [t.lower() for t in frames.tokens(other)]
+    together = any(lexicon.key(w) == key and nxt == "with" for w, nxt in zip(theirs, theirs[1:]))
+    if key not in _RECIPROCAL_DEEDS and not together:
+        return text
+    said = getInflection(key, "VBD")
     if not said:
         return text
-    return frames.join(toks[:cut] + [said[0]] + toks[cut + 1 : end] + toks[verb + 1 :])
+    return frames.join(toks[:cut] + [said[0]] + (["with"] if key not in _RECIPROCAL_DEEDS else [])
+                       + toks[cut + 1 : end] + toks[verb + 1 :])
 
 
 def _reciprocal(verb: str, between: list[str]) -> bool:

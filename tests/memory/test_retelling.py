@@ -274,6 +274,11 @@ def test_a_count_heads_its_phrase_but_a_span_of_time_takes_no_part(text, subject
     ("Nell Pry won the ploughing match against Bram Tull.", "Nell Pry lost the ploughing match to Bram Tull.", False),
     ("The black ram belongs to the shepherd.", "The shepherd owns the black ram.", True),
     ("Ivo Marsh never left the farm that winter.", "Ivo Marsh stayed on the farm that winter.", True),
+    # a tie said first and its holder after; a deed done together by two named; an attempt in other words
+    ("Nell Pry's cousin is Bram Tull.", "Bram Tull is a cousin of Nell Pry.", True),
+    ("Ivo Marsh and Bram Tull quarrelled at the fair.", "Bram Tull quarrelled with Ivo Marsh at the fair.", True),
+    ("Ivo Marsh and Bram Tull quarrelled at the fair.", "Bram Tull quarrelled with Nell Pry at the fair.", False),
+    ("Ivo Marsh attempted to stop the runaway cart.", "Ivo Marsh stopped the runaway cart.", False),
     # a long subject's passive made active
     ("The iron gate of the lower sheep fold was shut by Bram Tull.", "Bram Tull shut the iron gate of the lower sheep fold.", True),
     # a light verb with its noun of doing, and a phrasal verb WordNet lists
@@ -293,6 +298,7 @@ def test_spans_signs_reciprocals_and_light_verbs_have_one_wording(a, b, same):
     ("The vicar put off the wedding until June.", "The vicar postponed the wedding until June."),
     ("Bram wrote to the chaplain about the bell.", "Bram wrote to Mr Absalom Reed about the bell."),
     ("The reeve turned down Bram Tull's request.", "The reeve refused Bram Tull's request."),
+    ("Ivo Marsh tried to stop the runaway cart.", "Ivo Marsh attempted to stop the runaway cart."),
 ])
 def test_phrasal_verbs_and_titled_names_after_a_preposition_pass(a, b):
     from memory import equivalence
