@@ -991,13 +991,30 @@ def _focused(world: World, speaker: str, listener: str | None, known: object, fo
             line = table["source_saw"][0].format(where=where, when=ago(world, getattr(known, "round"), now))
     elif focus == "when":
         options = table["when"]
-        line = options[now % len(options)].format(when=ago(world, getattr(known, "round"), now), place=place_name)
+        when = ago(world, getattr(known, "round"), now)
+        said_when = _time_said(getattr(known, "text")) if lang == "en" and getattr(known, "kind") == "event" else ""
+        if said_when and getattr(known, "round") < 0:
+            when = f"{said_when}, {when}"  # a deed of the backstory says when it was: "on the Wednesday morning"
+        line = options[now % len(options)].format(when=when, place=place_name)
     else:
         who = about if about in getattr(known, "actors") else next(
             (a for a in getattr(known, "actors") if a not in (speaker, listener)), None)
         options = table["where"]
         line = options[now % len(options)].format(who=world.name_of(who) if who else "they", place=place_name)
     return sentence(line)
+
+
+_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_PARTS = "morning|afternoon|evening|night|dawn|dusk|noon|midnight"
+# a time a deed's own text gives: "late on the Tuesday night", "on Wednesday morning", "at dusk", "in the small hours"
+_TIME_SAID = re.compile(rf"\b(?:(?:early|late)\s+)?(?:on|at|in|during|before|after)\s+(?:the\s+)?(?:small\s+hours(?:\s+of\s+the"
+                        rf"\s+(?:{_DAYS})\s+(?:{_PARTS}))?|(?:{_DAYS})(?:\s+(?:{_PARTS}))?|(?:{_PARTS}))\b", re.IGNORECASE)
+
+
+def _time_said(text: str) -> str:
+    """The first time of day or week a statement's text gives ("late on the Tuesday night"), else ""."""
+    found = _TIME_SAID.search(text)
+    return found.group(0)[:1].lower() + found.group(0)[1:] if found else ""
 
 
 def _with_vocative(world: World, to: str | None, body: str, lang: str) -> str:

@@ -199,3 +199,14 @@ def test_bench_knows_command_prints_figures_from_the_store_or_a_key(save, capsys
     assert main(["bench", "knows", str(folder), "--key", str(key)]) == 1
     assert "the key is for 'hamlet'" in capsys.readouterr().err
     assert main(["bench", "knows", str(folder), "--questions", "1"]) == 1
+
+
+def test_asked_when_a_deed_of_the_backstory_happened_it_says_the_time_its_record_gives():
+    world = load_world(TINY)
+    sim = session.new_simulation(world, "arrival", Settings(seed=0), None, embedder=HashEmbedder())
+    sim.store.remember("maren", ["Late on the Tuesday night the harbour bell cracked in the frost."], round=-3,
+                       event_id="k9", place="lighthouse")
+    told = interview(world, sim.store, "maren", "What do you know about the harbour bell?", round_=2)
+    assert told.act == "answer", told
+    when = interview(world, sim.store, "maren", "When was that?", round_=2, previous=told)
+    assert "late on the Tuesday night, before all this" in when.text, when.text
