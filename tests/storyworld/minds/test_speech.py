@@ -656,23 +656,24 @@ def test_a_backstory_round_is_said_as_before_all_this_not_in_rounds(tiny):
     assert render.ago(tiny, 0, 3) == "3 rounds ago" and render.ago(tiny, 2, 3) == "a round ago"
 
 
+def _asked(tiny, question: str, *held: Known):
+    """Tobin's reply to Maren's question, holding `held`."""
+    line = ThreadLine(round=1, speaker="maren", text=question, event_id="r0001-00", to="tobin")
+    return content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"), _knowledge(heard=held),
+                          addressed=line)
+
+
 def test_a_word_of_time_alone_does_not_make_a_holding_an_answer(tiny):
-    asked = ThreadLine(round=1, speaker="maren", text="What have you heard about a lamp in the boathouse on Friday night?",
-                       event_id="r0001-00", to="tobin")
+    lamp = "What have you heard about a lamp in the boathouse on Friday night?"
     night_only = _known(record_id=4, text="Elias walked to the harbour on the night of the storm.", score=0.45)
-    speech = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
-                            _knowledge(heard=(night_only,)), addressed=asked)
+    speech = _asked(tiny, lamp, night_only)
     assert speech.act == "unknown" and not speech.carries, speech
     on_it = _known(record_id=5, text="Elias left a lamp burning in the boathouse.", score=0.45)
-    speech = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
-                            _knowledge(heard=(night_only, on_it)), addressed=asked)
+    speech = _asked(tiny, lamp, night_only, on_it)
     assert [k.record_id for k in speech.carries] == [5], speech
     # nor does a word of seeing: "Did you see Elias in the boathouse?" is not answered by something else he saw
-    seen = ThreadLine(round=1, speaker="maren", text="Did you see Elias in the boathouse on Friday night?",
-                      event_id="r0001-00", to="tobin")
     saw_else = _known(record_id=6, text="Maren saw Elias seal a letter with red wax.", score=0.45)
-    speech = content.choose(tiny, "tobin", "answer", Say(actor="tobin", text="", to="maren"),
-                            _knowledge(heard=(saw_else,)), addressed=seen)
+    speech = _asked(tiny, "Did you see Elias in the boathouse on Friday night?", saw_else)
     assert speech.act == "unknown" and not speech.carries, speech
 
 
