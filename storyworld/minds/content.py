@@ -941,13 +941,13 @@ def _answer(world: World, speaker: str, to: str | None, knowledge: Knowledge, ad
                 and (told_to is None or bool(set(told_to) & set(render.names_in(world, k.text))))
                 and (not k.mechanical or (whereabouts and bool(movers & _doers(world, k))))
                 and (not things or movers & _doers(world, k) or bool(things & keys(k.text)))
-                and (not question or _bears(world, k, wanted))
+                and (not question or _bears(world, k, wanted, wide=k.record_id in knowledge.secrets))
                 and len(knowledge.matter & keys(k.text)) >= min(MATTER_WORDS, len(knowledge.matter))]
     kept = [k for k in relevant if k.record_id in knowledge.secrets and to not in knowledge.secrets[k.record_id]
             and to not in k.holders]
     # a kept deed the question is on (a word of it in common), not one merely near it in meaning: a denial of
     # what nobody asked after would draw the eye to it
-    if kept and kept[0].score >= relevant[0].score - ANSWER_MARGIN and _shares(world, kept[0], wanted):
+    if kept and kept[0].score >= relevant[0].score - ANSWER_MARGIN and _shares(world, kept[0], wanted, wide=True):
         # asked after a deed it keeps, it gives its own story of the matter when it has told one (what it said
         # itself, on the question: "I said the crack was only frost in the mortar"), else denies knowing (a lie,
         # held as its word); after what it means to tell someone else, it will not say
@@ -1150,27 +1150,32 @@ def _loose(world: World, known: Known, wanted: set[str], addressed: ThreadLine
     return "unknown" if "?" in addressed.text else "only"
 
 
-def _shares(world: World, known: Known, wanted: set[str]) -> bool:
-    """Whether a holding has a word of substance of the question (beyond people's names), or the question has none."""
-    substance = _substance(world, wanted)
+def _shares(world: World, known: Known, wanted: set[str], *, wide: bool = False) -> bool:
+    """Whether a holding has a word of substance of the question (beyond people's names), or the question has none;
+    `wide`: words of time, seeing and telling count too (see `_substance`)."""
+    substance = _substance(world, wanted, wide=wide)
     return not substance or bool(substance & keys(known.text))
 
 
-def _substance(world: World, wanted: set[str]) -> set[str]:
+def _substance(world: World, wanted: set[str], *, wide: bool = False) -> set[str]:
     """A question's words of substance: neither people's names nor the prepositions that join them ("into" in
     common is no answer to a question about moss), nor, beside others, its words of time ("a candle in the
     scriptorium on Tuesday night" is on the candle: a lantern seen another night is no answer to it) or of seeing and
-    telling ("Did you see him in the machine room?" is on the machine room, not on whatever else was seen)."""
+    telling ("Did you see him in the machine room?" is on the machine room, not on whatever else was seen).
+    `wide` keeps those: what one keeps is guarded against any question near it ("Did you unlock the gate at night?"
+    is on the wagons let over the bridge at night)."""
     substance = wanted - _people_keys(world) - frames.PREPOSITIONS
+    if wide:
+        return substance
     return substance - SPEECH_WORDS - lexicon.TIME_WORDS or substance - SPEECH_WORDS or substance
 
 
-def _bears(world: World, known: Known, wanted: set[str]) -> bool:
+def _bears(world: World, known: Known, wanted: set[str], *, wide: bool = False) -> bool:
     """Whether a holding bears on what a question asks: a word of substance in common, or near it in meaning
     (`BEARS`); a question that asks after nothing but people ("What do you know of Fen?") is borne on only by
-    what names them, did by them or was told by them."""
+    what names them, did by them or was told by them. `wide`: see `_substance`."""
     people = _people_keys(world)
-    substance = _substance(world, wanted)
+    substance = _substance(world, wanted, wide=wide)
     text = keys(known.text)
     if substance:
         # a move or a look around is near many questions in meaning and answers none of them by nearness alone
