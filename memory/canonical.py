@@ -391,10 +391,9 @@ def _converse(toks: list[str]) -> list[str]:
                     end += 1
                 if end > start:
                     base, turned = outdone
-                    said = _past(base) if lows[i] != lexicon.key(lows[i]) and not lows[i].endswith("s") else \
-                        (getInflection(base, "VBZ") or (base,))[0] if lows[i].endswith("s") else base
                     first, second = (toks[start:end], toks[:i]) if turned else (toks[:i], toks[start:end])
-                    return [case(first[0], True)] + first[1:] + [said or base, case(second[0], False)] + second[1:] + toks[end:]
+                    return [case(first[0], True)] + first[1:] + [inflected_like(lows[i], base), case(second[0], False)] \
+                        + second[1:] + toks[end:]
             verb = _CONVERSES.get((k, "from" if lows[j] == "off" and k in _FROM_THE_OWNER else lows[j]))
             if verb is None:
                 continue
@@ -678,8 +677,8 @@ def _had_done(toks: list[str]) -> list[str]:
         if end is None:
             return toks
         owner = [case(toks[0], False), *toks[1:i]]
-        return ([case(toks[by + 1], True)] + toks[by + 2 : end] + [past] + particle + owner[:-1]
-                + [owner[-1] + "'s"] + toks[i + 2 : j] + toks[k:by] + toks[end:])
+        return ([case(toks[by + 1], True)] + toks[by + 2 : end] + [past] + particle + frames.owning(owner)
+                + toks[i + 2 : j] + toks[k:by] + toks[end:])
     return toks
 
 
@@ -697,7 +696,7 @@ def _belonged(toks: list[str]) -> list[str]:
         owner = toks[i + 2 : end]
         aux = 1 if lows[i - 1] in ("has", "have", "had") else 0  # "has belonged to her": she has owned it
         # in its own tense: "belongs to the shepherd" is "the shepherd owns", "belonged" "owned"
-        owned = {"belongs": "owns", "belong": "own"}.get(lows[i], "owned")
+        owned = inflected_like(lows[i], "own")
         return [case(owner[0], True)] + owner[1:] + toks[i - aux : i] + [owned, case(toks[0], False)] + toks[1 : i - aux] + toks[end:]
     return toks
 
@@ -1107,6 +1106,16 @@ def only(toks: list[str]) -> list[str]:
             if past is not None:
                 return toks[:i] + [past, "only"] + toks[i + 5 :]
     return toks
+
+
+def inflected_like(word: str, base: str) -> str:
+    """`base` (a verb's plain form) in the tense and person of the verb `word`: "ranks" -> "outranks", "lost" ->
+    "beat", "belong" -> "own"."""
+    if lexicon.key(word) == word:
+        return base
+    if word.endswith("s"):
+        return (getInflection(base, "VBZ") or (base,))[0]
+    return _past(base) or base
 
 
 def _past(word: str) -> str | None:

@@ -329,6 +329,11 @@ def quoted(text: str) -> bool:
     return bool(_QUOTE_OPEN.search(text))
 
 
+def owning(name: list[str]) -> list[str]:
+    """A name's words as its owner's ("Loveday Bolitho" -> "Loveday Bolitho's")."""
+    return [*name[:-1], name[-1] + "'s"]
+
+
 # Told on, "I will" and "I shall" are "would": "'I shall not sell,' said Mrs Bolitho" is "she would not sell".
 _BACKSHIFT = {"will": "would", "shall": "would", "won't": "wouldn't", "shan't": "wouldn't"}
 
@@ -353,13 +358,13 @@ def _spoken_by(said: list[str], speaker: list[str], quoted: bool, hearer: list[s
         if low in _FIRST_PERSON_SELF:
             out += words
         elif low == "my":
-            out += [*words[:-1], words[-1] + "'s"]
+            out += owning(words)
         elif low in ("myself", "yourself"):
             continue
         elif low == "you" and heard:
             out += heard
         elif low == "your" and heard:
-            out += [*heard[:-1], heard[-1] + "'s"]
+            out += owning(heard)
         else:
             out.append(_BACKSHIFT.get(low, tok))
     return out if lows[0] == "i" or is_clause(out, introduced=True) else None
@@ -510,7 +515,7 @@ def own_saying(text: str) -> tuple[list[str], list[str]] | None:
         if low == pronoun:
             said += speaker
         elif low == _OWN_OF[pronoun]:
-            said += [*speaker[:-1], speaker[-1] + "'s"]
+            said += owning(speaker)
         else:
             said.append(tok)
     return speaker, said

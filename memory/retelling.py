@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from lemminflect import getAllLemmas, getInflection
+from lemminflect import getAllLemmas
 
 from memory import canonical, frames, lexicon, verbs, wordnet
 
@@ -129,10 +129,8 @@ def _each_other(text: str, other: str) -> str:
     together = any(lexicon.key(w) == key and nxt == "with" for w, nxt in zip(theirs, theirs[1:]))
     if key not in _RECIPROCAL_DEEDS and not together:
         return text
-    said = getInflection(key, "VBD")
-    if not said:
-        return text
-    return frames.join(toks[:cut] + [said[0]] + (["with"] if key not in _RECIPROCAL_DEEDS else [])
+    said = canonical.inflected_like("did", key)  # done together, so in the past: "were married" is "married"
+    return frames.join(toks[:cut] + [said] + (["with"] if key not in _RECIPROCAL_DEEDS else [])
                        + toks[cut + 1 : end] + toks[verb + 1 :])
 
 

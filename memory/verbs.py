@@ -494,7 +494,8 @@ def one_deed(text_a: str, verb_a: str, text_b: str, verb_b: str) -> bool:
         or any(same_deed(verb_a, p) for p in _wordnet_phrasal(text_b, verb_b))
 
 
-def _wordnet_phrasal(text: str, verb: str) -> list[str]:
+@lru_cache(maxsize=65536)
+def _wordnet_phrasal(text: str, verb: str) -> tuple[str, ...]:
     """The phrasal verbs WordNet lists that `verb` makes with a particle right after it or after a short object
     ("called off the blasting", "put the fire out"); only to find a deed the other side names, never to part two."""
     from memory import canonical, frames
@@ -512,4 +513,4 @@ def _wordnet_phrasal(text: str, verb: str) -> list[str]:
                 break
             if words[j] in _PREPOSITIONS:
                 break
-    return found
+    return tuple(found)

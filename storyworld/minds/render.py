@@ -40,11 +40,11 @@ _PRONOUNS = {("I", "m"): {"he": "I", "He": "I", "him": "me", "his": "my", "His":
              ("I", "f"): {"she": "I", "She": "I", "herself": "myself"},
              ("you", "m"): {"he": "you", "He": "You", "him": "you", "his": "your", "His": "Your", "himself": "yourself"},
              ("you", "f"): {"she": "you", "She": "You", "herself": "yourself"},
-             # one the world file calls "they": their own "they" and "their" become "I" and "my"
-             ("I", "t"): {"they": "I", "They": "I", "them": "me", "their": "my", "Their": "My", "themselves": "myself",
-                          "themself": "myself"},
-             ("you", "t"): {"they": "you", "They": "You", "them": "you", "their": "your", "Their": "Your",
-                            "themselves": "yourself", "themself": "yourself"}}
+             # one the world file calls "they": their own "they" and "their" become "I" and "my" (or "you", "your")
+             **{(person, "t"): {they: forms[k] for they, forms in (
+                 ("they", ("I", "you")), ("They", ("I", "You")), ("them", ("me", "you")), ("their", ("my", "your")),
+                 ("Their", ("My", "Your")), ("themselves", ("myself", "yourself")), ("themself", ("myself", "yourself")))}
+                for k, person in enumerate(("I", "you"))}}
 
 
 class Span(msgspec.Struct, frozen=True):
